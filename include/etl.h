@@ -1,0 +1,412 @@
+/*
+ * etl.h - libetl public API: read Windows ETW trace files (.etl) offline.
+ *
+ * SPDX-License-Identifier: MIT
+ *
+ * Ownership words used in every comment below:
+ *   borrowed  the pointer belongs to the library; it stays valid until the
+ *             event named in the comment (usually the next etl_reader_next()
+ *             or etl_reader_free()).  Never free it.
+ *   owned     the caller frees it with the function named.
+ *   copied    the library copied the data out; nothing to free.
+ *
+ * Status convention: ETL_OK (0) and the positive ETL_END mean success;
+ * every failure is negative.  See docs/API.md for the full contract.
+ */
+#ifndef ETL_H
+#define ETL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl_version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define ETL_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define ETL_API __attribute__((visibility("default")))
+#else
+#  define ETL_API
+#endif
+
+#if defined(__GNUC__)
+#  define ETL_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#  define ETL_WARN_UNUSED
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+/** Result of every fallible call. @since 0.1 */
+enum etl_status {
+	ETL_OK = 0,               /**< success */
+	ETL_END = 1,              /**< no more events */
+	ETL_E_FORMAT = -1,        /**< the bytes are not what the format allows */
+	ETL_E_TRUNCATED = -2,     /**< a structure runs past the end of its container */
+	ETL_E_UNSUPPORTED = -3,   /**< valid but not supported (e.g. a compression format) */
+	ETL_E_LIMIT = -4,         /**< a size or count exceeds a configured limit */
+	ETL_E_IO = -5,            /**< the operating system reported an I/O error */
+	ETL_E_NOMEM = -6,         /**< an allocation failed */
+	ETL_E_MISUSE = -7         /**< the API was called in a way it does not allow */
+};
+
+/** Short constant name of a status ("format", "truncated", ...). copied. @since 0.1 */
+ETL_API const char *etl_status_string(int status);
+
+/* ------------------------------------------------------------------ */
+/* Versions                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Library version, e.g. "0.1.0".  Static storage. @since 0.1 */
+ETL_API const char *etl_version_string(void);
+/** Library version with its dependencies, e.g. "libetl 0.1.0 (zlib 1.2.13, libxml2 2.9.14)". @since 0.1 */
+ETL_API const char *etl_version_details(void);
+/** ETL_VERSION_NUMBER of the library actually loaded. @since 0.1 */
+ETL_API unsigned long etl_version_number(void);
+
+/* ------------------------------------------------------------------ */
+/* Small value types                                                   */
+/* ------------------------------------------------------------------ */
+
+/** A GUID in its Windows field form (Data1-3 are read little-endian). @since 0.1 */
+struct etl_guid {
+	uint32_t data1;
+	uint16_t data2;
+	uint16_t data3;
+	uint8_t data4[8];
+};
+
+/** Length of a formatted GUID with its NUL: "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
+#define ETL_GUID_STRING_SIZE 37
+
+/** Writes the lower-case, brace-less form of @p g into @p out. @since 0.1 */
+ETL_API void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE]);
+/** Parses "xxxxxxxx-...", with or without braces. @retval ETL_OK @retval ETL_E_FORMAT @since 0.1 */
+ETL_API int etl_guid_parse(const char *s, struct etl_guid *out);
+/** 1 if the two GUIDs are equal, else 0. @since 0.1 */
+ETL_API int etl_guid_equal(const struct etl_guid *a, const struct etl_guid *b);
+
+/* ------------------------------------------------------------------ */
+/* The reader                                                          */
+/* ------------------------------------------------------------------ */
+
+struct etl_reader;
+struct etl_event;
+struct etl_trace_info;
+struct etl_error;
+
+/** Creates a reader.  owned: free with etl_reader_free().  NULL if out of memory. @since 0.1 */
+ETL_API struct etl_reader *etl_reader_new(void);
+/** Closes every input and frees the reader and all that it lent out.  NULL is allowed. @since 0.1 */
+ETL_API void etl_reader_free(struct etl_reader *r);
+
+/** Delivery order. @since 0.1 */
+enum etl_order {
+	ETL_ORDER_TIME = 0,  /**< default: per-CPU buffer streams merged by timestamp */
+	ETL_ORDER_FILE = 1   /**< records as they are laid out in the file */
+};
+/** Sets the delivery order; only before the first etl_reader_next(). @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */
+ETL_API int etl_reader_set_order(struct etl_reader *r, enum etl_order order);
+
+/** Limits on what a file may claim.  Defaults are in docs/API.md. @since 0.1 */
+enum etl_limit {
+	ETL_LIMIT_BUFFER_SIZE = 0,   /**< largest buffer, bytes (default 64 MiB) */
+	ETL_LIMIT_BUFFER_COUNT = 1,  /**< most buffers per trace (default 16 Mi) */
+	ETL_LIMIT_STREAMS = 2,       /**< most per-CPU streams per trace (default 4096) */
+	ETL_LIMIT_SPOOL_SIZE = 3,    /**< largest stream or archive member spooled, bytes (default 64 GiB) */
+	ETL_LIMIT_COUNT_
+};
+/** Sets a limit; only before the first input is opened. @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */
+ETL_API int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t value);
+/** Current value of a limit (0 for an unknown one). @since 0.1 */
+ETL_API uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which);
+
+/**
+ * Adds a trace file by path.  May be called several times before the first
+ * etl_reader_next(): the events of all inputs are merged into one stream.
+ * Compressed (.gz) and PerfView .etl.zip containers are recognised by content.
+ * @retval ETL_OK @retval ETL_E_IO @retval ETL_E_FORMAT @retval ETL_E_TRUNCATED
+ * @retval ETL_E_UNSUPPORTED @retval ETL_E_LIMIT @retval ETL_E_NOMEM @retval ETL_E_MISUSE
+ * @since 0.1
+ */
+ETL_API ETL_WARN_UNUSED int etl_reader_open_path(struct etl_reader *r, const char *path);
+/**
+ * Adds a trace from an open file descriptor.  The descriptor is not closed
+ * by the library.  A descriptor that cannot seek (a pipe) is spooled to a
+ * temporary file first (bounded by ETL_LIMIT_SPOOL_SIZE).  @p name is used in
+ * messages and may be NULL.  Statuses as etl_reader_open_path(). @since 0.1
+ */
+ETL_API ETL_WARN_UNUSED int etl_reader_open_fd(struct etl_reader *r, int fd, const char *name);
+/**
+ * Adds a trace held in memory.  The bytes are borrowed: they must outlive the
+ * reader.  Statuses as etl_reader_open_path(). @since 0.1
+ */
+ETL_API ETL_WARN_UNUSED int etl_reader_open_memory(struct etl_reader *r, const void *data,
+						   size_t size, const char *name);
+
+/**
+ * Delivers the next event.
+ * @param event  set to a borrowed view valid until the next call of
+ *               etl_reader_next() or etl_reader_free().
+ * @retval ETL_OK   an event was delivered
+ * @retval ETL_END  no more events
+ * @retval <0       damage was found and skipped (no event delivered); the
+ *                  error object tells what and where.  Call again to go on,
+ *                  unless etl_error_is_fatal() says the reader cannot.
+ * @since 0.1
+ */
+ETL_API int etl_reader_next(struct etl_reader *r, const struct etl_event **event);
+
+/** The last error (borrowed until the next call on the reader), or NULL. @since 0.1 */
+ETL_API const struct etl_error *etl_reader_error(const struct etl_reader *r);
+
+/** Counters kept while reading; etl_reader_count() returns them. @since 0.1 */
+enum etl_counter {
+	ETL_COUNT_EVENTS = 0,            /**< events delivered */
+	ETL_COUNT_BUFFERS = 1,           /**< buffers found (header buffer included) */
+	ETL_COUNT_BUFFERS_COMPRESSED = 2,/**< of which compressed */
+	ETL_COUNT_BUFFERS_SKIPPED = 3,   /**< buffers that could not be read at all */
+	ETL_COUNT_RECORDS_SKIPPED = 4,   /**< records dropped as damaged or of unknown kind */
+	ETL_COUNT_BYTES_SKIPPED = 5,     /**< file bytes that could not be attributed to a record */
+	ETL_COUNT_ERRORS = 6,            /**< errors reported through etl_reader_next() */
+	ETL_COUNT_BUFFERS_EVENTS_LOST = 7, /**< buffers flagged EVENTS_LOST by the logger */
+	ETL_COUNT_COUNT_
+};
+/** Value of a counter, summed over all inputs. @since 0.1 */
+ETL_API uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/** The status of the error (< 0). @since 0.1 */
+ETL_API int etl_error_code(const struct etl_error *e);
+/** UTF-8 message, lower case, naming the structure and what was wrong. borrowed. @since 0.1 */
+ETL_API const char *etl_error_message(const struct etl_error *e);
+/** Absolute offset in the input file, or UINT64_MAX if not tied to one. @since 0.1 */
+ETL_API uint64_t etl_error_offset(const struct etl_error *e);
+/** Index of the input the error belongs to, or -1. @since 0.1 */
+ETL_API int etl_error_trace_index(const struct etl_error *e);
+/** Index of the buffer in its file, or -1. @since 0.1 */
+ETL_API int64_t etl_error_buffer_index(const struct etl_error *e);
+/** 1 if the reader cannot continue (every later call repeats the error). @since 0.1 */
+ETL_API int etl_error_is_fatal(const struct etl_error *e);
+
+/* ------------------------------------------------------------------ */
+/* Trace information (one per input)                                   */
+/* ------------------------------------------------------------------ */
+
+/** Number of inputs opened. @since 0.1 */
+ETL_API int etl_reader_trace_count(const struct etl_reader *r);
+/** Information of input @p index; borrowed until etl_reader_free().  NULL if out of range. @since 0.1 */
+ETL_API const struct etl_trace_info *etl_reader_trace_info(const struct etl_reader *r, int index);
+
+/** Clock types of TRACE_LOGFILE_HEADER.ReservedFlags. @since 0.1 */
+enum etl_clock {
+	ETL_CLOCK_UNKNOWN = 0,
+	ETL_CLOCK_QPC = 1,         /**< QueryPerformanceCounter ticks */
+	ETL_CLOCK_SYSTEM_TIME = 2, /**< FILETIME (100 ns) */
+	ETL_CLOCK_CPU_CYCLES = 3   /**< CPU cycle counter */
+};
+
+/** Name the input was opened under (path, or the name given). borrowed. @since 0.1 */
+ETL_API const char *etl_trace_info_name(const struct etl_trace_info *t);
+/** Size of the trace data in bytes (after any container was unpacked). @since 0.1 */
+ETL_API uint64_t etl_trace_info_file_size(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_buffer_size(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_os_major(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_os_minor(const struct etl_trace_info *t);
+/** TRACE_LOGFILE_HEADER.Version sub-version and sub-minor (file layout: 1.5 or 2.0). */
+ETL_API uint32_t etl_trace_info_layout_major(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_layout_minor(const struct etl_trace_info *t);
+/** ProviderVersion: the OS build number. */
+ETL_API uint32_t etl_trace_info_os_build(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_cpu_count(const struct etl_trace_info *t);
+/** Start, end and boot times as FILETIME (100 ns since 1601, UTC). */
+ETL_API uint64_t etl_trace_info_start_time(const struct etl_trace_info *t);
+ETL_API uint64_t etl_trace_info_end_time(const struct etl_trace_info *t);
+ETL_API uint64_t etl_trace_info_boot_time(const struct etl_trace_info *t);
+/** Timer resolution in 100 ns units. */
+ETL_API uint32_t etl_trace_info_timer_resolution(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_maximum_file_size(const struct etl_trace_info *t);
+ETL_API enum etl_clock etl_trace_info_clock_type(const struct etl_trace_info *t);
+ETL_API uint64_t etl_trace_info_perf_freq(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_cpu_speed_mhz(const struct etl_trace_info *t);
+/** Pointer size of the logging session (4 or 8). */
+ETL_API uint32_t etl_trace_info_pointer_size(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_log_file_mode(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_buffers_written(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_events_lost(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_buffers_lost(const struct etl_trace_info *t);
+/** Raw timestamp of the logfile-header event (the clock's origin). */
+ETL_API uint64_t etl_trace_info_start_timestamp_raw(const struct etl_trace_info *t);
+/** From Windows 7 on these hold the clock-interrupt and performance-counter sources. */
+ETL_API uint32_t etl_trace_info_timer_source(const struct etl_trace_info *t);
+ETL_API uint32_t etl_trace_info_perf_counter_source(const struct etl_trace_info *t);
+/** Time-zone bias in minutes (UTC = local + bias), and the standard/daylight biases. */
+ETL_API int32_t etl_trace_info_tz_bias(const struct etl_trace_info *t);
+ETL_API int32_t etl_trace_info_tz_standard_bias(const struct etl_trace_info *t);
+ETL_API int32_t etl_trace_info_tz_daylight_bias(const struct etl_trace_info *t);
+/** Time-zone names, logger name and log file name as UTF-8.  borrowed until etl_reader_free(). */
+ETL_API const char *etl_trace_info_tz_standard_name(const struct etl_trace_info *t);
+ETL_API const char *etl_trace_info_tz_daylight_name(const struct etl_trace_info *t);
+ETL_API const char *etl_trace_info_logger_name(const struct etl_trace_info *t);
+ETL_API const char *etl_trace_info_log_file_name(const struct etl_trace_info *t);
+/** Compression format declared by the header buffer (3 = XPRESS), 0 if not compressed. */
+ETL_API uint32_t etl_trace_info_compression_format(const struct etl_trace_info *t);
+/** Container the trace came from: "" (plain file), "gzip" or "zip".  Static storage. */
+ETL_API const char *etl_trace_info_container(const struct etl_trace_info *t);
+/** Names of the container's members that are not traces (logs, symbols); borrowed. */
+ETL_API size_t etl_trace_info_other_member_count(const struct etl_trace_info *t);
+ETL_API const char *etl_trace_info_other_member(const struct etl_trace_info *t, size_t i);
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+/** The trace header kind a record was written with. @since 0.1 */
+enum etl_header_kind {
+	ETL_HEADER_SYSTEM = 1,   /**< SYSTEM_TRACE_HEADER (kernel) */
+	ETL_HEADER_COMPACT = 2,  /**< compact SYSTEM_TRACE_HEADER (no CPU times) */
+	ETL_HEADER_PERFINFO = 3, /**< PERFINFO_TRACE_HEADER (kernel, no pid/tid) */
+	ETL_HEADER_FULL = 4,     /**< EVENT_TRACE_HEADER (classic MOF providers) */
+	ETL_HEADER_INSTANCE = 5, /**< EVENT_INSTANCE_GUID_HEADER */
+	ETL_HEADER_EVENT = 6,    /**< EVENT_HEADER (manifest, TraceLogging, EventSource) */
+	ETL_HEADER_MESSAGE = 7   /**< MESSAGE_TRACE_HEADER (WPP / TraceMessage) */
+};
+/** Short name of a header kind ("system", "perfinfo", "event", ...). Static storage. */
+ETL_API const char *etl_header_kind_name(enum etl_header_kind k);
+
+/** Extended data item types (EVENT_HEADER_EXT_TYPE_*). @since 0.1 */
+enum etl_ext_type {
+	ETL_EXT_RELATED_ACTIVITYID = 1,
+	ETL_EXT_SID = 2,
+	ETL_EXT_TS_ID = 3,
+	ETL_EXT_INSTANCE_INFO = 4,
+	ETL_EXT_STACK_TRACE32 = 5,
+	ETL_EXT_STACK_TRACE64 = 6,
+	ETL_EXT_PEBS_INDEX = 7,
+	ETL_EXT_PMC_COUNTERS = 8,
+	ETL_EXT_PSM_KEY = 9,
+	ETL_EXT_EVENT_KEY = 10,
+	ETL_EXT_EVENT_SCHEMA_TL = 11,
+	ETL_EXT_PROV_TRAITS = 12,
+	ETL_EXT_PROCESS_START_KEY = 13,
+	ETL_EXT_CONTROL_GUID = 14,
+	ETL_EXT_QPC_DELTA = 15,
+	ETL_EXT_CONTAINER_ID = 16,
+	ETL_EXT_STACK_KEY32 = 17,
+	ETL_EXT_STACK_KEY64 = 18
+};
+
+/** Value of pid/tid when the header does not carry one. */
+#define ETL_ID_NONE UINT32_MAX
+
+ETL_API enum etl_header_kind etl_event_header_kind(const struct etl_event *ev);
+/** Pointer size of the record's payload (4 or 8), from its header type. */
+ETL_API unsigned etl_event_pointer_size(const struct etl_event *ev);
+/** Provider (EVENT_HEADER), event class (FULL/INSTANCE), kernel group GUID
+ *  (SYSTEM/COMPACT/PERFINFO) or message GUID (MESSAGE; zero if absent). borrowed from the event. */
+ETL_API const struct etl_guid *etl_event_provider(const struct etl_event *ev);
+/** Event id: EventDescriptor.Id, the WPP message number, or 0xFFFF for classic kernel events. */
+ETL_API uint16_t etl_event_id(const struct etl_event *ev);
+ETL_API uint8_t etl_event_version(const struct etl_event *ev);
+ETL_API uint8_t etl_event_channel(const struct etl_event *ev);
+ETL_API uint8_t etl_event_level(const struct etl_event *ev);
+ETL_API uint8_t etl_event_opcode(const struct etl_event *ev);
+ETL_API uint16_t etl_event_task(const struct etl_event *ev);
+ETL_API uint64_t etl_event_keywords(const struct etl_event *ev);
+/** Kernel HookId (group << 8 | type) for SYSTEM/COMPACT/PERFINFO records, else 0. */
+ETL_API uint16_t etl_event_hook_id(const struct etl_event *ev);
+/** Process and thread ids, or ETL_ID_NONE when the header has none. */
+ETL_API uint32_t etl_event_pid(const struct etl_event *ev);
+ETL_API uint32_t etl_event_tid(const struct etl_event *ev);
+/** CPU that logged the event (the buffer's processor index). */
+ETL_API uint32_t etl_event_cpu(const struct etl_event *ev);
+/** Kernel and user CPU time (ticks) when the header carries them, else 0. */
+ETL_API uint32_t etl_event_kernel_time(const struct etl_event *ev);
+ETL_API uint32_t etl_event_user_time(const struct etl_event *ev);
+/** Header flags (EVENT_HEADER.Flags) and EventProperty, 0 for other kinds. */
+ETL_API uint16_t etl_event_header_flags(const struct etl_event *ev);
+ETL_API uint16_t etl_event_property_flags(const struct etl_event *ev);
+
+/** Raw timestamp in the session clock. */
+ETL_API uint64_t etl_event_timestamp_raw(const struct etl_event *ev);
+/** 1 if the record carried no timestamp and the raw value was inherited (WPP without TIMESTAMP). */
+ETL_API int etl_event_timestamp_inherited(const struct etl_event *ev);
+/** Converted time: FILETIME (100 ns since 1601, UTC). */
+ETL_API uint64_t etl_event_filetime(const struct etl_event *ev);
+/** Converted time: nanoseconds since the Unix epoch (UTC; negative before 1970). */
+ETL_API int64_t etl_event_unix_ns(const struct etl_event *ev);
+
+/** Activity id (EVENT_HEADER); NULL if the header has none. borrowed from the event. */
+ETL_API const struct etl_guid *etl_event_activity_id(const struct etl_event *ev);
+/** Related activity id from the extended items, NULL if absent. borrowed from the event. */
+ETL_API const struct etl_guid *etl_event_related_activity_id(const struct etl_event *ev);
+
+/** Instance header fields (INSTANCE kind, or the INSTANCE_INFO item): 1 if present. */
+ETL_API int etl_event_instance(const struct etl_event *ev, uint32_t *instance_id,
+			       uint32_t *parent_instance_id, struct etl_guid *parent_guid);
+/** PERFINFO performance-monitor counters; count and value i. */
+ETL_API unsigned etl_event_pmc_count(const struct etl_event *ev);
+ETL_API uint64_t etl_event_pmc_at(const struct etl_event *ev, unsigned i);
+/** PEBS index if the PERFINFO header had one: 1 and *value set, else 0. */
+ETL_API int etl_event_pebs_index(const struct etl_event *ev, uint64_t *value);
+/** WPP option fields: 1 and the value if the record carried it, else 0. */
+ETL_API int etl_event_message_sequence(const struct etl_event *ev, uint32_t *seq);
+ETL_API int etl_event_message_component_id(const struct etl_event *ev, uint32_t *id);
+ETL_API uint16_t etl_event_message_flags(const struct etl_event *ev);
+
+/** Number of extended data items (EVENT_HEADER only). */
+ETL_API unsigned etl_event_extended_count(const struct etl_event *ev);
+/**
+ * Extended item @p i: its type and a borrowed view of its data (valid as the event).
+ * @retval ETL_OK @retval ETL_E_MISUSE if i is out of range
+ */
+ETL_API int etl_event_extended_at(const struct etl_event *ev, unsigned i, uint16_t *type,
+				  const uint8_t **data, size_t *size);
+/** First extended item of @p type: 1 and its data, or 0. */
+ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
+				    const uint8_t **data, size_t *size);
+
+/** The payload (user data) bytes: a borrowed, zero-copy view valid as the event. */
+ETL_API void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t *size);
+/** Size of the whole record (header included, padding excluded). */
+ETL_API uint32_t etl_event_record_size(const struct etl_event *ev);
+
+/** Where the event came from: input index, file offset of its record (for compressed buffers,
+ *  the offset of the buffer), buffer index in its file, offset of the record inside the
+ *  (decompressed) buffer. */
+ETL_API int etl_event_trace_index(const struct etl_event *ev);
+ETL_API uint64_t etl_event_file_offset(const struct etl_event *ev);
+ETL_API uint64_t etl_event_buffer_index(const struct etl_event *ev);
+ETL_API uint32_t etl_event_buffer_offset(const struct etl_event *ev);
+/** 1 if the record came from a compressed buffer. */
+ETL_API int etl_event_from_compressed(const struct etl_event *ev);
+
+/** Copies an event so that it outlives the reader call.  owned: free with etl_event_free().
+ *  @retval ETL_OK @retval ETL_E_NOMEM */
+ETL_API int etl_event_copy(const struct etl_event *ev, struct etl_event **copy);
+/** Frees a copy made by etl_event_copy().  NULL is allowed. */
+ETL_API void etl_event_free(struct etl_event *copy);
+
+/* ------------------------------------------------------------------ */
+/* Well-known names                                                    */
+/* ------------------------------------------------------------------ */
+
+/** Kernel group (HookId high byte) to its GUID.  NULL for an unknown group. Static storage. */
+ETL_API const struct etl_guid *etl_kernel_group_guid(unsigned group);
+/** Kernel group name ("Process", "Thread", ...), NULL if unknown. Static storage. */
+ETL_API const char *etl_kernel_group_name(unsigned group);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ETL_H */

@@ -1,0 +1,189 @@
+/*
+ * event.c - the public event view: accessors and copies.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "util/cursor.h"
+
+const char *etl_header_kind_name(enum etl_header_kind k)
+{
+	switch (k) {
+	case ETL_HEADER_SYSTEM: return "system";
+	case ETL_HEADER_COMPACT: return "compact";
+	case ETL_HEADER_PERFINFO: return "perfinfo";
+	case ETL_HEADER_FULL: return "full";
+	case ETL_HEADER_INSTANCE: return "instance";
+	case ETL_HEADER_EVENT: return "event";
+	case ETL_HEADER_MESSAGE: return "message";
+	}
+	return "unknown";
+}
+
+enum etl_header_kind etl_event_header_kind(const struct etl_event *ev) { return ev->kind; }
+unsigned etl_event_pointer_size(const struct etl_event *ev) { return ev->ptr_size; }
+const struct etl_guid *etl_event_provider(const struct etl_event *ev) { return &ev->provider; }
+uint16_t etl_event_id(const struct etl_event *ev) { return ev->id; }
+uint8_t etl_event_version(const struct etl_event *ev) { return ev->version; }
+uint8_t etl_event_channel(const struct etl_event *ev) { return ev->channel; }
+uint8_t etl_event_level(const struct etl_event *ev) { return ev->level; }
+uint8_t etl_event_opcode(const struct etl_event *ev) { return ev->opcode; }
+uint16_t etl_event_task(const struct etl_event *ev) { return ev->task; }
+uint64_t etl_event_keywords(const struct etl_event *ev) { return ev->keywords; }
+uint16_t etl_event_hook_id(const struct etl_event *ev) { return ev->hook_id; }
+uint32_t etl_event_pid(const struct etl_event *ev) { return ev->pid; }
+uint32_t etl_event_tid(const struct etl_event *ev) { return ev->tid; }
+uint32_t etl_event_cpu(const struct etl_event *ev) { return ev->cpu; }
+uint32_t etl_event_kernel_time(const struct etl_event *ev) { return ev->kernel_time; }
+uint32_t etl_event_user_time(const struct etl_event *ev) { return ev->user_time; }
+uint16_t etl_event_header_flags(const struct etl_event *ev) { return ev->hdr_flags; }
+uint16_t etl_event_property_flags(const struct etl_event *ev) { return ev->prop_flags; }
+uint64_t etl_event_timestamp_raw(const struct etl_event *ev) { return ev->ts_raw; }
+int etl_event_timestamp_inherited(const struct etl_event *ev) { return !!(ev->flags & ETL_EVF_TS_INHERITED); }
+uint64_t etl_event_filetime(const struct etl_event *ev) { return ev->filetime; }
+int64_t etl_event_unix_ns(const struct etl_event *ev) { return ev->unix_ns; }
+uint32_t etl_event_record_size(const struct etl_event *ev) { return ev->record_size; }
+int etl_event_trace_index(const struct etl_event *ev) { return ev->trace_index; }
+uint64_t etl_event_file_offset(const struct etl_event *ev) { return ev->file_offset; }
+uint64_t etl_event_buffer_index(const struct etl_event *ev) { return ev->buffer_index; }
+uint32_t etl_event_buffer_offset(const struct etl_event *ev) { return ev->buffer_offset; }
+int etl_event_from_compressed(const struct etl_event *ev) { return !!(ev->flags & ETL_EVF_COMPRESSED); }
+uint16_t etl_event_message_flags(const struct etl_event *ev) { return ev->msg_flags; }
+unsigned etl_event_pmc_count(const struct etl_event *ev) { return ev->pmc_count; }
+unsigned etl_event_extended_count(const struct etl_event *ev) { return ev->ext_count; }
+
+const struct etl_guid *etl_event_activity_id(const struct etl_event *ev)
+{
+	return (ev->flags & ETL_EVF_ACTIVITY) ? &ev->activity : NULL;
+}
+
+const struct etl_guid *etl_event_related_activity_id(const struct etl_event *ev)
+{
+	return (ev->flags & ETL_EVF_RELATED) ? &ev->related : NULL;
+}
+
+int etl_event_instance(const struct etl_event *ev, uint32_t *instance_id,
+		       uint32_t *parent_instance_id, struct etl_guid *parent_guid)
+{
+	if (!(ev->flags & ETL_EVF_INSTANCE))
+		return 0;
+	if (instance_id)
+		*instance_id = ev->instance_id;
+	if (parent_instance_id)
+		*parent_instance_id = ev->parent_instance_id;
+	if (parent_guid)
+		*parent_guid = ev->parent_guid;
+	return 1;
+}
+
+uint64_t etl_event_pmc_at(const struct etl_event *ev, unsigned i)
+{
+	return i < ev->pmc_count ? etl_le64(ev->pmc + 8 * (size_t)i) : 0;
+}
+
+int etl_event_pebs_index(const struct etl_event *ev, uint64_t *value)
+{
+	if (!(ev->flags & ETL_EVF_PEBS))
+		return 0;
+	if (value)
+		*value = ev->pebs;
+	return 1;
+}
+
+int etl_event_message_sequence(const struct etl_event *ev, uint32_t *seq)
+{
+	if (!(ev->flags & ETL_EVF_MSG_SEQ))
+		return 0;
+	if (seq)
+		*seq = ev->msg_seq;
+	return 1;
+}
+
+int etl_event_message_component_id(const struct etl_event *ev, uint32_t *id)
+{
+	if (!(ev->flags & ETL_EVF_MSG_COMPID))
+		return 0;
+	if (id)
+		*id = ev->msg_compid;
+	return 1;
+}
+
+/* The chain was validated when the record was parsed. */
+int etl_event_extended_at(const struct etl_event *ev, unsigned i, uint16_t *type,
+			  const uint8_t **data, size_t *size)
+{
+	const uint8_t *p = ev->ext;
+	unsigned k;
+
+	if (i >= ev->ext_count)
+		return ETL_E_MISUSE;
+	for (k = 0; k < i; k++)
+		p += etl_le16(p);
+	if (type)
+		*type = etl_le16(p + 2);
+	if (data)
+		*data = p + 8;
+	if (size)
+		*size = etl_le16(p + 6);
+	return ETL_OK;
+}
+
+int etl_event_extended_find(const struct etl_event *ev, uint16_t type, const uint8_t **data,
+			    size_t *size)
+{
+	unsigned i;
+
+	for (i = 0; i < ev->ext_count; i++) {
+		uint16_t t;
+		if (etl_event_extended_at(ev, i, &t, data, size) == ETL_OK && t == type)
+			return 1;
+	}
+	return 0;
+}
+
+void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t *size)
+{
+	if (data)
+		*data = ev->payload;
+	if (size)
+		*size = ev->payload_len;
+}
+
+int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
+{
+	size_t pmc_len = (size_t)ev->pmc_count * 8, total;
+	struct etl_event *c;
+	uint8_t *p;
+
+	*copy = NULL;
+	total = sizeof(*c) + pmc_len + ev->ext_len + ev->payload_len;
+	c = etl__malloc(total);
+	if (!c)
+		return ETL_E_NOMEM;
+	*c = *ev;
+	p = (uint8_t *)(c + 1);
+	if (pmc_len) {
+		memcpy(p, ev->pmc, pmc_len);
+		c->pmc = p;
+		p += pmc_len;
+	}
+	if (ev->ext_len) {
+		memcpy(p, ev->ext, ev->ext_len);
+		c->ext = p;
+		p += ev->ext_len;
+	}
+	if (ev->payload_len)
+		memcpy(p, ev->payload, ev->payload_len);
+	c->payload = p;
+	c->flags |= ETL_EVF_OWNED;
+	*copy = c;
+	return ETL_OK;
+}
+
+void etl_event_free(struct etl_event *copy)
+{
+	if (copy && (copy->flags & ETL_EVF_OWNED))
+		etl__free(copy);
+}

@@ -1,0 +1,167 @@
+/*
+ * internal.h - types shared by the library's layers (never installed).
+ *
+ * The layers, in the direction the data flows:
+ *   io/      byte sources (path, fd, memory)
+ *   walk/    WMI buffers: headers, the buffer index, per-CPU streams
+ *   codec/   buffer decompression (MS-XCA Plain LZ77)
+ *   record/  trace headers: the logfile header and every event header kind
+ *   clock/   raw session ticks -> FILETIME / Unix time
+ *   reader.c the public reader: lifecycle, time-ordered merge, errors
+ *   event.c  the public event view accessors
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_INTERNAL_H
+#define ETL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "etl.h"
+
+#if defined(__GNUC__)
+#  define ETL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#  define ETL_PRINTF(a, b)
+#endif
+
+#define ETL_OFFSET_NONE UINT64_MAX
+#define ETL_BUFFER_HEADER_SIZE 0x48u
+
+/* ---- diagnostics: what a lower layer reports upward ---- */
+
+struct etl_diag {
+	int code;             /* enum etl_status, < 0 */
+	uint64_t offset;      /* absolute file offset or ETL_OFFSET_NONE */
+	int64_t buffer_index; /* -1 if none */
+	int trace;            /* input index, -1 if none */
+	char msg[240];
+};
+
+void etl__diag_set(struct etl_diag *d, int code, uint64_t offset, const char *fmt, ...)
+	ETL_PRINTF(4, 5);
+
+/* ---- memory (one place, so tests can inject failures) ---- */
+
+void *etl__malloc(size_t n);
+void *etl__calloc(size_t n, size_t size);
+void *etl__realloc(void *p, size_t n);
+void etl__free(void *p);
+char *etl__strdup(const char *s);
+/* Test hook: fail the Nth allocation from now (0 = never). */
+void etl__test_fail_alloc_after(unsigned long n);
+
+/* Overflow-checked helpers: return 0 on overflow. */
+static inline int etl__add_size(size_t a, size_t b, size_t *out)
+{
+	if (a > SIZE_MAX - b)
+		return 0;
+	*out = a + b;
+	return 1;
+}
+
+static inline int etl__mul_size(size_t a, size_t b, size_t *out)
+{
+	if (b != 0 && a > SIZE_MAX / b)
+		return 0;
+	*out = a * b;
+	return 1;
+}
+
+/* ---- strings ---- */
+
+/* Decodes UTF-16LE (at most n code units, stopping at a NUL) into a new
+ * UTF-8 string.  Bad surrogates become U+FFFD.  *units_used receives the
+ * number of code units consumed including the NUL if one was found.
+ * Returns NULL only when out of memory. */
+char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used);
+
+/* ---- clock ---- */
+
+struct etl_clockconv {
+	enum etl_clock type;
+	uint64_t origin_raw;   /* raw timestamp of the logfile-header event */
+	uint64_t origin_ft;    /* StartTime: FILETIME at origin_raw */
+	uint64_t num, den;     /* FILETIME units per raw tick = num / den */
+};
+
+void etl__clock_init(struct etl_clockconv *c, enum etl_clock type, uint64_t origin_raw,
+		     uint64_t start_ft, uint64_t perf_freq, uint32_t cpu_mhz);
+uint64_t etl__clock_filetime(const struct etl_clockconv *c, uint64_t raw);
+int64_t etl__filetime_to_unix_ns(uint64_t ft);
+
+/* ---- trace information ---- */
+
+struct etl_trace_info {
+	char *name;
+	const char *container;
+	char **other_members;
+	size_t other_member_count;
+	uint64_t file_size;
+	uint32_t buffer_size;
+	uint32_t os_major, os_minor, layout_major, layout_minor, os_build;
+	uint32_t cpu_count;
+	uint64_t end_time, boot_time, start_time;
+	uint32_t timer_resolution, maximum_file_size;
+	uint32_t log_file_mode, buffers_written, start_buffers, pointer_size;
+	uint32_t events_lost, cpu_speed_mhz, buffers_lost;
+	uint32_t timer_source, perf_counter_source;
+	uint32_t reserved_flags;
+	uint64_t perf_freq;
+	uint64_t start_raw;
+	int32_t tz_bias, tz_std_bias, tz_dl_bias;
+	char *tz_std_name, *tz_dl_name;
+	char *logger_name, *log_file_name;
+	uint32_t compression_format;
+};
+
+void etl__trace_info_clear(struct etl_trace_info *t);
+
+/* ---- the event view ---- */
+
+enum {
+	ETL_EVF_ACTIVITY = 1u << 0,
+	ETL_EVF_RELATED = 1u << 1,
+	ETL_EVF_INSTANCE = 1u << 2,
+	ETL_EVF_PEBS = 1u << 3,
+	ETL_EVF_MSG_SEQ = 1u << 4,
+	ETL_EVF_MSG_COMPID = 1u << 5,
+	ETL_EVF_TS_INHERITED = 1u << 6,
+	ETL_EVF_COMPRESSED = 1u << 7,
+	ETL_EVF_OWNED = 1u << 8
+};
+
+struct etl_event {
+	enum etl_header_kind kind;
+	uint8_t ptr_size;
+	uint8_t version, channel, level, opcode;
+	uint16_t id, task, hook_id;
+	uint16_t hdr_flags, prop_flags, msg_flags;
+	uint32_t flags; /* ETL_EVF_* */
+	uint64_t keywords;
+	uint32_t pid, tid, cpu, kernel_time, user_time;
+	uint64_t ts_raw;
+	uint64_t filetime;
+	int64_t unix_ns;
+	struct etl_guid provider, activity, related;
+	uint32_t instance_id, parent_instance_id;
+	struct etl_guid parent_guid;
+	uint32_t msg_seq, msg_compid;
+	uint64_t pebs;
+	unsigned pmc_count;
+	const uint8_t *pmc;     /* pmc_count little-endian u64 values */
+	const uint8_t *ext;     /* extended item chain */
+	size_t ext_len;
+	unsigned ext_count;
+	const uint8_t *payload;
+	size_t payload_len;
+	uint32_t record_size;
+	int trace_index;
+	uint64_t file_offset;
+	uint64_t buffer_index;
+	uint32_t buffer_offset;
+};
+
+#endif /* ETL_INTERNAL_H */

@@ -1,0 +1,203 @@
+/*
+ * source.c - byte sources.
+ *
+ * Files are read with pread() into buffers the reader owns, never mapped:
+ * memory stays bounded whatever the file size, and a file that shrinks
+ * while it is read gives an I/O error rather than a SIGBUS.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "io/source.h"
+
+#ifndef O_CLOEXEC
+#  define O_CLOEXEC 0
+#endif
+
+void etl__source_init(struct etl_source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot stat: %s", strerror(errno));
+		return ETL_E_IO;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "not a regular file");
+		return ETL_E_UNSUPPORTED;
+	}
+	s->fd = fd;
+	s->size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode)) {
+		off_t end = lseek(fd, 0, SEEK_END);
+		if (end < 0) {
+			etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot size device: %s",
+				      strerror(errno));
+			return ETL_E_IO;
+		}
+		s->size = (uint64_t)end;
+	}
+	return ETL_OK;
+}
+
+int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d)
+{
+	int fd, st;
+
+	do {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot open: %s", strerror(errno));
+		return ETL_E_IO;
+	}
+	st = etl__source_open_fd(s, fd, d);
+	if (st != ETL_OK) {
+		close(fd);
+		s->fd = -1;
+		return st;
+	}
+	s->close_fd = 1;
+	return ETL_OK;
+}
+
+int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct etl_diag *d)
+{
+	enum { CHUNK = 1 << 16 };
+	uint8_t *buf;
+	FILE *tmp;
+	uint64_t total = 0;
+	int st = ETL_OK;
+
+	tmp = tmpfile(); /* created already unlinked: nothing to clean up */
+	buf = etl__malloc(CHUNK);
+	if (!tmp || !buf) {
+		if (tmp)
+			fclose(tmp);
+		etl__free(buf);
+		etl__diag_set(d, buf ? ETL_E_IO : ETL_E_NOMEM, ETL_OFFSET_NONE,
+			      "cannot create a temporary file to spool the stream: %s", strerror(errno));
+		return buf ? ETL_E_IO : ETL_E_NOMEM;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf, CHUNK);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			etl__diag_set(d, st = ETL_E_IO, total, "read failed: %s", strerror(errno));
+			break;
+		}
+		if (got == 0)
+			break;
+		if ((uint64_t)got > limit - total) {
+			etl__diag_set(d, st = ETL_E_LIMIT, total,
+				      "stream is larger than the spool limit of %llu bytes",
+				      (unsigned long long)limit);
+			break;
+		}
+		if (fwrite(buf, 1, (size_t)got, tmp) != (size_t)got) {
+			etl__diag_set(d, st = ETL_E_IO, total, "cannot write the spool file: %s",
+				      strerror(errno));
+			break;
+		}
+		total += (uint64_t)got;
+	}
+	etl__free(buf);
+	if (st == ETL_OK && fflush(tmp) != 0)
+		etl__diag_set(d, st = ETL_E_IO, total, "cannot write the spool file: %s", strerror(errno));
+	if (st != ETL_OK) {
+		fclose(tmp);
+		return st;
+	}
+	s->spool = tmp;
+	s->fd = fileno(tmp);
+	s->size = total;
+	return ETL_OK;
+}
+
+void etl__source_open_memory(struct etl_source *s, const void *data, size_t size)
+{
+	s->mem = data;
+	s->size = size;
+}
+
+void etl__source_adopt_memory(struct etl_source *s, void *data, size_t size)
+{
+	s->mem = data;
+	s->owned_mem = data;
+	s->size = size;
+}
+
+int etl__source_read(const struct etl_source *s, uint64_t off, void *dst, size_t n,
+		     struct etl_diag *d)
+{
+	uint8_t *o = dst;
+
+	if (off > s->size || n > s->size - off) {
+		etl__diag_set(d, ETL_E_TRUNCATED, off, "read of %zu bytes runs past the end of the file (size %llu)",
+			      n, (unsigned long long)s->size);
+		return ETL_E_TRUNCATED;
+	}
+	if (s->mem) {
+		memcpy(dst, s->mem + off, n);
+		return ETL_OK;
+	}
+	while (n > 0) {
+		ssize_t got = pread(s->fd, o, n, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			etl__diag_set(d, ETL_E_IO, off, "read failed: %s", strerror(errno));
+			return ETL_E_IO;
+		}
+		if (got == 0) {
+			etl__diag_set(d, ETL_E_TRUNCATED, off, "file ended early (it shrank while being read?)");
+			return ETL_E_TRUNCATED;
+		}
+		o += got;
+		off += (uint64_t)got;
+		n -= (size_t)got;
+	}
+	return ETL_OK;
+}
+
+const uint8_t *etl__source_view(const struct etl_source *s, uint64_t off, size_t n,
+				uint8_t *scratch, struct etl_diag *d)
+{
+	if (s->mem) {
+		if (off > s->size || n > s->size - off) {
+			etl__diag_set(d, ETL_E_TRUNCATED, off, "view of %zu bytes runs past the end of the data",
+				      n);
+			return NULL;
+		}
+		return s->mem + off;
+	}
+	if (etl__source_read(s, off, scratch, n, d) != ETL_OK)
+		return NULL;
+	return scratch;
+}
+
+void etl__source_close(struct etl_source *s)
+{
+	if (s->spool)
+		fclose(s->spool);
+	else if (s->close_fd && s->fd >= 0)
+		close(s->fd);
+	etl__free(s->owned_mem);
+	etl__source_init(s);
+}

@@ -1,0 +1,42 @@
+/*
+ * source.h - where trace bytes come from: a file read with pread(), or
+ * memory (the caller's, or a container unpacked by the library).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_IO_SOURCE_H
+#define ETL_IO_SOURCE_H
+
+#include <stdio.h>
+
+#include "internal.h"
+
+struct etl_source {
+	const uint8_t *mem; /* non-NULL: the whole trace is in memory */
+	uint64_t size;
+	int fd;             /* -1 if none */
+	int close_fd;       /* the library opened fd and closes it */
+	void *owned_mem;    /* memory the library allocated, freed on close */
+	FILE *spool;        /* temporary file holding a spooled stream */
+};
+
+void etl__source_init(struct etl_source *s);
+int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d);
+/* fd must be seekable; it is not closed. */
+int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d);
+/* Copies a non-seekable descriptor (a pipe) to an anonymous temporary file,
+ * at most limit bytes, and reads from that. */
+int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct etl_diag *d);
+void etl__source_open_memory(struct etl_source *s, const void *data, size_t size);
+/* Takes ownership of data (freed with etl__free on close). */
+void etl__source_adopt_memory(struct etl_source *s, void *data, size_t size);
+/* Reads exactly n bytes at off into dst. */
+int etl__source_read(const struct etl_source *s, uint64_t off, void *dst, size_t n,
+		     struct etl_diag *d);
+/* Returns a pointer to n bytes at off: into memory when the source is in
+ * memory, else read into scratch (which must hold n bytes).  NULL on error. */
+const uint8_t *etl__source_view(const struct etl_source *s, uint64_t off, size_t n,
+				uint8_t *scratch, struct etl_diag *d);
+void etl__source_close(struct etl_source *s);
+
+#endif

@@ -1,0 +1,871 @@
+/*
+ * reader.c - the public reader: lifecycle, inputs, per-CPU streams, the
+ * time-ordered merge and the error flow.
+ *
+ * Data flow: each input (a "trace") is a byte source with a buffer index.
+ * Its buffers are grouped into streams, one per CPU (plus one for the
+ * header buffer); within a stream buffers are ordered by sequence number,
+ * and records never go back in time.  A binary heap keyed on each stream's
+ * next record time merges the streams (format reference 1.5).  In file
+ * order, a trace is a single stream of its buffers as laid out.
+ *
+ * Damage is reported, not fatal: a bad record or buffer becomes an error
+ * "head" of its stream, delivered in place of an event, and reading goes
+ * on after it.  Only I/O errors, allocation failures and misuse are fatal.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/xpress.h"
+#include "io/source.h"
+#include "record/record.h"
+#include "util/cursor.h"
+#include "walk/buffer.h"
+
+#define LOG_MODE_COMPRESSED 0x04000000u
+#define COMPRESSION_XPRESS 3u
+#define DIAG_QUEUE_MAX 1024
+
+enum reader_state { ST_NEW = 0, ST_ITERATING = 1, ST_FATAL = 2 };
+enum head_kind { HEAD_NONE = 0, HEAD_EVENT = 1, HEAD_ERROR = 2 };
+
+struct etl_error {
+	int code;
+	int fatal;
+	int trace;
+	int64_t buffer;
+	uint64_t offset;
+	char msg[320];
+};
+
+struct trace {
+	int index;
+	struct etl_source src;
+	struct etl_trace_info info;
+	struct etl_clockconv clock;
+	struct etl_bufindex ix;
+	uint32_t *ordinal; /* file ordinal of each index entry after sorting */
+	unsigned ptr_size;
+};
+
+struct stream {
+	struct trace *t;
+	uint32_t id;
+	size_t next, end;    /* index entries still to load: [next, end) */
+	size_t cur;          /* entry of the loaded buffer, SIZE_MAX if none */
+	int compressed;      /* the loaded buffer was compressed */
+	uint8_t *mem;        /* raw bytes of the loaded buffer (file sources) */
+	size_t mem_cap;
+	uint8_t *dmem;       /* decompressed bytes */
+	size_t dmem_cap;
+	const uint8_t *data; /* the loaded buffer, header included */
+	size_t fill, pos;
+	uint32_t cpu;
+	uint64_t last_ts;
+	enum head_kind head;
+	struct etl_event ev;
+	struct etl_diag diag;
+	uint64_t key_ft, key_raw;
+};
+
+struct etl_reader {
+	enum reader_state state;
+	enum etl_order order;
+	uint64_t limits[ETL_LIMIT_COUNT_];
+	struct trace **traces;
+	int ntraces;
+	struct stream *streams;
+	size_t nstreams;
+	struct stream **heap;
+	size_t heap_len;
+	struct stream *pending; /* delivered its head; advance before the next delivery */
+	struct etl_diag *queue; /* damage found while indexing, delivered first */
+	size_t q_head, q_len;
+	uint64_t q_dropped;
+	struct etl_error err;
+	int has_err;
+	uint64_t counts[ETL_COUNT_COUNT_];
+};
+
+static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
+	[ETL_LIMIT_BUFFER_SIZE] = 64u << 20,
+	[ETL_LIMIT_BUFFER_COUNT] = 16u << 20,
+	[ETL_LIMIT_STREAMS] = 4096,
+	[ETL_LIMIT_SPOOL_SIZE] = (uint64_t)64 << 30,
+};
+
+/* ------------------------------------------------------------------ */
+/* errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static int set_error_diag(struct etl_reader *r, const struct etl_diag *d, int trace, int fatal)
+{
+	r->err.code = d->code;
+	r->err.fatal = fatal;
+	r->err.trace = trace;
+	r->err.buffer = d->buffer_index;
+	r->err.offset = d->offset;
+	snprintf(r->err.msg, sizeof(r->err.msg), "%s", d->msg);
+	r->has_err = 1;
+	if (fatal)
+		r->state = ST_FATAL;
+	return d->code;
+}
+
+static int misuse(struct etl_reader *r, const char *what)
+{
+	struct etl_diag d;
+
+	etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "%s", what);
+	return set_error_diag(r, &d, -1, 0);
+}
+
+const struct etl_error *etl_reader_error(const struct etl_reader *r)
+{
+	return r && r->has_err ? &r->err : NULL;
+}
+
+int etl_error_code(const struct etl_error *e) { return e ? e->code : ETL_OK; }
+const char *etl_error_message(const struct etl_error *e) { return e ? e->msg : ""; }
+uint64_t etl_error_offset(const struct etl_error *e) { return e ? e->offset : ETL_OFFSET_NONE; }
+int etl_error_trace_index(const struct etl_error *e) { return e ? e->trace : -1; }
+int64_t etl_error_buffer_index(const struct etl_error *e) { return e ? e->buffer : -1; }
+int etl_error_is_fatal(const struct etl_error *e) { return e ? e->fatal : 0; }
+
+/* ------------------------------------------------------------------ */
+/* lifecycle and options                                               */
+/* ------------------------------------------------------------------ */
+
+struct etl_reader *etl_reader_new(void)
+{
+	struct etl_reader *r = etl__calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	memcpy(r->limits, default_limits, sizeof(r->limits));
+	r->order = ETL_ORDER_TIME;
+	return r;
+}
+
+static void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	etl__source_close(&t->src);
+	etl__trace_info_clear(&t->info);
+	etl__bufindex_free(&t->ix);
+	etl__free(t->ordinal);
+	etl__free(t);
+}
+
+void etl_reader_free(struct etl_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nstreams; i++) {
+		etl__free(r->streams[i].mem);
+		etl__free(r->streams[i].dmem);
+	}
+	etl__free(r->streams);
+	etl__free(r->heap);
+	for (i = 0; i < (size_t)r->ntraces; i++)
+		trace_free(r->traces[i]);
+	etl__free(r->traces);
+	etl__free(r->queue);
+	etl__free(r);
+}
+
+int etl_reader_set_order(struct etl_reader *r, enum etl_order order)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW)
+		return misuse(r, "the order can only be set before the first event is read");
+	if (order != ETL_ORDER_TIME && order != ETL_ORDER_FILE)
+		return misuse(r, "unknown order");
+	r->order = order;
+	return ETL_OK;
+}
+
+int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t value)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if ((unsigned)which >= ETL_LIMIT_COUNT_)
+		return misuse(r, "unknown limit");
+	if (r->ntraces > 0 || r->state != ST_NEW)
+		return misuse(r, "limits can only be set before the first input is opened");
+	if (value == 0)
+		return misuse(r, "a limit must be at least 1");
+	if (which == ETL_LIMIT_BUFFER_SIZE && value < ETL_BUFFER_HEADER_SIZE)
+		return misuse(r, "the buffer-size limit must be at least 72 bytes");
+	if (which == ETL_LIMIT_BUFFER_SIZE && value > UINT32_MAX)
+		value = UINT32_MAX;
+	r->limits[which] = value;
+	return ETL_OK;
+}
+
+uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which)
+{
+	if (!r || (unsigned)which >= ETL_LIMIT_COUNT_)
+		return 0;
+	return r->limits[which];
+}
+
+uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which)
+{
+	if (!r || (unsigned)which >= ETL_COUNT_COUNT_)
+		return 0;
+	return r->counts[which];
+}
+
+int etl_reader_trace_count(const struct etl_reader *r)
+{
+	return r ? r->ntraces : 0;
+}
+
+const struct etl_trace_info *etl_reader_trace_info(const struct etl_reader *r, int index)
+{
+	if (!r || index < 0 || index >= r->ntraces)
+		return NULL;
+	return &r->traces[index]->info;
+}
+
+/* ------------------------------------------------------------------ */
+/* opening an input                                                    */
+/* ------------------------------------------------------------------ */
+
+static void queue_diag(void *ctx, const struct etl_diag *d)
+{
+	struct etl_reader *r = ctx;
+
+	if (r->q_len >= DIAG_QUEUE_MAX) {
+		r->q_dropped++;
+		return;
+	}
+	if (!r->queue) {
+		r->queue = etl__malloc(DIAG_QUEUE_MAX * sizeof(*r->queue));
+		if (!r->queue) {
+			r->q_dropped++;
+			return;
+		}
+	}
+	r->queue[r->q_len] = *d;
+	r->queue[r->q_len].trace = r->ntraces; /* the input being opened */
+	r->q_len++;
+}
+
+/* Reads the header buffer and the logfile header; builds the buffer index. */
+static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
+{
+	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
+	struct etl_bufhdr h;
+	uint8_t *hb;
+	size_t avail;
+	enum etl_clock ck;
+	int st;
+
+	t->info.file_size = t->src.size;
+	if (t->src.size < ETL_BUFFER_HEADER_SIZE) {
+		etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %llu bytes is too small for a buffer header",
+			      (unsigned long long)t->src.size);
+		return ETL_E_FORMAT;
+	}
+	st = etl__source_read(&t->src, 0, raw, sizeof(raw), d);
+	if (st != ETL_OK)
+		return st;
+	etl__bufhdr_decode(raw, &h);
+	st = etl__bufhdr_check(&h, 0, r->limits[ETL_LIMIT_BUFFER_SIZE], 0, d);
+	if (st != ETL_OK) {
+		size_t l = strlen(d->msg);
+		memmove(d->msg + 13, d->msg, l + 1 > sizeof(d->msg) - 13 ? sizeof(d->msg) - 14 : l + 1);
+		memcpy(d->msg, "not a trace: ", 13);
+		d->msg[sizeof(d->msg) - 1] = 0;
+		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
+	}
+	if (h.type != ETL_BUFTYPE_HEADER) {
+		etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
+			      (unsigned)h.type);
+		return ETL_E_FORMAT;
+	}
+	if (h.flags & ETL_BUF_COMPRESSED) {
+		etl__diag_set(d, ETL_E_FORMAT, 0x34, "the header buffer is marked compressed, which Windows never writes");
+		return ETL_E_FORMAT;
+	}
+	avail = h.size;
+	if (avail > t->src.size)
+		avail = (size_t)t->src.size;
+	hb = etl__malloc(avail);
+	if (!hb) {
+		etl__diag_set(d, ETL_E_NOMEM, 0, "out of memory for the header buffer");
+		return ETL_E_NOMEM;
+	}
+	st = etl__source_read(&t->src, 0, hb, avail, d);
+	if (st == ETL_OK)
+		st = etl__logfile_parse(hb, etl__bufhdr_fill(&h, avail), &t->info, d);
+	etl__free(hb);
+	if (st != ETL_OK)
+		return st;
+	if (t->info.log_file_mode & LOG_MODE_COMPRESSED)
+		t->info.compression_format = h.state & 0xFFFF;
+	t->ptr_size = t->info.pointer_size;
+
+	ck = (enum etl_clock)t->info.reserved_flags;
+	if (ck != ETL_CLOCK_QPC && ck != ETL_CLOCK_SYSTEM_TIME && ck != ETL_CLOCK_CPU_CYCLES)
+		ck = ETL_CLOCK_QPC; /* 0: the default clock, QPC */
+	etl__clock_init(&t->clock, ck, t->info.start_raw, t->info.start_time, t->info.perf_freq,
+			t->info.cpu_speed_mhz);
+
+	st = etl__bufindex_build(&t->ix, &t->src, t->info.buffer_size,
+				 (t->info.log_file_mode & LOG_MODE_COMPRESSED) != 0,
+				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
+				 queue_diag, r, d);
+	if (st != ETL_OK)
+		return st;
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;
+	r->counts[ETL_COUNT_BUFFERS] += t->ix.count;
+	return ETL_OK;
+}
+
+static int add_trace(struct etl_reader *r, struct trace *t, const char *name)
+{
+	struct etl_diag d;
+	struct trace **nt;
+	size_t q_before = r->q_len;
+	int st;
+
+	t->index = r->ntraces;
+	st = trace_load(r, t, &d);
+	if (st == ETL_OK) {
+		t->info.name = etl__strdup(name ? name : "(memory)");
+		if (!t->info.name)
+			etl__diag_set(&d, st = ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	}
+	if (st == ETL_OK) {
+		nt = etl__realloc(r->traces, (size_t)(r->ntraces + 1) * sizeof(*nt));
+		if (!nt)
+			etl__diag_set(&d, st = ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		else
+			r->traces = nt;
+	}
+	if (st != ETL_OK) {
+		r->q_len = q_before; /* forget the diagnostics of an input that was not added */
+		trace_free(t);
+		return set_error_diag(r, &d, -1, 0);
+	}
+	r->traces[r->ntraces++] = t;
+	return ETL_OK;
+}
+
+static struct trace *new_trace(struct etl_reader *r)
+{
+	struct trace *t;
+
+	if (!r)
+		return NULL;
+	t = etl__calloc(1, sizeof(*t));
+	if (t)
+		etl__source_init(&t->src);
+	return t;
+}
+
+static int open_check(struct etl_reader *r)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW)
+		return misuse(r, "inputs can only be added before the first event is read");
+	if (r->ntraces >= 65535)
+		return misuse(r, "too many inputs");
+	return ETL_OK;
+}
+
+static int nomem(struct etl_reader *r)
+{
+	struct etl_diag d;
+
+	etl__diag_set(&d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	return set_error_diag(r, &d, -1, 0);
+}
+
+int etl_reader_open_memory(struct etl_reader *r, const void *data, size_t size, const char *name)
+{
+	struct trace *t;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (!data && size)
+		return misuse(r, "NULL data");
+	if (!(t = new_trace(r)))
+		return nomem(r);
+	etl__source_open_memory(&t->src, data ? data : "", size);
+	return add_trace(r, t, name);
+}
+
+int etl_reader_open_fd(struct etl_reader *r, int fd, const char *name)
+{
+	struct etl_diag d;
+	struct trace *t;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (fd < 0)
+		return misuse(r, "negative file descriptor");
+	if (!(t = new_trace(r)))
+		return nomem(r);
+	st = etl__source_open_fd(&t->src, fd, &d);
+	if (st == ETL_E_UNSUPPORTED) /* a pipe or terminal: spool it */
+		st = etl__source_spool_fd(&t->src, fd, r->limits[ETL_LIMIT_SPOOL_SIZE], &d);
+	if (st != ETL_OK) {
+		trace_free(t);
+		return set_error_diag(r, &d, -1, 0);
+	}
+	return add_trace(r, t, name ? name : "(fd)");
+}
+
+int etl_reader_open_path(struct etl_reader *r, const char *path)
+{
+	struct etl_diag d;
+	struct trace *t;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (!path)
+		return misuse(r, "NULL path");
+	if (!(t = new_trace(r)))
+		return nomem(r);
+	st = etl__source_open_path(&t->src, path, &d);
+	if (st != ETL_OK) {
+		trace_free(t);
+		return set_error_diag(r, &d, -1, 0);
+	}
+	return add_trace(r, t, path);
+}
+
+/* ------------------------------------------------------------------ */
+/* streams                                                             */
+/* ------------------------------------------------------------------ */
+
+static int cmp_cpu_seq(const void *a, const void *b)
+{
+	const struct etl_bufent *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/* Loads index entry i into s.  On damage, returns < 0 with s->diag set;
+ * s->data/fill may still hold what could be recovered (a partly
+ * decompressed buffer). */
+static int load_buffer(struct etl_reader *r, struct stream *s, size_t i)
+{
+	struct trace *t = s->t;
+	const struct etl_bufent *e = &t->ix.ent[i];
+	struct etl_bufhdr h;
+	const uint8_t *raw;
+
+	s->cur = i;
+	s->data = NULL;
+	s->fill = s->pos = 0;
+	s->compressed = 0;
+	s->cpu = e->cpu;
+	if (!t->src.mem && s->mem_cap < e->avail) {
+		uint8_t *n = etl__realloc(s->mem, e->avail);
+		if (!n) {
+			etl__diag_set(&s->diag, ETL_E_NOMEM, e->off, "out of memory for a %u-byte buffer",
+				      (unsigned)e->avail);
+			return ETL_E_NOMEM;
+		}
+		s->mem = n;
+		s->mem_cap = e->avail;
+	}
+	raw = etl__source_view(&t->src, e->off, e->avail, s->mem, &s->diag);
+	if (!raw)
+		return s->diag.code;
+	etl__bufhdr_decode(raw, &h);
+	if (e->type != ETL_BUFTYPE_HEADER)
+		r->counts[ETL_COUNT_BUFFERS_EVENTS_LOST] += (h.flags & ETL_BUF_EVENTS_LOST) ? 1 : 0;
+	s->pos = ETL_BUFFER_HEADER_SIZE;
+	if (!(h.flags & ETL_BUF_COMPRESSED)) {
+		s->data = raw;
+		s->fill = etl__bufhdr_fill(&h, e->avail);
+		return ETL_OK;
+	}
+
+	r->counts[ETL_COUNT_BUFFERS_COMPRESSED]++;
+	s->compressed = 1;
+	if (!(t->info.log_file_mode & LOG_MODE_COMPRESSED) || t->info.compression_format != COMPRESSION_XPRESS) {
+		etl__diag_set(&s->diag, ETL_E_UNSUPPORTED, e->off,
+			      (t->info.log_file_mode & LOG_MODE_COMPRESSED)
+				      ? "compressed buffer skipped: compression format %u is not supported (only 3, XPRESS)"
+				      : "compressed buffer skipped: the trace does not declare compression (format %u)",
+			      (unsigned)t->info.compression_format);
+		r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
+		r->counts[ETL_COUNT_BYTES_SKIPPED] += e->avail;
+		s->pos = s->fill = 0;
+		return ETL_E_UNSUPPORTED;
+	}
+	{
+		size_t out_len = h.offset, produced = 0, err_at = 0;
+		const char *why = NULL;
+
+		/* bufhdr_check guaranteed 0x48 <= Offset <= the buffer-size limit. */
+		if (s->dmem_cap < out_len) {
+			uint8_t *n = etl__realloc(s->dmem, out_len);
+			if (!n) {
+				etl__diag_set(&s->diag, ETL_E_NOMEM, e->off, "out of memory for a %zu-byte buffer",
+					      out_len);
+				return ETL_E_NOMEM;
+			}
+			s->dmem = n;
+			s->dmem_cap = out_len;
+		}
+		memcpy(s->dmem, raw, ETL_BUFFER_HEADER_SIZE);
+		s->data = s->dmem;
+		if (etl__xpress_decompress(raw + ETL_BUFFER_HEADER_SIZE, e->avail - ETL_BUFFER_HEADER_SIZE,
+					   s->dmem + ETL_BUFFER_HEADER_SIZE, out_len - ETL_BUFFER_HEADER_SIZE,
+					   &produced, &err_at, &why) != 0) {
+			s->fill = ETL_BUFFER_HEADER_SIZE + produced;
+			etl__diag_set(&s->diag, ETL_E_FORMAT, e->off + ETL_BUFFER_HEADER_SIZE + err_at,
+				      "compressed buffer: %s (%zu of %zu bytes recovered)", why, produced,
+				      out_len - ETL_BUFFER_HEADER_SIZE);
+			return ETL_E_FORMAT;
+		}
+		s->fill = out_len;
+	}
+	return ETL_OK;
+}
+
+/* Fixes up the location of a diagnostic produced for the loaded buffer. */
+static void locate_diag(struct stream *s, struct etl_diag *d)
+{
+	const struct etl_bufent *e = &s->t->ix.ent[s->cur];
+	size_t l;
+
+	d->buffer_index = (int64_t)s->t->ordinal[s->cur];
+	if (d->offset == ETL_OFFSET_NONE)
+		return;
+	if (s->compressed) {
+		l = strlen(d->msg);
+		snprintf(d->msg + l, sizeof(d->msg) - l, " (offset 0x%llx in the decompressed buffer)",
+			 (unsigned long long)d->offset);
+		d->offset = e->off;
+	} else {
+		d->offset += e->off;
+	}
+}
+
+/* Looks for the next record boundary after damage at s->pos. */
+static void resync_in_buffer(struct etl_reader *r, struct stream *s)
+{
+	size_t p = (s->pos + 8) & ~(size_t)7;
+
+	for (; p < s->fill; p += 8) {
+		struct etl_event tmp;
+		struct etl_diag ignored;
+		size_t adv;
+		int st = etl__record_parse(s->data, s->fill, p, s->t->ptr_size, &tmp, &adv, &ignored);
+
+		if (st == ETL_OK || st == ETL_END)
+			break;
+	}
+	if (p > s->fill)
+		p = s->fill;
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += p - s->pos;
+	s->pos = p;
+}
+
+static void finish_event(struct stream *s)
+{
+	struct etl_event *ev = &s->ev;
+	const struct etl_bufent *e = &s->t->ix.ent[s->cur];
+
+	ev->cpu = s->cpu;
+	ev->trace_index = s->t->index;
+	ev->buffer_index = s->t->ordinal[s->cur];
+	ev->buffer_offset = (uint32_t)s->pos;
+	ev->file_offset = s->compressed ? e->off : e->off + s->pos;
+	if (s->compressed)
+		ev->flags |= ETL_EVF_COMPRESSED;
+	if (ev->flags & ETL_EVF_TS_INHERITED)
+		ev->ts_raw = s->last_ts;
+	else
+		s->last_ts = ev->ts_raw;
+	ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
+	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
+}
+
+/* Produces the stream's next head: an event, an error, or nothing (end). */
+static void stream_advance(struct etl_reader *r, struct stream *s)
+{
+	for (;;) {
+		size_t adv = 0;
+		int st;
+
+		if (s->cur == SIZE_MAX || s->pos >= s->fill) {
+			if (s->next >= s->end) {
+				s->head = HEAD_NONE;
+				return;
+			}
+			st = load_buffer(r, s, s->next++);
+			if (st != ETL_OK) {
+				s->diag.buffer_index = (int64_t)s->t->ordinal[s->cur];
+				s->head = HEAD_ERROR;
+				goto keyed;
+			}
+			continue;
+		}
+		st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
+		if (st == ETL_END) {
+			s->pos = s->fill;
+			continue;
+		}
+		if (st == ETL_OK) {
+			finish_event(s);
+			s->pos += adv;
+			s->head = HEAD_EVENT;
+			s->key_ft = s->ev.filetime;
+			s->key_raw = s->ev.ts_raw;
+			return;
+		}
+		locate_diag(s, &s->diag);
+		r->counts[ETL_COUNT_RECORDS_SKIPPED]++;
+		if (adv) {
+			r->counts[ETL_COUNT_BYTES_SKIPPED] += adv;
+			s->pos += adv;
+		} else {
+			resync_in_buffer(r, s);
+		}
+		s->head = HEAD_ERROR;
+		goto keyed;
+	}
+keyed:
+	/* An error sorts where the stream stood: right after its last event. */
+	s->key_raw = s->last_ts;
+	s->key_ft = etl__clock_filetime(&s->t->clock, s->last_ts);
+}
+
+static int stream_less(const struct etl_reader *r, const struct stream *a, const struct stream *b)
+{
+	if (r->order == ETL_ORDER_TIME) {
+		if (a->key_ft != b->key_ft)
+			return a->key_ft < b->key_ft;
+		if (a->t == b->t && a->key_raw != b->key_raw)
+			return a->key_raw < b->key_raw;
+	}
+	return a->id < b->id;
+}
+
+static void heap_push(struct etl_reader *r, struct stream *s)
+{
+	size_t i = r->heap_len++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!stream_less(r, s, r->heap[p]))
+			break;
+		r->heap[i] = r->heap[p];
+		i = p;
+	}
+	r->heap[i] = s;
+}
+
+static struct stream *heap_pop(struct etl_reader *r)
+{
+	struct stream *top = r->heap[0], *last;
+	size_t i = 0;
+
+	last = r->heap[--r->heap_len];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= r->heap_len)
+			break;
+		if (c + 1 < r->heap_len && stream_less(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!stream_less(r, r->heap[c], last))
+			break;
+		r->heap[i] = r->heap[c];
+		i = c;
+	}
+	if (r->heap_len > 0)
+		r->heap[i] = last;
+	return top;
+}
+
+/* Builds the streams of every input and primes the heap. */
+static int start_iteration(struct etl_reader *r)
+{
+	struct etl_diag d;
+	size_t total = 0, k = 0, i;
+	int ti;
+
+	for (ti = 0; ti < r->ntraces; ti++) {
+		struct trace *t = r->traces[ti];
+		size_t n = t->ix.count, runs = n > 0 ? 1 : 0;
+
+		t->ordinal = etl__malloc((n ? n : 1) * sizeof(*t->ordinal));
+		if (!t->ordinal)
+			goto oom;
+		/* Sort entries 1..n by (cpu, seq, offset) and remember each one's file ordinal. */
+		if (r->order == ETL_ORDER_TIME && n > 1) {
+			struct etl_bufent *tmp = etl__malloc(n * sizeof(*tmp));
+
+			if (!tmp)
+				goto oom;
+			for (i = 0; i < n; i++)
+				tmp[i] = t->ix.ent[i];
+			/* off is unique per entry: recover the ordinal by offset after sorting. */
+			qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
+			for (i = 0; i < n; i++) {
+				size_t lo = 0, hi = n;
+				/* tmp is in file order, so its offsets ascend: binary search. */
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+					if (tmp[mid].off < t->ix.ent[i].off)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				t->ordinal[i] = (uint32_t)lo;
+			}
+			etl__free(tmp);
+			for (i = 2; i < n; i++)
+				if (t->ix.ent[i].cpu != t->ix.ent[i - 1].cpu)
+					runs++;
+			runs++; /* the header buffer's own stream */
+			if (runs > r->limits[ETL_LIMIT_STREAMS] + 1) {
+				etl__diag_set(&d, ETL_E_LIMIT, ETL_OFFSET_NONE,
+					      "%zu per-CPU streams exceed the limit %llu", runs - 1,
+					      (unsigned long long)r->limits[ETL_LIMIT_STREAMS]);
+				return set_error_diag(r, &d, ti, 1);
+			}
+		} else {
+			for (i = 0; i < n; i++)
+				t->ordinal[i] = (uint32_t)i;
+		}
+		total += runs;
+	}
+	r->streams = etl__calloc(total ? total : 1, sizeof(*r->streams));
+	r->heap = etl__calloc(total ? total : 1, sizeof(*r->heap));
+	if (!r->streams || !r->heap)
+		goto oom;
+	for (ti = 0; ti < r->ntraces; ti++) {
+		struct trace *t = r->traces[ti];
+		size_t n = t->ix.count, start;
+
+		if (n == 0)
+			continue;
+		if (r->order == ETL_ORDER_FILE || n == 1) {
+			r->streams[k].t = t;
+			r->streams[k].next = 0;
+			r->streams[k].end = n;
+			k++;
+			continue;
+		}
+		r->streams[k].t = t; /* the header buffer */
+		r->streams[k].next = 0;
+		r->streams[k].end = 1;
+		k++;
+		for (start = 1; start < n;) {
+			size_t end = start + 1;
+			while (end < n && t->ix.ent[end].cpu == t->ix.ent[start].cpu)
+				end++;
+			r->streams[k].t = t;
+			r->streams[k].next = start;
+			r->streams[k].end = end;
+			k++;
+			start = end;
+		}
+	}
+	r->nstreams = k;
+	for (i = 0; i < k; i++) {
+		struct stream *s = &r->streams[i];
+		s->id = (uint32_t)i;
+		s->cur = SIZE_MAX;
+		s->last_ts = s->t->info.start_raw;
+		stream_advance(r, s);
+		if (s->head != HEAD_NONE)
+			heap_push(r, s);
+	}
+	r->state = ST_ITERATING;
+	return ETL_OK;
+oom:
+	etl__diag_set(&d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	return set_error_diag(r, &d, -1, 1);
+}
+
+static int deliver_queued(struct etl_reader *r)
+{
+	struct etl_diag d;
+
+	if (r->q_head < r->q_len) {
+		d = r->queue[r->q_head++];
+		r->counts[ETL_COUNT_ERRORS]++;
+		return set_error_diag(r, &d, d.trace, 0);
+	}
+	if (r->q_dropped) {
+		etl__diag_set(&d, ETL_E_FORMAT, ETL_OFFSET_NONE,
+			      "%llu further buffer-level errors were not listed",
+			      (unsigned long long)r->q_dropped);
+		r->q_dropped = 0;
+		r->counts[ETL_COUNT_ERRORS]++;
+		return set_error_diag(r, &d, -1, 0);
+	}
+	return ETL_OK;
+}
+
+int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
+{
+	struct stream *s;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!event)
+		return misuse(r, "NULL event pointer");
+	*event = NULL;
+	if (r->state == ST_FATAL)
+		return r->err.code;
+	if (r->state == ST_NEW) {
+		if (r->ntraces == 0)
+			return misuse(r, "no input was opened");
+		st = start_iteration(r);
+		if (st != ETL_OK)
+			return st;
+	}
+	st = deliver_queued(r);
+	if (st != ETL_OK)
+		return st;
+	if (r->pending) {
+		s = r->pending;
+		r->pending = NULL;
+		stream_advance(r, s);
+		if (s->head != HEAD_NONE)
+			heap_push(r, s);
+	}
+	if (r->heap_len == 0)
+		return ETL_END;
+	s = heap_pop(r);
+	r->pending = s;
+	if (s->head == HEAD_ERROR) {
+		int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;
+		r->counts[ETL_COUNT_ERRORS]++;
+		return set_error_diag(r, &s->diag, s->t->index, fatal);
+	}
+	r->counts[ETL_COUNT_EVENTS]++;
+	*event = &s->ev;
+	return ETL_OK;
+}

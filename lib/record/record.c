@@ -1,0 +1,332 @@
+/*
+ * record.c - trace header kinds (format reference 3.1-3.5).
+ *
+ * Every kind is decoded through the cursor; a record is accepted only when
+ * its declared size holds its fixed header and its optional items.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "record/record.h"
+#include "util/cursor.h"
+
+static void set_kernel_provider(struct etl_event *ev, uint16_t hook)
+{
+	const struct etl_guid *g;
+	unsigned group = hook >> 8;
+
+	/* Process group type 10 (LOAD_IMAGE) is reported under the Image class. */
+	if (hook == 0x030A)
+		group = 0x14;
+	g = etl_kernel_group_guid(group);
+	if (g)
+		ev->provider = *g;
+	else
+		memset(&ev->provider, 0, sizeof(ev->provider));
+	ev->hook_id = hook;
+	ev->id = 0xFFFF;
+	ev->opcode = (uint8_t)(hook & 0xFF);
+}
+
+/* Walks the extended item chain of an EVENT_HEADER record (3.5). */
+static int parse_ext(struct etl_cursor *c, struct etl_event *ev, size_t pos, struct etl_diag *d)
+{
+	size_t start = c->pos;
+
+	for (;;) {
+		size_t item_at = c->pos;
+		uint16_t isize, type, link, dsize;
+		const uint8_t *data;
+
+		if (cur_left(c) < 8) {
+			etl__diag_set(d, ETL_E_TRUNCATED, pos + item_at,
+				      "event header: extended item %u header runs past the record", ev->ext_count);
+			return ETL_E_TRUNCATED;
+		}
+		isize = cur_u16(c);
+		type = cur_u16(c);
+		link = cur_u16(c);
+		dsize = cur_u16(c);
+		if (isize < 8 || (size_t)isize - 8 < dsize || (size_t)isize - 8 > cur_left(c)) {
+			etl__diag_set(d, ETL_E_FORMAT, pos + item_at,
+				      "event header: extended item %u (type %u) size %u / data size %u does not fit the record",
+				      ev->ext_count, (unsigned)type, (unsigned)isize, (unsigned)dsize);
+			return ETL_E_FORMAT;
+		}
+		data = cur_take(c, (size_t)isize - 8);
+		if (type == ETL_EXT_RELATED_ACTIVITYID && dsize >= 16 && !(ev->flags & ETL_EVF_RELATED)) {
+			etl_guid_from_le(data, &ev->related);
+			ev->flags |= ETL_EVF_RELATED;
+		} else if (type == ETL_EXT_INSTANCE_INFO && dsize >= 24 && !(ev->flags & ETL_EVF_INSTANCE)) {
+			ev->instance_id = etl_le32(data);
+			ev->parent_instance_id = etl_le32(data + 4);
+			etl_guid_from_le(data + 8, &ev->parent_guid);
+			ev->flags |= ETL_EVF_INSTANCE;
+		}
+		ev->ext_count++;
+		if (!(link & 1))
+			break;
+	}
+	ev->ext = c->base + start;
+	ev->ext_len = c->pos - start;
+	return ETL_OK;
+}
+
+/* Fixed header size and name of a header type byte. */
+static unsigned header_min(unsigned htype, const char **name)
+{
+	switch (htype) {
+	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: *name = "system"; return 0x20;
+	case ETL_HT_COMPACT32: case ETL_HT_COMPACT64: *name = "compact"; return 0x18;
+	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: *name = "perfinfo"; return 0x10;
+	case ETL_HT_FULL32: case ETL_HT_FULL64: *name = "full"; return 0x30;
+	case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64: *name = "instance"; return 0x48;
+	case ETL_HT_EVENT32: case ETL_HT_EVENT64: *name = "event"; return 0x50;
+	default: *name = "message"; return 8;
+	}
+}
+
+static int too_small(struct etl_diag *d, size_t pos, unsigned htype, unsigned size)
+{
+	const char *what;
+	unsigned need = header_min(htype, &what);
+
+	etl__diag_set(d, ETL_E_FORMAT, pos, "%s header: record size %u is smaller than its %u-byte header",
+		      what, size, need);
+	return ETL_E_FORMAT;
+}
+
+int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned default_ptr_size,
+		      struct etl_event *ev, size_t *advance, struct etl_diag *d)
+{
+	struct etl_cursor c;
+	uint32_t m;
+	size_t room, size;
+	unsigned htype;
+
+	*advance = 0;
+	if (pos >= fill || fill - pos < 4)
+		return ETL_END;
+	room = fill - pos;
+	m = etl_le32(buf + pos);
+	if (m == ETL_END_MARKER)
+		return ETL_END;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->pid = ETL_ID_NONE;
+	ev->tid = ETL_ID_NONE;
+
+	if ((m & 0xC0000000u) == 0xC0000000u) {
+		htype = (m >> 16) & 0xFF;
+		switch (htype) {
+		case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+		case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+		case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+			if (room < 8)
+				goto short_room;
+			size = etl_le16(buf + pos + 4);
+			break;
+		default:
+			size = m & 0xFFFF;
+			break;
+		}
+	} else if ((m & 0xD0000000u) == 0x90000000u) {
+		htype = 0x0F; /* MESSAGE */
+		size = m & 0xFFFF;
+	} else {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "record marker 0x%08x is not a trace header", (unsigned)m);
+		return ETL_E_FORMAT;
+	}
+	if (size > room) {
+		etl__diag_set(d, ETL_E_TRUNCATED, pos,
+			      "record size %zu runs past the buffer's filled bytes (%zu left)", size, room);
+		return ETL_E_TRUNCATED;
+	}
+	if (size < 8) {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "record size %zu is too small for any trace header", size);
+		return ETL_E_FORMAT;
+	}
+	cur_init(&c, buf + pos, size);
+	ev->record_size = (uint32_t)size;
+
+	switch (htype) {
+	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+	case ETL_HT_COMPACT32: case ETL_HT_COMPACT64: {
+		int compact = htype == ETL_HT_COMPACT32 || htype == ETL_HT_COMPACT64;
+		unsigned hsz = compact ? 0x18 : 0x20;
+
+		if (size < hsz)
+			goto fail_small;
+		ev->kind = compact ? ETL_HEADER_COMPACT : ETL_HEADER_SYSTEM;
+		ev->ptr_size = (htype == ETL_HT_SYSTEM32 || htype == ETL_HT_COMPACT32) ? 4 : 8;
+		ev->version = (uint8_t)cur_u16(&c);
+		cur_skip(&c, 4);
+		set_kernel_provider(ev, cur_u16(&c));
+		ev->tid = cur_u32(&c);
+		ev->pid = cur_u32(&c);
+		ev->ts_raw = cur_u64(&c);
+		if (!compact) {
+			ev->kernel_time = cur_u32(&c);
+			ev->user_time = cur_u32(&c);
+		}
+		break;
+	}
+	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: {
+		uint16_t ver;
+		unsigned npmc;
+		size_t extra;
+
+		if (size < 0x10)
+			goto fail_small;
+		ev->kind = ETL_HEADER_PERFINFO;
+		ev->ptr_size = htype == ETL_HT_PERFINFO32 ? 4 : 8;
+		ver = cur_u16(&c);
+		ev->version = (uint8_t)ver;
+		cur_skip(&c, 4);
+		set_kernel_provider(ev, cur_u16(&c));
+		ev->ts_raw = cur_u64(&c);
+		npmc = (ver >> 8) & 7;
+		extra = (size_t)npmc * 8 + ((ver & 0x8000) ? 8 : 0);
+		if (extra > cur_left(&c)) {
+			etl__diag_set(d, ETL_E_FORMAT, pos,
+				      "perfinfo header: %u PMC counters%s do not fit record size %zu", npmc,
+				      (ver & 0x8000) ? " and a PEBS index" : "", size);
+			*advance = (size + 7) & ~(size_t)7;
+			return ETL_E_FORMAT;
+		}
+		if (ver & 0x8000) {
+			ev->pebs = cur_u64(&c);
+			ev->flags |= ETL_EVF_PEBS;
+		}
+		ev->pmc_count = npmc;
+		ev->pmc = cur_take(&c, (size_t)npmc * 8);
+		break;
+	}
+	case ETL_HT_FULL32: case ETL_HT_FULL64:
+	case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64: {
+		int inst = htype == ETL_HT_INSTANCE32 || htype == ETL_HT_INSTANCE64;
+
+		if (size < (inst ? 0x48u : 0x30u))
+			goto fail_small;
+		ev->kind = inst ? ETL_HEADER_INSTANCE : ETL_HEADER_FULL;
+		ev->ptr_size = (htype == ETL_HT_FULL32 || htype == ETL_HT_INSTANCE32) ? 4 : 8;
+		cur_skip(&c, 4);
+		ev->opcode = cur_u8(&c);
+		ev->level = cur_u8(&c);
+		ev->version = (uint8_t)cur_u16(&c);
+		ev->tid = cur_u32(&c);
+		ev->pid = cur_u32(&c);
+		ev->ts_raw = cur_u64(&c);
+		cur_guid(&c, &ev->provider);
+		ev->kernel_time = cur_u32(&c);
+		ev->user_time = cur_u32(&c);
+		if (inst) {
+			ev->instance_id = cur_u32(&c);
+			ev->parent_instance_id = cur_u32(&c);
+			cur_guid(&c, &ev->parent_guid);
+			ev->flags |= ETL_EVF_INSTANCE;
+		}
+		break;
+	}
+	case ETL_HT_EVENT32: case ETL_HT_EVENT64: {
+		int st;
+
+		if (size < 0x50)
+			goto fail_small;
+		ev->kind = ETL_HEADER_EVENT;
+		ev->ptr_size = htype == ETL_HT_EVENT32 ? 4 : 8;
+		cur_skip(&c, 4);
+		ev->hdr_flags = cur_u16(&c);
+		ev->prop_flags = cur_u16(&c);
+		ev->tid = cur_u32(&c);
+		ev->pid = cur_u32(&c);
+		ev->ts_raw = cur_u64(&c);
+		cur_guid(&c, &ev->provider);
+		ev->id = cur_u16(&c);
+		ev->version = cur_u8(&c);
+		ev->channel = cur_u8(&c);
+		ev->level = cur_u8(&c);
+		ev->opcode = cur_u8(&c);
+		ev->task = cur_u16(&c);
+		ev->keywords = cur_u64(&c);
+		ev->kernel_time = cur_u32(&c);
+		ev->user_time = cur_u32(&c);
+		cur_guid(&c, &ev->activity);
+		ev->flags |= ETL_EVF_ACTIVITY;
+		if (ev->hdr_flags & 0x0001) {
+			st = parse_ext(&c, ev, pos, d);
+			if (st != ETL_OK) {
+				*advance = (size + 7) & ~(size_t)7;
+				return st;
+			}
+		}
+		break;
+	}
+	case 0x0F: { /* MESSAGE_TRACE_HEADER (WPP) */
+		uint16_t opt;
+
+		ev->kind = ETL_HEADER_MESSAGE;
+		cur_skip(&c, 4);
+		ev->id = cur_u16(&c);
+		opt = cur_u16(&c);
+		ev->msg_flags = opt;
+		ev->ptr_size = (opt & ETL_MSG_POINTER32) ? 4 : (opt & ETL_MSG_POINTER64) ? 8
+							       : (uint8_t)default_ptr_size;
+		if (opt & ETL_MSG_SEQUENCE) {
+			ev->msg_seq = cur_u32(&c);
+			ev->flags |= ETL_EVF_MSG_SEQ;
+		}
+		if (opt & ETL_MSG_COMPONENT_ID) {
+			ev->msg_compid = cur_u32(&c);
+			ev->flags |= ETL_EVF_MSG_COMPID;
+		} else if (opt & ETL_MSG_GUID) {
+			cur_guid(&c, &ev->provider);
+		}
+		if (opt & ETL_MSG_TIMESTAMP)
+			ev->ts_raw = cur_u64(&c);
+		else
+			ev->flags |= ETL_EVF_TS_INHERITED;
+		if (opt & ETL_MSG_SYSTEMINFO) {
+			ev->tid = cur_u32(&c);
+			ev->pid = cur_u32(&c);
+		}
+		if (!cur_ok(&c)) {
+			etl__diag_set(d, ETL_E_FORMAT, pos,
+				      "message header: option items 0x%04x do not fit record size %zu",
+				      (unsigned)opt, size);
+			*advance = (size + 7) & ~(size_t)7;
+			return ETL_E_FORMAT;
+		}
+		break;
+	}
+	default:
+		etl__diag_set(d, ETL_E_UNSUPPORTED, pos,
+			      "record with %s header type 0x%02x (%zu bytes) skipped",
+			      (htype == ETL_HT_TIMED || htype == ETL_HT_ERROR || htype == ETL_HT_WNODE)
+				      ? "obsolete" : "unknown",
+			      htype, size);
+		*advance = (size + 7) & ~(size_t)7;
+		return ETL_E_UNSUPPORTED;
+	}
+	if (!cur_ok(&c)) { /* cannot happen after the size checks above; kept as a guard */
+		etl__diag_set(d, ETL_E_FORMAT, pos, "record header runs past its size %zu", size);
+		*advance = (size + 7) & ~(size_t)7;
+		return ETL_E_FORMAT;
+	}
+	ev->payload = c.base + c.pos;
+	ev->payload_len = cur_left(&c);
+	*advance = (size + 7) & ~(size_t)7;
+	if (*advance > room)
+		*advance = room; /* the last record may end without padding */
+	return ETL_OK;
+
+fail_small:
+	*advance = (size + 7) & ~(size_t)7;
+	if (*advance > room)
+		*advance = room;
+	return too_small(d, pos, htype, (unsigned)size);
+short_room:
+	etl__diag_set(d, ETL_E_TRUNCATED, pos, "record header runs past the buffer's filled bytes");
+	return ETL_E_TRUNCATED;
+}

@@ -1,0 +1,49 @@
+/*
+ * record.h - event records inside a buffer: every trace header kind.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_RECORD_RECORD_H
+#define ETL_RECORD_RECORD_H
+
+#include "internal.h"
+
+/* Header type byte values (format reference 3.1). */
+enum {
+	ETL_HT_SYSTEM32 = 0x01, ETL_HT_SYSTEM64 = 0x02,
+	ETL_HT_COMPACT32 = 0x03, ETL_HT_COMPACT64 = 0x04,
+	ETL_HT_FULL32 = 0x0A, ETL_HT_INSTANCE32 = 0x0B,
+	ETL_HT_TIMED = 0x0C, ETL_HT_ERROR = 0x0D, ETL_HT_WNODE = 0x0E,
+	ETL_HT_PERFINFO32 = 0x10, ETL_HT_PERFINFO64 = 0x11,
+	ETL_HT_EVENT32 = 0x12, ETL_HT_EVENT64 = 0x13,
+	ETL_HT_FULL64 = 0x14, ETL_HT_INSTANCE64 = 0x15
+};
+
+/* WPP / TraceMessage option flags */
+enum {
+	ETL_MSG_SEQUENCE = 0x0001, ETL_MSG_GUID = 0x0002, ETL_MSG_COMPONENT_ID = 0x0004,
+	ETL_MSG_TIMESTAMP = 0x0008, ETL_MSG_PERF_TIMESTAMP = 0x0010, ETL_MSG_SYSTEMINFO = 0x0020,
+	ETL_MSG_POINTER32 = 0x0040, ETL_MSG_POINTER64 = 0x0080
+};
+
+#define ETL_END_MARKER 0xFFFFFFFFu
+
+/*
+ * Parses the record at pos of a buffer whose records end at fill (offsets
+ * count from the start of the buffer, header included).
+ *   ETL_OK   ev is filled (times, cpu and location are left to the caller);
+ *            *advance = the aligned record size.
+ *   ETL_END  the end marker, or no room for another record.
+ *   < 0      d is set (d->offset relative to the buffer).  *advance is the
+ *            number of bytes to skip when the size was trustworthy, or 0
+ *            when the caller must search for the next record.
+ */
+int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned default_ptr_size,
+		      struct etl_event *ev, size_t *advance, struct etl_diag *d);
+
+/* Parses the header buffer's first record, the logfile header, into t.
+ * Returns ETL_OK or < 0 with d set. */
+int etl__logfile_parse(const uint8_t *buf, size_t fill, struct etl_trace_info *t,
+		       struct etl_diag *d);
+
+#endif

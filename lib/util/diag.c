@@ -1,0 +1,37 @@
+/*
+ * diag.c - status names and the diagnostics lower layers hand upward.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+
+#include "internal.h"
+
+void etl__diag_set(struct etl_diag *d, int code, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->code = code;
+	d->offset = offset;
+	d->buffer_index = -1;
+	d->trace = -1;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+}
+
+const char *etl_status_string(int status)
+{
+	switch (status) {
+	case ETL_OK: return "ok";
+	case ETL_END: return "end";
+	case ETL_E_FORMAT: return "format";
+	case ETL_E_TRUNCATED: return "truncated";
+	case ETL_E_UNSUPPORTED: return "unsupported";
+	case ETL_E_LIMIT: return "limit";
+	case ETL_E_IO: return "io";
+	case ETL_E_NOMEM: return "nomem";
+	case ETL_E_MISUSE: return "misuse";
+	default: return "unknown";
+	}
+}

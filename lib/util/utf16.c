@@ -1,0 +1,66 @@
+/*
+ * utf16.c - UTF-16LE to UTF-8 by explicit length.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "internal.h"
+#include "util/cursor.h"
+
+static size_t put_utf8(uint8_t *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (uint8_t)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (uint8_t)(0xC0 | cp >> 6);
+		o[1] = (uint8_t)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (uint8_t)(0xE0 | cp >> 12);
+		o[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+		o[2] = (uint8_t)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (uint8_t)(0xF0 | cp >> 18);
+	o[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3F));
+	o[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3F));
+	o[3] = (uint8_t)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used)
+{
+	size_t n = 0, i, cap, o = 0;
+	uint8_t *out;
+
+	while (n < max_units && etl_le16(p + 2 * n) != 0)
+		n++;
+	if (units_used)
+		*units_used = n < max_units ? n + 1 : n;
+	/* Each unit becomes at most 3 bytes (a surrogate pair, 2 units, 4 bytes). */
+	if (!etl__mul_size(n, 3, &cap) || !etl__add_size(cap, 1, &cap))
+		return NULL;
+	out = etl__malloc(cap);
+	if (!out)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		uint32_t u = etl_le16(p + 2 * i);
+
+		if (u >= 0xD800 && u <= 0xDBFF && i + 1 < n) {
+			uint32_t l = etl_le16(p + 2 * (i + 1));
+
+			if (l >= 0xDC00 && l <= 0xDFFF) {
+				o += put_utf8(out + o, 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00));
+				i++;
+				continue;
+			}
+		}
+		if (u >= 0xD800 && u <= 0xDFFF)
+			u = 0xFFFD;
+		o += put_utf8(out + o, u);
+	}
+	out[o] = 0;
+	return (char *)out;
+}

@@ -1,0 +1,262 @@
+/*
+ * buffer.c - WMI buffers: header decoding, plausibility, and the index.
+ *
+ * Layout: format reference 1.2.  The next buffer starts BufferSize bytes
+ * after this one (buffers of compressed traces have odd sizes).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "util/cursor.h"
+#include "walk/buffer.h"
+
+void etl__bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
+{
+	uint16_t cpu_raw = etl_le16(p + 0x28);
+
+	h->size = etl_le32(p + 0x00);
+	h->saved = etl_le32(p + 0x04);
+	h->ts = etl_le64(p + 0x10);
+	h->seq = etl_le64(p + 0x18);
+	h->logger = etl_le16(p + 0x2A);
+	h->state = etl_le32(p + 0x2C);
+	h->offset = etl_le32(p + 0x30);
+	h->flags = etl_le16(p + 0x34);
+	h->type = etl_le16(p + 0x36);
+	/* Windows 8+ (flag PROC_INDEX): a 16-bit processor index.  Before that
+	 * a UCHAR ProcessorNumber followed by an alignment byte (seen as 0x08). */
+	h->cpu = (h->flags & ETL_BUF_PROC_INDEX) ? cpu_raw : (uint32_t)(cpu_raw & 0xFF);
+}
+
+int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
+		      uint32_t nominal, struct etl_diag *d)
+{
+	int compressed = (h->flags & ETL_BUF_COMPRESSED) != 0;
+
+	if (h->size < ETL_BUFFER_HEADER_SIZE) {
+		etl__diag_set(d, ETL_E_FORMAT, off, "buffer header: BufferSize %u is smaller than the 72-byte header",
+			      (unsigned)h->size);
+		return ETL_E_FORMAT;
+	}
+	if (h->size > size_limit) {
+		etl__diag_set(d, ETL_E_LIMIT, off, "buffer header: BufferSize %u exceeds the limit %llu",
+			      (unsigned)h->size, (unsigned long long)size_limit);
+		return ETL_E_LIMIT;
+	}
+	if (h->type > ETL_BUFTYPE_MAX) {
+		etl__diag_set(d, ETL_E_FORMAT, off, "buffer header: BufferType %u is not a known type",
+			      (unsigned)h->type);
+		return ETL_E_FORMAT;
+	}
+	if (h->flags & 0xFF80u) {
+		etl__diag_set(d, ETL_E_FORMAT, off, "buffer header: BufferFlag 0x%04x has unknown bits",
+			      (unsigned)h->flags);
+		return ETL_E_FORMAT;
+	}
+	if (compressed) {
+		if (h->offset < ETL_BUFFER_HEADER_SIZE || h->offset > size_limit ||
+		    (nominal && h->offset > nominal)) {
+			etl__diag_set(d, ETL_E_FORMAT, off,
+				      "compressed buffer header: uncompressed size (Offset) %u is out of range",
+				      (unsigned)h->offset);
+			return ETL_E_FORMAT;
+		}
+	} else {
+		if (h->offset > h->size) {
+			etl__diag_set(d, ETL_E_FORMAT, off, "buffer header: Offset %u exceeds BufferSize %u",
+				      (unsigned)h->offset, (unsigned)h->size);
+			return ETL_E_FORMAT;
+		}
+		if (nominal && h->size != nominal && h->type != ETL_BUFTYPE_HEADER) {
+			etl__diag_set(d, ETL_E_FORMAT, off,
+				      "buffer header: BufferSize %u differs from the trace's %u in an uncompressed trace",
+				      (unsigned)h->size, (unsigned)nominal);
+			return ETL_E_FORMAT;
+		}
+	}
+	return ETL_OK;
+}
+
+size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail)
+{
+	if (h->offset >= ETL_BUFFER_HEADER_SIZE && h->offset <= avail)
+		return h->offset;
+	if (h->saved >= ETL_BUFFER_HEADER_SIZE && h->saved <= avail)
+		return h->saved;
+	return avail;
+}
+
+static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t count_limit,
+		struct etl_diag *d)
+{
+	if (ix->count >= count_limit) {
+		etl__diag_set(d, ETL_E_LIMIT, e->off, "more than %llu buffers (buffer-count limit)",
+			      (unsigned long long)count_limit);
+		return ETL_E_LIMIT;
+	}
+	if (ix->count == ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 64, bytes;
+		void *n;
+
+		if (!etl__mul_size(ncap, sizeof(*ix->ent), &bytes) ||
+		    !(n = etl__realloc(ix->ent, bytes))) {
+			etl__diag_set(d, ETL_E_NOMEM, e->off, "out of memory for the buffer index");
+			return ETL_E_NOMEM;
+		}
+		ix->ent = n;
+		ix->cap = ncap;
+	}
+	ix->ent[ix->count++] = *e;
+	return ETL_OK;
+}
+
+/* Finds the next offset >= from whose bytes decode as a plausible buffer
+ * header; scans a window at a time.  Returns the file size if none. */
+static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal, int compressed,
+		  uint64_t size_limit, uint64_t *found, struct etl_diag *d)
+{
+	enum { WIN = 65536 };
+	static const size_t hs = ETL_BUFFER_HEADER_SIZE;
+	uint8_t *win = NULL;
+	uint64_t pos = from;
+	unsigned step = compressed ? 1 : 8;
+	int st = ETL_OK;
+
+	if (!src->mem) {
+		win = etl__malloc(WIN);
+		if (!win) {
+			etl__diag_set(d, ETL_E_NOMEM, from, "out of memory while resynchronising");
+			return ETL_E_NOMEM;
+		}
+	}
+	if (!compressed && (pos & 7))
+		pos += 8 - (pos & 7);
+	*found = src->size;
+	while (pos < src->size && src->size - pos >= hs) {
+		size_t n = src->size - pos > WIN ? WIN : (size_t)(src->size - pos);
+		const uint8_t *p = etl__source_view(src, pos, n, win, d);
+		size_t i;
+
+		if (!p) {
+			st = d->code;
+			break;
+		}
+		for (i = 0; i + hs <= n; i += step) {
+			struct etl_bufhdr h;
+			struct etl_diag ignored;
+
+			etl__bufhdr_decode(p + i, &h);
+			if (etl__bufhdr_check(&h, pos + i, size_limit, nominal, &ignored) == ETL_OK &&
+			    h.type != ETL_BUFTYPE_HEADER && !!(h.flags & ETL_BUF_COMPRESSED) == !!compressed &&
+			    etl_le32(p + i + 0x0C) == 0 /* ReferenceCount */) {
+				*found = pos + i;
+				goto out;
+			}
+		}
+		if (n < WIN)
+			break;
+		pos += i; /* i is the first position not yet tried */
+	}
+out:
+	etl__free(win);
+	return st;
+}
+
+int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, uint32_t nominal,
+			int compressed, uint64_t size_limit, uint64_t count_limit,
+			etl_diag_fn report, void *ctx, struct etl_diag *d)
+{
+	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
+	uint64_t off = 0;
+	int st;
+
+	while (off < src->size) {
+		struct etl_bufhdr h;
+		struct etl_bufent e;
+		struct etl_diag bad;
+		uint64_t left = src->size - off, next;
+
+		if (left < ETL_BUFFER_HEADER_SIZE) {
+			st = etl__source_read(src, off, raw, (size_t)left, d);
+			if (st != ETL_OK)
+				return st;
+			if (!all_bytes(raw, (size_t)left, 0) && !all_bytes(raw, (size_t)left, 0xFF)) {
+				etl__diag_set(&bad, ETL_E_TRUNCATED, off,
+					      "%llu bytes after the last buffer are too few for a buffer header",
+					      (unsigned long long)left);
+				bad.buffer_index = (int64_t)ix->count;
+				report(ctx, &bad);
+				ix->bytes_skipped += left;
+			}
+			break;
+		}
+		st = etl__source_read(src, off, raw, sizeof(raw), d);
+		if (st != ETL_OK)
+			return st;
+		if (all_bytes(raw, sizeof(raw), 0)) {
+			/* Preallocated, never written space: the end of the data. */
+			break;
+		}
+		etl__bufhdr_decode(raw, &h);
+		if (ix->count > 0 && h.type == ETL_BUFTYPE_HEADER)
+			h.type = 0xFFFF; /* a second header buffer is damage here */
+		if (etl__bufhdr_check(&h, off, size_limit, ix->count ? nominal : 0, &bad) != ETL_OK ||
+		    h.type == 0xFFFF) {
+			if (h.type == 0xFFFF)
+				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
+			st = resync(src, off + 1, nominal, compressed, size_limit, &next, d);
+			if (st != ETL_OK)
+				return st;
+			bad.buffer_index = (int64_t)ix->count;
+			{
+				size_t l = strlen(bad.msg);
+				snprintf(bad.msg + l, sizeof(bad.msg) - l,
+					 "; skipped %llu bytes to %s at offset 0x%llx",
+					 (unsigned long long)(next - off),
+					 next < src->size ? "the next plausible buffer" : "the end of the file",
+					 (unsigned long long)next);
+			}
+			report(ctx, &bad);
+			ix->bytes_skipped += next - off;
+			off = next;
+			continue;
+		}
+		e.off = off;
+		e.seq = h.seq;
+		e.cpu = h.cpu;
+		e.flags = h.flags;
+		e.type = h.type;
+		e.avail = h.size;
+		if (h.size > left) {
+			etl__diag_set(&bad, ETL_E_TRUNCATED, off,
+				      "buffer %zu declares %u bytes but the file ends after %llu: reading what is there",
+				      ix->count, (unsigned)h.size, (unsigned long long)left);
+			bad.buffer_index = (int64_t)ix->count;
+			report(ctx, &bad);
+			e.avail = (uint32_t)left;
+		}
+		st = push(ix, &e, count_limit, d);
+		if (st != ETL_OK)
+			return st;
+		off += e.avail;
+	}
+	return ETL_OK;
+}
+
+void etl__bufindex_free(struct etl_bufindex *ix)
+{
+	etl__free(ix->ent);
+	memset(ix, 0, sizeof(*ix));
+}

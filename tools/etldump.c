@@ -1,0 +1,564 @@
+/*
+ * etldump - print the events of Windows ETW trace files (.etl).
+ *
+ * A thin tool: everything it prints comes through the public libetl API.
+ * Data goes to stdout, diagnostics to stderr.  Exit codes: see usage() and
+ * docs/etldump.1.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <etl.h>
+
+#include "exit_codes.h"
+
+enum out_format { FMT_TEXT, FMT_JSONL };
+
+struct options {
+	enum out_format format;
+	enum etl_order order;
+	int info;
+	int quiet;
+	uint64_t max_events; /* 0 = all */
+	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
+};
+
+static const char *progname = "etldump";
+static int output_failed;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] FILE...\n"
+		"Print the events of Windows ETW trace files (.etl), merged in time order.\n"
+		"\n"
+		"Options:\n"
+		"  -f, --format=FORMAT   output format: text (default) or jsonl\n"
+		"  -i, --info            print the trace information instead of events\n"
+		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
+		"  -n, --count=N         stop after N events\n"
+		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
+		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
+		"  -h, --help            show this help and exit\n"
+		"  -V, --version         show the version of etldump and its libraries and exit\n"
+		"\n"
+		"FILE may be '-' for standard input.\n"
+		"\n"
+		"Exit status: 0 all input read cleanly; 1 damaged or unsupported data was skipped\n"
+		"(everything intact was still printed); 2 usage error; 3 an input could not be opened\n"
+		"or read; 4 out of memory.\n",
+		progname);
+}
+
+/* ---- output helpers ---- */
+
+static void out_str(const char *s)
+{
+	if (fputs(s, stdout) == EOF)
+		output_failed = 1;
+}
+
+static void out_hex(const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[512];
+	size_t i = 0, o = 0;
+
+	for (; i < n; i++) {
+		buf[o++] = digits[p[i] >> 4];
+		buf[o++] = digits[p[i] & 15];
+		if (o == sizeof(buf)) {
+			if (fwrite(buf, 1, o, stdout) != o)
+				output_failed = 1;
+			o = 0;
+		}
+	}
+	if (o && fwrite(buf, 1, o, stdout) != o)
+		output_failed = 1;
+}
+
+/* JSON string body (without quotes) of UTF-8 text. */
+static void out_json_str(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			putchar('\\');
+			putchar(c);
+		} else if (c < 0x20) {
+			printf("\\u%04x", c);
+		} else {
+			putchar(c);
+		}
+	}
+}
+
+/* "2024-01-02T03:04:05.1234567Z" from a FILETIME. */
+static void format_filetime(uint64_t ft, char *out, size_t n) /* n >= 64 */
+{
+	const uint64_t epoch = 116444736000000000ULL;
+	struct tm tm;
+	time_t secs;
+	int64_t unix100;
+	uint32_t frac;
+
+	unix100 = ft >= epoch ? (int64_t)(ft - epoch) : -(int64_t)(epoch - ft);
+	secs = (time_t)(unix100 / 10000000);
+	frac = (uint32_t)(unix100 % 10000000);
+	if (unix100 < 0 && frac) {
+		secs -= 1;
+		frac = (uint32_t)(10000000 + (unix100 % 10000000));
+	}
+	if (!gmtime_r(&secs, &tm)) {
+		snprintf(out, n, "filetime:%" PRIu64, ft);
+		return;
+	}
+	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%07uZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)frac);
+}
+
+static const char *clock_name(enum etl_clock c)
+{
+	switch (c) {
+	case ETL_CLOCK_QPC: return "qpc";
+	case ETL_CLOCK_SYSTEM_TIME: return "system-time";
+	case ETL_CLOCK_CPU_CYCLES: return "cpu-cycles";
+	default: return "unknown";
+	}
+}
+
+/* ---- trace information ---- */
+
+static void print_info_text(const struct etl_trace_info *t)
+{
+	char start[64], end[64], boot[64];
+	size_t i;
+
+	format_filetime(etl_trace_info_start_time(t), start, sizeof(start));
+	format_filetime(etl_trace_info_end_time(t), end, sizeof(end));
+	format_filetime(etl_trace_info_boot_time(t), boot, sizeof(boot));
+	printf("file:               %s\n", etl_trace_info_name(t));
+	if (etl_trace_info_container(t)[0])
+		printf("container:          %s\n", etl_trace_info_container(t));
+	for (i = 0; i < etl_trace_info_other_member_count(t); i++)
+		printf("other member:       %s\n", etl_trace_info_other_member(t, i));
+	printf("size:               %" PRIu64 " bytes\n", etl_trace_info_file_size(t));
+	printf("logger name:        %s\n", etl_trace_info_logger_name(t));
+	printf("log file name:      %s\n", etl_trace_info_log_file_name(t));
+	printf("os version:         %u.%u build %u\n", etl_trace_info_os_major(t),
+	       etl_trace_info_os_minor(t), etl_trace_info_os_build(t));
+	printf("file layout:        %u.%u\n", etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t));
+	printf("pointer size:       %u\n", etl_trace_info_pointer_size(t));
+	printf("processors:         %u\n", etl_trace_info_cpu_count(t));
+	printf("cpu speed:          %u MHz\n", etl_trace_info_cpu_speed_mhz(t));
+	printf("buffer size:        %u\n", etl_trace_info_buffer_size(t));
+	printf("buffers written:    %u\n", etl_trace_info_buffers_written(t));
+	printf("buffers lost:       %u\n", etl_trace_info_buffers_lost(t));
+	printf("events lost:        %u\n", etl_trace_info_events_lost(t));
+	printf("log file mode:      0x%08x\n", etl_trace_info_log_file_mode(t));
+	printf("compression:        %u\n", etl_trace_info_compression_format(t));
+	printf("maximum file size:  %u\n", etl_trace_info_maximum_file_size(t));
+	printf("start time:         %s\n", start);
+	printf("end time:           %s\n", end);
+	printf("boot time:          %s\n", boot);
+	printf("clock type:         %s\n", clock_name(etl_trace_info_clock_type(t)));
+	printf("perf frequency:     %" PRIu64 "\n", etl_trace_info_perf_freq(t));
+	printf("timer resolution:   %u (100 ns units)\n", etl_trace_info_timer_resolution(t));
+	printf("timer source:       %u\n", etl_trace_info_timer_source(t));
+	printf("perf counter source:%u\n", etl_trace_info_perf_counter_source(t));
+	printf("start timestamp:    %" PRIu64 "\n", etl_trace_info_start_timestamp_raw(t));
+	printf("time zone bias:     %d min\n", etl_trace_info_tz_bias(t));
+	printf("time zone standard: %s (bias %d)\n", etl_trace_info_tz_standard_name(t),
+	       etl_trace_info_tz_standard_bias(t));
+	printf("time zone daylight: %s (bias %d)\n", etl_trace_info_tz_daylight_name(t),
+	       etl_trace_info_tz_daylight_bias(t));
+}
+
+static void json_kv_str(const char *k, const char *v, int comma)
+{
+	printf("%s\"%s\":\"", comma ? "," : "", k);
+	out_json_str(v);
+	putchar('"');
+}
+
+static void print_info_json(const struct etl_trace_info *t)
+{
+	char start[64], end[64], boot[64];
+	size_t i;
+
+	format_filetime(etl_trace_info_start_time(t), start, sizeof(start));
+	format_filetime(etl_trace_info_end_time(t), end, sizeof(end));
+	format_filetime(etl_trace_info_boot_time(t), boot, sizeof(boot));
+	printf("{\"type\":\"trace\"");
+	json_kv_str("file", etl_trace_info_name(t), 1);
+	json_kv_str("container", etl_trace_info_container(t), 1);
+	printf(",\"other_members\":[");
+	for (i = 0; i < etl_trace_info_other_member_count(t); i++) {
+		printf("%s\"", i ? "," : "");
+		out_json_str(etl_trace_info_other_member(t, i));
+		putchar('"');
+	}
+	printf("],\"size\":%" PRIu64, etl_trace_info_file_size(t));
+	json_kv_str("logger_name", etl_trace_info_logger_name(t), 1);
+	json_kv_str("log_file_name", etl_trace_info_log_file_name(t), 1);
+	printf(",\"os_major\":%u,\"os_minor\":%u,\"os_build\":%u,\"layout\":\"%u.%u\"",
+	       etl_trace_info_os_major(t), etl_trace_info_os_minor(t), etl_trace_info_os_build(t),
+	       etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t));
+	printf(",\"pointer_size\":%u,\"cpu_count\":%u,\"cpu_speed_mhz\":%u,\"buffer_size\":%u",
+	       etl_trace_info_pointer_size(t), etl_trace_info_cpu_count(t),
+	       etl_trace_info_cpu_speed_mhz(t), etl_trace_info_buffer_size(t));
+	printf(",\"buffers_written\":%u,\"buffers_lost\":%u,\"events_lost\":%u,\"log_file_mode\":%u",
+	       etl_trace_info_buffers_written(t), etl_trace_info_buffers_lost(t),
+	       etl_trace_info_events_lost(t), etl_trace_info_log_file_mode(t));
+	printf(",\"compression_format\":%u,\"maximum_file_size\":%u",
+	       etl_trace_info_compression_format(t), etl_trace_info_maximum_file_size(t));
+	printf(",\"start_time\":\"%s\",\"end_time\":\"%s\",\"boot_time\":\"%s\"", start, end, boot);
+	printf(",\"start_filetime\":%" PRIu64 ",\"end_filetime\":%" PRIu64,
+	       etl_trace_info_start_time(t), etl_trace_info_end_time(t));
+	printf(",\"clock_type\":\"%s\",\"perf_freq\":%" PRIu64 ",\"timer_resolution\":%u",
+	       clock_name(etl_trace_info_clock_type(t)), etl_trace_info_perf_freq(t),
+	       etl_trace_info_timer_resolution(t));
+	printf(",\"timer_source\":%u,\"perf_counter_source\":%u,\"start_timestamp\":%" PRIu64,
+	       etl_trace_info_timer_source(t), etl_trace_info_perf_counter_source(t),
+	       etl_trace_info_start_timestamp_raw(t));
+	printf(",\"tz_bias\":%d,\"tz_standard_bias\":%d,\"tz_daylight_bias\":%d",
+	       etl_trace_info_tz_bias(t), etl_trace_info_tz_standard_bias(t),
+	       etl_trace_info_tz_daylight_bias(t));
+	json_kv_str("tz_standard_name", etl_trace_info_tz_standard_name(t), 1);
+	json_kv_str("tz_daylight_name", etl_trace_info_tz_daylight_name(t), 1);
+	printf("}\n");
+}
+
+/* ---- events ---- */
+
+static void print_event_text(const struct etl_event *ev, const struct options *o)
+{
+	char when[64], guid[ETL_GUID_STRING_SIZE];
+	const uint8_t *payload;
+	size_t len, shown;
+	enum etl_header_kind k = etl_event_header_kind(ev);
+
+	format_filetime(etl_event_filetime(ev), when, sizeof(when));
+	etl_guid_format(etl_event_provider(ev), guid);
+	etl_event_payload(ev, &payload, &len);
+	printf("%s cpu=%u", when, etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE)
+		printf(" pid=%u", etl_event_pid(ev));
+	if (etl_event_tid(ev) != ETL_ID_NONE)
+		printf(" tid=%u", etl_event_tid(ev));
+	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
+		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+		printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
+	} else {
+		printf(" provider={%s} id=%u", guid, etl_event_id(ev));
+	}
+	printf(" opcode=%u version=%u level=%u len=%zu", etl_event_opcode(ev), etl_event_version(ev),
+	       etl_event_level(ev), len);
+	shown = len < o->max_payload ? len : o->max_payload;
+	if (shown) {
+		out_str(" payload=");
+		out_hex(payload, shown);
+		if (shown < len)
+			out_str("...");
+	}
+	putchar('\n');
+}
+
+static void print_guid_field(const char *key, const struct etl_guid *g)
+{
+	char s[ETL_GUID_STRING_SIZE];
+
+	if (!g)
+		return;
+	etl_guid_format(g, s);
+	printf(",\"%s\":\"%s\"", key, s);
+}
+
+static void print_event_json(const struct etl_event *ev, const struct etl_reader *r)
+{
+	char when[64], guid[ETL_GUID_STRING_SIZE];
+	const uint8_t *payload;
+	size_t len;
+	unsigned i, n;
+	uint32_t a, b;
+	uint64_t v;
+	struct etl_guid pg;
+	enum etl_header_kind k = etl_event_header_kind(ev);
+
+	format_filetime(etl_event_filetime(ev), when, sizeof(when));
+	etl_guid_format(etl_event_provider(ev), guid);
+	etl_event_payload(ev, &payload, &len);
+	printf("{\"type\":\"event\",\"file\":\"");
+	out_json_str(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
+	printf("\",\"file_offset\":%" PRIu64 ",\"buffer\":%" PRIu64 ",\"buffer_offset\":%u",
+	       etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_buffer_offset(ev));
+	printf(",\"time\":\"%s\",\"unix_ns\":%" PRId64 ",\"timestamp\":%" PRIu64, when,
+	       etl_event_unix_ns(ev), etl_event_timestamp_raw(ev));
+	if (etl_event_timestamp_inherited(ev))
+		printf(",\"timestamp_inherited\":true");
+	printf(",\"header\":\"%s\",\"pointer_size\":%u,\"cpu\":%u", etl_header_kind_name(k),
+	       etl_event_pointer_size(ev), etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE)
+		printf(",\"pid\":%u", etl_event_pid(ev));
+	if (etl_event_tid(ev) != ETL_ID_NONE)
+		printf(",\"tid\":%u", etl_event_tid(ev));
+	printf(",\"provider\":\"%s\"", guid);
+	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
+		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+		printf(",\"hook_id\":%u", etl_event_hook_id(ev));
+		if (g)
+			printf(",\"kernel_group\":\"%s\"", g);
+	}
+	printf(",\"id\":%u,\"version\":%u,\"channel\":%u,\"level\":%u,\"opcode\":%u,\"task\":%u",
+	       etl_event_id(ev), etl_event_version(ev), etl_event_channel(ev), etl_event_level(ev),
+	       etl_event_opcode(ev), etl_event_task(ev));
+	printf(",\"keywords\":\"0x%016" PRIx64 "\"", etl_event_keywords(ev));
+	if (k == ETL_HEADER_EVENT)
+		printf(",\"header_flags\":%u,\"event_property\":%u", etl_event_header_flags(ev),
+		       etl_event_property_flags(ev));
+	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_FULL || k == ETL_HEADER_INSTANCE ||
+	    k == ETL_HEADER_EVENT)
+		printf(",\"kernel_time\":%u,\"user_time\":%u", etl_event_kernel_time(ev),
+		       etl_event_user_time(ev));
+	print_guid_field("activity_id", etl_event_activity_id(ev));
+	print_guid_field("related_activity_id", etl_event_related_activity_id(ev));
+	if (etl_event_instance(ev, &a, &b, &pg)) {
+		printf(",\"instance_id\":%u,\"parent_instance_id\":%u", a, b);
+		print_guid_field("parent_guid", &pg);
+	}
+	if (k == ETL_HEADER_MESSAGE) {
+		printf(",\"message_flags\":%u", etl_event_message_flags(ev));
+		if (etl_event_message_sequence(ev, &a))
+			printf(",\"sequence\":%u", a);
+		if (etl_event_message_component_id(ev, &a))
+			printf(",\"component_id\":%u", a);
+	}
+	if (etl_event_pebs_index(ev, &v))
+		printf(",\"pebs_index\":%" PRIu64, v);
+	n = etl_event_pmc_count(ev);
+	if (n) {
+		printf(",\"pmc\":[");
+		for (i = 0; i < n; i++)
+			printf("%s%" PRIu64, i ? "," : "", etl_event_pmc_at(ev, i));
+		putchar(']');
+	}
+	n = etl_event_extended_count(ev);
+	if (n) {
+		printf(",\"extended\":[");
+		for (i = 0; i < n; i++) {
+			uint16_t type;
+			const uint8_t *d;
+			size_t dl;
+
+			etl_event_extended_at(ev, i, &type, &d, &dl);
+			printf("%s{\"type\":%u,\"data\":\"", i ? "," : "", type);
+			out_hex(d, dl);
+			printf("\"}");
+		}
+		putchar(']');
+	}
+	printf(",\"record_size\":%u,\"payload_size\":%zu,\"payload\":\"", etl_event_record_size(ev), len);
+	out_hex(payload, len);
+	printf("\"}\n");
+}
+
+/* ---- main ---- */
+
+static void report(const struct etl_reader *r, const char *fallback_name, const struct options *o)
+{
+	const struct etl_error *e = etl_reader_error(r);
+	int ti;
+	const char *name = fallback_name;
+
+	if (!e || o->quiet)
+		return;
+	ti = etl_error_trace_index(e);
+	if (ti >= 0 && etl_reader_trace_info(r, ti))
+		name = etl_trace_info_name(etl_reader_trace_info(r, ti));
+	fprintf(stderr, "%s: %s: ", progname, name ? name : "?");
+	if (etl_error_offset(e) != UINT64_MAX)
+		fprintf(stderr, "offset 0x%" PRIx64 ": ", etl_error_offset(e));
+	if (etl_error_buffer_index(e) >= 0)
+		fprintf(stderr, "buffer %" PRId64 ": ", etl_error_buffer_index(e));
+	fprintf(stderr, "%s\n", etl_error_message(e));
+}
+
+static int status_exit(int st)
+{
+	switch (st) {
+	case ETL_E_IO: return EXIT_IO;
+	case ETL_E_NOMEM: return EXIT_NOMEM;
+	default: return EXIT_DAMAGED;
+	}
+}
+
+static int worse(int a, int b)
+{
+	/* Order of severity: ok < damaged < io < nomem. */
+	static const int rank[] = { [EXIT_OK] = 0, [EXIT_DAMAGED] = 1, [EXIT_USAGE] = 2,
+				    [EXIT_IO] = 3, [EXIT_NOMEM] = 4 };
+	return rank[a] >= rank[b] ? a : b;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "order", required_argument, NULL, 'O' + 256 },
+		{ "count", required_argument, NULL, 'n' },
+		{ "payload-bytes", required_argument, NULL, 'p' + 256 },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 64 };
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	int c, i, exit_code = EXIT_OK, opened = 0;
+	static char outbuf[1 << 16];
+
+	signal(SIGPIPE, SIG_IGN);
+	while ((c = getopt_long(argc, argv, "f:in:qhV", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				o.format = FMT_TEXT;
+			else if (strcmp(optarg, "jsonl") == 0 || strcmp(optarg, "json") == 0)
+				o.format = FMT_JSONL;
+			else {
+				fprintf(stderr, "%s: unknown format '%s' (text, jsonl)\n", progname, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'i':
+			o.info = 1;
+			break;
+		case 'O' + 256:
+			if (strcmp(optarg, "time") == 0)
+				o.order = ETL_ORDER_TIME;
+			else if (strcmp(optarg, "file") == 0)
+				o.order = ETL_ORDER_FILE;
+			else {
+				fprintf(stderr, "%s: unknown order '%s' (time, file)\n", progname, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			o.max_events = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-' || o.max_events == 0) {
+				fprintf(stderr, "%s: --count wants a positive number, not '%s'\n", progname, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'p' + 256: {
+			long long v = strtoll(optarg, &end, 10);
+			if (*end || v < -1) {
+				fprintf(stderr, "%s: --payload-bytes wants a number >= -1\n", progname);
+				return EXIT_USAGE;
+			}
+			o.max_payload = v < 0 ? SIZE_MAX : (size_t)v;
+			break;
+		}
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("etldump %s\n%s\n", etl_version_string(), etl_version_details());
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no input file (try --help)\n", progname);
+		return EXIT_USAGE;
+	}
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	r = etl_reader_new();
+	if (!r) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_NOMEM;
+	}
+	if (etl_reader_set_order(r, o.order) != ETL_OK) {
+		etl_reader_free(r);
+		return EXIT_USAGE;
+	}
+	for (i = optind; i < argc; i++) {
+		int st;
+		if (strcmp(argv[i], "-") == 0)
+			st = etl_reader_open_fd(r, 0, "(stdin)");
+		else
+			st = etl_reader_open_path(r, argv[i]);
+		if (st != ETL_OK) {
+			report(r, argv[i], &(struct options){ .quiet = 0 });
+			exit_code = worse(exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM
+						     : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
+			continue;
+		}
+		opened++;
+	}
+	if (opened == 0) {
+		etl_reader_free(r);
+		return exit_code;
+	}
+	if (o.info) {
+		for (i = 0; i < etl_reader_trace_count(r); i++) {
+			const struct etl_trace_info *t = etl_reader_trace_info(r, i);
+			if (o.format == FMT_JSONL)
+				print_info_json(t);
+			else {
+				if (i)
+					putchar('\n');
+				print_info_text(t);
+			}
+		}
+	} else {
+		uint64_t n = 0;
+		for (;;) {
+			int st = etl_reader_next(r, &ev);
+			if (st == ETL_END)
+				break;
+			if (st != ETL_OK) {
+				const struct etl_error *e = etl_reader_error(r);
+				report(r, NULL, &o);
+				exit_code = worse(exit_code, status_exit(st));
+				if (!e || etl_error_is_fatal(e))
+					break;
+				continue;
+			}
+			if (o.format == FMT_JSONL)
+				print_event_json(ev, r);
+			else
+				print_event_text(ev, &o);
+			if (ferror(stdout) || output_failed)
+				break;
+			if (o.max_events && ++n >= o.max_events)
+				break;
+		}
+	}
+	etl_reader_free(r);
+	if (fflush(stdout) == EOF || ferror(stdout) || output_failed) {
+		if (errno == EPIPE)
+			return exit_code; /* the reader went away: not an error of ours */
+		fprintf(stderr, "%s: cannot write output: %s\n", progname, strerror(errno));
+		return worse(exit_code, EXIT_IO);
+	}
+	return exit_code;
+}
