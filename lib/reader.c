@@ -280,6 +280,11 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	if (st != ETL_OK)
 		return st;
 	etl__bufhdr_decode(raw, &h);
+	if (h.type != ETL_BUFTYPE_HEADER) {
+		etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
+			      (unsigned)h.type);
+		return ETL_E_FORMAT;
+	}
 	st = etl__bufhdr_check(&h, 0, r->limits[ETL_LIMIT_BUFFER_SIZE], 0, d);
 	if (st != ETL_OK) {
 		size_t l = strlen(d->msg);
@@ -287,11 +292,6 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 		memcpy(d->msg, "not a trace: ", 13);
 		d->msg[sizeof(d->msg) - 1] = 0;
 		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
-	}
-	if (h.type != ETL_BUFTYPE_HEADER) {
-		etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
-			      (unsigned)h.type);
-		return ETL_E_FORMAT;
 	}
 	if (h.flags & ETL_BUF_COMPRESSED) {
 		etl__diag_set(d, ETL_E_FORMAT, 0x34, "the header buffer is marked compressed, which Windows never writes");

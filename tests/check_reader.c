@@ -1,0 +1,919 @@
+/*
+ * check_reader.c - the reader over synthetic traces from the project's
+ * writer: every header kind's fields, both pointer sizes, compressed
+ * buffers, the time-ordered merge, file order, damage recovery with exact
+ * offsets and counts, misuse, allocation failures, pipes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "record/record.h"
+#include "util/cursor.h"
+#include "scenario.h"
+
+#define NREC 600u
+
+struct run {
+	unsigned events, errors, header_records;
+	uint64_t last_ft;
+	int decreasing;
+	int fatal;
+	uint64_t first_err_offset;
+	int first_err_code;
+	unsigned seen[NREC]; /* how often scenario record i was delivered */
+};
+
+/* Maps a delivered event back to its scenario index (-1 for header records). */
+static int scenario_index(const struct etl_event *ev)
+{
+	switch (etl_event_header_kind(ev)) {
+	case ETL_HEADER_SYSTEM:
+		if (etl_event_hook_id(ev) >> 8 == 0)
+			return -1;
+		return (int)etl_event_tid(ev) - 1000;
+	case ETL_HEADER_COMPACT: return (int)etl_event_tid(ev) - 2000;
+	case ETL_HEADER_FULL:
+	case ETL_HEADER_INSTANCE: return (int)etl_event_tid(ev) - 3000;
+	case ETL_HEADER_EVENT: return (int)etl_event_tid(ev) - 4000;
+	case ETL_HEADER_MESSAGE: return (int)etl_event_tid(ev) - 5000;
+	case ETL_HEADER_PERFINFO: {
+		const uint8_t *p;
+		size_t n;
+		uint64_t pebs;
+		/* perfinfo has no tid: identify it by its PMC/PEBS or payload */
+		if (etl_event_pebs_index(ev, &pebs))
+			return (int)(pebs - 0xABCD0000u);
+		if (etl_event_pmc_count(ev) == 2)
+			return (int)etl_event_pmc_at(ev, 1);
+		etl_event_payload(ev, &p, &n);
+		{
+			unsigned i;
+			for (i = SK_PERFINFO; i < NREC; i += SK_COUNT)
+				if (scen_payload_len(i) == n && (i % 2) == 0 && i % 3 != 2 &&
+				    (n == 0 || p[0] == scen_payload_byte(i, 0)))
+					return (int)i;
+		}
+		return -2;
+	}
+	}
+	return -2;
+}
+
+static void check_event_fields(const struct etlw_opts *o, const struct etl_event *ev, unsigned i)
+{
+	const uint8_t *p;
+	size_t n, k;
+	uint32_t a, b;
+	struct etl_guid g;
+
+	ck_assert_uint_eq(etl_event_cpu(ev), scen_cpu_of(i, o->ncpu));
+	etl_event_payload(ev, &p, &n);
+	ck_assert_uint_eq(n, scen_payload_len(i));
+	for (k = 0; k < n; k++)
+		ck_assert_uint_eq(p[k], scen_payload_byte(i, k));
+	if (etl_event_header_kind(ev) != ETL_HEADER_MESSAGE || ((i / 7) % 2) == 0) {
+		ck_assert_uint_eq(etl_event_timestamp_raw(ev), scen_ts_of(o, i, o->ncpu));
+		ck_assert(!etl_event_timestamp_inherited(ev));
+	} else {
+		ck_assert(etl_event_timestamp_inherited(ev));
+	}
+	ck_assert_uint_eq(etl_event_pointer_size(ev),
+			  etl_event_header_kind(ev) == ETL_HEADER_MESSAGE ? 8 : o->ptr_size);
+	switch (scen_kind_of(i)) {
+	case SK_SYSTEM:
+		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_SYSTEM);
+		ck_assert_uint_eq(etl_event_hook_id(ev), 0x0300 | (i % 4 + 1));
+		ck_assert(etl_guid_equal(etl_event_provider(ev), etl_kernel_group_guid(3)));
+		ck_assert_uint_eq(etl_event_opcode(ev), i % 4 + 1);
+		ck_assert_uint_eq(etl_event_id(ev), 0xFFFF);
+		ck_assert_uint_eq(etl_event_pid(ev), 4);
+		ck_assert_uint_eq(etl_event_kernel_time(ev), 11);
+		ck_assert_uint_eq(etl_event_user_time(ev), 22);
+		ck_assert_uint_eq(etl_event_version(ev), 2);
+		break;
+	case SK_COMPACT:
+		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_COMPACT);
+		ck_assert_uint_eq(etl_event_hook_id(ev), 0x0524);
+		ck_assert(etl_guid_equal(etl_event_provider(ev), etl_kernel_group_guid(5)));
+		ck_assert_uint_eq(etl_event_pid(ev), 8);
+		ck_assert_uint_eq(etl_event_kernel_time(ev), 0);
+		break;
+	case SK_PERFINFO: {
+		uint64_t pebs;
+		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_PERFINFO);
+		ck_assert_uint_eq(etl_event_hook_id(ev), 0x0F2E);
+		ck_assert_uint_eq(etl_event_pid(ev), ETL_ID_NONE);
+		ck_assert_uint_eq(etl_event_tid(ev), ETL_ID_NONE);
+		ck_assert_uint_eq(etl_event_version(ev), 3);
+		ck_assert_uint_eq(etl_event_pmc_count(ev), i % 3);
+		if (i % 3 >= 1)
+			ck_assert_uint_eq(etl_event_pmc_at(ev, 0), 0x1111111111111111ULL * (i % 7));
+		ck_assert_int_eq(etl_event_pebs_index(ev, &pebs), (int)(i % 2));
+		if (i % 2)
+			ck_assert_uint_eq(pebs, 0xABCD0000u + i);
+		break;
+	}
+	case SK_FULL:
+	case SK_INSTANCE:
+		ck_assert_int_eq(etl_event_header_kind(ev),
+				 scen_kind_of(i) == SK_FULL ? ETL_HEADER_FULL : ETL_HEADER_INSTANCE);
+		ck_assert(etl_guid_equal(etl_event_provider(ev), &scen_classic));
+		ck_assert_uint_eq(etl_event_opcode(ev), i % 40);
+		ck_assert_uint_eq(etl_event_level(ev), 4);
+		ck_assert_uint_eq(etl_event_version(ev), 2);
+		ck_assert_uint_eq(etl_event_pid(ev), 12);
+		ck_assert_int_eq(etl_event_instance(ev, &a, &b, &g), scen_kind_of(i) == SK_INSTANCE);
+		if (scen_kind_of(i) == SK_INSTANCE) {
+			ck_assert_uint_eq(a, i);
+			ck_assert_uint_eq(b, i / 2);
+			ck_assert(etl_guid_equal(&g, &scen_related));
+		}
+		break;
+	case SK_EVENT: {
+		const uint8_t *d;
+		size_t dl;
+		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_EVENT);
+		ck_assert(etl_guid_equal(etl_event_provider(ev), &scen_provider));
+		ck_assert_uint_eq(etl_event_id(ev), i % 100);
+		ck_assert_uint_eq(etl_event_channel(ev), 16);
+		ck_assert_uint_eq(etl_event_task(ev), i % 20);
+		ck_assert_uint_eq(etl_event_opcode(ev), i % 10);
+		ck_assert_uint_eq(etl_event_keywords(ev), 0x8000000000000000ULL | i);
+		ck_assert_uint_eq(etl_event_activity_id(ev)->data1, i);
+		ck_assert_uint_eq(etl_event_extended_count(ev), (i % 3 == 0) + (i % 2 == 0));
+		if (i % 3 == 0)
+			ck_assert(etl_guid_equal(etl_event_related_activity_id(ev), &scen_related));
+		else
+			ck_assert_ptr_null(etl_event_related_activity_id(ev));
+		ck_assert_int_eq(etl_event_extended_find(ev, ETL_EXT_STACK_TRACE64, &d, &dl), i % 2 == 0);
+		if (i % 2 == 0) {
+			ck_assert_uint_eq(dl, 32);
+			ck_assert_uint_eq(d[0], (uint8_t)i);
+		}
+		break;
+	}
+	case SK_MESSAGE:
+		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_MESSAGE);
+		ck_assert_uint_eq(etl_event_id(ev), i % 50);
+		ck_assert(etl_guid_equal(etl_event_provider(ev), &scen_classic));
+		ck_assert_int_eq(etl_event_message_sequence(ev, &a), 1);
+		ck_assert_uint_eq(a, i);
+		ck_assert_int_eq(etl_event_message_component_id(ev, &a), 0);
+		ck_assert_uint_eq(etl_event_pid(ev), 20);
+		break;
+	default:
+		break;
+	}
+}
+
+static void drain(struct etl_reader *r, const struct etlw_opts *o, struct run *run, int check_fields)
+{
+	const struct etl_event *ev;
+	int st;
+
+	memset(run, 0, sizeof(*run));
+	run->first_err_offset = UINT64_MAX;
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			ck_assert_ptr_nonnull(e);
+			ck_assert_int_lt(st, 0);
+			ck_assert_int_eq(etl_error_code(e), st);
+			ck_assert(strlen(etl_error_message(e)) > 0);
+			if (run->errors++ == 0) {
+				run->first_err_offset = etl_error_offset(e);
+				run->first_err_code = st;
+			}
+			if (etl_error_is_fatal(e)) {
+				run->fatal = 1;
+				break;
+			}
+			continue;
+		}
+		run->events++;
+		if (etl_event_filetime(ev) < run->last_ft)
+			run->decreasing++;
+		run->last_ft = etl_event_filetime(ev);
+		{
+			int i = scenario_index(ev);
+			if (i == -1) {
+				run->header_records++;
+				continue;
+			}
+			ck_assert_int_ge(i, 0);
+			ck_assert_int_lt(i, (int)NREC);
+			run->seen[i]++;
+			if (check_fields)
+				check_event_fields(o, ev, (unsigned)i);
+		}
+	}
+}
+
+static uint8_t *build(const struct etlw_opts *o, size_t *len)
+{
+	uint8_t *d = NULL;
+
+	ck_assert_int_eq(scen_build_mixed(o, NREC, &d, len), 0);
+	return d;
+}
+
+static struct etl_reader *open_mem(const uint8_t *d, size_t len)
+{
+	struct etl_reader *r = etl_reader_new();
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "mem"), ETL_OK);
+	return r;
+}
+
+/* Variants: 0 mixed64, 1 mixed32, 2 compressed64, 3 compressed32, 4 win7 CPU field, 5 one CPU */
+static void variant_opts(int v, struct etlw_opts *o)
+{
+	etlw_default_opts(o);
+	o->ncpu = 4;
+	o->header_extra = v != 1;
+	switch (v) {
+	case 1: o->ptr_size = 4; break;
+	case 2: o->compress = 1; o->buffer_size = 65536; break;
+	case 3: o->compress = 1; o->ptr_size = 4; o->buffer_size = 8192; break;
+	case 4: o->old_cpu_field = 1; o->ncpu = 3; break;
+	case 5: o->ncpu = 1; o->clock = 2; o->start_ts = o->start_ft; break;
+	default: break;
+	}
+}
+
+START_TEST(every_record_every_field)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+	unsigned i;
+
+	variant_opts(_i, &o);
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.errors, 0);
+	ck_assert_uint_eq(run.header_records, o.header_extra ? 2 : 1);
+	ck_assert_uint_eq(run.events, NREC + run.header_records);
+	ck_assert_uint_eq(run.decreasing, 0);
+	for (i = 0; i < NREC; i++)
+		ck_assert_uint_eq(run.seen[i], 1);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_EVENTS), run.events);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_RECORDS_SKIPPED), 0);
+	if (o.compress)
+		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BUFFERS_COMPRESSED),
+				  etl_reader_count(r, ETL_COUNT_BUFFERS) - 1);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(trace_info_fields)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+	const struct etl_trace_info *t;
+
+	variant_opts(_i, &o);
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	ck_assert_int_eq(etl_reader_trace_count(r), 1);
+	t = etl_reader_trace_info(r, 0);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_null(etl_reader_trace_info(r, 1));
+	ck_assert_str_eq(etl_trace_info_name(t), "mem");
+	ck_assert_uint_eq(etl_trace_info_buffer_size(t), o.buffer_size);
+	ck_assert_uint_eq(etl_trace_info_pointer_size(t), o.ptr_size);
+	ck_assert_uint_eq(etl_trace_info_cpu_count(t), o.ncpu);
+	ck_assert_uint_eq(etl_trace_info_os_major(t), 10);
+	ck_assert_uint_eq(etl_trace_info_os_build(t), o.os_build);
+	ck_assert_uint_eq(etl_trace_info_layout_major(t), o.compress ? 2 : 1);
+	ck_assert_uint_eq(etl_trace_info_start_time(t), o.start_ft);
+	ck_assert_uint_eq(etl_trace_info_boot_time(t), o.start_ft - 36000000000ULL);
+	ck_assert_uint_eq(etl_trace_info_perf_freq(t), o.perf_freq);
+	ck_assert_uint_eq(etl_trace_info_start_timestamp_raw(t), o.start_ts);
+	ck_assert_int_eq(etl_trace_info_clock_type(t), (int)o.clock);
+	ck_assert_uint_eq(etl_trace_info_cpu_speed_mhz(t), o.cpu_mhz);
+	ck_assert_uint_eq(etl_trace_info_timer_resolution(t), 156250);
+	ck_assert_uint_eq(etl_trace_info_timer_source(t), 5);
+	ck_assert_uint_eq(etl_trace_info_perf_counter_source(t), 7);
+	ck_assert_int_eq(etl_trace_info_tz_bias(t), 480);
+	ck_assert_int_eq(etl_trace_info_tz_daylight_bias(t), -60);
+	ck_assert_str_eq(etl_trace_info_tz_standard_name(t), "@tzres.dll,-212");
+	ck_assert_str_eq(etl_trace_info_tz_daylight_name(t), "@tzres.dll,-211");
+	ck_assert_str_eq(etl_trace_info_logger_name(t), "libetl test");
+	ck_assert_str_eq(etl_trace_info_log_file_name(t), "C:\\fixture.etl");
+	ck_assert_uint_eq(etl_trace_info_log_file_mode(t), o.compress ? 0x04010001u : 1u);
+	ck_assert_uint_eq(etl_trace_info_compression_format(t), o.compress ? 3 : 0);
+	ck_assert_uint_eq(etl_trace_info_buffers_written(t), etl_reader_count(r, ETL_COUNT_BUFFERS));
+	ck_assert_uint_eq(etl_trace_info_file_size(t), len);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(time_conversion_and_header_event)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+
+	etlw_default_opts(&o);
+	o.perf_freq = 2500000; /* 4 FILETIME units per tick */
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_OK);
+	ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_SYSTEM);
+	ck_assert_uint_eq(etl_event_hook_id(ev), 0);
+	ck_assert_uint_eq(etl_event_file_offset(ev), 0x48);
+	ck_assert_uint_eq(etl_event_buffer_index(ev), 0);
+	ck_assert_uint_eq(etl_event_filetime(ev), o.start_ft);
+	ck_assert_int_eq(etl_event_unix_ns(ev), (int64_t)(o.start_ft - 116444736000000000ULL) * 100);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		ck_assert_uint_eq(etl_event_filetime(ev),
+				  o.start_ft + (etl_event_timestamp_raw(ev) - o.start_ts) * 4);
+	}
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(file_order_keeps_layout)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	uint64_t last_off = 0;
+	unsigned n = 0;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_order(r, ETL_ORDER_FILE), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		ck_assert_uint_gt(etl_event_file_offset(ev) + (n == 0), last_off);
+		last_off = etl_event_file_offset(ev);
+		n++;
+	}
+	ck_assert_uint_eq(n, NREC + 2);
+	etl_reader_free(r);
+	/* time order reorders the same records: the CPUs' buffers interleave */
+	r = open_mem(d, len);
+	drain(r, &o, &run, 0);
+	ck_assert_uint_eq(run.decreasing, 0);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(two_inputs_merge_by_time)
+{
+	struct etlw_opts o1, o2;
+	size_t l1, l2;
+	uint8_t *d1, *d2;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t last = 0;
+	unsigned n[2] = { 0, 0 }, switches = 0;
+	int prev = -1;
+
+	variant_opts(0, &o1);
+	variant_opts(1, &o2);
+	o2.start_ft += 150; /* interleave the two traces in time */
+	d1 = build(&o1, &l1);
+	d2 = build(&o2, &l2);
+	ck_assert_int_eq(etl_reader_open_memory(r, d1, l1, "a"), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d2, l2, "b"), ETL_OK);
+	ck_assert_int_eq(etl_reader_trace_count(r), 2);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		int t = etl_event_trace_index(ev);
+		ck_assert_uint_ge(etl_event_filetime(ev), last);
+		last = etl_event_filetime(ev);
+		n[t]++;
+		switches += prev >= 0 && prev != t;
+		prev = t;
+	}
+	ck_assert_uint_eq(n[0], NREC + 2);
+	ck_assert_uint_eq(n[1], NREC + 1);
+	ck_assert_uint_gt(switches, 10);
+	etl_reader_free(r);
+	free(d1);
+	free(d2);
+}
+END_TEST
+
+/* ---- damage ---- */
+
+/* Size of the record whose first byte is p (independent of the library's parser). */
+static size_t rec_size(const uint8_t *p)
+{
+	uint32_t m = etl_le32(p);
+	unsigned t = (m >> 16) & 0xFF;
+
+	if ((m & 0xC0000000u) == 0xC0000000u && (t <= 4 || t == 0x10 || t == 0x11))
+		return etl_le16(p + 4);
+	return m & 0xFFFF; /* FULL, INSTANCE, EVENT and MESSAGE (0x90) */
+}
+
+static unsigned records_in_buffer(const uint8_t *d, size_t off)
+{
+	uint32_t fill = etl_le32(d + off + 0x30);
+	size_t pos = ETL_BUFFER_HEADER_SIZE;
+	unsigned n = 0;
+
+	while (pos + 4 <= fill && etl_le32(d + off + pos) != 0xFFFFFFFFu) {
+		pos += (rec_size(d + off + pos) + 7) & ~(size_t)7;
+		n++;
+	}
+	return n;
+}
+
+START_TEST(zeroed_buffer_header_costs_only_that_buffer)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len, victim;
+	uint8_t *d;
+	struct etl_reader *r;
+	unsigned lost;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	victim = 3 * o.buffer_size; /* the third data buffer */
+	ck_assert_uint_lt(victim, len);
+	lost = records_in_buffer(d, victim);
+	ck_assert_uint_gt(lost, 0);
+	memset(d + victim, 0x00, 8); /* BufferSize = 0 */
+	r = open_mem(d, len);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.errors, 1);
+	ck_assert_int_eq(run.first_err_code, ETL_E_FORMAT);
+	ck_assert_uint_eq(run.first_err_offset, victim);
+	ck_assert_uint_eq(run.events, NREC + 2 - lost);
+	ck_assert(!run.fatal);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BYTES_SKIPPED), o.buffer_size);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(bad_record_size_costs_the_rest_of_its_buffer_at_most)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len, victim, rec;
+	uint8_t *d;
+	struct etl_reader *r;
+	unsigned total;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	victim = 2 * o.buffer_size;
+	total = records_in_buffer(d, victim);
+	/* second record of the buffer: find it and give it an absurd size */
+	rec = victim + ETL_BUFFER_HEADER_SIZE;
+	rec += (rec_size(d + rec) + 7) & ~(size_t)7;
+	d[rec + 3] = 0x20; /* no longer a trace-header marker */
+	r = open_mem(d, len);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.errors, 1);
+	ck_assert_uint_eq(run.first_err_offset, rec);
+	/* resynchronisation finds the next record: only the damaged one is lost */
+	ck_assert_uint_eq(run.events, NREC + 2 - 1);
+	ck_assert_uint_gt(total, 2);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_RECORDS_SKIPPED), 1);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(truncated_file_keeps_every_whole_record)
+{
+	struct etlw_opts o;
+	struct run run, full;
+	size_t len, cut;
+	uint8_t *d;
+	struct etl_reader *r;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	drain(r, &o, &full, 0);
+	etl_reader_free(r);
+	for (cut = o.buffer_size; cut < len; cut += 1237) {
+		r = open_mem(d, cut);
+		drain(r, &o, &run, 0);
+		ck_assert(!run.fatal);
+		ck_assert_uint_le(run.events, full.events);
+		if (cut % o.buffer_size == 0)
+			ck_assert_uint_eq(run.errors, 0);
+		else
+			ck_assert_uint_ge(run.errors, 1);
+		etl_reader_free(r);
+	}
+	/* cut mid-buffer: the records wholly before the cut are all delivered */
+	cut = 2 * o.buffer_size + 1000;
+	r = open_mem(d, cut);
+	drain(r, &o, &run, 1);
+	{
+		unsigned whole = 0;
+		size_t pos = ETL_BUFFER_HEADER_SIZE, off = 2 * o.buffer_size;
+		while (off + pos + 8 <= cut) {
+			size_t sz = rec_size(d + off + pos);
+			if (etl_le32(d + off + pos) == 0xFFFFFFFFu || off + pos + sz > cut)
+				break;
+			whole++;
+			pos += (sz + 7) & ~(size_t)7;
+		}
+		ck_assert_uint_eq(run.events, 2 + records_in_buffer(d, o.buffer_size) + whole);
+	}
+	ck_assert_uint_eq(run.first_err_offset, 2 * o.buffer_size);
+	ck_assert_int_eq(run.first_err_code, ETL_E_TRUNCATED);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(corrupt_compressed_stream_costs_its_tail)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len, second;
+	uint8_t *d;
+	struct etl_reader *r;
+
+	variant_opts(2, &o);
+	d = build(&o, &len);
+	second = 1024 + etl_le32(d + 1024); /* header buffer is 1 KiB; skip data buffer 1 */
+	ck_assert_uint_lt(second + 200, len);
+	memset(d + second + 0x48 + 100, 0xFF, 4); /* flags of all matches, far back */
+	r = open_mem(d, len);
+	drain(r, &o, &run, 0);
+	ck_assert(!run.fatal);
+	ck_assert_uint_ge(run.errors, 1);
+	ck_assert_uint_lt(run.events, NREC + 2);
+	ck_assert_uint_gt(run.events, NREC / 2);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(not_a_trace)
+{
+	static const char junk[200] = "this is not an etl file";
+	struct etl_reader *r = etl_reader_new();
+	uint8_t hdr[0x48 + 0x20];
+	const struct etl_error *e;
+
+	ck_assert_int_eq(etl_reader_open_memory(r, junk, 10, "tiny"), ETL_E_FORMAT);
+	e = etl_reader_error(r);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(e), "too small"));
+	ck_assert_int_eq(etl_reader_open_memory(r, junk, sizeof(junk), "junk"), ETL_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "not a trace"));
+	ck_assert_int_eq(etl_reader_trace_count(r), 0);
+	/* a plausible buffer header that is not a header buffer */
+	memset(hdr, 0xFF, sizeof(hdr));
+	memset(hdr, 0, 0x48);
+	hdr[0] = sizeof(hdr);
+	hdr[0x30] = 0x48;
+	ck_assert_int_eq(etl_reader_open_memory(r, hdr, sizeof(hdr), "x"), ETL_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "BufferType"));
+	hdr[0x36] = 4; /* header type, but no logfile header record */
+	ck_assert_int_eq(etl_reader_open_memory(r, hdr, sizeof(hdr), "x"), ETL_E_FORMAT);
+	etl_reader_free(r);
+}
+END_TEST
+
+START_TEST(record_kinds_damage_table)
+{
+	/* Each case: a record at offset 0x48 of a 0x100-byte buffer region. */
+	static const struct {
+		uint8_t bytes[24];
+		size_t len;
+		int status;
+		size_t advance;
+	} cases[] = {
+		{ { 0xff, 0xff, 0xff, 0xff }, 4, ETL_END, 0 },
+		{ { 0x02, 0x00, 0x02, 0xc0, 0x08, 0x00 }, 6, ETL_E_FORMAT, 8 },        /* system, size 8 < 0x20 */
+		{ { 0x02, 0x00, 0x02, 0xc0, 0x00, 0x10 }, 6, ETL_E_TRUNCATED, 0 },     /* system, size 0x1000 > room */
+		{ { 0x02, 0x00, 0x02, 0xc0, 0x00, 0x00 }, 6, ETL_E_FORMAT, 0 },        /* size 0 */
+		{ { 0x10, 0x00, 0x0c, 0xc0 }, 4, ETL_E_UNSUPPORTED, 16 },              /* obsolete TIMED, size 16 */
+		{ { 0x20, 0x00, 0x77, 0xc0 }, 4, ETL_E_UNSUPPORTED, 32 },              /* unknown type 0x77 */
+		{ { 0x00, 0x00, 0x00, 0x12 }, 4, ETL_E_FORMAT, 0 },                    /* not a marker */
+		{ { 0x03, 0x07, 0x11, 0xc0, 0x18, 0x00 }, 6, ETL_E_FORMAT, 0x18 },     /* perfinfo: 7 PMCs in 8 bytes */
+		{ { 0x08, 0x00, 0x00, 0x90, 1, 0, 0x09, 0 }, 8, ETL_E_FORMAT, 8 },     /* message: options past size */
+		{ { 0x30, 0x00, 0x13, 0xc0 }, 4, ETL_E_FORMAT, 0x30 },                 /* event header too small */
+	};
+	uint8_t buf[0x100];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct etl_event ev;
+		struct etl_diag d;
+		size_t adv = 99;
+		int st;
+
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf + 0x48, cases[i].bytes, cases[i].len);
+		st = etl__record_parse(buf, sizeof(buf), 0x48, 8, &ev, &adv, &d);
+		ck_assert_msg(st == cases[i].status, "case %zu: status %d, want %d", i, st, cases[i].status);
+		if (st < 0) {
+			ck_assert_msg(adv == cases[i].advance, "case %zu: advance %zu, want %zu", i, adv, cases[i].advance);
+			ck_assert_uint_eq(d.offset, 0x48);
+		}
+	}
+}
+END_TEST
+
+START_TEST(extended_item_chain_overrun)
+{
+	uint8_t buf[0x48 + 0x68];
+	struct etl_event ev;
+	struct etl_diag d;
+	size_t adv;
+	uint8_t *p = buf + 0x48;
+
+	memset(buf, 0, sizeof(buf));
+	p[0] = 0x68; p[2] = 0x13; p[3] = 0xc0;
+	p[4] = 1; /* EXTENDED_INFO */
+	/* item: size 0x40 but only 0x18 bytes remain */
+	p[0x50] = 0x40; p[0x52] = 1; p[0x56] = 16;
+	ck_assert_int_eq(etl__record_parse(buf, sizeof(buf), 0x48, 8, &ev, &adv, &d), ETL_E_FORMAT);
+	ck_assert_uint_eq(d.offset, 0x48 + 0x50);
+	ck_assert_uint_eq(adv, 0x68);
+	/* a proper item with the link bit set and nothing after it */
+	p[0x50] = 0x18; p[0x54] = 1;
+	ck_assert_int_eq(etl__record_parse(buf, sizeof(buf), 0x48, 8, &ev, &adv, &d), ETL_E_TRUNCATED);
+}
+END_TEST
+
+/* ---- API contract ---- */
+
+START_TEST(misuse_is_reported)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_E_MISUSE);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "no input"));
+	ck_assert_int_eq(etl_reader_next(NULL, &ev), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_path(NULL, "x"), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 10), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_COUNT_, 10), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_path(r, "/nonexistent/file.etl"), ETL_E_IO);
+	ck_assert_int_eq(etl_error_is_fatal(etl_reader_error(r)), 0);
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1 << 20), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_order(r, ETL_ORDER_FILE), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_E_MISUSE);
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		;
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_END);
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_END);
+	etl_reader_free(r);
+	etl_reader_free(NULL);
+	free(d);
+}
+END_TEST
+
+START_TEST(limits_are_enforced)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r = etl_reader_new();
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1024), ETL_OK);
+	ck_assert_uint_eq(etl_reader_get_limit(r, ETL_LIMIT_BUFFER_SIZE), 1024);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_E_LIMIT);
+	etl_reader_free(r);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_BUFFER_COUNT, 3), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_E_LIMIT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "limit"));
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(event_copy_outlives_the_reader)
+{
+	struct etlw_opts o;
+	size_t len, n1, n2;
+	uint8_t *d;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	struct etl_event *copy = NULL;
+	const uint8_t *p1, *p2;
+	int i = 0;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		if (etl_event_header_kind(ev) == ETL_HEADER_EVENT && etl_event_extended_count(ev) == 2)
+			break;
+	ck_assert_int_eq(etl_event_copy(ev, &copy), ETL_OK);
+	etl_event_payload(ev, &p1, &n1);
+	i = (int)etl_event_tid(ev);
+	etl_reader_free(r);
+	memset(d, 0, len); /* the copy must not point into the input */
+	free(d);
+	etl_event_payload(copy, &p2, &n2);
+	ck_assert_uint_eq(n1, n2);
+	ck_assert_uint_eq(etl_event_tid(copy), (uint32_t)i);
+	ck_assert_uint_eq(etl_event_extended_count(copy), 2);
+	ck_assert(etl_guid_equal(etl_event_related_activity_id(copy), &scen_related));
+	for (size_t k = 0; k < n2; k++)
+		ck_assert_uint_eq(p2[k], scen_payload_byte((unsigned)(i - 4000), k));
+	etl_event_free(copy);
+}
+END_TEST
+
+START_TEST(allocation_failures_are_clean)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	unsigned long n;
+	int succeeded = 0;
+
+	variant_opts(2, &o); /* compressed: every allocation path */
+	d = build(&o, &len);
+	for (n = 1; n < 200 && !succeeded; n++) {
+		struct etl_reader *r;
+		const struct etl_event *ev;
+		int st = ETL_OK, got_nomem = 0;
+		unsigned events = 0;
+
+		etl__test_fail_alloc_after(n);
+		r = etl_reader_new();
+		if (!r)
+			continue;
+		st = etl_reader_open_memory(r, d, len, "m");
+		if (st == ETL_E_NOMEM)
+			got_nomem = 1;
+		else {
+			ck_assert_int_eq(st, ETL_OK);
+			while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+				if (st == ETL_OK) {
+					events++;
+					continue;
+				}
+				ck_assert_int_eq(st, ETL_E_NOMEM);
+				ck_assert(etl_error_is_fatal(etl_reader_error(r)));
+				ck_assert_int_eq(etl_reader_next(r, &ev), ETL_E_NOMEM); /* sticky */
+				got_nomem = 1;
+				break;
+			}
+		}
+		if (!got_nomem) {
+			ck_assert_uint_eq(events, NREC + 2);
+			succeeded = 1;
+		}
+		etl_reader_free(r);
+	}
+	etl__test_fail_alloc_after(0);
+	ck_assert(succeeded);
+	free(d);
+}
+END_TEST
+
+START_TEST(pipe_is_spooled)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	int fds[2];
+	pid_t child;
+	struct etl_reader *r;
+	struct run run;
+
+	variant_opts(1, &o);
+	d = build(&o, &len);
+	ck_assert_int_eq(pipe(fds), 0);
+	child = fork();
+	if (child == 0) {
+		size_t off = 0;
+		close(fds[0]);
+		while (off < len) {
+			ssize_t w = write(fds[1], d + off, len - off);
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_fd(r, fds[0], "pipe"), ETL_OK);
+	close(fds[0]);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.events, NREC + 1);
+	ck_assert_uint_eq(run.errors, 0);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(path_and_fd_sources)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	char path[] = "/tmp/check_reader_XXXXXX";
+	int fd;
+	struct etl_reader *r;
+	struct run run;
+
+	variant_opts(3, &o);
+	d = build(&o, &len);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq((int)write(fd, d, len), (int)len);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.events, NREC + 2);
+	etl_reader_free(r);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_fd(r, fd, NULL), ETL_OK);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.events, NREC + 2);
+	ck_assert_str_eq(etl_trace_info_name(etl_reader_trace_info(r, 0)), "(fd)");
+	etl_reader_free(r);
+	close(fd);
+	unlink(path);
+	free(d);
+}
+END_TEST
+
+static Suite *reader_suite(void)
+{
+	Suite *s = suite_create("reader");
+	TCase *t = tcase_create("read");
+	TCase *dmg = tcase_create("damage");
+	TCase *api = tcase_create("api");
+
+	tcase_add_loop_test(t, every_record_every_field, 0, 6);
+	tcase_add_loop_test(t, trace_info_fields, 0, 6);
+	tcase_add_test(t, time_conversion_and_header_event);
+	tcase_add_test(t, file_order_keeps_layout);
+	tcase_add_test(t, two_inputs_merge_by_time);
+	tcase_add_test(dmg, zeroed_buffer_header_costs_only_that_buffer);
+	tcase_add_test(dmg, bad_record_size_costs_the_rest_of_its_buffer_at_most);
+	tcase_add_test(dmg, truncated_file_keeps_every_whole_record);
+	tcase_add_test(dmg, corrupt_compressed_stream_costs_its_tail);
+	tcase_add_test(dmg, not_a_trace);
+	tcase_add_test(dmg, record_kinds_damage_table);
+	tcase_add_test(dmg, extended_item_chain_overrun);
+	tcase_add_test(api, misuse_is_reported);
+	tcase_add_test(api, limits_are_enforced);
+	tcase_add_test(api, event_copy_outlives_the_reader);
+	tcase_add_test(api, allocation_failures_are_clean);
+	tcase_add_test(api, pipe_is_spooled);
+	tcase_add_test(api, path_and_fd_sources);
+	tcase_set_timeout(t, 60);
+	tcase_set_timeout(dmg, 120);
+	tcase_set_timeout(api, 120);
+	suite_add_tcase(s, t);
+	suite_add_tcase(s, dmg);
+	suite_add_tcase(s, api);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(reader_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

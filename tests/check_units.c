@@ -1,0 +1,271 @@
+/*
+ * check_units.c - unit tests of the small modules: cursor, UTF-16, GUIDs,
+ * clock conversion and the XPRESS decompressor (round trips with the
+ * writer's encoder, plus malformed streams).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "codec/xpress.h"
+#include "util/cursor.h"
+#include "etlw.h"
+
+/* ---- cursor ---- */
+
+START_TEST(cursor_reads_little_endian)
+{
+	static const uint8_t b[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	struct etl_cursor c;
+
+	cur_init(&c, b, sizeof(b));
+	ck_assert_uint_eq(cur_u8(&c), 1);
+	ck_assert_uint_eq(cur_u16(&c), 0x0302);
+	ck_assert_uint_eq(cur_u32(&c), 0x07060504);
+	ck_assert_uint_eq(cur_u64(&c), 0x0f0e0d0c0b0a0908ULL);
+	ck_assert(cur_ok(&c));
+	ck_assert_uint_eq(cur_left(&c), 0);
+}
+END_TEST
+
+START_TEST(cursor_short_read_is_sticky)
+{
+	static const uint8_t b[] = { 1, 2, 3 };
+	struct etl_cursor c;
+
+	cur_init(&c, b, sizeof(b));
+	ck_assert_uint_eq(cur_u32(&c), 0);
+	ck_assert(!cur_ok(&c));
+	/* a later read that would fit still fails: the error is sticky */
+	ck_assert_uint_eq(cur_u8(&c), 0);
+	ck_assert_uint_eq(c.pos, 0);
+	cur_init(&c, b, sizeof(b));
+	ck_assert(cur_skip(&c, 2));
+	ck_assert(cur_take(&c, SIZE_MAX) == NULL); /* no overflow in the check */
+	ck_assert(!cur_ok(&c));
+}
+END_TEST
+
+START_TEST(cursor_pointer_sizes)
+{
+	static const uint8_t b[] = { 0xef, 0xbe, 0xad, 0xde, 0x78, 0x56, 0x34, 0x12 };
+	struct etl_cursor c;
+
+	cur_init(&c, b, sizeof(b));
+	ck_assert_uint_eq(cur_ptr(&c, 4), 0xdeadbeefu);
+	cur_init(&c, b, sizeof(b));
+	ck_assert_uint_eq(cur_ptr(&c, 8), 0x12345678deadbeefULL);
+}
+END_TEST
+
+/* ---- UTF-16 ---- */
+
+START_TEST(utf16_decodes_bmp_pairs_and_lone_surrogates)
+{
+	/* "A", U+00E9, U+20AC, U+1F600 (pair), lone high surrogate, NUL, "Z" */
+	static const uint8_t s[] = { 'A', 0, 0xE9, 0, 0xAC, 0x20, 0x3D, 0xD8, 0x00, 0xDE,
+				     0x00, 0xD8, 0, 0, 'Z', 0 };
+	size_t used;
+	char *u = etl__utf16_to_utf8(s, sizeof(s) / 2, &used);
+
+	ck_assert_ptr_nonnull(u);
+	ck_assert_str_eq(u, "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbd");
+	ck_assert_uint_eq(used, 7); /* six units and the NUL */
+	free(u);
+	u = etl__utf16_to_utf8(s, 1, &used); /* no NUL within the limit */
+	ck_assert_str_eq(u, "A");
+	ck_assert_uint_eq(used, 1);
+	free(u);
+}
+END_TEST
+
+/* ---- GUIDs ---- */
+
+START_TEST(guid_format_and_parse)
+{
+	struct etl_guid g, h;
+	char s[ETL_GUID_STRING_SIZE];
+
+	ck_assert_int_eq(etl_guid_parse("{3D6FA8D0-FE05-11D0-9DDA-00C04FD7BA7C}", &g), ETL_OK);
+	ck_assert_uint_eq(g.data1, 0x3d6fa8d0);
+	ck_assert_uint_eq(g.data2, 0xfe05);
+	ck_assert_uint_eq(g.data4[7], 0x7c);
+	etl_guid_format(&g, s);
+	ck_assert_str_eq(s, "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c");
+	ck_assert_int_eq(etl_guid_parse(s, &h), ETL_OK);
+	ck_assert(etl_guid_equal(&g, &h));
+	ck_assert(etl_guid_equal(&g, etl_kernel_group_guid(3)));
+	ck_assert_str_eq(etl_kernel_group_name(3), "Process");
+	ck_assert_ptr_null(etl_kernel_group_guid(0x40));
+	ck_assert_int_eq(etl_guid_parse("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7", &h), ETL_E_FORMAT);
+	ck_assert_int_eq(etl_guid_parse("3d6fa8d0+fe05-11d0-9dda-00c04fd7ba7c", &h), ETL_E_FORMAT);
+	ck_assert_int_eq(etl_guid_parse("3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7g", &h), ETL_E_FORMAT);
+}
+END_TEST
+
+/* ---- clock ---- */
+
+START_TEST(clock_qpc_system_cycles)
+{
+	struct etl_clockconv c;
+
+	/* QPC at 10 MHz: one tick is one FILETIME unit */
+	etl__clock_init(&c, ETL_CLOCK_QPC, 5000, 130000000000000000ULL, 10000000, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 5000), 130000000000000000ULL);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 6000), 130000000000001000ULL);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 4000), 129999999999999000ULL);
+	/* QPC at 3 GHz: 3 ticks are 1 ns; 300 ticks are one FILETIME unit */
+	etl__clock_init(&c, ETL_CLOCK_QPC, 0, 1000, 3000000000ULL, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 3000000000ULL * 3600), 1000 + 36000000000ULL);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 299), 1000);
+	/* system time: raw values are FILETIMEs */
+	etl__clock_init(&c, ETL_CLOCK_SYSTEM_TIME, 130000000000000000ULL, 130000000000000000ULL, 0, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 130000000000012345ULL), 130000000000012345ULL);
+	/* CPU cycles at 2000 MHz: 200 cycles per FILETIME unit */
+	etl__clock_init(&c, ETL_CLOCK_CPU_CYCLES, 0, 0, 0, 2000);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 2000000), 10000);
+	/* a zero frequency does not divide by zero */
+	etl__clock_init(&c, ETL_CLOCK_QPC, 0, 7, 0, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 3), 10);
+	/* saturation instead of wrap-around */
+	etl__clock_init(&c, ETL_CLOCK_QPC, 0, 100, 1, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, UINT64_MAX), UINT64_MAX);
+	etl__clock_init(&c, ETL_CLOCK_QPC, UINT64_MAX, 100, 10000000, 0);
+	ck_assert_uint_eq(etl__clock_filetime(&c, 0), 0);
+}
+END_TEST
+
+START_TEST(clock_unix_ns)
+{
+	ck_assert_int_eq(etl__filetime_to_unix_ns(116444736000000000ULL), 0);
+	ck_assert_int_eq(etl__filetime_to_unix_ns(116444736000000001ULL), 100);
+	ck_assert_int_eq(etl__filetime_to_unix_ns(116444735999999999ULL), -100);
+	ck_assert_int_eq(etl__filetime_to_unix_ns(0), INT64_MIN);
+	ck_assert_int_eq(etl__filetime_to_unix_ns(UINT64_MAX), INT64_MAX);
+}
+END_TEST
+
+/* ---- XPRESS ---- */
+
+static void roundtrip(const uint8_t *in, size_t n)
+{
+	size_t cap = n * 2 + 64, clen, produced, err_at;
+	const char *why;
+	uint8_t *c = malloc(cap), *d = malloc(n + 1);
+
+	ck_assert_ptr_nonnull(c);
+	clen = etlw_xpress_compress(in, n, c, cap);
+	ck_assert_uint_gt(clen, 0);
+	ck_assert_int_eq(etl__xpress_decompress(c, clen, d, n, &produced, &err_at, &why), 0);
+	ck_assert_uint_eq(produced, n);
+	ck_assert(memcmp(in, d, n) == 0);
+	/* asking for one byte more than the stream holds is an error, not an overrun */
+	if (n > 0)
+		ck_assert_int_eq(etl__xpress_decompress(c, clen, d, n + 1, &produced, &err_at, &why), -1);
+	free(c);
+	free(d);
+}
+
+START_TEST(xpress_roundtrips)
+{
+	enum { N = 70000 };
+	uint8_t *b = malloc(N);
+	size_t i;
+	uint32_t x = 12345;
+
+	for (i = 0; i < N; i++) { /* random: mostly literals */
+		x = x * 1103515245u + 12345u;
+		b[i] = (uint8_t)(x >> 16);
+	}
+	roundtrip(b, N);
+	memset(b, 'a', N); /* one long run: 16- and 32-bit length extensions */
+	roundtrip(b, N);
+	for (i = 0; i < N; i++) /* short periodic runs: the shared nibble */
+		b[i] = (uint8_t)("abcdefghij"[i % 10] + (i / 5000));
+	roundtrip(b, N);
+	for (i = 0; i < N; i++) /* lengths around every extension boundary */
+		b[i] = (uint8_t)((i % (3 + i / 700)) ? b[i ? i - 1 : 0] : (uint8_t)i);
+	roundtrip(b, N);
+	roundtrip(b, 0);
+	roundtrip(b, 1);
+	roundtrip(b, 33);
+	free(b);
+}
+END_TEST
+
+START_TEST(xpress_rejects_malformed)
+{
+	uint8_t out[64];
+	size_t produced, err_at;
+	const char *why;
+	/* flags: first item is a match, but there is no history yet */
+	static const uint8_t bad_dist[] = { 0, 0, 0, 0x80, 0x08, 0x00 };
+	/* literal, then a match whose 16-bit length extension is cut */
+	static const uint8_t cut[] = { 0, 0, 0, 0x40, 'x', 0x07, 0x00, 0x0F, 0xFF, 0x01 };
+	/* a flag word cut short */
+	static const uint8_t short_flags[] = { 0, 0 };
+
+	ck_assert_int_eq(etl__xpress_decompress(bad_dist, sizeof(bad_dist), out, 8, &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(produced, 0);
+	ck_assert_uint_eq(err_at, 6);
+	ck_assert_int_eq(etl__xpress_decompress(cut, sizeof(cut), out, 60, &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(produced, 1);
+	ck_assert_int_eq(etl__xpress_decompress(short_flags, sizeof(short_flags), out, 8, &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(err_at, 0);
+}
+END_TEST
+
+START_TEST(xpress_random_garbage_never_overruns)
+{
+	uint8_t in[256], out[512];
+	uint32_t x = 99;
+	int round;
+
+	for (round = 0; round < 20000; round++) {
+		size_t i, n = (size_t)(x % 256), produced, err_at;
+		const char *why;
+
+		for (i = 0; i < n; i++) {
+			x = x * 1664525u + 1013904223u;
+			in[i] = (uint8_t)(x >> 24);
+		}
+		(void)etl__xpress_decompress(in, n, out, (size_t)(x % sizeof(out)), &produced, &err_at, &why);
+		ck_assert_uint_le(produced, sizeof(out));
+		x = x * 1664525u + 1013904223u;
+	}
+}
+END_TEST
+
+static Suite *units_suite(void)
+{
+	Suite *s = suite_create("units");
+	TCase *t = tcase_create("core");
+
+	tcase_add_test(t, cursor_reads_little_endian);
+	tcase_add_test(t, cursor_short_read_is_sticky);
+	tcase_add_test(t, cursor_pointer_sizes);
+	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
+	tcase_add_test(t, guid_format_and_parse);
+	tcase_add_test(t, clock_qpc_system_cycles);
+	tcase_add_test(t, clock_unix_ns);
+	tcase_add_test(t, xpress_roundtrips);
+	tcase_add_test(t, xpress_rejects_malformed);
+	tcase_add_test(t, xpress_random_garbage_never_overruns);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(units_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

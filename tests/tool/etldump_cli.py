@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""etldump command-line behaviour: golden outputs over the bundled fixtures,
+options, exit codes, stdin, damaged input, closed pipes.
+
+Usage: etldump_cli.py ETLDUMP ETLGEN SOURCE_ROOT [--update]
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu"]
+JSONL_GOLDEN = ["mixed64", "mixed32"]
+
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, **kw)
+
+
+def normalise_json(text):
+    return re.sub(r'"file":"[^"]*"', '"file":"FIXTURE"', text)
+
+
+def normalise_info(text):
+    return re.sub(r"(?m)^file:               .*$", "file:               FIXTURE", text)
+
+
+def main():
+    etldump, etlgen, root = sys.argv[1:4]
+    update = "--update" in sys.argv
+    valid = os.path.join(root, "fixtures", "valid")
+    expected = os.path.join(root, "fixtures", "expected")
+    tmp = tempfile.mkdtemp(prefix="etldump-cli-")
+    try:
+        for name in FIXTURES:
+            path = os.path.join(valid, name + ".etl")
+            # the committed fixture is exactly what the writer produces
+            gen = os.path.join(tmp, name + ".etl")
+            r = run([etlgen, name, gen, "400"])
+            same = r.returncode == 0 and open(gen, "rb").read() == open(path, "rb").read()
+            check(f"generated-fixture {name}", same)
+            outputs = {
+                name + ".txt": run([etldump, "--payload-bytes=-1", path]).stdout.decode(),
+                name + ".info.txt": normalise_info(run([etldump, "--info", path]).stdout.decode()),
+            }
+            if name in JSONL_GOLDEN:
+                outputs[name + ".jsonl"] = normalise_json(run([etldump, "-f", "jsonl", path]).stdout.decode())
+            for fname, text in outputs.items():
+                gold = os.path.join(expected, fname)
+                if update:
+                    with open(gold, "w", encoding="utf-8") as f:
+                        f.write(text)
+                    continue
+                want = open(gold, encoding="utf-8").read() if os.path.exists(gold) else None
+                check(f"golden {fname}", text == want, "differs from " + gold)
+            # every jsonl line parses, one per record
+            lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
+            ok = all(json.loads(l)["type"] == "event" for l in lines)
+            check(f"jsonl-parses {name}", ok and len(lines) == 400 + (1 if name in ("mixed32", "win7cpu") else 2))
+
+        fx = os.path.join(valid, "mixed64.etl")
+        r = run([etldump, "--help"])
+        check("help", r.returncode == 0 and b"Usage: etldump" in r.stdout and not r.stderr)
+        r = run([etldump, "--version"])
+        check("version", r.returncode == 0 and b"libetl" in r.stdout and b"zlib" in r.stdout)
+        check("no-args", run([etldump]).returncode == 2)
+        check("bad-option", run([etldump, "--bogus", fx]).returncode == 2)
+        check("bad-format", run([etldump, "--format=yaml", fx]).returncode == 2)
+        r = run([etldump, os.path.join(tmp, "missing.etl")])
+        check("missing-file", r.returncode == 3 and b"cannot open" in r.stderr and not r.stdout)
+        r = run([etldump, "-n", "5", fx])
+        check("count", r.returncode == 0 and len(r.stdout.splitlines()) == 5)
+        r = run([etldump, "-f", "jsonl", "--order=file", fx])
+        offs = [json.loads(l)["file_offset"] for l in r.stdout.splitlines()]
+        check("order-file", r.returncode == 0 and offs == sorted(offs) and len(offs) == 402)
+        with open(fx, "rb") as f:
+            r = run([etldump, "-"], stdin=f)
+        check("stdin", r.returncode == 0 and r.stdout == run([etldump, fx]).stdout)
+        # two inputs: one merged, time-ordered stream with each event's file
+        r = run([etldump, "-f", "jsonl", fx, os.path.join(valid, "mixed32.etl")])
+        evs = [json.loads(l) for l in r.stdout.splitlines()]
+        check("two-files", r.returncode == 0 and len(evs) == 803 and
+              [e["unix_ns"] for e in evs] == sorted(e["unix_ns"] for e in evs) and
+              len({e["file"] for e in evs}) == 2)
+        # damaged: truncated in the middle of a buffer
+        data = open(fx, "rb").read()
+        cut = os.path.join(tmp, "cut.etl")
+        with open(cut, "wb") as f:
+            f.write(data[: 3 * 4096 + 1500])
+        r = run([etldump, "-f", "jsonl", cut])
+        good = [json.loads(l) for l in r.stdout.splitlines()]
+        check("damaged-exit", r.returncode == 1, r.stderr.decode())
+        check("damaged-message", re.search(rb"cut\.etl: offset 0x3000: buffer 3: .*file ends", r.stderr), r.stderr.decode())
+        check("damaged-partial-output", len(good) > 100 and all(e["file_offset"] < len(data) for e in good))
+        r = run([etldump, "-q", cut])
+        check("quiet", r.returncode == 1 and not r.stderr)
+        r = run([etldump, "-i", "-f", "jsonl", fx, cut])
+        infos = [json.loads(l) for l in r.stdout.splitlines()]
+        check("info-jsonl", r.returncode == 0 and len(infos) == 2 and infos[0]["pointer_size"] == 8)
+        # a closed pipe ends etldump quietly
+        p = subprocess.Popen(f"'{etldump}' --payload-bytes=-1 '{fx}' '{fx}' '{fx}' | head -c 10 >/dev/null; exit ${{PIPESTATUS[0]}}",
+                             shell=True, executable="/bin/bash", stderr=subprocess.PIPE)
+        _, err = p.communicate()
+        check("closed-pipe", p.returncode == 0 and not err, err.decode())
+    finally:
+        shutil.rmtree(tmp)
+    for name, ok, detail in results:
+        if not ok:
+            print(f"FAIL {name} {detail}")
+    passed = sum(ok for _, ok, _ in results)
+    print(f"etldump cli: {passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""etldump acceptance over the corpus (issue: reader core).
+
+For every .etl in CORPUS/etl: `etldump --format=jsonl` exits 0 with nothing
+on stderr, emits one JSON object per record (the record count is taken from
+the corpus README's independent scan, or the compressed-trace table), the
+timestamps never decrease, the logfile-header event's time equals the trace
+start time, and every time lies between the start and end times, except the
+events listed in AFTER_END, which docs/FORMAT-NOTES.md explains.
+
+Usage: etldump_corpus.py ETLDUMP CORPUS_DIR      (exit 77 without the corpus)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+FT_EPOCH = 116444736000000000
+
+# Compressed traces: no independent scan in the README (see check_corpus.c).
+COMPRESSED = {
+    "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl": 28693,
+    "perfview_SelfDescribingSingleEvent.etl": 23,
+    "perfview_net.4.5.2.x86.etl": 168298,
+    "perfview_smallEtlFile_relogged.etl": 2,
+}
+
+# Events timed after the trace's EndTime, exactly, and why (docs/FORMAT-NOTES.md 3).
+AFTER_END = {
+    "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl": 1777,   # kernel rundown at stop (Thread DCEnd, SystemConfig)
+    "perfview_net.4.5.2.x86.etl": 8,                      # merge-time events (SysConfigEx) and rundown
+    "perfview_SelfDescribingSingleEvent.etl": 6,          # merge-time KernelTraceControl events
+    "s4_WindowsUpdate.20251008.140245.443.8.etl": 5,      # events flushed after the stop time
+}
+
+
+def readme_counts(corpus):
+    counts = {}
+    with open(os.path.join(corpus, "README.md"), encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"- `([^`]+)`: .*Scan: \d+ buffers, (\d+) records", line)
+            if m:
+                counts[m.group(1)] = int(m.group(2))
+    counts.update(COMPRESSED)
+    return counts
+
+
+def main():
+    etldump, corpus = sys.argv[1], sys.argv[2]
+    etl_dir = os.path.join(corpus, "etl")
+    if not os.path.isdir(etl_dir):
+        print("corpus not found: skipped")
+        return 77
+    counts = readme_counts(corpus)
+    failures = []
+    files = sorted(f for f in os.listdir(etl_dir) if f.endswith(".etl"))
+    for name in files:
+        path = os.path.join(etl_dir, name)
+
+        def fail(msg):
+            failures.append(f"{name}: {msg}")
+
+        info_run = subprocess.run([etldump, "--info", "--format=jsonl", path], capture_output=True)
+        run = subprocess.run([etldump, "--format=jsonl", path], capture_output=True)
+        if run.returncode != 0 or run.stderr or info_run.returncode != 0:
+            fail(f"exit {run.returncode}, stderr {run.stderr[:200]!r}")
+            continue
+        info = json.loads(info_run.stdout)
+        start = (info["start_filetime"] - FT_EPOCH) * 100
+        end = (info["end_filetime"] - FT_EPOCH) * 100
+        lines = run.stdout.decode("utf-8").splitlines()
+        if name not in counts:
+            fail("no expected record count")
+        elif len(lines) != counts[name]:
+            fail(f"{len(lines)} lines, expected {counts[name]} records")
+        last = None
+        after = 0
+        for i, line in enumerate(lines):
+            ev = json.loads(line)
+            t = ev["unix_ns"]
+            if last is not None and t < last:
+                fail(f"line {i + 1}: time goes back ({t} < {last})")
+                break
+            last = t
+            if i == 0:
+                if not (ev["header"] == "system" and ev.get("hook_id") == 0 and t == start):
+                    fail("the first event is not the logfile header at the start time")
+            if t < start:
+                fail(f"line {i + 1}: before the start time")
+                break
+            if t > end:
+                after += 1
+        if after != AFTER_END.get(name, 0):
+            fail(f"{after} events after the end time, expected {AFTER_END.get(name, 0)}")
+    passed = len(files) - len({f.split(':')[0] for f in failures})
+    for f in failures:
+        print("FAIL", f)
+    print(f"etldump corpus: {passed} passed, {len(files) - passed} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
