@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "codec/xpress.h"
+#include "io/container.h"
 #include "io/source.h"
 #include "record/record.h"
 #include "util/cursor.h"
@@ -342,7 +343,7 @@ static int add_trace(struct etl_reader *r, struct trace *t, const char *name)
 	t->index = r->ntraces;
 	st = trace_load(r, t, &d);
 	if (st == ETL_OK) {
-		t->info.name = etl__strdup(name ? name : "(memory)");
+		t->info.name = etl__strdup(name);
 		if (!t->info.name)
 			etl__diag_set(&d, st = ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 	}
@@ -362,13 +363,10 @@ static int add_trace(struct etl_reader *r, struct trace *t, const char *name)
 	return ETL_OK;
 }
 
-static struct trace *new_trace(struct etl_reader *r)
+static struct trace *new_trace(void)
 {
-	struct trace *t;
+	struct trace *t = etl__calloc(1, sizeof(*t));
 
-	if (!r)
-		return NULL;
-	t = etl__calloc(1, sizeof(*t));
 	if (t)
 		etl__source_init(&t->src);
 	return t;
@@ -393,61 +391,184 @@ static int nomem(struct etl_reader *r)
 	return set_error_diag(r, &d, -1, 0);
 }
 
+/* Queues d for input `trace` at position `at` of the queue (or at the end). */
+static void push_diag(struct etl_reader *r, const struct etl_diag *d, int trace, size_t at)
+{
+	size_t before = r->q_len;
+
+	queue_diag(r, d);
+	if (r->q_len == before)
+		return; /* dropped (counted) */
+	if (at > before)
+		at = before;
+	memmove(r->queue + at + 1, r->queue + at, (before - at) * sizeof(*r->queue));
+	r->queue[at] = *d;
+	r->queue[at].trace = trace;
+}
+
+/* Adds the traces inside a gzip stream or zip archive; takes the source. */
+static int open_container(struct etl_reader *r, struct etl_source *src, enum etl_container kind,
+			  const char *name)
+{
+	struct etl_members ms;
+	struct etl_diag d, first;
+	char **others = NULL;
+	size_t nothers = 0, i, k, q_at;
+	int st, added = 0, have_first = 0;
+	const char *kname = kind == ETL_CONTAINER_GZIP ? "gzip" : "zip";
+
+	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], &ms, &d);
+	etl__source_close(src);
+	if (st != ETL_OK)
+		return set_error_diag(r, &d, -1, 0);
+	for (i = 0; i < ms.count; i++)
+		if (!ms.m[i].is_trace)
+			nothers++;
+	if (nothers && !(others = etl__calloc(nothers, sizeof(*others)))) {
+		etl__members_free(&ms);
+		return nomem(r);
+	}
+	for (i = 0, k = 0; i < ms.count; i++)
+		if (!ms.m[i].is_trace)
+			others[k++] = ms.m[i].name;
+	for (i = 0; i < ms.count; i++) {
+		struct etl_member *m = &ms.m[i];
+		struct trace *t;
+		char *tname;
+		size_t j, len;
+
+		if (!m->is_trace) {
+			if (m->damaged) { /* unreadable: it may have been a trace */
+				push_diag(r, &m->diag, -1, SIZE_MAX);
+				if (!have_first) {
+					first = m->diag;
+					have_first = 1;
+				}
+			}
+			continue;
+		}
+		len = strlen(name) + strlen(m->name) + 2;
+		tname = etl__malloc(len);
+		t = new_trace();
+		if (!tname || !t) {
+			etl__free(tname);
+			etl__free(t);
+			st = ETL_E_NOMEM;
+			break;
+		}
+		if (kind == ETL_CONTAINER_ZIP)
+			snprintf(tname, len, "%s:%s", name, m->name);
+		else
+			snprintf(tname, len, "%s", name);
+		t->src = m->src;
+		etl__source_init(&m->src);
+		t->info.container = kname;
+		if (nothers) {
+			t->info.other_members = etl__calloc(nothers, sizeof(char *));
+			for (j = 0; t->info.other_members && j < nothers; j++) {
+				t->info.other_members[j] = etl__strdup(others[j]);
+				if (!t->info.other_members[j])
+					break;
+				t->info.other_member_count++;
+			}
+		}
+		q_at = r->q_len;
+		st = add_trace(r, t, tname);
+		etl__free(tname);
+		if (st == ETL_E_NOMEM)
+			break;
+		if (st != ETL_OK) {
+			if (!have_first) {
+				first.code = r->err.code;
+				first.offset = r->err.offset;
+				snprintf(first.msg, sizeof(first.msg), "%.*s", (int)sizeof(first.msg) - 1, r->err.msg);
+				have_first = 1;
+			}
+			st = ETL_OK;
+			continue;
+		}
+		added++;
+		if (m->damaged) /* the cause first, then what it did to the buffers */
+			push_diag(r, &m->diag, r->ntraces - 1, q_at);
+	}
+	etl__free(others);
+	etl__members_free(&ms);
+	if (st == ETL_E_NOMEM)
+		return nomem(r);
+	if (added == 0) {
+		if (!have_first)
+			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace", kname);
+		first.buffer_index = -1;
+		return set_error_diag(r, &first, -1, 0);
+	}
+	return ETL_OK;
+}
+
+/* Takes the source: a plain trace, or a container of traces. */
+static int open_source(struct etl_reader *r, struct etl_source *src, const char *name)
+{
+	enum etl_container kind = etl__container_sniff(src);
+	struct trace *t;
+
+	if (kind != ETL_CONTAINER_NONE)
+		return open_container(r, src, kind, name);
+	t = new_trace();
+	if (!t) {
+		etl__source_close(src);
+		return nomem(r);
+	}
+	t->src = *src;
+	return add_trace(r, t, name);
+}
+
 int etl_reader_open_memory(struct etl_reader *r, const void *data, size_t size, const char *name)
 {
-	struct trace *t;
+	struct etl_source src;
 	int st = open_check(r);
 
 	if (st != ETL_OK)
 		return st;
 	if (!data && size)
 		return misuse(r, "NULL data");
-	if (!(t = new_trace(r)))
-		return nomem(r);
-	etl__source_open_memory(&t->src, data ? data : "", size);
-	return add_trace(r, t, name);
+	etl__source_init(&src);
+	etl__source_open_memory(&src, data ? data : "", size);
+	return open_source(r, &src, name ? name : "(memory)");
 }
 
 int etl_reader_open_fd(struct etl_reader *r, int fd, const char *name)
 {
+	struct etl_source src;
 	struct etl_diag d;
-	struct trace *t;
 	int st = open_check(r);
 
 	if (st != ETL_OK)
 		return st;
 	if (fd < 0)
 		return misuse(r, "negative file descriptor");
-	if (!(t = new_trace(r)))
-		return nomem(r);
-	st = etl__source_open_fd(&t->src, fd, &d);
+	etl__source_init(&src);
+	st = etl__source_open_fd(&src, fd, &d);
 	if (st == ETL_E_UNSUPPORTED) /* a pipe or terminal: spool it */
-		st = etl__source_spool_fd(&t->src, fd, r->limits[ETL_LIMIT_SPOOL_SIZE], &d);
-	if (st != ETL_OK) {
-		trace_free(t);
+		st = etl__source_spool_fd(&src, fd, r->limits[ETL_LIMIT_SPOOL_SIZE], &d);
+	if (st != ETL_OK)
 		return set_error_diag(r, &d, -1, 0);
-	}
-	return add_trace(r, t, name ? name : "(fd)");
+	return open_source(r, &src, name ? name : "(fd)");
 }
 
 int etl_reader_open_path(struct etl_reader *r, const char *path)
 {
+	struct etl_source src;
 	struct etl_diag d;
-	struct trace *t;
 	int st = open_check(r);
 
 	if (st != ETL_OK)
 		return st;
 	if (!path)
 		return misuse(r, "NULL path");
-	if (!(t = new_trace(r)))
-		return nomem(r);
-	st = etl__source_open_path(&t->src, path, &d);
-	if (st != ETL_OK) {
-		trace_free(t);
+	etl__source_init(&src);
+	st = etl__source_open_path(&src, path, &d);
+	if (st != ETL_OK)
 		return set_error_diag(r, &d, -1, 0);
-	}
-	return add_trace(r, t, path);
+	return open_source(r, &src, path);
 }
 
 /* ------------------------------------------------------------------ */

@@ -146,6 +146,100 @@ START_TEST(every_corpus_file_is_in_the_table)
 }
 END_TEST
 
+/* Each archive and its extracted twin: the same events, byte for byte. */
+static const struct { const char *archive, *twin; } twins[] = {
+	{ "dotnetperf_DynamicEvents.etl.zip", "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl" },
+	{ "perfview_gcevents.etl.zip", "perfview_gcevents_PerfViewData.etl" },
+	{ "perfview_gcrundownevents.etl.zip", "perfview_gcrundownevents_PerfViewData.clrRundown.etl" },
+	{ "perfview_net.4.5.2.x86.etl.zip", "perfview_net.4.5.2.x86.etl" },
+	{ "perfview_primitive-types.etl.zip", "perfview_primitive-types.etl" },
+};
+
+static struct etl_reader *open_corpus(const char *file)
+{
+	char path[4096];
+	struct etl_reader *r = etl_reader_new();
+
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, file);
+	ck_assert_msg(etl_reader_open_path(r, path) == ETL_OK, "%s: %s", file,
+		      etl_error_message(etl_reader_error(r)));
+	return r;
+}
+
+START_TEST(archive_equals_extracted_twin)
+{
+	struct etl_reader *a = open_corpus(twins[_i].archive), *b = open_corpus(twins[_i].twin);
+	const struct etl_trace_info *ta = etl_reader_trace_info(a, 0);
+	const struct etl_event *ea, *eb;
+	long n = 0;
+	int sa, sb;
+
+	ck_assert_int_eq(etl_reader_trace_count(a), 1);
+	ck_assert_str_eq(etl_trace_info_container(ta), "zip");
+	ck_assert_uint_eq(etl_trace_info_file_size(ta), etl_trace_info_file_size(etl_reader_trace_info(b, 0)));
+	for (;;) {
+		const uint8_t *pa, *pb;
+		size_t la, lb;
+
+		sa = etl_reader_next(a, &ea);
+		sb = etl_reader_next(b, &eb);
+		ck_assert_int_eq(sa, sb);
+		if (sa != ETL_OK)
+			break;
+		n++;
+		ck_assert_uint_eq(etl_event_file_offset(ea), etl_event_file_offset(eb));
+		ck_assert_uint_eq(etl_event_timestamp_raw(ea), etl_event_timestamp_raw(eb));
+		ck_assert_uint_eq(etl_event_cpu(ea), etl_event_cpu(eb));
+		ck_assert_uint_eq(etl_event_record_size(ea), etl_event_record_size(eb));
+		etl_event_payload(ea, &pa, &la);
+		etl_event_payload(eb, &pb, &lb);
+		ck_assert_uint_eq(la, lb);
+		ck_assert(la == 0 || memcmp(pa, pb, la) == 0);
+	}
+	ck_assert_int_eq(sa, ETL_END);
+	ck_assert_int_gt(n, 0);
+	ck_assert_uint_eq(etl_reader_count(a, ETL_COUNT_ERRORS), 0);
+	etl_reader_free(a);
+	etl_reader_free(b);
+}
+END_TEST
+
+/* gzip-wrapped traces: every one reads clean; facts from the corpus README. */
+START_TEST(gzip_traces_read_clean)
+{
+	static const struct { const char *file; unsigned build, buffers; long records; } gz[] = {
+		/* 42,991,616 bytes unpacked; no independent count exists for the record number */
+		{ "etwanalyzer_TraceLoggingTester.etl.gz", 26100, 0, 172716 },
+		/* an 8 KiB WPP trace: 4 header-buffer records + 3 WPP messages */
+		{ "s4_CldFlt1-2025-12-21-121418.etlgz", 26100, 2, 7 },
+		/* only the logfile header (and its PartitionInfo record) */
+		{ "s4_CldFlt2-2025-12-21-121418.etlgz", 26100, 1, 2 },
+	};
+	struct etl_reader *r = open_corpus(gz[_i].file);
+	const struct etl_trace_info *t = etl_reader_trace_info(r, 0);
+	const struct etl_event *ev;
+	long n = 0;
+	uint64_t last = 0;
+	int st;
+
+	ck_assert_str_eq(etl_trace_info_container(t), "gzip");
+	ck_assert_uint_eq(etl_trace_info_os_build(t), gz[_i].build);
+	if (gz[_i].buffers)
+		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BUFFERS), gz[_i].buffers);
+	else
+		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BUFFERS), etl_trace_info_buffers_written(t));
+	while ((st = etl_reader_next(r, &ev)) == ETL_OK) {
+		ck_assert_uint_ge(etl_event_filetime(ev), last);
+		last = etl_event_filetime(ev);
+		n++;
+	}
+	ck_assert_msg(st == ETL_END, "%s", etl_error_message(etl_reader_error(r)));
+	ck_assert_int_eq(n, gz[_i].records);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BYTES_SKIPPED), 0);
+	etl_reader_free(r);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("corpus");
@@ -165,6 +259,8 @@ int main(int argc, char **argv)
 	closedir(d);
 	tcase_add_loop_test(t, trace_reads_clean_and_matches_facts, 0, (int)(sizeof(facts) / sizeof(facts[0])));
 	tcase_add_test(t, every_corpus_file_is_in_the_table);
+	tcase_add_loop_test(t, archive_equals_extracted_twin, 0, (int)(sizeof(twins) / sizeof(twins[0])));
+	tcase_add_loop_test(t, gzip_traces_read_clean, 0, 3);
 	tcase_set_timeout(t, 120);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

@@ -91,6 +91,24 @@ def main():
         check("two-files", r.returncode == 0 and len(evs) == 803 and
               [e["unix_ns"] for e in evs] == sorted(e["unix_ns"] for e in evs) and
               len({e["file"] for e in evs}) == 2)
+        # containers, recognised by content whatever the name; gzip through stdin too
+        import gzip
+        import zipfile
+        plain = run([etldump, fx]).stdout
+        gz = os.path.join(tmp, "trace.bin")
+        with open(gz, "wb") as f:
+            f.write(gzip.compress(open(fx, "rb").read()))
+        check("gzip-file", run([etldump, gz]).stdout == plain)
+        with open(gz, "rb") as f:
+            check("gzip-stdin", run([etldump, "-"], stdin=f).stdout == plain)
+        zp = os.path.join(tmp, "trace.etl.zip")
+        with zipfile.ZipFile(zp, "w", zipfile.ZIP_DEFLATED) as z:
+            z.write(fx, "sub/trace.etl")
+            z.writestr("LogFile.txt", "log")
+        check("zip-file", run([etldump, zp]).stdout == plain)
+        r = run([etldump, "--info", zp])
+        check("zip-info", b"container:          zip" in r.stdout and b"other member:       LogFile.txt" in r.stdout
+              and b"trace.etl.zip:sub/trace.etl" in r.stdout)
         # damaged: truncated in the middle of a buffer
         data = open(fx, "rb").read()
         cut = os.path.join(tmp, "cut.etl")
