@@ -575,6 +575,39 @@ START_TEST(corrupt_compressed_stream_costs_its_tail)
 }
 END_TEST
 
+START_TEST(unsupported_compression_format_is_refused_per_buffer)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	int st;
+	unsigned errors = 0, events = 0;
+
+	variant_opts(2, &o);
+	d = build(&o, &len);
+	d[0x2C] = 2; /* the header buffer declares LZNT1 */
+	r = open_mem(d, len);
+	ck_assert_uint_eq(etl_trace_info_compression_format(etl_reader_trace_info(r, 0)), 2);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st == ETL_OK) {
+			events++;
+			continue;
+		}
+		ck_assert_int_eq(st, ETL_E_UNSUPPORTED);
+		ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)),
+					     "compression format 2 is not supported"));
+		errors++;
+	}
+	ck_assert_uint_eq(events, 2); /* the header buffer is not compressed */
+	ck_assert_uint_eq(errors, etl_reader_count(r, ETL_COUNT_BUFFERS) - 1);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BUFFERS_SKIPPED), errors);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(not_a_trace)
 {
 	static const char junk[200] = "this is not an etl file";
@@ -890,6 +923,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(dmg, truncated_file_keeps_every_whole_record);
 	tcase_add_test(dmg, corrupt_compressed_stream_costs_its_tail);
 	tcase_add_test(dmg, not_a_trace);
+	tcase_add_test(dmg, unsupported_compression_format_is_refused_per_buffer);
 	tcase_add_test(dmg, record_kinds_damage_table);
 	tcase_add_test(dmg, extended_item_chain_overrun);
 	tcase_add_test(api, misuse_is_reported);

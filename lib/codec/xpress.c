@@ -12,6 +12,20 @@
 #include "codec/xpress.h"
 #include "util/cursor.h"
 
+static unsigned clz32(uint32_t x) /* x != 0 */
+{
+#if defined(__GNUC__)
+	return (unsigned)__builtin_clz(x);
+#else
+	unsigned n = 0;
+	while (!(x & 0x80000000u)) {
+		x <<= 1;
+		n++;
+	}
+	return n;
+#endif
+}
+
 #define FAIL(msg)                    \
 	do {                         \
 		*err_at = ip;        \
@@ -37,13 +51,24 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 			ip += 4;
 			nflags = 32;
 		}
-		nflags--;
-		if (!(flags >> nflags & 1)) {
-			if (ip == in_len || op == out_len)
+		if (!(flags >> (nflags - 1) & 1)) {
+			/* a run of literals: as many as the flag word's leading zero bits */
+			uint32_t rest = nflags == 32 ? flags : flags & ((1u << nflags) - 1);
+			size_t run = nflags - (rest ? (unsigned)(32 - clz32(rest)) : 0u);
+
+			if (run > in_len - ip)
+				run = in_len - ip;
+			if (run > out_len - op)
+				run = out_len - op;
+			if (run == 0)
 				break;
-			out[op++] = in[ip++];
+			memcpy(out + op, in + ip, run);
+			op += run;
+			ip += run;
+			nflags -= (unsigned)run;
 			continue;
 		}
+		nflags--;
 		{
 			size_t len, dist;
 			uint32_t tok;
@@ -98,6 +123,14 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 			 * when they overlap, in blocks otherwise. */
 			if (dist >= len) {
 				memcpy(out + op, out + op - dist, len);
+				op += len;
+			} else if (dist >= 8) {
+				/* overlapping, but each 8-byte step reads bytes already written */
+				size_t i;
+				for (i = 0; i + 8 <= len; i += 8)
+					memcpy(out + op + i, out + op + i - dist, 8);
+				for (; i < len; i++)
+					out[op + i] = out[op + i - dist];
 				op += len;
 			} else {
 				size_t i;

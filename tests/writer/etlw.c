@@ -30,6 +30,8 @@ struct etlw {
 	uint32_t nbuf;
 	uint64_t max_ts;
 	int failed;
+	FILE *out;         /* streaming mode */
+	uint64_t out_len;  /* data bytes written to out */
 };
 
 static int grow(struct bytes *b, size_t more)
@@ -71,6 +73,25 @@ void etlw_default_opts(struct etlw_opts *o)
 	o->start_ft = 133000000000000000ULL; /* 2022-06-15 */
 	o->start_ts = 1000000000;
 	o->os_build = 19045;
+}
+
+static uint32_t header_buffer_size(const struct etlw_opts *o)
+{
+	return o->compress && o->buffer_size > 1024 ? 1024 : o->buffer_size;
+}
+
+struct etlw *etlw_new_file(const struct etlw_opts *o, FILE *f)
+{
+	struct etlw *w = etlw_new(o);
+
+	if (w) {
+		w->out = f;
+		if (fseek(f, (long)header_buffer_size(o), SEEK_SET) != 0) {
+			etlw_free(w);
+			return NULL;
+		}
+	}
+	return w;
 }
 
 struct etlw *etlw_new(const struct etlw_opts *o)
@@ -163,6 +184,12 @@ static int flush_cpu(struct etlw *w, unsigned cpu)
 	w->nbuf++;
 	memset(c->p, 0xFF, bs);
 	c->fill = HDR;
+	if (w->out) {
+		if (fwrite(w->data.p, 1, w->data.len, w->out) != w->data.len)
+			return -1;
+		w->out_len += w->data.len;
+		w->data.len = 0;
+	}
 	return 0;
 }
 
@@ -384,7 +411,7 @@ static size_t put_utf16(uint8_t *p, const char *s)
 int etlw_finish(struct etlw *w, uint8_t **out, size_t *out_len)
 {
 	const struct etlw_opts *o = &w->o;
-	uint32_t hsize = o->compress && o->buffer_size > 1024 ? 1024 : o->buffer_size;
+	uint32_t hsize = header_buffer_size(o);
 	unsigned ptr = o->ptr_size, i;
 	size_t lh = ptr == 4 ? 0x110 : 0x118, t, rec, fill, saved;
 	uint8_t *f, *h, *pl;
@@ -395,7 +422,7 @@ int etlw_finish(struct etlw *w, uint8_t **out, size_t *out_len)
 			w->failed = 1;
 	if (w->failed)
 		return -1;
-	f = malloc(hsize + w->data.len);
+	f = malloc(hsize + (w->out ? 0 : w->data.len));
 	if (!f)
 		return -1;
 	memset(f, 0xFF, hsize);
@@ -465,6 +492,14 @@ int etlw_finish(struct etlw *w, uint8_t **out, size_t *out_len)
 	}
 	buffer_header(w, h, hsize, (uint32_t)fill, 0, 0, 0, 0x01, 4, 3);
 	put32(h + 4, (uint32_t)saved);
+	if (w->out) {
+		int bad = fseek(w->out, 0, SEEK_SET) != 0 || fwrite(f, 1, hsize, w->out) != hsize ||
+			  fflush(w->out) != 0;
+		free(f);
+		*out = NULL;
+		*out_len = hsize + w->out_len;
+		return bad ? -1 : 0;
+	}
 	memcpy(f + hsize, w->data.p, w->data.len);
 	*out = f;
 	*out_len = hsize + w->data.len;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <etl.h>
 
@@ -37,6 +38,9 @@ void etlw_default_opts(struct etlw_opts *o);
 struct etlw;
 
 struct etlw *etlw_new(const struct etlw_opts *o);
+/* Streams data buffers to f as they fill (for large traces); etlw_finish
+ * then writes the header buffer at the start of f and returns *out = NULL. */
+struct etlw *etlw_new_file(const struct etlw_opts *o, FILE *f);
 void etlw_free(struct etlw *w);
 
 /* SYSTEM (compact = 0) or COMPACT (compact = 1) kernel record. */
