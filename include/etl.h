@@ -397,6 +397,87 @@ ETL_API int etl_event_copy(const struct etl_event *ev, struct etl_event **copy);
 ETL_API void etl_event_free(struct etl_event *copy);
 
 /* ------------------------------------------------------------------ */
+/* Decoding payloads                                                   */
+/* ------------------------------------------------------------------ */
+
+struct etl_decoded;
+struct etl_property;
+
+/** Where a decoded event's schema came from. @since 0.1 */
+enum etl_decoder {
+	ETL_DECODER_NONE = 0,          /**< not decoded: payload delivered raw, see etl_decoded_reason() */
+	ETL_DECODER_MANIFEST = 1,      /**< an instrumentation manifest given to the reader */
+	ETL_DECODER_EVENTSOURCE = 2,   /**< a .NET EventSource manifest logged inside the trace */
+	ETL_DECODER_TRACELOGGING = 3,  /**< the event's own TraceLogging metadata */
+	ETL_DECODER_TRACE_METADATA = 4,/**< merge-time metadata (KernelTraceControl EventInfo) in the trace */
+	ETL_DECODER_BUILTIN = 5        /**< a layout built into libetl (kernel and logfile-header events) */
+};
+/** Short name of a decoder ("manifest", "tracelogging", ...). Static storage. */
+ETL_API const char *etl_decoder_name(enum etl_decoder d);
+
+/**
+ * Decodes the payload of @p ev (an event just returned by etl_reader_next()).
+ * @param decoded set to a view borrowed until the next etl_reader_next(),
+ *                etl_reader_decode() or etl_reader_free(); never NULL on ETL_OK.
+ * @retval ETL_OK  decoded, or not decodable (etl_decoded_source() is ETL_DECODER_NONE
+ *                 and etl_decoded_reason() says why; the event keeps its raw payload)
+ * @retval <0      the payload contradicts its schema: *decoded still holds the name
+ *                 and the properties read before the fault; etl_reader_error() says
+ *                 which field and where.  Reading can go on.
+ * @since 0.1
+ */
+ETL_API int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev,
+			      const struct etl_decoded **decoded);
+
+ETL_API enum etl_decoder etl_decoded_source(const struct etl_decoded *d);
+/** Event name in PerfView's shape: "Provider/Task/Opcode" (manifest, kernel) or
+ *  "Provider/EventName" (TraceLogging).  Never NULL. borrowed as the decoded view. */
+ETL_API const char *etl_decoded_name(const struct etl_decoded *d);
+/** Parts of the name; NULL when unknown. borrowed as the decoded view. */
+ETL_API const char *etl_decoded_provider_name(const struct etl_decoded *d);
+ETL_API const char *etl_decoded_event_name(const struct etl_decoded *d);
+ETL_API const char *etl_decoded_task_name(const struct etl_decoded *d);
+ETL_API const char *etl_decoded_opcode_name(const struct etl_decoded *d);
+/** Why the event was not decoded (NULL if it was). */
+ETL_API const char *etl_decoded_reason(const struct etl_decoded *d);
+/** Bytes of payload after the last property (0 when the schema used them all). */
+ETL_API size_t etl_decoded_trailing_bytes(const struct etl_decoded *d);
+/** Top-level properties. */
+ETL_API size_t etl_decoded_property_count(const struct etl_decoded *d);
+ETL_API const struct etl_property *etl_decoded_property_at(const struct etl_decoded *d, size_t i);
+/** First top-level property named @p name, or NULL. */
+ETL_API const struct etl_property *etl_decoded_property_by_name(const struct etl_decoded *d,
+								 const char *name);
+
+/** Shape of a property. @since 0.1 */
+enum etl_property_kind {
+	ETL_PROPERTY_VALUE = 0,  /**< a single value */
+	ETL_PROPERTY_STRUCT = 1, /**< children are the members */
+	ETL_PROPERTY_ARRAY = 2   /**< children are the elements */
+};
+
+/** In-types are TDH_IN_TYPE values (1 UNICODESTRING ... 25 MANIFEST_COUNTEDBINARY,
+ *  300 COUNTEDSTRING ... 310 WBEMSID); out-types are TDH_OUT_TYPE values. */
+ETL_API const char *etl_property_name(const struct etl_property *p);
+ETL_API enum etl_property_kind etl_property_kind(const struct etl_property *p);
+ETL_API uint16_t etl_property_in_type(const struct etl_property *p);
+ETL_API uint16_t etl_property_out_type(const struct etl_property *p);
+ETL_API size_t etl_property_child_count(const struct etl_property *p);
+ETL_API const struct etl_property *etl_property_child_at(const struct etl_property *p, size_t i);
+/** Typed values: ETL_OK, or ETL_E_MISUSE when the property is not of a fitting type. */
+ETL_API int etl_property_as_u64(const struct etl_property *p, uint64_t *v);
+ETL_API int etl_property_as_i64(const struct etl_property *p, int64_t *v);
+ETL_API int etl_property_as_double(const struct etl_property *p, double *v);
+ETL_API int etl_property_as_guid(const struct etl_property *p, struct etl_guid *v);
+/** The value's bytes in the payload (zero-copy; strings without their terminator). */
+ETL_API int etl_property_as_bytes(const struct etl_property *p, const uint8_t **data, size_t *size);
+/** Strings as UTF-8 (converted on demand; borrowed as the decoded view). */
+ETL_API int etl_property_as_utf8(const struct etl_property *p, const char **s, size_t *len);
+/** The canonical text of the value (see docs/OUTPUT.md); arrays and structs in JSON-like
+ *  brackets.  borrowed as the decoded view; NULL only when out of memory. */
+ETL_API const char *etl_property_format(const struct etl_property *p);
+
+/* ------------------------------------------------------------------ */
 /* Well-known names                                                    */
 /* ------------------------------------------------------------------ */
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "codec/xpress.h"
+#include "decode/decode.h"
 #include "io/container.h"
 #include "io/source.h"
 #include "record/record.h"
@@ -89,6 +90,7 @@ struct etl_reader {
 	struct etl_error err;
 	int has_err;
 	uint64_t counts[ETL_COUNT_COUNT_];
+	struct etl_decode_state dec;
 };
 
 static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
@@ -178,6 +180,7 @@ void etl_reader_free(struct etl_reader *r)
 		trace_free(r->traces[i]);
 	etl__free(r->traces);
 	etl__free(r->queue);
+	etl__decode_state_free(&r->dec);
 	etl__free(r);
 }
 
@@ -987,6 +990,37 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		return set_error_diag(r, &s->diag, s->t->index, fatal);
 	}
 	r->counts[ETL_COUNT_EVENTS]++;
+	if (s->ev.kind == ETL_HEADER_FULL)
+		etl__decode_observe(&r->dec, &s->ev); /* merge-time metadata describes later events */
 	*event = &s->ev;
 	return ETL_OK;
+}
+
+int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const struct etl_decoded **decoded)
+{
+	struct etl_diag d;
+	int st;
+
+	if (!r || !ev || !decoded)
+		return r ? misuse(r, "NULL event or result pointer") : ETL_E_MISUSE;
+	*decoded = NULL;
+	st = etl__decode_event(&r->dec, ev, decoded, &d);
+	if (st != ETL_OK) {
+		/* The decoder speaks in payload offsets (or none, for metadata faults):
+		 * make them file offsets, as every other error. */
+		uint64_t at = ev->file_offset, hdr = ev->record_size - ev->payload_len;
+		size_t l = strlen(d.msg);
+
+		if (ev->flags & ETL_EVF_COMPRESSED)
+			snprintf(d.msg + l, sizeof(d.msg) - l, " (record at offset 0x%x of the decompressed buffer)",
+				 (unsigned)ev->buffer_offset);
+		else if (d.offset != ETL_OFFSET_NONE)
+			at += hdr + d.offset;
+		d.offset = at;
+		d.buffer_index = (int64_t)ev->buffer_index;
+		set_error_diag(r, &d, ev->trace_index, d.code == ETL_E_NOMEM);
+		if (d.code == ETL_E_NOMEM)
+			*decoded = NULL;
+	}
+	return st;
 }

@@ -27,6 +27,7 @@ struct options {
 	enum etl_order order;
 	int info;
 	int quiet;
+	int raw;             /* do not decode payloads */
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
 };
@@ -45,6 +46,7 @@ static void usage(FILE *f)
 		"  -i, --info            print the trace information instead of events\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
 		"  -n, --count=N         stop after N events\n"
+		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
 		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
 		"  -h, --help            show this help and exit\n"
@@ -237,31 +239,193 @@ static void print_info_json(const struct etl_trace_info *t)
 	printf("}\n");
 }
 
+static int decode_errors;
+
+/* A payload that contradicts its schema: reported like damage, printing goes on. */
+static void report_decode(const struct etl_reader *r, const struct options *o)
+{
+	const struct etl_error *e = etl_reader_error(r);
+	int ti;
+
+	decode_errors++;
+	if (!e || o->quiet)
+		return;
+	ti = etl_error_trace_index(e);
+	fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname,
+		ti >= 0 && etl_reader_trace_info(r, ti) ? etl_trace_info_name(etl_reader_trace_info(r, ti)) : "?",
+		(unsigned long long)etl_error_offset(e), etl_error_message(e));
+}
+
+/* ---- decoded values ---- */
+
+/* A text value: bare when it is a plain token, else in double quotes with \" \\ \n escapes. */
+static void out_text_value(const char *v)
+{
+	const char *p;
+	int plain = *v != 0;
+
+	for (p = v; *p && plain; p++)
+		plain = *p != ' ' && *p != '"' && *p != '=' && (unsigned char)*p >= 0x20;
+	if (plain) {
+		out_str(v);
+		return;
+	}
+	putchar('"');
+	for (p = v; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n')
+			out_str("\\n");
+		else if (c == '\r')
+			out_str("\\r");
+		else if (c == '\t')
+			out_str("\\t");
+		else if (c < 0x20)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* Whether text is a JSON number (so that it may be written bare). */
+static int is_json_number(const char *t)
+{
+	const char *p = t;
+
+	if (*p == '-')
+		p++;
+	if (!(*p >= '0' && *p <= '9'))
+		return 0;
+	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '.') {
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == 0;
+}
+
+static int is_plain_integer(const struct etl_property *p)
+{
+	uint16_t in = etl_property_in_type(p), out = etl_property_out_type(p);
+
+	if (!((in >= 3 && in <= 10)))
+		return 0;
+	/* out-types rendered as text: hex, characters, addresses, booleans, codes, times */
+	return !(out == 1 || out == 2 || (out >= 13 && out <= 19) || out == 22 || out == 23 ||
+		 (out >= 29 && out <= 32) || out == 37 || out == 38);
+}
+
+static void out_json_value(const struct etl_property *p, unsigned depth)
+{
+	enum etl_property_kind k = etl_property_kind(p);
+	size_t i, n = etl_property_child_count(p);
+
+	if (k != ETL_PROPERTY_VALUE && depth < 64) {
+		putchar(k == ETL_PROPERTY_ARRAY ? '[' : '{');
+		for (i = 0; i < n; i++) {
+			const struct etl_property *c = etl_property_child_at(p, i);
+			if (i)
+				putchar(',');
+			if (k == ETL_PROPERTY_STRUCT) {
+				putchar('"');
+				out_json_str(etl_property_name(c));
+				out_str("\":");
+			}
+			out_json_value(c, depth + 1);
+		}
+		putchar(k == ETL_PROPERTY_ARRAY ? ']' : '}');
+		return;
+	}
+	{
+		const char *text = etl_property_format(p);
+		uint16_t in = etl_property_in_type(p), out = etl_property_out_type(p);
+		int64_t iv;
+		uint64_t uv;
+
+		if (!text)
+			text = "";
+		if ((in == 13 || out == 13) && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) {
+			out_str(text);
+		} else if (is_plain_integer(p) && etl_property_as_i64(p, &iv) == ETL_OK &&
+			   etl_property_as_u64(p, &uv) == ETL_OK && is_json_number(text)) {
+			out_str(text); /* a map may have turned the number into a name: then it is a string */
+		} else if ((in == 11 || in == 12) && is_json_number(text)) {
+			out_str(text);
+		} else {
+			putchar('"');
+			out_json_str(text);
+			putchar('"');
+		}
+	}
+}
+
 /* ---- events ---- */
 
-static void print_event_text(const struct etl_event *ev, const struct options *o)
+static void print_event_text(struct etl_reader *r, const struct etl_event *ev, const struct options *o)
 {
 	char when[64], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
-	size_t len, shown;
+	size_t len, shown, i;
 	enum etl_header_kind k = etl_event_header_kind(ev);
+	const struct etl_decoded *d = NULL;
 
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
-	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
 	printf("%s cpu=%u", when, etl_event_cpu(ev));
 	if (etl_event_pid(ev) != ETL_ID_NONE)
 		printf(" pid=%u", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
 		printf(" tid=%u", etl_event_tid(ev));
-	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
-		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
-		printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
-	} else {
-		printf(" provider={%s} id=%u", guid, etl_event_id(ev));
+	if (!o->raw) {
+		int st = etl_reader_decode(r, ev, &d);
+		if (st != ETL_OK)
+			report_decode(r, o);
 	}
-	printf(" opcode=%u version=%u level=%u len=%zu", etl_event_opcode(ev), etl_event_version(ev),
-	       etl_event_level(ev), len);
+	if (d) {
+		putchar(' ');
+		out_str(etl_decoded_name(d));
+	}
+	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
+		for (i = 0; i < etl_decoded_property_count(d); i++) {
+			const struct etl_property *p = etl_decoded_property_at(d, i);
+			const char *v = etl_property_format(p);
+			putchar(' ');
+			out_str(etl_property_name(p));
+			putchar('=');
+			out_text_value(v ? v : "");
+		}
+		putchar('\n');
+		return;
+	}
+	if (!d) {
+		if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
+			const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+			printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
+		} else {
+			etl_guid_format(etl_event_provider(ev), guid);
+			printf(" provider={%s} id=%u", guid, etl_event_id(ev));
+		}
+		printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
+		       etl_event_level(ev));
+	}
+	printf(" len=%zu", len);
 	shown = len < o->max_payload ? len : o->max_payload;
 	if (shown) {
 		out_str(" payload=");
@@ -282,7 +446,7 @@ static void print_guid_field(const char *key, const struct etl_guid *g)
 	printf(",\"%s\":\"%s\"", key, s);
 }
 
-static void print_event_json(const struct etl_event *ev, const struct etl_reader *r)
+static void print_event_json(const struct etl_event *ev, struct etl_reader *r, const struct options *o)
 {
 	char when[64], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
@@ -365,6 +529,34 @@ static void print_event_json(const struct etl_event *ev, const struct etl_reader
 		}
 		putchar(']');
 	}
+	if (!o->raw) {
+		const struct etl_decoded *d = NULL;
+		int st = etl_reader_decode(r, ev, &d);
+		if (st != ETL_OK)
+			report_decode(r, o);
+		if (d) {
+			printf(",\"name\":\"");
+			out_json_str(etl_decoded_name(d));
+			printf("\",\"decoder\":\"%s\"", etl_decoder_name(etl_decoded_source(d)));
+			if (etl_decoded_source(d) != ETL_DECODER_NONE) {
+				printf(",\"fields\":{");
+				for (i = 0; i < etl_decoded_property_count(d); i++) {
+					const struct etl_property *p = etl_decoded_property_at(d, i);
+					printf("%s\"", i ? "," : "");
+					out_json_str(etl_property_name(p));
+					out_str("\":");
+					out_json_value(p, 0);
+				}
+				putchar('}');
+				if (etl_decoded_trailing_bytes(d))
+					printf(",\"trailing_bytes\":%zu", etl_decoded_trailing_bytes(d));
+			} else if (etl_decoded_reason(d)) {
+				printf(",\"undecoded_reason\":\"");
+				out_json_str(etl_decoded_reason(d));
+				putchar('"');
+			}
+		}
+	}
 	printf(",\"record_size\":%u,\"payload_size\":%zu,\"payload\":\"", etl_event_record_size(ev), len);
 	out_hex(payload, len);
 	printf("\"}\n");
@@ -417,11 +609,12 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "payload-bytes", required_argument, NULL, 'p' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "raw", no_argument, NULL, 'r' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 64 };
+	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 0, 64 };
 	struct etl_reader *r;
 	const struct etl_event *ev;
 	int c, i, exit_code = EXIT_OK, opened = 0;
@@ -473,6 +666,9 @@ int main(int argc, char **argv)
 		}
 		case 'q':
 			o.quiet = 1;
+			break;
+		case 'r' + 256:
+			o.raw = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -544,9 +740,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (o.format == FMT_JSONL)
-				print_event_json(ev, r);
+				print_event_json(ev, r, &o);
 			else
-				print_event_text(ev, &o);
+				print_event_text(r, ev, &o);
 			if (ferror(stdout) || output_failed)
 				break;
 			if (o.max_events && ++n >= o.max_events)
@@ -554,6 +750,8 @@ int main(int argc, char **argv)
 		}
 	}
 	etl_reader_free(r);
+	if (decode_errors)
+		exit_code = worse(exit_code, EXIT_DAMAGED);
 	if (fflush(stdout) == EOF || ferror(stdout) || output_failed) {
 		if (errno == EPIPE)
 			return exit_code; /* the reader went away: not an error of ours */

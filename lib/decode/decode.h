@@ -1,0 +1,36 @@
+/*
+ * decode.h - the decoder registry kept by a reader.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_DECODE_DECODE_H
+#define ETL_DECODE_DECODE_H
+
+#include "decode/schema.h"
+
+struct tlg_entry;
+struct tei_entry;
+struct map_entry;
+
+struct etl_decode_state {
+	struct etl_decoded out;   /* the last decoded event */
+	struct tlg_entry *tlg;    /* TraceLogging schemas by metadata bytes (open addressing) */
+	size_t tlg_cap, tlg_count;
+	struct tei_entry *tei;    /* merge-time TRACE_EVENT_INFO by (input, provider, id, version) */
+	size_t tei_cap, tei_count;
+	struct map_entry *maps;   /* merge-time maps by (input, provider, name) */
+	size_t map_count, map_cap;
+	uint64_t metadata_rejected;
+	/* the event being decoded, for map lookups */
+	int cur_trace;
+	struct etl_guid cur_provider;
+};
+
+/* Takes note of merge-time metadata records as they are delivered. */
+void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev);
+
+int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
+		      const struct etl_decoded **result, struct etl_diag *d);
+void etl__decode_state_free(struct etl_decode_state *st);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * fuzz_reader - the whole reader over a memory buffer: open, iterate in
+ * time order, decode every event and format every property.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <etl.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void walk(const struct etl_property *p, unsigned depth)
+{
+	size_t i;
+
+	(void)etl_property_format(p);
+	if (depth < 8)
+		for (i = 0; i < etl_property_child_count(p); i++)
+			walk(etl_property_child_at(p, i), depth + 1);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int st, order = size > 0 ? data[size - 1] & 1 : 0;
+
+	if (!r)
+		return 0;
+	(void)etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
+	/* small limits keep each run fast without hiding bugs in the limit checks */
+	(void)etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1u << 20);
+	(void)etl_reader_set_limit(r, ETL_LIMIT_SPOOL_SIZE, 8u << 20);
+	if (etl_reader_open_memory(r, data, size, "fuzz") == ETL_OK) {
+		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+			const struct etl_decoded *d;
+			size_t i;
+			if (st != ETL_OK) {
+				if (etl_error_is_fatal(etl_reader_error(r)))
+					break;
+				continue;
+			}
+			if (etl_reader_decode(r, ev, &d) == ETL_E_NOMEM || !d)
+				continue;
+			(void)etl_decoded_name(d);
+			for (i = 0; i < etl_decoded_property_count(d); i++)
+				walk(etl_decoded_property_at(d, i), 0);
+		}
+	}
+	etl_reader_free(r);
+	return 0;
+}
