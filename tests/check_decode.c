@@ -1,0 +1,501 @@
+/*
+ * check_decode.c - payload decoding: TraceLogging (synthetic events with
+ * every in-type, arrays, structs, hostile metadata) and, where the corpus
+ * is present, the facts of its self-describing and merged traces.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scenario.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+/* ---- building TraceLogging metadata ---- */
+
+struct mb {
+	uint8_t b[1024];
+	size_t n;
+};
+
+static void mb_bytes(struct mb *m, const void *p, size_t n)
+{
+	ck_assert_uint_le(m->n + n, sizeof(m->b));
+	memcpy(m->b + m->n, p, n);
+	m->n += n;
+}
+
+static void mb_u8(struct mb *m, uint8_t v) { mb_bytes(m, &v, 1); }
+static void mb_str(struct mb *m, const char *s) { mb_bytes(m, s, strlen(s) + 1); }
+static void mb_u16(struct mb *m, uint16_t v) { uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; mb_bytes(m, x, 2); }
+
+static void mb_begin(struct mb *m, const char *event)
+{
+	m->n = 0;
+	mb_u16(m, 0); /* size, patched in mb_end */
+	mb_u8(m, 0);  /* event tags */
+	mb_str(m, event);
+}
+
+static void mb_field(struct mb *m, const char *name, uint8_t in, int out)
+{
+	mb_str(m, name);
+	mb_u8(m, (uint8_t)(in | (out >= 0 ? 0x80 : 0)));
+	if (out >= 0)
+		mb_u8(m, (uint8_t)out);
+}
+
+static void mb_end(struct mb *m)
+{
+	m->b[0] = (uint8_t)m->n;
+	m->b[1] = (uint8_t)(m->n >> 8);
+}
+
+static const uint8_t traits[] = { 16, 0, 'T', 'e', 's', 't', '.', 'P', 'r', 'o', 'v', 'i', 'd', 'e', 'r', 0 };
+
+static int add_tl(struct etlw *w, unsigned i, const struct mb *m, const void *payload, size_t len)
+{
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.channel = 11;
+	e.level = 5;
+	e.tid = 100 + i;
+	e.pid = 4;
+	e.ts = 1000000100ull + i;
+	ext[0].type = ETL_EXT_PROV_TRAITS;
+	ext[0].data = traits;
+	ext[0].len = sizeof(traits);
+	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
+	ext[1].data = m->b;
+	ext[1].len = (uint16_t)m->n;
+	return etlw_event(w, 0, &e, ext, 2, payload, len);
+}
+
+struct decoded_run {
+	unsigned events, decoded, errors;
+	char names[8][128];
+	char text[8][512];
+	char msg[8][320];
+	int status[8];
+};
+
+static void decode_all(const uint8_t *d, size_t len, struct decoded_run *run)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	unsigned k = 0;
+
+	memset(run, 0, sizeof(*run));
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "tl"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		size_t i;
+		int st;
+
+		run->events++;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		st = etl_reader_decode(r, ev, &dec);
+		ck_assert_ptr_nonnull(dec);
+		if (st != ETL_OK) {
+			run->errors++;
+			if (k < 8)
+				snprintf(run->msg[k], sizeof(run->msg[k]), "%s", etl_error_message(etl_reader_error(r)));
+		}
+		if (etl_decoded_source(dec) == ETL_DECODER_TRACELOGGING && st == ETL_OK)
+			run->decoded++;
+		if (k < 8) {
+			run->status[k] = st;
+			snprintf(run->names[k], sizeof(run->names[k]), "%s", etl_decoded_name(dec));
+			for (i = 0; i < etl_decoded_property_count(dec); i++) {
+				const struct etl_property *p = etl_decoded_property_at(dec, i);
+				size_t l = strlen(run->text[k]);
+				snprintf(run->text[k] + l, sizeof(run->text[k]) - l, "%s%s=%s", i ? ";" : "",
+					 etl_property_name(p), etl_property_format(p) ? etl_property_format(p) : "?");
+			}
+			k++;
+		}
+	}
+	etl_reader_free(r);
+}
+
+static uint8_t *build_tl(int variant, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct mb m;
+	uint8_t *out, pl[256];
+	size_t n = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	/* 0: scalars of every kind */
+	mb_begin(&m, "Scalars");
+	mb_field(&m, "i8", 3, -1);
+	mb_field(&m, "u16hex", 6, 4);
+	mb_field(&m, "i32", 7, -1);
+	mb_field(&m, "u64", 10, -1);
+	mb_field(&m, "f", 11, -1);
+	mb_field(&m, "d", 12, -1);
+	mb_field(&m, "b", 13, -1);
+	mb_field(&m, "g", 15, -1);
+	mb_field(&m, "ft", 17, -1);
+	mb_field(&m, "hex64", 21, -1);
+	mb_field(&m, "ws", 1, -1);
+	mb_field(&m, "cs", 22, -1);
+	mb_field(&m, "bin", 14, -1);
+	mb_field(&m, "ip", 8, 8);
+	mb_field(&m, "port", 6, 7);
+	mb_field(&m, "err", 8, 13);
+	mb_end(&m);
+	{
+		static const uint8_t p0[] = {
+			0xFE,                                     /* i8 -2 */
+			0xAD, 0xDE,                               /* 0xdead */
+			0x85, 0xFF, 0xFF, 0xFF,                   /* -123 */
+			0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, /* 2^64-1 */
+			0x00, 0x00, 0xC0, 0x3F,                   /* 1.5f */
+			0x1F, 0x85, 0xEB, 0x51, 0xB8, 0x1E, 0x09, 0x40, /* 3.14 */
+			0x01, 0x00, 0x00, 0x00,                   /* true */
+			0x04, 0x03, 0x02, 0x01, 0x06, 0x05, 0x08, 0x07, 9, 10, 11, 12, 13, 14, 15, 16,
+			0x00, 0x80, 0x3E, 0xD5, 0xDE, 0xB1, 0x9D, 0x01, /* 1970-01-01 */
+			0xEF, 0xBE, 0xAD, 0xDE, 0, 0, 0, 0,       /* 0xdeadbeef */
+			'h', 0, 'i', 0, 0, 0,                     /* L"hi" */
+			4, 0, 'o', 0, 'k', 0,                     /* counted L"ok" */
+			3, 0, 0xAA, 0xBB, 0xCC,                   /* binary */
+			192, 168, 1, 2,                           /* ipv4 */
+			0x01, 0xBB,                               /* port 443, network order */
+			5, 0, 0, 0,                               /* win32 error 5 */
+		};
+		ck_assert_int_eq(add_tl(w, 0, &m, p0, sizeof(p0)), 0);
+	}
+	/* 1: arrays and nested structs */
+	mb_begin(&m, "Shapes");
+	mb_field(&m, "list", 8 | 0x40, -1);           /* UINT32 VCOUNT */
+	mb_field(&m, "fixed", 4 | 0x20, -1);          /* UINT8 CCOUNT */
+	mb_u16(&m, 3);
+	mb_field(&m, "s", 24, 2);                     /* struct of 2 */
+	mb_field(&m, "a", 2, -1);                     /* ANSI string */
+	mb_field(&m, "inner", 24, 1);                 /* nested struct of 1 */
+	mb_field(&m, "x", 5, -1);
+	mb_field(&m, "text", 6 | 0x40, 2);            /* char16 array: text */
+	mb_end(&m);
+	n = 0;
+	{
+		static const uint8_t p1[] = {
+			2, 0, 7, 0, 0, 0, 9, 0, 0, 0,             /* list [7, 9] */
+			1, 2, 3,                                  /* fixed [1, 2, 3] */
+			'o', 'k', 0,                              /* s.a */
+			0xFF, 0xFF,                               /* s.inner.x = -1 */
+			3, 0, 'a', 0, 'b', 0, 'c', 0,             /* "abc" */
+		};
+		memcpy(pl, p1, sizeof(p1));
+		n = sizeof(p1);
+	}
+	ck_assert_int_eq(add_tl(w, 1, &m, pl, n), 0);
+	switch (variant) {
+	case 1: /* a payload shorter than its schema */
+		mb_begin(&m, "Short");
+		mb_field(&m, "a", 8, -1);
+		mb_field(&m, "b", 10, -1);
+		mb_end(&m);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\x01\x00\x00\x00\x02", 5), 0);
+		break;
+	case 2: /* a struct that claims more members than there are fields */
+		mb_begin(&m, "BadStruct");
+		mb_field(&m, "s", 24, 5);
+		mb_field(&m, "a", 8, -1);
+		mb_end(&m);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\x01\x00\x00\x00", 4), 0);
+		break;
+	case 3: /* an absurd variable count */
+		mb_begin(&m, "Absurd");
+		mb_field(&m, "v", 10 | 0x40, -1);
+		mb_end(&m);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\xff\xff\x01\x02", 4), 0);
+		break;
+	case 4: /* metadata whose size runs past its item, and an unterminated name */
+		mb_begin(&m, "Cut");
+		mb_field(&m, "a", 8, -1);
+		mb_end(&m);
+		m.b[0] = (uint8_t)(m.n + 40);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\x01\x00\x00\x00", 4), 0);
+		break;
+	case 5: { /* structs nested 40 deep */
+		int k;
+		mb_begin(&m, "Deep");
+		for (k = 0; k < 40; k++)
+			mb_field(&m, "s", 24, 1);
+		mb_field(&m, "a", 4, -1);
+		mb_end(&m);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\x01", 1), 0);
+		break;
+	}
+	default:
+		break;
+	}
+	/* after the bad one, a good event again: damage costs only its event */
+	mb_begin(&m, "After");
+	mb_field(&m, "ok", 4, -1);
+	mb_end(&m);
+	ck_assert_int_eq(add_tl(w, 3, &m, "\x2a", 1), 0);
+	ck_assert_int_eq(etlw_finish(w, &out, len), 0);
+	etlw_free(w);
+	return out;
+}
+
+START_TEST(tracelogging_scalars_arrays_structs)
+{
+	size_t len;
+	uint8_t *d = build_tl(0, &len);
+	struct decoded_run run;
+
+	decode_all(d, len, &run);
+	ck_assert_uint_eq(run.errors, 0);
+	ck_assert_uint_eq(run.decoded, 3);
+	ck_assert_str_eq(run.names[0], "Test.Provider/Scalars");
+	ck_assert_str_eq(run.text[0],
+			 "i8=-2;u16hex=0xdead;i32=-123;u64=18446744073709551615;f=1.5;d=3.14;b=true;"
+			 "g=01020304-0506-0708-090a-0b0c0d0e0f10;ft=1970-01-01T00:00:00.0000000Z;hex64=0xdeadbeef;"
+			 "ws=hi;cs=ok;bin=0xaabbcc;ip=192.168.1.2;port=443;err=0x00000005");
+	ck_assert_str_eq(run.names[1], "Test.Provider/Shapes");
+	ck_assert_str_eq(run.text[1], "list=[7, 9];fixed=[1, 2, 3];s={a: ok, inner: {x: -1}};text=abc");
+	ck_assert_str_eq(run.text[2], "ok=42");
+	free(d);
+}
+END_TEST
+
+START_TEST(tracelogging_hostile_metadata_costs_one_event)
+{
+	static const char *const why[] = { NULL, "property 'b': needs 8 bytes", "more members than there are fields",
+					   "65535 elements cannot fit", "does not fit the item", "nested deeper than 32" };
+	size_t len;
+	uint8_t *d = build_tl(_i, &len);
+	struct decoded_run run;
+
+	decode_all(d, len, &run);
+	ck_assert_uint_eq(run.errors, 1);
+	ck_assert_int_lt(run.status[2], 0);
+	ck_assert_msg(strstr(run.msg[2], why[_i]) != NULL, "message '%s' lacks '%s'", run.msg[2], why[_i]);
+	ck_assert_str_eq(run.text[3], "ok=42"); /* the event after it decodes */
+	ck_assert_uint_eq(run.decoded, 3);
+	free(d);
+}
+END_TEST
+
+START_TEST(error_names_the_field_and_offset)
+{
+	size_t len;
+	uint8_t *d = build_tl(1, &len);
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int n = 0;
+
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "tl"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT || n++ != 2)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_E_TRUNCATED);
+		ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "property 'b'"));
+		/* the offset is that of the missing field inside the file */
+		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)),
+				  etl_event_file_offset(ev) + etl_event_record_size(ev) - 5 + 4);
+		/* what decoded before the fault stays available */
+		ck_assert_uint_eq(etl_decoded_property_count(dec), 2);
+		ck_assert_str_eq(etl_property_format(etl_decoded_property_at(dec, 0)), "1");
+	}
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* ---- the corpus ---- */
+
+static struct etl_reader *open_corpus(const char *file)
+{
+	char path[4096];
+	struct etl_reader *r = etl_reader_new();
+
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, file);
+	ck_assert_msg(etl_reader_open_path(r, path) == ETL_OK, "%s", path);
+	return r;
+}
+
+static const char *fmt_by_name(const struct etl_decoded *d, const char *name)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(d, name);
+	return p ? etl_property_format(p) : "(missing)";
+}
+
+START_TEST(self_describing_single_event)
+{
+	struct etl_reader *r = open_corpus("perfview_SelfDescribingSingleEvent.etl");
+	const struct etl_event *ev;
+	int found = 0;
+
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		const struct etl_property *a;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		ck_assert_str_eq(etl_decoded_provider_name(d), "MySource");
+		ck_assert_str_eq(etl_decoded_event_name(d), "TestEvent");
+		ck_assert_str_eq(etl_decoded_name(d), "MySource/TestEvent");
+		a = etl_decoded_property_at(d, 0);
+		ck_assert_int_eq(etl_property_kind(a), ETL_PROPERTY_STRUCT);
+		ck_assert_uint_eq(etl_property_child_count(a), 2);
+		ck_assert_str_eq(etl_property_name(etl_property_child_at(a, 0)), "b");
+		ck_assert_str_eq(etl_property_format(etl_property_child_at(a, 0)), "Hello");
+		ck_assert_str_eq(etl_property_name(etl_property_child_at(a, 1)), "c");
+		ck_assert_str_eq(etl_property_format(etl_property_child_at(a, 1)), "World!");
+		found++;
+	}
+	ck_assert_int_eq(found, 1);
+	etl_reader_free(r);
+}
+END_TEST
+
+START_TEST(tracelogging_tester_facts)
+{
+	struct etl_reader *r = open_corpus("etwanalyzer_TraceLoggingTester.etl.gz");
+	const struct etl_event *ev;
+	int n = 0, seen[8] = { 0 }, providers = 0, st;
+	uint64_t merged = 0, merged_decoded = 0;
+
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const struct etl_decoded *d;
+		const char *name;
+		ck_assert_int_eq(st, ETL_OK);
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		if (etl_decoded_source(d) == ETL_DECODER_TRACELOGGING) {
+			ck_assert_str_eq(etl_decoded_provider_name(d), "CSharpTraceLoggingEventSource");
+			providers = 1;
+			n++;
+			name = etl_decoded_event_name(d);
+			if (strcmp(name, "MarkString") == 0 && !seen[0]++) {
+				ck_assert_str_eq(fmt_by_name(d, "input"), "Hello, ETW!");
+			} else if (strcmp(name, "MarkStringInteger") == 0 && !seen[1]++) {
+				ck_assert_str_eq(fmt_by_name(d, "input"), "Hello, ETW with number");
+				ck_assert_str_eq(fmt_by_name(d, "number1"), "42");
+			} else if (strncmp(name, "MarkBool", 8) == 0 && !seen[2]++) {
+				ck_assert_str_eq(fmt_by_name(d, "boolean"), "true");
+				ck_assert_str_eq(fmt_by_name(d, "b"), "0");
+				ck_assert_str_eq(fmt_by_name(d, "c"), "A");
+				ck_assert_str_eq(fmt_by_name(d, "d"), "3.14");
+				ck_assert_str_eq(fmt_by_name(d, "i16"), "-32768");
+				ck_assert_str_eq(fmt_by_name(d, "i32"), "2147483647");
+				ck_assert_str_eq(fmt_by_name(d, "i64"), "9223372036854775807");
+				ck_assert_str_eq(fmt_by_name(d, "sb"), "-128");
+				ck_assert_str_eq(fmt_by_name(d, "u16"), "65535");
+				ck_assert_str_eq(fmt_by_name(d, "u32"), "4294967295");
+				ck_assert_str_eq(fmt_by_name(d, "u64"), "18446744073709551615");
+			} else if (strcmp(name, "WriteIntList") == 0 && !seen[3]++) {
+				ck_assert_str_eq(fmt_by_name(d, "numbers"), "[0, 2, 3, 4]");
+			} else if (strcmp(name, "WriteDateTime") == 0 && !seen[4]++) {
+				ck_assert_str_eq(fmt_by_name(d, "dateTime"), "2000-01-01T00:00:00.0000000Z");
+			} else if (strcmp(name, "WriteTimeSpan") == 0 && !seen[5]++) {
+				ck_assert_str_eq(fmt_by_name(d, "timeSpan"), "420000000");
+			} else if (strcmp(name, "WriteGuid") == 0 && !seen[6]++) {
+				ck_assert_str_eq(fmt_by_name(d, "guid"), "00000000-0000-0000-0000-000000000001");
+			}
+		} else {
+			/* every other EVENT_HEADER event of this merged trace is described by its metadata */
+			merged++;
+			merged_decoded += etl_decoded_source(d) == ETL_DECODER_TRACE_METADATA &&
+					  etl_decoded_trailing_bytes(d) == 0;
+		}
+	}
+	ck_assert_int_eq(providers, 1);
+	ck_assert_int_eq(n, 70);
+	ck_assert_int_eq(seen[0] + seen[1] + seen[2] + seen[3] + seen[4] + seen[5] + seen[6], 70);
+	ck_assert_uint_eq(merged, 47490);
+	ck_assert_uint_eq(merged_decoded, merged);
+	etl_reader_free(r);
+}
+END_TEST
+
+START_TEST(no_undecoded_tracelogging)
+{
+	static const struct { const char *file; unsigned tl; } files[] = {
+		{ "airbus-etl-parser_AMSITrace.etl", 19 },
+		{ "airbus-etl-parser_lxcore_kernel.etl", 2 },
+		{ "s4_SIH.20230422.034724.362.1.etl", 10 },
+		{ "s4_WindowsUpdate.20251008.140245.443.8.etl", 80 },
+		{ "perfview_primitive-types.etl", 5 },
+	};
+	struct etl_reader *r = open_corpus(files[_i].file);
+	const struct etl_event *ev;
+	unsigned tl = 0, amsi_text = 0;
+
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		if (!etl_event_extended_find(ev, ETL_EXT_EVENT_SCHEMA_TL, NULL, NULL))
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_TRACELOGGING);
+		ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+		tl++;
+		if (_i == 0 && strcmp(etl_decoded_event_name(d), "AmsiScript") == 0) {
+			const char *s;
+			size_t l;
+			/* the scanned script is readable text, both as Script and as Raw Script */
+			ck_assert_int_eq(etl_property_as_utf8(etl_decoded_property_by_name(d, "Raw Script"), &s, &l), ETL_OK);
+			ck_assert_str_eq(s, fmt_by_name(d, "Script"));
+			if (strstr(s, "IWshShell3.Run(\"powershell.exe -nop -w 1 -enc"))
+				amsi_text++;
+		}
+	}
+	ck_assert_uint_eq(tl, files[_i].tl);
+	if (_i == 0)
+		ck_assert_uint_ge(amsi_text, 1);
+	etl_reader_free(r);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("decode");
+	TCase *t = tcase_create("tracelogging");
+	TCase *c = tcase_create("corpus");
+	SRunner *sr;
+	int failed;
+	FILE *probe;
+	char path[4096];
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_test(t, tracelogging_scalars_arrays_structs);
+	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 6);
+	tcase_add_test(t, error_names_the_field_and_offset);
+	suite_add_tcase(s, t);
+	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);
+	probe = fopen(path, "rb");
+	if (probe) {
+		fclose(probe);
+		tcase_add_test(c, self_describing_single_event);
+		tcase_add_test(c, tracelogging_tester_facts);
+		tcase_add_loop_test(c, no_undecoded_tracelogging, 0, 5);
+		tcase_set_timeout(c, 300);
+		suite_add_tcase(s, c);
+	} else {
+		printf("corpus not found at %s: its cases are skipped\n", corpus_dir);
+	}
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
