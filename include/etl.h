@@ -438,6 +438,10 @@ ETL_API const char *etl_decoded_provider_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_event_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_task_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_opcode_name(const struct etl_decoded *d);
+/** TraceLogging event tags (28 bits), 0 if none. */
+ETL_API uint32_t etl_decoded_event_tags(const struct etl_decoded *d);
+/** TraceLogging provider group from the provider traits: 1 and *group, or 0. */
+ETL_API int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *group);
 /** Why the event was not decoded (NULL if it was). */
 ETL_API const char *etl_decoded_reason(const struct etl_decoded *d);
 /** Bytes of payload after the last property (0 when the schema used them all). */
@@ -464,6 +468,11 @@ ETL_API uint16_t etl_property_in_type(const struct etl_property *p);
 ETL_API uint16_t etl_property_out_type(const struct etl_property *p);
 ETL_API size_t etl_property_child_count(const struct etl_property *p);
 ETL_API const struct etl_property *etl_property_child_at(const struct etl_property *p, size_t i);
+/** TraceLogging field tags (28 bits), 0 if none. */
+ETL_API uint32_t etl_property_tags(const struct etl_property *p);
+/** The schema bytes of a TraceLogging custom-schema field: ETL_OK, or ETL_E_MISUSE if it has none.
+ *  borrowed as the decoded view; the value itself is etl_property_as_bytes(). */
+ETL_API int etl_property_custom_schema(const struct etl_property *p, const uint8_t **schema, size_t *size);
 /** Typed values: ETL_OK, or ETL_E_MISUSE when the property is not of a fitting type. */
 ETL_API int etl_property_as_u64(const struct etl_property *p, uint64_t *v);
 ETL_API int etl_property_as_i64(const struct etl_property *p, int64_t *v);

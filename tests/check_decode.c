@@ -292,6 +292,83 @@ START_TEST(tracelogging_hostile_metadata_costs_one_event)
 }
 END_TEST
 
+START_TEST(tags_custom_schema_and_group)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct mb m;
+	uint8_t *d;
+	size_t len;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	const struct etl_property *p;
+	const uint8_t *bytes;
+	size_t n;
+	/* traits with a group trait: size, name, {u16 size 19, type 1, GUID} */
+	static const uint8_t gtraits[] = { 23, 0, 'G', 0, 19, 0, 1, 0x1a, 0x73, 0x50, 0x4f, 0xcf, 0x89, 0x82, 0x47,
+					   0xb3, 0xe5, 0xdc, 0xe8, 0xc9, 0x04, 0x76, 0xba };
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+	struct etl_guid g;
+	char gs[ETL_GUID_STRING_SIZE];
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	m.n = 0;
+	mb_u16(&m, 0);
+	mb_u8(&m, 0x85); /* event tags 0x05 << 7 | 0x03 */
+	mb_u8(&m, 0x03);
+	mb_str(&m, "Tagged");
+	mb_str(&m, "f");
+	mb_u8(&m, 8 | 0x80);
+	mb_u8(&m, 0x80); /* no out-type, field tags follow */
+	mb_u8(&m, 0x07);
+	mb_str(&m, "c");
+	mb_u8(&m, 0x60); /* custom */
+	mb_u16(&m, 3);
+	mb_bytes(&m, "xyz", 3);
+	mb_end(&m);
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.channel = 11;
+	e.ts = o.start_ts + 5;
+	ext[0].type = ETL_EXT_PROV_TRAITS;
+	ext[0].data = gtraits;
+	ext[0].len = sizeof(gtraits);
+	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
+	ext[1].data = m.b;
+	ext[1].len = (uint16_t)m.n;
+	ck_assert_int_eq(etlw_event(w, 0, &e, ext, 2, "\x09\x00\x00\x00\x02\x00\xab\xcd", 8), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK && etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+		;
+	ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+	ck_assert_str_eq(etl_decoded_name(dec), "G/Tagged");
+	ck_assert_uint_eq(etl_decoded_event_tags(dec), 0x05 << 7 | 0x03);
+	ck_assert_int_eq(etl_decoded_provider_group(dec, &g), 1);
+	etl_guid_format(&g, gs);
+	ck_assert_str_eq(gs, "4f50731a-89cf-4782-b3e5-dce8c90476ba");
+	p = etl_decoded_property_at(dec, 0);
+	ck_assert_uint_eq(etl_property_tags(p), 7);
+	ck_assert_str_eq(etl_property_format(p), "9");
+	p = etl_decoded_property_at(dec, 1);
+	ck_assert_int_eq(etl_property_custom_schema(p, &bytes, &n), ETL_OK);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(memcmp(bytes, "xyz", 3) == 0);
+	ck_assert_int_eq(etl_property_as_bytes(p, &bytes, &n), ETL_OK);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(bytes[1], 0xcd);
+	ck_assert_int_eq(etl_property_custom_schema(etl_decoded_property_at(dec, 0), &bytes, &n), ETL_E_MISUSE);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(error_names_the_field_and_offset)
 {
 	size_t len;
@@ -480,6 +557,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, tracelogging_scalars_arrays_structs);
 	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 6);
 	tcase_add_test(t, error_names_the_field_and_offset);
+	tcase_add_test(t, tags_custom_schema_and_group);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);
 	probe = fopen(path, "rb");

@@ -375,8 +375,8 @@ static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, c
 		      size_t meta_len, struct etl_diag *d)
 {
 	struct etl_decoded *out = &st->out;
-	const uint8_t *traits;
-	size_t traits_len, pn_len = 0;
+	const uint8_t *traits = NULL;
+	size_t traits_len = 0, pn_len = 0;
 	const char *pn = NULL;
 	struct tlg_entry *e = tlg_lookup(st, meta, meta_len, d);
 	char g[ETL_GUID_STRING_SIZE];
@@ -399,6 +399,9 @@ static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, c
 	}
 	out->source = ETL_DECODER_TRACELOGGING;
 	out->event_name = e->schema.event_name;
+	out->event_tags = e->schema.event_tags;
+	if (traits_len)
+		out->has_group = etl__tlg_provider_group(traits, traits_len, &out->provider_group);
 	out->name = arena_printf(out, "%s/%s", out->provider_name ? out->provider_name : "?", e->schema.event_name);
 	return etl__decode_payload(out, &e->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 }
@@ -417,6 +420,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->name = out->provider_name = out->event_name = out->task_name = out->opcode_name = NULL;
 	out->reason = NULL;
 	out->trailing = 0;
+	out->event_tags = 0;
+	out->has_group = 0;
 	out->nnodes = 0;
 	out->ntop = 0;
 	if (!out->max_nodes)
@@ -462,6 +467,30 @@ const char *etl_decoded_event_name(const struct etl_decoded *d) { return d->even
 const char *etl_decoded_task_name(const struct etl_decoded *d) { return d->task_name; }
 const char *etl_decoded_opcode_name(const struct etl_decoded *d) { return d->opcode_name; }
 const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; }
+uint32_t etl_decoded_event_tags(const struct etl_decoded *d) { return d->event_tags; }
+
+int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *group)
+{
+	if (!d->has_group)
+		return 0;
+	if (group)
+		*group = d->provider_group;
+	return 1;
+}
+
+uint32_t etl_property_tags(const struct etl_property *p)
+{
+	return p->field ? p->field->tags : 0;
+}
+
+int etl_property_custom_schema(const struct etl_property *p, const uint8_t **schema, size_t *size)
+{
+	if (!p->field || !(p->field->flags & FF_CUSTOM))
+		return ETL_E_MISUSE;
+	*schema = p->field->custom_schema;
+	*size = p->field->custom_len;
+	return ETL_OK;
+}
 size_t etl_decoded_trailing_bytes(const struct etl_decoded *d) { return d->trailing; }
 size_t etl_decoded_property_count(const struct etl_decoded *d) { return d->ntop; }
 

@@ -356,6 +356,7 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 	p->name = f->name;
 	p->in_type = f->in_type;
 	p->out_type = f->out_type;
+	p->field = f;
 	if (!(f->flags & (FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD)))
 		return decode_element(x, fi, node, depth);
 	if (f->flags & FF_COUNT_CONST) {
@@ -400,6 +401,7 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 		e->name = f->name;
 		e->in_type = f->in_type;
 		e->out_type = f->out_type;
+		e->field = f;
 		st = decode_element(x, fi, first + i, depth + 1);
 		if (st != ETL_OK)
 			return st;

@@ -72,10 +72,13 @@ struct etl_field {
 	uint16_t nmembers;  /* FF_STRUCT: number of member indexes at members */
 	const uint16_t *members;
 	uint32_t tags;
+	const uint8_t *custom_schema; /* FF_CUSTOM: the schema bytes (in the schema's block) */
+	uint16_t custom_len;
 };
 
 struct etl_schema {
 	char *event_name;          /* TraceLogging event name, or NULL */
+	uint32_t event_tags;
 	struct etl_field *fields;
 	uint16_t nfields;
 	uint16_t ntop;
@@ -100,6 +103,7 @@ struct etl_property {
 	size_t len;
 	const char *text;        /* formatted on demand */
 	const struct etl_map *map;
+	const struct etl_field *field;
 };
 
 /* A chunked arena: pointers into it stay valid until it is reset. */
@@ -118,6 +122,9 @@ struct etl_decoded {
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
 	size_t trailing;
+	uint32_t event_tags;
+	int has_group;
+	struct etl_guid provider_group;
 	struct etl_property *nodes;
 	uint32_t nnodes, cap;
 	uint32_t ntop;           /* top-level properties are nodes[0 .. ntop-1] */

@@ -28,6 +28,8 @@ struct raw_field {
 	int has_out;
 	uint16_t ccount;
 	uint32_t tags;
+	const uint8_t *custom;
+	uint16_t custom_len;
 };
 
 /* Reads 7-bit groups while the high bit is set (at most 4 bytes). */
@@ -150,6 +152,7 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 	uint16_t size;
 	uint8_t *block, *p;
 	struct builder b;
+	uint32_t event_tags;
 	int st;
 
 	memset(out, 0, sizeof(*out));
@@ -161,7 +164,7 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 		return ETL_E_FORMAT;
 	}
 	c.len = size;
-	read_tags(&c);
+	event_tags = read_tags(&c);
 	event_name = read_cstr(&c, &event_len);
 	if (!cur_ok(&c)) {
 		etl__diag_set(d, ETL_E_FORMAT, c.pos, "tracelogging metadata: the event name is not terminated");
@@ -193,10 +196,13 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 			if (f->out & 0x80)
 				f->tags = read_tags(&c);
 		}
-		if ((f->in & 0x60) == 0x20)
+		if ((f->in & 0x60) == 0x20) {
 			f->ccount = cur_u16(&c);
-		else if ((f->in & 0x60) == 0x60)
-			cur_skip(&c, cur_u16(&c));
+		} else if ((f->in & 0x60) == 0x60) {
+			f->custom_len = cur_u16(&c);
+			f->custom = cur_take(&c, f->custom_len);
+			names += f->custom_len;
+		}
 		if (!cur_ok(&c)) {
 			st = ETL_E_FORMAT;
 			etl__diag_set(d, st, at, "tracelogging metadata: field %zu runs past the metadata", nraw);
@@ -232,7 +238,13 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 		switch (raw[i].in & 0x60) {
 		case 0x20: f->flags |= FF_COUNT_CONST; f->count = raw[i].ccount; break;
 		case 0x40: f->flags |= FF_COUNT_DATA; break;
-		case 0x60: f->flags |= FF_CUSTOM; break;
+		case 0x60:
+			f->flags |= FF_CUSTOM;
+			memcpy(p, raw[i].custom, raw[i].custom_len);
+			f->custom_schema = p;
+			f->custom_len = raw[i].custom_len;
+			p += raw[i].custom_len;
+			break;
 		default: break;
 		}
 		if (base == TLG_STRUCT) {
@@ -262,6 +274,7 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 	memcpy(p, event_name, event_len);
 	p[event_len] = 0;
 	out->event_name = (char *)p;
+	out->event_tags = event_tags;
 	out->nfields = (uint16_t)nraw;
 	b.raw = raw;
 	b.fields = out->fields;
@@ -299,4 +312,32 @@ int etl__tlg_provider_name(const uint8_t *traits, size_t len, const char **name,
 	c.len = size;
 	*name = read_cstr(&c, name_len);
 	return cur_ok(&c) ? ETL_OK : ETL_E_FORMAT;
+}
+
+int etl__tlg_provider_group(const uint8_t *traits, size_t len, struct etl_guid *group)
+{
+	struct etl_cursor c;
+	uint16_t size;
+	size_t n;
+
+	cur_init(&c, traits, len);
+	size = cur_u16(&c);
+	if (!cur_ok(&c) || size < 3 || size > len)
+		return 0;
+	c.len = size;
+	if (!read_cstr(&c, &n))
+		return 0;
+	while (cur_left(&c) >= 3) {
+		size_t at = c.pos;
+		uint16_t tsize = cur_u16(&c);
+		uint8_t type = cur_u8(&c);
+		if (tsize < 3 || (size_t)tsize - 3 > cur_left(&c))
+			return 0;
+		if (type == 1 && (size_t)tsize - 3 >= 16) { /* EtwProviderTraitTypeGroup */
+			cur_guid(&c, group);
+			return cur_ok(&c);
+		}
+		cur_seek(&c, at + tsize);
+	}
+	return 0;
 }

@@ -13,4 +13,7 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 /* The provider name inside a PROV_TRAITS item: points into the item, not NUL-terminated by contract. */
 int etl__tlg_provider_name(const uint8_t *traits, size_t len, const char **name, size_t *name_len);
 
+/* The provider group GUID of a PROV_TRAITS item: 1 and *group, or 0. */
+int etl__tlg_provider_group(const uint8_t *traits, size_t len, struct etl_guid *group);
+
 #endif
