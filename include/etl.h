@@ -128,6 +128,24 @@ ETL_API int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uin
 ETL_API uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which);
 
 /**
+ * Loads the providers of an instrumentation manifest (.man/.xml, UTF-8 or UTF-16 with a BOM), or
+ * of every *.man, *.xml and *.manifest file of a directory, for decoding.  May be called at any
+ * time.  A provider loaded again replaces the earlier one.  Manifests are untrusted: no network,
+ * no external entities, at most 64 MiB each.
+ * @retval ETL_OK        loaded; some events or templates may have been skipped, see
+ *                       etl_reader_manifest_warnings() and etl_reader_error()
+ * @retval ETL_E_FORMAT  not a manifest (the error says why) @retval ETL_E_IO @retval ETL_E_LIMIT
+ * @retval ETL_E_NOMEM
+ * @since 0.1
+ */
+ETL_API int etl_reader_add_manifest_path(struct etl_reader *r, const char *path);
+/** The same from memory (copied: the bytes need not outlive the call). @since 0.1 */
+ETL_API int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t size,
+					   const char *name);
+/** Events, templates or files skipped while loading manifests, so far. @since 0.1 */
+ETL_API unsigned etl_reader_manifest_warnings(const struct etl_reader *r);
+
+/**
  * Adds a trace file by path.  May be called several times before the first
  * etl_reader_next(): the events of all inputs are merged into one stream.
  * Compressed (.gz) and PerfView .etl.zip containers are recognised by content.
@@ -438,6 +456,12 @@ ETL_API const char *etl_decoded_provider_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_event_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_task_name(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_opcode_name(const struct etl_decoded *d);
+/** Level, channel and keyword names from the manifest; NULL when unknown. */
+ETL_API const char *etl_decoded_level_name(const struct etl_decoded *d);
+ETL_API const char *etl_decoded_channel_name(const struct etl_decoded *d);
+ETL_API const char *etl_decoded_keywords_name(const struct etl_decoded *d);
+/** The event's message with its %N inserts filled in; NULL if the schema has none. */
+ETL_API const char *etl_decoded_message(const struct etl_decoded *d);
 /** TraceLogging event tags (28 bits), 0 if none. */
 ETL_API uint32_t etl_decoded_event_tags(const struct etl_decoded *d);
 /** TraceLogging provider group from the provider traits: 1 and *group, or 0. */

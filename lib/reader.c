@@ -91,6 +91,7 @@ struct etl_reader {
 	int has_err;
 	uint64_t counts[ETL_COUNT_COUNT_];
 	struct etl_decode_state dec;
+	unsigned manifest_warnings;
 };
 
 static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
@@ -990,8 +991,8 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		return set_error_diag(r, &s->diag, s->t->index, fatal);
 	}
 	r->counts[ETL_COUNT_EVENTS]++;
-	if (s->ev.kind == ETL_HEADER_FULL)
-		etl__decode_observe(&r->dec, &s->ev); /* merge-time metadata describes later events */
+	if (s->ev.kind == ETL_HEADER_FULL || (s->ev.kind == ETL_HEADER_EVENT && s->ev.id == 0xFFFE))
+		etl__decode_observe(&r->dec, &s->ev); /* metadata that describes later events */
 	*event = &s->ev;
 	return ETL_OK;
 }
@@ -1023,4 +1024,39 @@ int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const st
 			*decoded = NULL;
 	}
 	return st;
+}
+
+static int add_manifest(struct etl_reader *r, const char *path, const void *xml, size_t size, const char *name)
+{
+	struct etl_diag d;
+	unsigned before;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!path && !xml)
+		return misuse(r, "NULL manifest");
+	before = r->manifest_warnings;
+	d.code = ETL_OK;
+	st = etl__decode_add_manifest(&r->dec, path, xml, size, name, &r->manifest_warnings, &d);
+	if (st != ETL_OK)
+		return set_error_diag(r, &d, -1, st == ETL_E_NOMEM);
+	if (r->manifest_warnings != before && d.code != ETL_OK)
+		set_error_diag(r, &d, -1, 0); /* loaded, with the first problem on record */
+	return ETL_OK;
+}
+
+int etl_reader_add_manifest_path(struct etl_reader *r, const char *path)
+{
+	return add_manifest(r, path, NULL, 0, NULL);
+}
+
+int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t size, const char *name)
+{
+	return add_manifest(r, NULL, xml ? xml : "", size, name);
+}
+
+unsigned etl_reader_manifest_warnings(const struct etl_reader *r)
+{
+	return r ? r->manifest_warnings : 0;
 }

@@ -276,7 +276,7 @@ END_TEST
 
 START_TEST(tracelogging_hostile_metadata_costs_one_event)
 {
-	static const char *const why[] = { NULL, "property 'b': needs 8 bytes", "more members than there are fields",
+	static const char *const why[] = { NULL, "property 'b': needs 8 bytes", "claims 5 members, only 1 fields follow",
 					   "65535 elements cannot fit", "does not fit the item", "nested deeper than 32" };
 	size_t len;
 	uint8_t *d = build_tl(_i, &len);

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  -f, --format=FORMAT   output format: text (default) or jsonl\n"
 		"  -i, --info            print the trace information instead of events\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
+		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
+		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
@@ -607,6 +609,7 @@ int main(int argc, char **argv)
 		{ "info", no_argument, NULL, 'i' },
 		{ "order", required_argument, NULL, 'O' + 256 },
 		{ "count", required_argument, NULL, 'n' },
+		{ "manifest", required_argument, NULL, 'm' },
 		{ "payload-bytes", required_argument, NULL, 'p' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, 'r' + 256 },
@@ -619,9 +622,12 @@ int main(int argc, char **argv)
 	const struct etl_event *ev;
 	int c, i, exit_code = EXIT_OK, opened = 0;
 	static char outbuf[1 << 16];
+	const char *manifests[256];
+	size_t nmanifests = 0, k;
+	char *env_copy = NULL;
 
 	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt_long(argc, argv, "f:in:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:im:n:qhV", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'f':
@@ -636,6 +642,10 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			o.info = 1;
+			break;
+		case 'm':
+			if (nmanifests < sizeof(manifests) / sizeof(manifests[0]))
+				manifests[nmanifests++] = optarg;
 			break;
 		case 'O' + 256:
 			if (strcmp(optarg, "time") == 0)
@@ -696,6 +706,28 @@ int main(int argc, char **argv)
 		etl_reader_free(r);
 		return EXIT_USAGE;
 	}
+	/* manifests: the environment's search path first, then --manifest (later ones win) */
+	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
+		char *p, *save = NULL;
+		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
+		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+			if (etl_reader_add_manifest_path(r, p) != ETL_OK) {
+				report(r, p, &o);
+				exit_code = worse(exit_code, EXIT_DAMAGED);
+			}
+		}
+	}
+	for (k = 0; k < nmanifests; k++) {
+		unsigned before = etl_reader_manifest_warnings(r);
+		if (etl_reader_add_manifest_path(r, manifests[k]) != ETL_OK) {
+			report(r, manifests[k], &o);
+			exit_code = worse(exit_code, EXIT_DAMAGED);
+		} else if (etl_reader_manifest_warnings(r) != before && !o.quiet) {
+			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, manifests[k],
+				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+		}
+	}
+	free(env_copy);
 	for (i = optind; i < argc; i++) {
 		int st;
 		if (strcmp(argv[i], "-") == 0)

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decode/decode.h"
@@ -261,10 +262,101 @@ static const struct etl_map *resolve_map(const void *ctx, const char *name)
 	return NULL;
 }
 
+/* ---- EventSource manifests logged in the trace (id 0xFFFE, format reference 5d) ---- */
+
+#define ES_MAX_BYTES (16u << 20)
+#define ES_MAX_PENDING 256u
+
+struct es_chunks {
+	int trace;
+	struct etl_guid provider;
+	uint16_t total, next;
+	uint8_t *buf;
+	size_t len;
+};
+
+static void es_drop(struct etl_decode_state *st, size_t i)
+{
+	etl__free(st->es[i].buf);
+	st->es[i] = st->es[--st->es_count];
+}
+
+static void observe_eventsource(struct etl_decode_state *st, const struct etl_event *ev)
+{
+	const uint8_t *p = ev->payload;
+	uint16_t total, chunk;
+	size_t i, body;
+	struct es_chunks *c = NULL;
+
+	if (ev->payload_len < 8 || p[3] != 0x5B || p[0] != 1)
+		return;
+	total = etl_le16(p + 4);
+	chunk = etl_le16(p + 6);
+	body = ev->payload_len - 8;
+	if (total == 0 || chunk >= total)
+		return;
+	for (i = 0; i < st->es_count; i++)
+		if (st->es[i].trace == ev->trace_index && etl_guid_equal(&st->es[i].provider, &ev->provider)) {
+			c = &st->es[i];
+			break;
+		}
+	if (chunk == 0) { /* a (new) manifest starts */
+		if (c) {
+			c->len = 0;
+		} else {
+			struct es_chunks *n;
+			if (st->es_count >= ES_MAX_PENDING)
+				return;
+			n = etl__realloc(st->es, (st->es_count + 1) * sizeof(*n));
+			if (!n)
+				return;
+			st->es = n;
+			c = &st->es[st->es_count++];
+			memset(c, 0, sizeof(*c));
+			c->trace = ev->trace_index;
+			c->provider = ev->provider;
+		}
+		c->total = total;
+		c->next = 0;
+	}
+	if (!c || c->next != chunk || c->total != total)
+		return; /* out of order: wait for the next chunk 0 */
+	if (body > ES_MAX_BYTES - c->len) {
+		es_drop(st, (size_t)(c - st->es));
+		st->metadata_rejected++;
+		return;
+	}
+	{
+		uint8_t *nb = etl__realloc(c->buf, c->len + body + 1);
+		if (!nb)
+			return;
+		c->buf = nb;
+		memcpy(c->buf + c->len, p + 8, body);
+		c->len += body;
+		c->next++;
+	}
+	if (c->next == c->total) {
+		struct etl_diag d;
+		unsigned warnings = 0;
+		if (!st->eventsource)
+			st->eventsource = etl__mdb_new();
+		if (!st->eventsource ||
+		    etl__mdb_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)",
+					 &warnings, &d) != ETL_OK)
+			st->metadata_rejected++;
+		es_drop(st, (size_t)(c - st->es));
+	}
+}
+
 void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev)
 {
 	struct etl_diag d;
 
+	if (ev->kind == ETL_HEADER_EVENT) {
+		if (ev->id == 0xFFFE && ev->opcode == 0xFE)
+			observe_eventsource(st, ev);
+		return;
+	}
 	if (ev->kind != ETL_HEADER_FULL || !etl_guid_equal(&ev->provider, &metadata_guid))
 		return;
 	if (ev->opcode == ETL_METADATA_EVENTINFO) {
@@ -281,6 +373,52 @@ void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev
 		else
 			st->metadata_rejected++;
 	}
+}
+
+/* PerfView's shape: Provider/Task/Opcode, Provider/Task when the opcode is 0 (Info). */
+static void name_manifest_event(struct etl_decoded *out, const struct etl_event *ev)
+{
+	if (out->task_name && ev->opcode != 0 && out->opcode_name)
+		out->name = arena_printf(out, "%s/%s/%s", out->provider_name, out->task_name, out->opcode_name);
+	else if (out->task_name)
+		out->name = arena_printf(out, "%s/%s", out->provider_name, out->task_name);
+	else if (ev->opcode != 0 && out->opcode_name)
+		out->name = arena_printf(out, "%s/EventID(%u)/%s", out->provider_name, ev->id, out->opcode_name);
+	else
+		out->name = arena_printf(out, "%s/EventID(%u)", out->provider_name, ev->id);
+}
+
+static void take_manifest_names(struct etl_decoded *out, const struct etl_mevent *m)
+{
+	out->provider_name = etl__mdb_provider_name(m->provider);
+	out->task_name = m->task_name;
+	out->opcode_name = m->opcode_name;
+	out->level_name = m->level_name;
+	out->channel_name = m->channel_name;
+	out->keywords_name = m->keywords_name;
+	out->message_template = m->message;
+}
+
+static const struct etl_map *resolve_manifest_map(const void *ctx, const char *name)
+{
+	const struct etl_decode_state *st = ctx;
+	return etl__mdb_map(st->cur_mprovider, name);
+}
+
+static int decode_manifest(struct etl_decode_state *st, const struct etl_event *ev, const struct etl_mevent *m,
+			   enum etl_decoder source, struct etl_diag *d)
+{
+	struct etl_decoded *out = &st->out;
+	static const struct etl_schema empty = { NULL, 0, NULL, 0, 0, NULL, NULL };
+
+	out->source = source;
+	take_manifest_names(out, m);
+	name_manifest_event(out, ev);
+	st->cur_mprovider = m->provider;
+	out->resolve_map = resolve_manifest_map;
+	out->resolve_ctx = st;
+	return etl__decode_payload(out, m->schema ? m->schema : &empty, ev->payload, ev->payload_len,
+				   ev->ptr_size, d);
 }
 
 static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, struct tei_entry *e,
@@ -300,12 +438,14 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, s
 	out->task_name = t->task_name;
 	out->opcode_name = t->opcode_name;
 	out->event_name = t->event_name;
-	if (t->task_name && ev->opcode != 0 && t->opcode_name)
-		out->name = arena_printf(out, "%s/%s/%s", out->provider_name, t->task_name, t->opcode_name);
-	else if (t->task_name)
-		out->name = arena_printf(out, "%s/%s", out->provider_name, t->task_name);
-	else
-		out->name = arena_printf(out, "%s/EventID(%u)", out->provider_name, ev->id);
+	{
+		/* the layout is the trace's own; names come from a loaded manifest when it knows the
+		 * event (they are what PerfView shows) */
+		const struct etl_mevent *m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version);
+		if (m)
+			take_manifest_names(out, m);
+	}
+	name_manifest_event(out, ev);
 	st->cur_trace = ev->trace_index;
 	st->cur_provider = ev->provider;
 	out->resolve_map = resolve_map;
@@ -326,6 +466,11 @@ void etl__decode_state_free(struct etl_decode_state *st)
 	etl__free(st->maps);
 	tlg_cache_clear(st);
 	etl__free(st->tlg);
+	etl__mdb_free(st->manifests);
+	etl__mdb_free(st->eventsource);
+	for (i = 0; i < st->es_count; i++)
+		etl__free(st->es[i].buf);
+	etl__free(st->es);
 	etl__free(st->out.nodes);
 	etl__free(st->out.field_values);
 	etl__arena_free(&st->out.arena);
@@ -413,6 +558,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	const uint8_t *meta;
 	size_t meta_len;
 	struct tei_entry *e;
+	const struct etl_mevent *m;
 	int rc = ETL_OK;
 
 	etl__arena_reset(&out->arena);
@@ -422,6 +568,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->trailing = 0;
 	out->event_tags = 0;
 	out->has_group = 0;
+	out->level_name = out->channel_name = out->keywords_name = NULL;
+	out->message_template = out->message = NULL;
 	out->nnodes = 0;
 	out->ntop = 0;
 	if (!out->max_nodes)
@@ -434,6 +582,12 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else if (ev->kind == ETL_HEADER_EVENT && (e = tei_find(st, ev->trace_index, &ev->provider, ev->id,
 								 ev->version)) != NULL) {
 		rc = decode_tei(st, ev, e, d);
+	} else if (ev->kind == ETL_HEADER_EVENT &&
+		   (m = etl__mdb_find(st->eventsource, &ev->provider, ev->id, ev->version)) != NULL) {
+		rc = decode_manifest(st, ev, m, ETL_DECODER_EVENTSOURCE, d);
+	} else if (ev->kind == ETL_HEADER_EVENT &&
+		   (m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
+		rc = decode_manifest(st, ev, m, ETL_DECODER_MANIFEST, d);
 	} else {
 		name_undecoded(out, ev);
 		out->trailing = ev->payload_len;
@@ -468,6 +622,72 @@ const char *etl_decoded_task_name(const struct etl_decoded *d) { return d->task_
 const char *etl_decoded_opcode_name(const struct etl_decoded *d) { return d->opcode_name; }
 const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; }
 uint32_t etl_decoded_event_tags(const struct etl_decoded *d) { return d->event_tags; }
+const char *etl_decoded_level_name(const struct etl_decoded *d) { return d->level_name; }
+const char *etl_decoded_channel_name(const struct etl_decoded *d) { return d->channel_name; }
+const char *etl_decoded_keywords_name(const struct etl_decoded *d) { return d->keywords_name; }
+
+/* Windows message inserts: %N (1-based property), %N!fmt! (format ignored), %% %n %t %r %. */
+const char *etl_decoded_message(const struct etl_decoded *cd)
+{
+	struct etl_decoded *d = (struct etl_decoded *)(uintptr_t)cd; /* the reader owns it */
+	const char *s = d->message_template;
+	char *out;
+	size_t cap, n = 0;
+
+	if (!s)
+		return NULL;
+	if (d->message)
+		return d->message;
+	cap = strlen(s) * 2 + 256;
+	out = etl__malloc(cap);
+	if (!out)
+		return NULL;
+	while (*s) {
+		const char *piece = NULL;
+		char one[2] = { 0, 0 };
+		size_t pl;
+
+		if (*s == '%' && s[1] >= '1' && s[1] <= '9') {
+			unsigned long k = strtoul(s + 1, (char **)&s, 10);
+			if (*s == '!') { /* skip a printf-style format */
+				const char *e = strchr(s + 1, '!');
+				s = e ? e + 1 : s;
+			}
+			piece = k >= 1 && k <= d->ntop ? etl_property_format(&d->nodes[k - 1]) : "";
+			if (!piece)
+				piece = "";
+		} else if (*s == '%' && s[1]) {
+			switch (s[1]) {
+			case 'n': one[0] = '\n'; break;
+			case 't': one[0] = '\t'; break;
+			case 'r': one[0] = '\r'; break;
+			default: one[0] = s[1]; break;
+			}
+			piece = one;
+			s += 2;
+		} else {
+			one[0] = *s++;
+			piece = one;
+		}
+		pl = strlen(piece);
+		if (n + pl + 1 > cap) {
+			char *nb;
+			cap = (n + pl + 1) * 2;
+			nb = etl__realloc(out, cap);
+			if (!nb) {
+				etl__free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		memcpy(out + n, piece, pl);
+		n += pl;
+	}
+	out[n] = 0;
+	d->message = etl__arena_strndup(&d->arena, out, n);
+	etl__free(out);
+	return d->message;
+}
 
 int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *group)
 {
@@ -642,4 +862,19 @@ const char *etl_property_format(const struct etl_property *p)
 {
 	/* The tree belongs to the reader; the cache of formatted text lives in it. */
 	return etl__format_property((struct etl_property *)(uintptr_t)p);
+}
+
+int etl__decode_add_manifest(struct etl_decode_state *st, const char *path, const void *xml, size_t size,
+			     const char *name, unsigned *warnings, struct etl_diag *d)
+{
+	if (!st->manifests) {
+		st->manifests = etl__mdb_new();
+		if (!st->manifests) {
+			etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+			return ETL_E_NOMEM;
+		}
+	}
+	if (path)
+		return etl__mdb_load_path(st->manifests, path, warnings, d);
+	return etl__mdb_load_memory(st->manifests, xml, size, name, warnings, d);
 }

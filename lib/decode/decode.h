@@ -7,6 +7,9 @@
 #define ETL_DECODE_DECODE_H
 
 #include "decode/schema.h"
+#include "manifest/manifest.h"
+
+struct es_chunks;
 
 struct tlg_entry;
 struct tei_entry;
@@ -21,6 +24,11 @@ struct etl_decode_state {
 	struct map_entry *maps;   /* merge-time maps by (input, provider, name) */
 	size_t map_count, map_cap;
 	uint64_t metadata_rejected;
+	struct etl_manifest_db *manifests;   /* loaded by the caller */
+	struct etl_manifest_db *eventsource; /* manifests logged inside the traces */
+	struct es_chunks *es;                /* EventSource manifests being collected */
+	size_t es_count;
+	const void *cur_mprovider;           /* map lookups for manifest decoding */
 	/* the event being decoded, for map lookups */
 	int cur_trace;
 	struct etl_guid cur_provider;
@@ -32,5 +40,8 @@ void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev
 int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		      const struct etl_decoded **result, struct etl_diag *d);
 void etl__decode_state_free(struct etl_decode_state *st);
+/* Loads a manifest file/directory (path) or document (xml). */
+int etl__decode_add_manifest(struct etl_decode_state *st, const char *path, const void *xml, size_t size,
+			     const char *name, unsigned *warnings, struct etl_diag *d);
 
 #endif

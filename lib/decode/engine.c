@@ -461,7 +461,7 @@ struct sbuf {
 
 static void sb_add(struct sbuf *b, const char *s, size_t n)
 {
-	if (b->failed)
+	if (b->failed || n == 0)
 		return;
 	if (b->cap - b->len < n + 1) {
 		size_t ncap = b->cap ? b->cap : 64;

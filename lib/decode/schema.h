@@ -121,6 +121,9 @@ void etl__arena_free(struct etl_arena *a);
 struct etl_decoded {
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
+	const char *level_name, *channel_name, *keywords_name;
+	const char *message_template;    /* with %N inserts */
+	const char *message;             /* rendered on demand */
 	size_t trailing;
 	uint32_t event_tags;
 	int has_group;

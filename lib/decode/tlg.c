@@ -133,6 +133,14 @@ static int take_members(struct builder *b, uint16_t *list, unsigned count, unsig
 		if (f->flags & FF_STRUCT) {
 			uint16_t *members = b->pool + b->pool_next;
 			int st;
+			/* each field is a member of at most one struct: a claim beyond the fields left
+			 * is a lie (and would overrun the member pool) */
+			if (f->nmembers > b->n - b->next) {
+				etl__diag_set(b->d, ETL_E_FORMAT, ETL_OFFSET_NONE,
+					      "tracelogging metadata: struct '%s' claims %u members, only %u fields follow",
+					      f->name, (unsigned)f->nmembers, (unsigned)(b->n - b->next));
+				return ETL_E_FORMAT;
+			}
 			b->pool_next += f->nmembers;
 			f->members = members;
 			st = take_members(b, members, f->nmembers, depth + 1);
