@@ -492,6 +492,8 @@ ETL_API uint16_t etl_property_in_type(const struct etl_property *p);
 ETL_API uint16_t etl_property_out_type(const struct etl_property *p);
 ETL_API size_t etl_property_child_count(const struct etl_property *p);
 ETL_API const struct etl_property *etl_property_child_at(const struct etl_property *p, size_t i);
+/** Name of the value or bit map that renders the value, NULL if none. */
+ETL_API const char *etl_property_map_name(const struct etl_property *p);
 /** TraceLogging field tags (28 bits), 0 if none. */
 ETL_API uint32_t etl_property_tags(const struct etl_property *p);
 /** The schema bytes of a TraceLogging custom-schema field: ETL_OK, or ETL_E_MISUSE if it has none.

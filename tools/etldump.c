@@ -28,6 +28,7 @@ struct options {
 	int info;
 	int quiet;
 	int raw;             /* do not decode payloads */
+	int no_maps;         /* mapped values as numbers */
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
 };
@@ -49,6 +50,7 @@ static void usage(FILE *f)
 		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
+		"      --no-maps         print values that a value or bit map names as numbers\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
 		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
 		"  -h, --help            show this help and exit\n"
@@ -260,6 +262,30 @@ static void report_decode(const struct etl_reader *r, const struct options *o)
 
 /* ---- decoded values ---- */
 
+static int no_maps;
+
+/* The text of a value: the canonical one, or the number behind a map with --no-maps. */
+static const char *value_text(const struct etl_property *p)
+{
+	static char num[32];
+	uint64_t u;
+	int64_t i;
+
+	if (no_maps && etl_property_map_name(p)) {
+		if (etl_property_in_type(p) == 3 || etl_property_in_type(p) == 5 || etl_property_in_type(p) == 7 ||
+		    etl_property_in_type(p) == 9) {
+			if (etl_property_as_i64(p, &i) == ETL_OK) {
+				snprintf(num, sizeof(num), "%lld", (long long)i);
+				return num;
+			}
+		} else if (etl_property_as_u64(p, &u) == ETL_OK) {
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)u);
+			return num;
+		}
+	}
+	return etl_property_format(p);
+}
+
 /* A text value: bare when it is a plain token, else in double quotes with \" \\ \n escapes. */
 static void out_text_value(const char *v)
 {
@@ -356,7 +382,7 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 		return;
 	}
 	{
-		const char *text = etl_property_format(p);
+		const char *text = value_text(p);
 		uint16_t in = etl_property_in_type(p), out = etl_property_out_type(p);
 		int64_t iv;
 		uint64_t uv;
@@ -407,7 +433,7 @@ static void print_event_text(struct etl_reader *r, const struct etl_event *ev, c
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
-			const char *v = etl_property_format(p);
+			const char *v = value_text(p);
 			putchar(' ');
 			out_str(etl_property_name(p));
 			putchar('=');
@@ -613,11 +639,12 @@ int main(int argc, char **argv)
 		{ "payload-bytes", required_argument, NULL, 'p' + 256 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, 'r' + 256 },
+		{ "no-maps", no_argument, NULL, 'M' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 0, 64 };
+	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 0, 0, 64 };
 	struct etl_reader *r;
 	const struct etl_event *ev;
 	int c, i, exit_code = EXIT_OK, opened = 0;
@@ -680,6 +707,9 @@ int main(int argc, char **argv)
 		case 'r' + 256:
 			o.raw = 1;
 			break;
+		case 'M' + 256:
+			o.no_maps = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -696,6 +726,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	no_maps = o.no_maps;
 
 	r = etl_reader_new();
 	if (!r) {

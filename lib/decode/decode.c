@@ -442,8 +442,14 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, s
 		/* the layout is the trace's own; names come from a loaded manifest when it knows the
 		 * event (they are what PerfView shows) */
 		const struct etl_mevent *m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version);
-		if (m)
+		if (!m)
+			m = etl__mdb_find_any_version(st->manifests, &ev->provider, ev->id, ev->version);
+		if (m) {
+			const char *keep = out->message_template;
 			take_manifest_names(out, m);
+			if (m->version != ev->version)
+				out->message_template = keep; /* a message of another version may cite other fields */
+		}
 	}
 	name_manifest_event(out, ev);
 	st->cur_trace = ev->trace_index;
@@ -579,8 +585,12 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	if (ev->kind == ETL_HEADER_EVENT &&
 	    etl_event_extended_find(ev, ETL_EXT_EVENT_SCHEMA_TL, &meta, &meta_len)) {
 		rc = decode_tlg(st, ev, meta, meta_len, d);
-	} else if (ev->kind == ETL_HEADER_EVENT && (e = tei_find(st, ev->trace_index, &ev->provider, ev->id,
-								 ev->version)) != NULL) {
+	} else if (ev->kind == ETL_HEADER_EVENT &&
+		   (e = tei_find(st, ev->trace_index, &ev->provider, ev->id, ev->version)) != NULL &&
+		   /* an empty description of a non-empty payload is no layout: a manifest may do better */
+		   !(e->tei.schema.ntop == 0 && ev->payload_len > 0 &&
+		     (etl__mdb_find(st->eventsource, &ev->provider, ev->id, ev->version) ||
+		      etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version)))) {
 		rc = decode_tei(st, ev, e, d);
 	} else if (ev->kind == ETL_HEADER_EVENT &&
 		   (m = etl__mdb_find(st->eventsource, &ev->provider, ev->id, ev->version)) != NULL) {
@@ -591,6 +601,14 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else {
 		name_undecoded(out, ev);
 		out->trailing = ev->payload_len;
+		if (ev->kind == ETL_HEADER_EVENT &&
+		    (m = etl__mdb_find_any_version(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
+			take_manifest_names(out, m);
+			out->message_template = NULL;
+			name_manifest_event(out, ev);
+			out->reason = arena_printf(out, "the manifest of %s has event %u at version %u, not %u",
+						   out->provider_name, ev->id, m->version, ev->version);
+		}
 	}
 	if (!out->name) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
@@ -696,6 +714,11 @@ int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *gro
 	if (group)
 		*group = d->provider_group;
 	return 1;
+}
+
+const char *etl_property_map_name(const struct etl_property *p)
+{
+	return p->map ? p->map->name : NULL;
 }
 
 uint32_t etl_property_tags(const struct etl_property *p)

@@ -157,7 +157,8 @@ int etl__tei_parse(const uint8_t *p, size_t len, struct etl_tei *out, struct etl
 			f->out_type = etl_le16(e + 10);
 			TAKE_NAME(etl_le32(e + 12), f->map_name);
 		}
-		if (fl & PROP_PARAM_FIXED_COUNT) {
+		if ((fl & PROP_PARAM_FIXED_COUNT) || (!(fl & PROP_PARAM_COUNT) && cnt > 1)) {
+			/* older TDH (before Windows 8) marks a fixed array only by count > 1 */
 			f->flags |= FF_COUNT_CONST;
 			f->count = cnt;
 		} else if (fl & PROP_PARAM_COUNT) {

@@ -825,6 +825,31 @@ const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const s
 	return NULL;
 }
 
+const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+						   const struct etl_guid *g, uint16_t id, uint8_t version)
+{
+	const struct etl_mevent *best = NULL;
+	size_t i, k;
+
+	if (!db)
+		return NULL;
+	for (i = 0; i < db->nproviders; i++) {
+		const struct etl_mprovider *p = db->providers[i];
+		if (!etl_guid_equal(&p->guid, g))
+			continue;
+		/* the highest version not above the one asked for, else the lowest above it */
+		for (k = 0; k < p->nevents; k++) {
+			const struct etl_mevent *e = &p->events[k];
+			if (e->id != id)
+				continue;
+			if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
+			    (e->version > version && best->version > version && e->version < best->version))
+				best = e;
+		}
+	}
+	return best;
+}
+
 const char *etl__mdb_provider_name(const struct etl_mprovider *p)
 {
 	return p->name;

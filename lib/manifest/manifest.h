@@ -46,6 +46,9 @@ int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *w
 
 const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
 				       uint16_t id, uint8_t version);
+/* The same event at the nearest version (for names, which do not change across versions). */
+const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+						   const struct etl_guid *provider, uint16_t id, uint8_t version);
 /* The provider's name and its map of that name, for decoding. */
 const char *etl__mdb_provider_name(const struct etl_mprovider *p);
 const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name);
