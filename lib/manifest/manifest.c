@@ -870,6 +870,20 @@ size_t etl__mdb_provider_count(const struct etl_manifest_db *db)
 	return db ? db->nproviders : 0;
 }
 
+static void collect_localization(struct strtab *st, struct etl_arena *sa, const xmlNode *n, int depth)
+{
+	const xmlNode *c;
+
+	if (depth > 4)
+		return;
+	for (c = n->children; c; c = c->next) {
+		if (is_el(c, "localization"))
+			strtab_collect(st, sa, c, 0);
+		else if (c->type == XML_ELEMENT_NODE && !is_el(c, "events"))
+			collect_localization(st, sa, c, depth + 1);
+	}
+}
+
 static void find_providers(const xmlNode *n, const xmlNode **out, size_t *count, size_t max, int depth)
 {
 	const xmlNode *c;
@@ -880,9 +894,10 @@ static void find_providers(const xmlNode *n, const xmlNode **out, size_t *count,
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		if (is_el(c, "provider")) {
-			if (*count < max)
+			/* ETW providers live under <events>; others (performance counters) are not ours */
+			if (is_el(n, "events") && *count < max)
 				out[(*count)++] = c;
-		} else if (!is_el(c, "localization")) {
+		} else if (!is_el(c, "localization") && !is_el(c, "counters")) {
 			find_providers(c, out, count, max, depth + 1);
 		}
 	}
@@ -922,17 +937,14 @@ int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t 
 		return ETL_E_FORMAT;
 	}
 	root = xmlDocGetRootElement(doc);
-	if (!root || !is_el(root, "instrumentationManifest")) {
-		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: the root is not <instrumentationManifest>",
-			      x.doc);
+	/* an instrumentation manifest, or a Windows side-by-side assembly manifest that holds one */
+	if (!root || !(is_el(root, "instrumentationManifest") || is_el(root, "assembly"))) {
+		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE,
+			      "manifest %s: the root is neither <instrumentationManifest> nor <assembly>", x.doc);
 		xmlFreeDoc(doc);
 		return ETL_E_FORMAT;
 	}
-	{
-		const xmlNode *loc = child_el(root, "localization");
-		if (loc)
-			strtab_collect(&st, &sa, loc, 0);
-	}
+	collect_localization(&st, &sa, root, 0);
 	find_providers(root, provs, &nprov, sizeof(provs) / sizeof(provs[0]), 0);
 	for (i = 0; i < nprov; i++) {
 		struct etl_mprovider *p = parse_provider(provs[i], &st, &x), **np;
@@ -1059,4 +1071,16 @@ int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *w
 	}
 	closedir(dir);
 	return st;
+}
+
+const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i)
+{
+	size_t k;
+
+	for (k = 0; db && k < db->nproviders; k++) {
+		if (i < db->providers[k]->nevents)
+			return &db->providers[k]->events[i];
+		i -= db->providers[k]->nevents;
+	}
+	return NULL;
 }

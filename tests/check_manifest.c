@@ -1,0 +1,423 @@
+/*
+ * check_manifest.c - manifest decoding: a synthetic manifest with every
+ * feature against events made by the writer, UTF-16 manifests, malformed
+ * and hostile manifests, directories, and the corpus expectations.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "scenario.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+/* provider {11223344-5566-7788-99aa-bbccddeeff00} = scen_provider */
+static const char manifest[] =
+	"<?xml version='1.0' encoding='utf-8'?>\n"
+	"<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'"
+	" xmlns:win='http://manifests.microsoft.com/win/2004/08/windows/events'>\n"
+	" <instrumentation><events>\n"
+	"  <provider name='Test-Provider' guid='{11223344-5566-7788-99AA-BBCCDDEEFF00}' symbol='P'>\n"
+	"   <tasks>\n"
+	"    <task name='Connect' value='7' message='$(string.task.connect)'>\n"
+	"     <opcodes><opcode name='Handshake' value='12' message='$(string.op.handshake)'/></opcodes>\n"
+	"    </task>\n"
+	"    <task name='Plain' value='8'/>\n"
+	"   </tasks>\n"
+	"   <keywords><keyword name='Net' mask='0x10'/><keyword name='Disk' mask='0x20'/></keywords>\n"
+	"   <maps>\n"
+	"    <valueMap name='ColorMap'><map value='1' message='$(string.red)'/><map value='2' message='Green '/></valueMap>\n"
+	"    <bitMap name='FlagMap'><map value='0x1' message='A'/><map value='0x4' message='C'/></bitMap>\n"
+	"   </maps>\n"
+	"   <templates>\n"
+	"    <template tid='T1'>\n"
+	"     <data name='Name' inType='win:UnicodeString'/>\n"
+	"     <data name='Count' inType='win:UInt16'/>\n"
+	"     <data name='Values' inType='win:UInt32' count='Count'/>\n"
+	"     <data name='Fixed' inType='win:UInt8' count='2'/>\n"
+	"     <data name='Len' inType='win:UInt8'/>\n"
+	"     <data name='Blob' inType='win:Binary' length='Len'/>\n"
+	"     <data name='Tag' inType='win:AnsiString' length='3'/>\n"
+	"     <data name='Color' inType='win:UInt32' map='ColorMap'/>\n"
+	"     <data name='Flags' inType='win:UInt32' map='FlagMap'/>\n"
+	"     <struct name='Pair' count='2'><data name='K' inType='win:UInt8'/><data name='V' inType='win:Int16'/></struct>\n"
+	"     <data name='Ptr' inType='win:Pointer'/>\n"
+	"     <data name='Status' inType='win:UInt32' outType='win:NTSTATUS'/>\n"
+	"     <data name='Ip' inType='win:UInt32' outType='win:IPv4'/>\n"
+	"     <data name='Ok' inType='win:Boolean'/>\n"
+	"    </template>\n"
+	"    <template tid='T2'><data name='X' inType='win:Int32'/></template>\n"
+	"   </templates>\n"
+	"   <events>\n"
+	"    <event value='1' version='0' task='Connect' opcode='Handshake' level='win:Warning' keywords='Net Disk'"
+	" template='T1' message='$(string.ev1)'/>\n"
+	"    <event value='2' version='3' task='Plain' opcode='win:Start' template='T2'/>\n"
+	"    <event value='3' version='0' task='Plain'/>\n"
+	"   </events>\n"
+	"  </provider>\n"
+	" </events></instrumentation>\n"
+	" <localization><resources culture='en-US'><stringTable>\n"
+	"  <string id='task.connect' value='Conn'/>\n"
+	"  <string id='op.handshake' value='Shake'/>\n"
+	"  <string id='red' value='Red'/>\n"
+	"  <string id='ev1' value='%1 sent %2 values,%tcolor %8%%'/>\n"
+	" </stringTable></resources></localization>\n"
+	"</instrumentationManifest>\n";
+
+static uint8_t *build_trace(size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_event e;
+	uint8_t *out;
+	static const uint8_t p1[] = {
+		'h', 0, 'i', 0, 0, 0,               /* Name */
+		2, 0,                               /* Count */
+		10, 0, 0, 0, 20, 0, 0, 0,           /* Values */
+		7, 8,                               /* Fixed */
+		3, 0xAA, 0xBB, 0xCC,                /* Len, Blob */
+		'a', 'b', 'c',                      /* Tag */
+		1, 0, 0, 0,                         /* Color = Red */
+		5, 0, 0, 0,                         /* Flags = A, C */
+		1, 0xFE, 0xFF, 2, 0x05, 0x00,       /* Pair[0] = {1, -2}, Pair[1] = {2, 5} */
+		0x78, 0x56, 0x34, 0x12, 0, 0, 0, 0, /* Ptr */
+		0x22, 0x00, 0x00, 0xC0,             /* NTSTATUS 0xc0000022 */
+		10, 0, 0, 1,                        /* 10.0.0.1 */
+		1, 0, 0, 0,                         /* true */
+	};
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.ts = o.start_ts + 10;
+	e.id = 1;
+	e.opcode = 12;
+	e.task = 7;
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, p1, sizeof(p1)), 0);
+	e.id = 2;
+	e.version = 3;
+	e.opcode = 1;
+	e.task = 8;
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\xff\xff\xff\xff", 4), 0);
+	e.id = 2;
+	e.version = 4; /* a version the manifest lacks */
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\x01\x00\x00\x00", 4), 0);
+	e.id = 3;
+	e.version = 0;
+	e.opcode = 0;
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, NULL, 0), 0);
+	ck_assert_int_eq(etlw_finish(w, &out, len), 0);
+	etlw_free(w);
+	return out;
+}
+
+static void check_decoding(struct etl_reader *r)
+{
+	const struct etl_event *ev;
+	const struct etl_decoded *d;
+	const struct etl_property *p;
+	int n = 0;
+
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		switch (n++) {
+		case 0:
+			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_MANIFEST);
+			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Conn/Shake");
+			ck_assert_str_eq(etl_decoded_level_name(d), "Warning");
+			ck_assert_str_eq(etl_decoded_keywords_name(d), "Net Disk");
+			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Name")), "hi");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Values")), "[10, 20]");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Fixed")), "[7, 8]");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Blob")), "0xaabbcc");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Tag")), "abc");
+			p = etl_decoded_property_by_name(d, "Color");
+			ck_assert_str_eq(etl_property_format(p), "Red");
+			ck_assert_str_eq(etl_property_map_name(p), "ColorMap");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Flags")), "A, C");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Pair")),
+					 "[{K: 1, V: -2}, {K: 2, V: 5}]");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Ptr")), "0x12345678");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Status")), "0xc0000022");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Ip")), "10.0.0.1");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Ok")), "true");
+			ck_assert_str_eq(etl_decoded_message(d), "hi sent 2 values,\tcolor Red%");
+			break;
+		case 1:
+			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain/Start");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_at(d, 0)), "-1");
+			break;
+		case 2: /* the manifest lacks version 4: raw, named, with the reason */
+			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_NONE);
+			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain/Start");
+			ck_assert_ptr_nonnull(strstr(etl_decoded_reason(d), "has event 2 at version 3, not 4"));
+			break;
+		case 3: /* no template, no payload */
+			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_MANIFEST);
+			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain");
+			ck_assert_uint_eq(etl_decoded_property_count(d), 0);
+			break;
+		default:
+			break;
+		}
+	}
+	ck_assert_int_eq(n, 4);
+}
+
+START_TEST(manifest_every_feature)
+{
+	size_t len;
+	uint8_t *t = build_trace(&len);
+	struct etl_reader *r = etl_reader_new();
+
+	ck_assert_int_eq(etl_reader_add_manifest_memory(r, manifest, sizeof(manifest) - 1, "m"), ETL_OK);
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
+	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+	check_decoding(r);
+	etl_reader_free(r);
+	free(t);
+}
+END_TEST
+
+START_TEST(manifest_utf16_and_directory)
+{
+	size_t len, i, n;
+	uint8_t *t = build_trace(&len), *u16;
+	char *text = malloc(sizeof(manifest) + 8), *enc;
+	char dir[] = "/tmp/check_manifest_XXXXXX", path[256];
+	struct etl_reader *r = etl_reader_new();
+	FILE *f;
+
+	/* UTF-16LE with a BOM, the encoding declaration changed to match */
+	enc = strstr(manifest, "utf-8");
+	ck_assert_ptr_nonnull(enc);
+	snprintf(text, sizeof(manifest) + 8, "%.*sutf-16%s", (int)(enc - manifest), manifest, enc + 5);
+	n = strlen(text);
+	u16 = malloc(2 + 2 * n);
+	u16[0] = 0xFF;
+	u16[1] = 0xFE;
+	for (i = 0; i < n; i++) {
+		u16[2 + 2 * i] = (uint8_t)text[i];
+		u16[3 + 2 * i] = 0;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/a.man", dir);
+	f = fopen(path, "wb");
+	ck_assert_int_eq((int)fwrite(u16, 1, 2 + 2 * n, f), (int)(2 + 2 * n));
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/notes.txt", dir); /* ignored: not a manifest name */
+	f = fopen(path, "wb");
+	fputs("not xml", f);
+	fclose(f);
+	ck_assert_int_eq(etl_reader_add_manifest_path(r, dir), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+	check_decoding(r);
+	etl_reader_free(r);
+	snprintf(path, sizeof(path), "%s/a.man", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	unlink(path);
+	rmdir(dir);
+	free(u16);
+	free(text);
+	free(t);
+}
+END_TEST
+
+START_TEST(malformed_manifests)
+{
+	static const struct {
+		const char *xml;
+		int status;
+		unsigned warnings;
+		const char *msg;
+	} cases[] = {
+		{ "not xml at all", ETL_E_FORMAT, 0, "not well-formed" },
+		{ "<root/>", ETL_E_FORMAT, 0, "neither" },
+		{ "<instrumentationManifest><instrumentation><events><provider name='P'"
+		  " guid='{00000000-0000-0000-0000-000000000001}'><events><event value='1' template='Nope'/>"
+		  "</events></provider></events></instrumentation></instrumentationManifest>",
+		  ETL_OK, 1, "undefined template" },
+		{ "<instrumentationManifest><instrumentation><events><provider name='P'"
+		  " guid='{00000000-0000-0000-0000-000000000001}'><templates><template tid='T'>"
+		  "<data name='A' inType='win:UInt8' count='70000'/></template></templates></provider></events>"
+		  "</instrumentation></instrumentationManifest>",
+		  ETL_OK, 1, "larger than 65535" },
+		{ "<instrumentationManifest><instrumentation><events><provider name='P'"
+		  " guid='{00000000-0000-0000-0000-000000000001}'><templates><template tid='T'>"
+		  "<data name='A' inType='win:UInt8' count='Later'/><data name='Later' inType='win:UInt8'/>"
+		  "</template></templates></provider></events></instrumentation></instrumentationManifest>",
+		  ETL_OK, 1, "names no earlier field" },
+		{ "<instrumentationManifest><instrumentation><events><provider name='P' guid='nope'/>"
+		  "</events></instrumentation></instrumentationManifest>",
+		  ETL_OK, 1, "malformed name or guid" },
+		{ "<instrumentationManifest><instrumentation><events><provider name='P'"
+		  " guid='{00000000-0000-0000-0000-000000000001}'><templates><template tid='T'>"
+		  "<data name='A' inType='win:Quaternion'/></template></templates></provider></events>"
+		  "</instrumentation></instrumentationManifest>",
+		  ETL_OK, 1, "unknown inType" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct etl_reader *r = etl_reader_new();
+		int st = etl_reader_add_manifest_memory(r, cases[i].xml, strlen(cases[i].xml), "bad");
+		ck_assert_msg(st == cases[i].status, "case %zu: %d", i, st);
+		ck_assert_uint_eq(etl_reader_manifest_warnings(r), cases[i].warnings);
+		ck_assert_msg(strstr(etl_error_message(etl_reader_error(r)), cases[i].msg) != NULL,
+			      "case %zu: '%s'", i, etl_error_message(etl_reader_error(r)));
+		etl_reader_free(r);
+	}
+}
+END_TEST
+
+START_TEST(hostile_manifest_entities_are_not_read)
+{
+	/* an external entity pointing at a local file, and a DTD on the network */
+	static const char xml[] =
+		"<?xml version='1.0'?>\n"
+		"<!DOCTYPE instrumentationManifest SYSTEM 'http://127.0.0.1:9/evil.dtd' [\n"
+		"  <!ENTITY secret SYSTEM 'file:///etc/hostname'>\n"
+		"  <!ENTITY a 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'>\n"
+		"  <!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>\n"
+		"  <!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>\n"
+		"]>\n"
+		"<instrumentationManifest><instrumentation><events><provider name='&secret;&c;'"
+		" guid='{00000000-0000-0000-0000-000000000002}'/></events></instrumentation>"
+		"</instrumentationManifest>";
+	struct etl_reader *r = etl_reader_new();
+	int st = etl_reader_add_manifest_memory(r, xml, sizeof(xml) - 1, "hostile");
+
+	/* loaded or refused, but never with the file's content or a network fetch */
+	ck_assert(st == ETL_OK || st == ETL_E_FORMAT);
+	etl_reader_free(r);
+}
+END_TEST
+
+/* ---- corpus ---- */
+
+static void count_decoders(const char *file, int with_manifests, unsigned *from_manifest,
+			   unsigned *eventsource, unsigned *none, unsigned *errors)
+{
+	char path[4096];
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+
+	*from_manifest = *eventsource = *none = *errors = 0;
+	if (with_manifests) {
+		snprintf(path, sizeof(path), "%s/manifests", corpus_dir);
+		ck_assert_int_eq(etl_reader_add_manifest_path(r, path), ETL_OK);
+		ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
+	}
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, file);
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		if (etl_reader_decode(r, ev, &d) != ETL_OK)
+			(*errors)++;
+		switch (etl_decoded_source(d)) {
+		case ETL_DECODER_MANIFEST:
+			(*from_manifest)++;
+			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+			break;
+		case ETL_DECODER_EVENTSOURCE:
+			(*eventsource)++;
+			break;
+		case ETL_DECODER_NONE:
+			(*none)++;
+			ck_assert_ptr_nonnull(etl_decoded_reason(d));
+			break;
+		default:
+			break;
+		}
+	}
+	etl_reader_free(r);
+}
+
+START_TEST(corpus_manifest_traces_fully_decoded)
+{
+	static const struct { const char *file; unsigned events; } t[] = {
+		{ "Tx_HTTP_Server.etl", 2041 },
+		{ "Tx_CrossMachineHTTP.etl", 3396 },
+		{ "Tx_Process.etl", 10343 },
+	};
+	unsigned m, es, none, err;
+
+	count_decoders(t[_i].file, 1, &m, &es, &none, &err);
+	ck_assert_uint_eq(m, t[_i].events);
+	ck_assert_uint_eq(none, 0);
+	ck_assert_uint_eq(err, 0);
+}
+END_TEST
+
+START_TEST(corpus_without_manifest_is_raw_never_an_error)
+{
+	unsigned m, es, none, err;
+
+	count_decoders("krabsetw_powershell.etl", 1, &m, &es, &none, &err);
+	ck_assert_uint_eq(none, 112);
+	ck_assert_uint_eq(err, 0);
+	count_decoders("Tx_HTTP_Server.etl", 0, &m, &es, &none, &err);
+	ck_assert_uint_eq(none, 2041);
+	ck_assert_uint_eq(err, 0);
+}
+END_TEST
+
+START_TEST(corpus_eventsource_manifests_in_the_trace)
+{
+	unsigned m, es, none, err;
+
+	/* 12 events: the manifest event itself and 11 decoded with it */
+	count_decoders("Tx_BondEtwSample.etl", 0, &m, &es, &none, &err);
+	ck_assert_uint_eq(es, 11);
+	ck_assert_uint_eq(none, 1);
+	ck_assert_uint_eq(err, 0);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("manifest");
+	TCase *t = tcase_create("manifest");
+	TCase *c = tcase_create("corpus");
+	SRunner *sr;
+	char probe[4096];
+	FILE *f;
+	int failed;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_test(t, manifest_every_feature);
+	tcase_add_test(t, manifest_utf16_and_directory);
+	tcase_add_test(t, malformed_manifests);
+	tcase_add_test(t, hostile_manifest_entities_are_not_read);
+	suite_add_tcase(s, t);
+	snprintf(probe, sizeof(probe), "%s/etl/Tx_Process.etl", corpus_dir);
+	if ((f = fopen(probe, "rb")) != NULL) {
+		fclose(f);
+		tcase_add_loop_test(c, corpus_manifest_traces_fully_decoded, 0, 3);
+		tcase_add_test(c, corpus_without_manifest_is_raw_never_an_error);
+		tcase_add_test(c, corpus_eventsource_manifests_in_the_trace);
+		tcase_set_timeout(c, 300);
+		suite_add_tcase(s, c);
+	} else {
+		printf("corpus not found at %s: its cases are skipped\n", corpus_dir);
+	}
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
