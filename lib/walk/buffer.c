@@ -122,10 +122,36 @@ static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t co
 	return ETL_OK;
 }
 
+/* Whether every byte from off to the end of the source is zero. */
+static int rest_is_zero(const struct etl_source *src, uint64_t off, int *zero, struct etl_diag *d)
+{
+	enum { WIN = 65536 };
+	uint8_t *win = NULL;
+	int st = ETL_OK;
+
+	*zero = 1;
+	if (!src->mem && !(win = etl__malloc(WIN))) {
+		etl__diag_set(d, ETL_E_NOMEM, off, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	while (off < src->size && *zero) {
+		size_t n = src->size - off > WIN ? WIN : (size_t)(src->size - off);
+		const uint8_t *p = etl__source_view(src, off, n, win, d);
+		if (!p) {
+			st = d->code;
+			break;
+		}
+		*zero = all_bytes(p, n, 0);
+		off += n;
+	}
+	etl__free(win);
+	return st;
+}
+
 /* Finds the next offset >= from whose bytes decode as a plausible buffer
  * header; scans a window at a time.  Returns the file size if none. */
 static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal, int compressed,
-		  uint64_t size_limit, uint64_t *found, struct etl_diag *d)
+		  uint64_t align_base, uint64_t size_limit, uint64_t *found, struct etl_diag *d)
 {
 	enum { WIN = 65536 };
 	static const size_t hs = ETL_BUFFER_HEADER_SIZE;
@@ -141,9 +167,32 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			return ETL_E_NOMEM;
 		}
 	}
+	*found = src->size;
+	if (!compressed && nominal >= ETL_BUFFER_HEADER_SIZE && align_base > 0) {
+		/* uncompressed data buffers start at the header buffer's end plus a multiple of
+		 * BufferSize: try only those offsets (a false match inside damaged records would
+		 * misalign every later buffer) */
+		uint8_t raw[ETL_BUFFER_HEADER_SIZE];
+		if (pos < align_base)
+			pos = align_base;
+		else if ((pos - align_base) % nominal)
+			pos += nominal - (pos - align_base) % nominal;
+		for (; pos < src->size && src->size - pos >= hs; pos += nominal) {
+			struct etl_bufhdr h;
+			struct etl_diag ignored;
+			if (etl__source_read(src, pos, raw, sizeof(raw), d) != ETL_OK)
+				return d->code;
+			etl__bufhdr_decode(raw, &h);
+			if (etl__bufhdr_check(&h, pos, size_limit, nominal, &ignored) == ETL_OK &&
+			    h.type != ETL_BUFTYPE_HEADER && !(h.flags & ETL_BUF_COMPRESSED)) {
+				*found = pos;
+				return ETL_OK;
+			}
+		}
+		return ETL_OK;
+	}
 	if (!compressed && (pos & 7))
 		pos += 8 - (pos & 7);
-	*found = src->size;
 	while (pos < src->size && src->size - pos >= hs) {
 		size_t n = src->size - pos > WIN ? WIN : (size_t)(src->size - pos);
 		const uint8_t *p = etl__source_view(src, pos, n, win, d);
@@ -206,8 +255,12 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, u
 		if (st != ETL_OK)
 			return st;
 		if (all_bytes(raw, sizeof(raw), 0)) {
-			/* Preallocated, never written space: the end of the data. */
-			break;
+			int zero_tail;
+			st = rest_is_zero(src, off, &zero_tail, d);
+			if (st != ETL_OK)
+				return st;
+			if (zero_tail)
+				break; /* preallocated, never written space: the end of the data */
 		}
 		etl__bufhdr_decode(raw, &h);
 		if (ix->count > 0 && h.type == ETL_BUFTYPE_HEADER)
@@ -216,7 +269,8 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, u
 		    h.type == 0xFFFF) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
-			st = resync(src, off + 1, nominal, compressed, size_limit, &next, d);
+			st = resync(src, off + 1, nominal, compressed, ix->count ? ix->ent[0].avail : 0, size_limit,
+				    &next, d);
 			if (st != ETL_OK)
 				return st;
 			bad.buffer_index = (int64_t)ix->count;

@@ -1,0 +1,328 @@
+/*
+ * check_damage.c - damage recovery, proven: traces are truncated at every
+ * buffer boundary and at random points, buffer headers zeroed, bytes
+ * flipped inside one buffer, record sizes inflated; after each, every event
+ * of every untouched buffer must still be delivered, and the error must
+ * name the right offset.  Over the writer's fixtures and, where present,
+ * small corpus traces (plain and compressed).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scenario.h"
+#include "util/cursor.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+struct ev_id {
+	uint64_t file_offset;
+	uint32_t buffer_offset;
+};
+
+struct buf {
+	uint64_t off, size;
+};
+
+struct trace {
+	const char *name;
+	uint8_t *data;
+	size_t len;
+	struct buf bufs[4096];
+	size_t nbufs;
+	struct ev_id *events; /* of the intact trace */
+	size_t nevents;
+};
+
+struct result {
+	struct ev_id *events;
+	size_t n, errors;
+	uint64_t first_err_offset;
+	int fatal;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct ev_id *x = a, *y = b;
+	if (x->file_offset != y->file_offset)
+		return x->file_offset < y->file_offset ? -1 : 1;
+	return x->buffer_offset < y->buffer_offset ? -1 : x->buffer_offset > y->buffer_offset;
+}
+
+static void run(const uint8_t *d, size_t len, struct result *res)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	size_t cap = 1024;
+	int st;
+
+	memset(res, 0, sizeof(*res));
+	res->first_err_offset = UINT64_MAX;
+	res->events = malloc(cap * sizeof(*res->events));
+	if (etl_reader_open_memory(r, d, len, "damaged") != ETL_OK) {
+		etl_reader_free(r);
+		res->errors = 1;
+		return;
+	}
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			if (res->errors++ == 0)
+				res->first_err_offset = etl_error_offset(e);
+			ck_assert(strlen(etl_error_message(e)) > 0);
+			if (etl_error_is_fatal(e)) {
+				res->fatal = 1;
+				break;
+			}
+			continue;
+		}
+		{
+			/* decoding must survive damage too */
+			const struct etl_decoded *dec;
+			(void)etl_reader_decode(r, ev, &dec);
+		}
+		if (res->n == cap) {
+			cap *= 2;
+			res->events = realloc(res->events, cap * sizeof(*res->events));
+		}
+		res->events[res->n].file_offset = etl_event_file_offset(ev);
+		res->events[res->n].buffer_offset = etl_event_buffer_offset(ev);
+		res->n++;
+	}
+	etl_reader_free(r);
+	qsort(res->events, res->n, sizeof(*res->events), cmp_id);
+}
+
+static int delivered(const struct result *res, const struct ev_id *id)
+{
+	return bsearch(id, res->events, res->n, sizeof(*res->events), cmp_id) != NULL;
+}
+
+/* The intact events whose buffer lies wholly outside [lo, hi) must all be delivered. */
+static void expect_untouched(const struct trace *t, const struct result *res, uint64_t lo, uint64_t hi,
+			     const char *what)
+{
+	size_t i, b;
+
+	for (i = 0; i < t->nevents; i++) {
+		const struct ev_id *id = &t->events[i];
+		for (b = 0; b < t->nbufs; b++)
+			if (id->file_offset >= t->bufs[b].off && id->file_offset < t->bufs[b].off + t->bufs[b].size)
+				break;
+		ck_assert_uint_lt(b, t->nbufs);
+		if (t->bufs[b].off + t->bufs[b].size <= lo || t->bufs[b].off >= hi)
+			ck_assert_msg(delivered(res, id), "%s: %s: event at 0x%llx+0x%x of an untouched buffer lost",
+				      t->name, what, (unsigned long long)id->file_offset, (unsigned)id->buffer_offset);
+	}
+}
+
+static void load_trace(struct trace *t, const char *name, uint8_t *data, size_t len)
+{
+	struct result res;
+	uint64_t off = 0;
+
+	t->name = name;
+	t->data = data;
+	t->len = len;
+	t->nbufs = 0;
+	while (off + 0x48 <= len && t->nbufs < 4096) {
+		uint32_t size = etl_le32(data + off);
+		if (size < 0x48 || size > len - off)
+			break;
+		t->bufs[t->nbufs].off = off;
+		t->bufs[t->nbufs].size = size;
+		t->nbufs++;
+		off += size;
+	}
+	run(data, len, &res);
+	ck_assert_uint_eq(res.errors, 0);
+	t->events = res.events;
+	t->nevents = res.n;
+	ck_assert_uint_gt(t->nevents, 0);
+}
+
+static uint32_t rnd(uint32_t *x)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return *x >> 8;
+}
+
+static void damage_everything(struct trace *t)
+{
+	uint8_t *c = malloc(t->len);
+	struct result res;
+	uint32_t x = 12345;
+	size_t b, k;
+
+	/* 1. truncation at every buffer boundary: the earlier buffers whole, no error */
+	for (b = 1; b < t->nbufs; b++) {
+		run(t->data, (size_t)t->bufs[b].off, &res);
+		ck_assert(!res.fatal);
+		ck_assert_uint_eq(res.errors, 0);
+		expect_untouched(t, &res, t->bufs[b].off, UINT64_MAX, "cut at a buffer boundary");
+		free(res.events);
+	}
+	/* 2. truncation at random points: every buffer before the cut whole; the error names the
+	 *    cut buffer (or the trailing bytes) */
+	for (k = 0; k < 40; k++) {
+		size_t cut = t->bufs[0].size + rnd(&x) % (t->len - t->bufs[0].size);
+		run(t->data, cut, &res);
+		ck_assert(!res.fatal);
+		for (b = 0; b < t->nbufs && t->bufs[b].off + t->bufs[b].size <= cut; b++)
+			;
+		if (b < t->nbufs && t->bufs[b].off < cut) {
+			ck_assert_uint_ge(res.errors, 1);
+			ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off);
+		}
+		expect_untouched(t, &res, b < t->nbufs ? t->bufs[b].off : UINT64_MAX, UINT64_MAX, "random cut");
+		free(res.events);
+	}
+	/* 3. a zeroed buffer header costs that buffer only */
+	for (b = 1; b < t->nbufs && b < 24; b++) {
+		memcpy(c, t->data, t->len);
+		memset(c + t->bufs[b].off, 0, 0x48);
+		run(c, t->len, &res);
+		ck_assert(!res.fatal);
+		if (b + 1 < t->nbufs) { /* (zeros at the very end read as unwritten space) */
+			ck_assert_uint_ge(res.errors, 1);
+			ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off);
+		}
+		expect_untouched(t, &res, t->bufs[b].off, t->bufs[b].off + t->bufs[b].size, "zeroed header");
+		free(res.events);
+	}
+	/* 4. random bytes flipped inside one buffer (past its header): the others are untouched */
+	for (k = 0; k < 40 && t->nbufs > 1; k++) {
+		size_t i;
+		b = 1 + rnd(&x) % (t->nbufs - 1);
+		memcpy(c, t->data, t->len);
+		for (i = 0; i < 1 + rnd(&x) % 8; i++) {
+			uint64_t at = t->bufs[b].off + 0x48 + rnd(&x) % (t->bufs[b].size - 0x48);
+			c[at] ^= (uint8_t)(1 + rnd(&x) % 255);
+		}
+		run(c, t->len, &res);
+		ck_assert(!res.fatal);
+		expect_untouched(t, &res, t->bufs[b].off, t->bufs[b].off + t->bufs[b].size, "flipped bytes");
+		free(res.events);
+	}
+	/* 5. an inflated size field in the first record of a buffer (uncompressed buffers) */
+	for (b = 1; b < t->nbufs && b < 24; b++) {
+		uint8_t *rec = c + t->bufs[b].off + 0x48;
+		uint32_t m;
+		if (etl_le16(t->data + t->bufs[b].off + 0x34) & 0x40)
+			continue;
+		memcpy(c, t->data, t->len);
+		m = etl_le32(rec);
+		if (m == 0xFFFFFFFFu)
+			continue;
+		if ((m & 0xC0000000u) == 0xC0000000u && (((m >> 16) & 0xFF) <= 4 || ((m >> 16) & 0xFF) == 0x10 ||
+							  ((m >> 16) & 0xFF) == 0x11)) {
+			rec[4] = 0xF0;
+			rec[5] = 0xFF;
+		} else {
+			rec[0] = 0xF0;
+			rec[1] = 0xFF;
+		}
+		run(c, t->len, &res);
+		ck_assert(!res.fatal);
+		ck_assert_uint_ge(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off + 0x48);
+		expect_untouched(t, &res, t->bufs[b].off, t->bufs[b].off + t->bufs[b].size, "inflated size");
+		free(res.events);
+	}
+	free(c);
+}
+
+static void free_trace(struct trace *t)
+{
+	free(t->events);
+}
+
+START_TEST(writer_fixtures)
+{
+	static const char *const names[] = { "mixed64", "mixed32", "compressed64", "win7cpu" };
+	struct etlw_opts o;
+	struct trace *t = calloc(1, sizeof(*t));
+	uint8_t *d;
+	size_t len;
+
+	etlw_default_opts(&o);
+	o.ncpu = 4;
+	o.header_extra = 1;
+	switch (_i) {
+	case 1: o.ptr_size = 4; break;
+	case 2: o.compress = 1; o.buffer_size = 8192; break;
+	case 3: o.old_cpu_field = 1; o.ncpu = 3; break;
+	default: break;
+	}
+	ck_assert_int_eq(scen_build_mixed(&o, 500, &d, &len), 0);
+	load_trace(t, names[_i], d, len);
+	damage_everything(t);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+static const char *const corpus_files[] = {
+	"s4_SIH.20230422.034724.362.1.etl", "s4_WindowsUpdate.20251008.140245.443.8.etl",
+	"perfview_primitive-types.etl", "airbus-etl-parser_lxcore_kernel.etl", "Tx_WsRm01.etl",
+	"perfview_SelfDescribingSingleEvent.etl", "perfview_gcevents_PerfViewData.etl",
+	"sawbuck_log_lib_image_data_32_v1.etl",
+};
+
+START_TEST(corpus_traces)
+{
+	char path[4096];
+	FILE *f;
+	long n;
+	uint8_t *d;
+	struct trace *t = calloc(1, sizeof(*t));
+
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, corpus_files[_i]);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	d = malloc((size_t)n);
+	ck_assert_int_eq((long)fread(d, 1, (size_t)n, f), n);
+	fclose(f);
+	load_trace(t, corpus_files[_i], d, (size_t)n);
+	damage_everything(t);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("damage");
+	TCase *t = tcase_create("damage");
+	SRunner *sr;
+	char probe[4096];
+	FILE *f;
+	int failed;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_loop_test(t, writer_fixtures, 0, 4);
+	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
+	if ((f = fopen(probe, "rb")) != NULL) {
+		fclose(f);
+		tcase_add_loop_test(t, corpus_traces, 0, (int)(sizeof(corpus_files) / sizeof(corpus_files[0])));
+	} else {
+		printf("corpus not found at %s: only the writer's fixtures are damaged\n", corpus_dir);
+	}
+	tcase_set_timeout(t, 600);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
