@@ -120,6 +120,8 @@ enum etl_limit {
 	ETL_LIMIT_BUFFER_COUNT = 1,  /**< most buffers per trace (default 16 Mi) */
 	ETL_LIMIT_STREAMS = 2,       /**< most per-CPU streams per trace (default 4096) */
 	ETL_LIMIT_SPOOL_SIZE = 3,    /**< largest stream or archive member spooled, bytes (default 64 GiB) */
+	ETL_LIMIT_PROPERTIES = 4,    /**< most properties (values, array elements, structs) per decoded event (default 1 Mi) */
+	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
 	ETL_LIMIT_COUNT_
 };
 /** Sets a limit; only before the first input is opened. @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */

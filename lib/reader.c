@@ -99,6 +99,8 @@ static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 	[ETL_LIMIT_BUFFER_COUNT] = 16u << 20,
 	[ETL_LIMIT_STREAMS] = 4096,
 	[ETL_LIMIT_SPOOL_SIZE] = (uint64_t)64 << 30,
+	[ETL_LIMIT_PROPERTIES] = 1u << 20,
+	[ETL_LIMIT_DEPTH] = 32,
 };
 
 /* ------------------------------------------------------------------ */
@@ -211,6 +213,10 @@ int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t va
 		return misuse(r, "the buffer-size limit must be at least 72 bytes");
 	if (which == ETL_LIMIT_BUFFER_SIZE && value > UINT32_MAX)
 		value = UINT32_MAX;
+	if (which == ETL_LIMIT_PROPERTIES && value > UINT32_MAX)
+		value = UINT32_MAX;
+	if (which == ETL_LIMIT_DEPTH && value > 1024)
+		value = 1024;
 	r->limits[which] = value;
 	return ETL_OK;
 }
@@ -1005,6 +1011,8 @@ int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const st
 	if (!r || !ev || !decoded)
 		return r ? misuse(r, "NULL event or result pointer") : ETL_E_MISUSE;
 	*decoded = NULL;
+	r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
+	r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
 	st = etl__decode_event(&r->dec, ev, decoded, &d);
 	if (st != ETL_OK) {
 		/* The decoder speaks in payload offsets (or none, for metadata faults):

@@ -369,6 +369,41 @@ START_TEST(tags_custom_schema_and_group)
 }
 END_TEST
 
+START_TEST(decoding_limits_are_configurable)
+{
+	size_t len;
+	uint8_t *d = build_tl(0, &len);
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int n = 0;
+
+	/* "Shapes" has 2 + 3 list elements, a struct with a nested struct: 11 properties, depth 2 */
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_PROPERTIES, 8), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "tl"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT || n++ != 1)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_E_LIMIT);
+		ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "property limit"));
+	}
+	etl_reader_free(r);
+	r = etl_reader_new();
+	n = 0;
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_DEPTH, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "tl"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT || n++ != 1)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_E_LIMIT);
+		ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "nested deeper than 1"));
+	}
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(error_names_the_field_and_offset)
 {
 	size_t len;
@@ -558,6 +593,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 6);
 	tcase_add_test(t, error_names_the_field_and_offset);
 	tcase_add_test(t, tags_custom_schema_and_group);
+	tcase_add_test(t, decoding_limits_are_configurable);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);
 	probe = fopen(path, "rb");

@@ -579,7 +579,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->nnodes = 0;
 	out->ntop = 0;
 	if (!out->max_nodes)
-		out->max_nodes = 1u << 20;
+		out->max_nodes = 1u << 20; /* callers other than the reader (tests, fuzzing) */
 	*result = out;
 	out->resolve_map = NULL;
 	if (ev->kind == ETL_HEADER_EVENT &&

@@ -322,9 +322,9 @@ static int decode_element(struct dctx *x, uint16_t fi, uint32_t node, unsigned d
 		uint32_t first = 0, i;
 		int st;
 
-		if (depth >= MAX_DEPTH) {
-			etl__diag_set(x->diag, ETL_E_LIMIT, x->c.pos, "property '%s': structs nested deeper than %d",
-				      f->name ? f->name : "?", MAX_DEPTH);
+		if (depth >= (x->d->max_depth ? x->d->max_depth : MAX_DEPTH)) {
+			etl__diag_set(x->diag, ETL_E_LIMIT, x->c.pos, "property '%s': structs nested deeper than %u",
+				      f->name ? f->name : "?", x->d->max_depth ? x->d->max_depth : MAX_DEPTH);
 			return ETL_E_LIMIT;
 		}
 		st = reserve_nodes(x, f->nmembers, &first);

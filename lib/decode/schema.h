@@ -135,6 +135,7 @@ struct etl_decoded {
 	size_t field_values_cap;
 	struct etl_arena arena;  /* names, strings, formatted text */
 	uint32_t max_nodes;
+	unsigned max_depth;      /* 0: the default (32) */
 	/* finds a map by name for the event being decoded (may be NULL) */
 	const struct etl_map *(*resolve_map)(const void *ctx, const char *name);
 	const void *resolve_ctx;
