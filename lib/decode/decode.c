@@ -49,7 +49,8 @@ static void tlg_cache_clear(struct etl_decode_state *st)
 			etl__schema_free(&st->tlg[i].schema);
 		}
 	}
-	memset(st->tlg, 0, st->tlg_cap * sizeof(*st->tlg));
+	if (st->tlg)
+		memset(st->tlg, 0, st->tlg_cap * sizeof(*st->tlg));
 	st->tlg_count = 0;
 }
 
