@@ -160,13 +160,6 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 	unsigned step = compressed ? 1 : 8;
 	int st = ETL_OK;
 
-	if (!src->mem) {
-		win = etl__malloc(WIN);
-		if (!win) {
-			etl__diag_set(d, ETL_E_NOMEM, from, "out of memory while resynchronising");
-			return ETL_E_NOMEM;
-		}
-	}
 	*found = src->size;
 	if (!compressed && nominal >= ETL_BUFFER_HEADER_SIZE && align_base > 0) {
 		/* uncompressed data buffers start at the header buffer's end plus a multiple of
@@ -190,6 +183,13 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			}
 		}
 		return ETL_OK;
+	}
+	if (!src->mem) {
+		win = etl__malloc(WIN);
+		if (!win) {
+			etl__diag_set(d, ETL_E_NOMEM, from, "out of memory while resynchronising");
+			return ETL_E_NOMEM;
+		}
 	}
 	if (!compressed && (pos & 7))
 		pos += 8 - (pos & 7);
