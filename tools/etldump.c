@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <etl.h>
 
 #include "exit_codes.h"
+#include "filter.h"
 
-enum out_format { FMT_TEXT, FMT_JSONL };
+enum out_format { FMT_TEXT, FMT_JSONL, FMT_CSV, FMT_XML, FMT_CHROME };
 
 struct options {
 	enum out_format format;
@@ -29,6 +31,11 @@ struct options {
 	int quiet;
 	int raw;             /* do not decode payloads */
 	int no_maps;         /* mapped values as numbers */
+	int stats;           /* --stats */
+	int providers;       /* --providers */
+	const char *output;  /* -o FILE */
+	const char *outdir;  /* -O DIR */
+	struct filter filter;
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
 };
@@ -43,8 +50,28 @@ static void usage(FILE *f)
 		"Print the events of Windows ETW trace files (.etl), merged in time order.\n"
 		"\n"
 		"Options:\n"
-		"  -f, --format=FORMAT   output format: text (default) or jsonl\n"
+		"  -f, --format=FORMAT   output format: text (default), jsonl, csv, xml or chrome\n"
 		"  -i, --info            print the trace information instead of events\n"
+		"      --stats           print events and bytes per provider and event name, decoding\n"
+		"                        counts, time span and losses instead of events\n"
+		"      --providers       print each provider with its name source and event count\n"
+		"  -o, --output=FILE     write to FILE instead of standard output\n"
+		"  -O, --output-dir=DIR  one output per input in DIR, named after the input\n"
+		"\n"
+		"Filters (applied before decoding where they can be):\n"
+		"  -p, --provider=P      provider GUID, name or glob (repeatable)\n"
+		"      --id=LIST         event ids, e.g. 1,5-9\n"
+		"      --opcode=LIST     opcodes\n"
+		"      --level=N         level at most N (1 critical ... 5 verbose)\n"
+		"      --keywords-any=M  keyword mask: any bit set\n"
+		"      --keywords-all=M  keyword mask: all bits set\n"
+		"      --pid=LIST        process ids\n"
+		"      --tid=LIST        thread ids\n"
+		"      --cpu=LIST        processors\n"
+		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
+		"      --until=T         up to T (same forms)\n"
+		"\n"
+		"Other options:\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
 		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
@@ -406,14 +433,15 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 
 /* ---- events ---- */
 
-static void print_event_text(struct etl_reader *r, const struct etl_event *ev, const struct options *o)
+static void print_event_text(const struct etl_event *ev, const struct options *o, const struct etl_decoded *d)
 {
 	char when[64], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
 	size_t len, shown, i;
 	enum etl_header_kind k = etl_event_header_kind(ev);
-	const struct etl_decoded *d = NULL;
 
+	if (o->raw)
+		d = NULL;
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
 	etl_event_payload(ev, &payload, &len);
 	printf("%s cpu=%u", when, etl_event_cpu(ev));
@@ -421,11 +449,6 @@ static void print_event_text(struct etl_reader *r, const struct etl_event *ev, c
 		printf(" pid=%u", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
 		printf(" tid=%u", etl_event_tid(ev));
-	if (!o->raw) {
-		int st = etl_reader_decode(r, ev, &d);
-		if (st != ETL_OK)
-			report_decode(r, o);
-	}
 	if (d) {
 		putchar(' ');
 		out_str(etl_decoded_name(d));
@@ -474,7 +497,8 @@ static void print_guid_field(const char *key, const struct etl_guid *g)
 	printf(",\"%s\":\"%s\"", key, s);
 }
 
-static void print_event_json(const struct etl_event *ev, struct etl_reader *r, const struct options *o)
+static void print_event_json(const struct etl_event *ev, struct etl_reader *r, const struct options *o,
+			     const struct etl_decoded *d)
 {
 	char when[64], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
@@ -547,21 +571,17 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 		printf(",\"extended\":[");
 		for (i = 0; i < n; i++) {
 			uint16_t type;
-			const uint8_t *d;
+			const uint8_t *xd;
 			size_t dl;
 
-			etl_event_extended_at(ev, i, &type, &d, &dl);
+			etl_event_extended_at(ev, i, &type, &xd, &dl);
 			printf("%s{\"type\":%u,\"data\":\"", i ? "," : "", type);
-			out_hex(d, dl);
+			out_hex(xd, dl);
 			printf("\"}");
 		}
 		putchar(']');
 	}
 	if (!o->raw) {
-		const struct etl_decoded *d = NULL;
-		int st = etl_reader_decode(r, ev, &d);
-		if (st != ETL_OK)
-			report_decode(r, o);
 		if (d) {
 			printf(",\"name\":\"");
 			out_json_str(etl_decoded_name(d));
@@ -588,6 +608,408 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 	printf(",\"record_size\":%u,\"payload_size\":%zu,\"payload\":\"", etl_event_record_size(ev), len);
 	out_hex(payload, len);
 	printf("\"}\n");
+}
+
+
+/* ---- CSV (RFC 4180) ---- */
+
+static void csv_field(const char *v)
+{
+	const char *p;
+	int quote = 0;
+
+	for (p = v; *p; p++)
+		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
+			quote = 1;
+	if (!quote) {
+		out_str(v);
+		return;
+	}
+	putchar('"');
+	for (p = v; *p; p++) {
+		if (*p == '"')
+			putchar('"');
+		putchar(*p);
+	}
+	putchar('"');
+}
+
+static void print_csv_header(void)
+{
+	out_str("time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level,"
+		"opcode,task,keywords,payload_size,fields,payload\r\n");
+}
+
+/* Writes "name=value; name=value" of the decoded properties into a growing string. */
+static char *fields_text(const struct etl_decoded *d)
+{
+	size_t cap = 256, len = 0, i;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return NULL;
+	buf[0] = 0;
+	for (i = 0; d && i < etl_decoded_property_count(d); i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		const char *v = value_text(p), *n = etl_property_name(p);
+		size_t need = strlen(n) + strlen(v ? v : "") + 4;
+		if (len + need + 1 > cap) {
+			char *nb;
+			while (len + need + 1 > cap)
+				cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", i ? "; " : "", n, v ? v : "");
+	}
+	return buf;
+}
+
+static void print_event_csv(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d)
+{
+	char when[64], guid[ETL_GUID_STRING_SIZE], num[64];
+	const uint8_t *payload;
+	size_t len;
+	char *ft;
+
+	format_filetime(etl_event_filetime(ev), when, sizeof(when));
+	etl_guid_format(etl_event_provider(ev), guid);
+	etl_event_payload(ev, &payload, &len);
+	printf("%s,%" PRId64 ",", when, etl_event_unix_ns(ev));
+	csv_field(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
+	printf(",%" PRIu64 ",%" PRIu64 ",%u,", etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE)
+		printf("%u", etl_event_pid(ev));
+	putchar(',');
+	if (etl_event_tid(ev) != ETL_ID_NONE)
+		printf("%u", etl_event_tid(ev));
+	putchar(',');
+	csv_field(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid);
+	putchar(',');
+	csv_field(d ? etl_decoded_name(d) : "");
+	printf(",%s,%u,%u,%u,%u,%u,", d ? etl_decoder_name(etl_decoded_source(d)) : "", etl_event_id(ev),
+	       etl_event_version(ev), etl_event_level(ev), etl_event_opcode(ev), etl_event_task(ev));
+	snprintf(num, sizeof(num), "0x%016" PRIx64, etl_event_keywords(ev));
+	printf("%s,%zu,", num, len);
+	ft = d && etl_decoded_source(d) != ETL_DECODER_NONE ? fields_text(d) : NULL;
+	csv_field(ft ? ft : "");
+	free(ft);
+	putchar(',');
+	out_hex(payload, len);
+	out_str("\r\n");
+}
+
+/* ---- XML (the shape of Windows event XML) ---- */
+
+static void xml_text(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '<': out_str("&lt;"); break;
+		case '>': out_str("&gt;"); break;
+		case '&': out_str("&amp;"); break;
+		case '"': out_str("&quot;"); break;
+		case '\'': out_str("&apos;"); break;
+		default:
+			/* characters XML 1.0 cannot hold, even escaped */
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+				out_str("\xef\xbf\xbd");
+			else
+				putchar(c);
+		}
+	}
+}
+
+static void print_event_xml(const struct etl_event *ev, const struct etl_decoded *d)
+{
+	char when[64], guid[ETL_GUID_STRING_SIZE];
+	const uint8_t *payload;
+	size_t len, i;
+
+	format_filetime(etl_event_filetime(ev), when, sizeof(when));
+	etl_guid_format(etl_event_provider(ev), guid);
+	etl_event_payload(ev, &payload, &len);
+	out_str("<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\"><System><Provider");
+	if (d && etl_decoded_provider_name(d)) {
+		out_str(" Name=\"");
+		xml_text(etl_decoded_provider_name(d));
+		putchar('"');
+	}
+	printf(" Guid=\"{%s}\"/><EventID>%u</EventID><Version>%u</Version><Level>%u</Level><Task>%u</Task>"
+	       "<Opcode>%u</Opcode><Keywords>0x%" PRIx64 "</Keywords><TimeCreated SystemTime=\"%s\"/>",
+	       guid, etl_event_id(ev), etl_event_version(ev), etl_event_level(ev), etl_event_task(ev),
+	       etl_event_opcode(ev), etl_event_keywords(ev), when);
+	if (etl_event_activity_id(ev)) {
+		char a[ETL_GUID_STRING_SIZE];
+		etl_guid_format(etl_event_activity_id(ev), a);
+		printf("<Correlation ActivityID=\"{%s}\"", a);
+		if (etl_event_related_activity_id(ev)) {
+			etl_guid_format(etl_event_related_activity_id(ev), a);
+			printf(" RelatedActivityID=\"{%s}\"", a);
+		}
+		out_str("/>");
+	}
+	out_str("<Execution");
+	if (etl_event_pid(ev) != ETL_ID_NONE)
+		printf(" ProcessID=\"%u\"", etl_event_pid(ev));
+	if (etl_event_tid(ev) != ETL_ID_NONE)
+		printf(" ThreadID=\"%u\"", etl_event_tid(ev));
+	printf(" ProcessorID=\"%u\"/>", etl_event_cpu(ev));
+	if (d && etl_decoded_channel_name(d)) {
+		out_str("<Channel>");
+		xml_text(etl_decoded_channel_name(d));
+		out_str("</Channel>");
+	}
+	out_str("</System>");
+	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
+		out_str("<EventData>");
+		for (i = 0; i < etl_decoded_property_count(d); i++) {
+			const struct etl_property *p = etl_decoded_property_at(d, i);
+			const char *v = value_text(p);
+			out_str("<Data Name=\"");
+			xml_text(etl_property_name(p));
+			out_str("\">");
+			xml_text(v ? v : "");
+			out_str("</Data>");
+		}
+		out_str("</EventData>");
+	} else if (len) {
+		out_str("<BinaryEventData>");
+		out_hex(payload, len);
+		out_str("</BinaryEventData>");
+	}
+	if (d) {
+		out_str("<RenderingInfo><Task>");
+		xml_text(etl_decoded_name(d));
+		out_str("</Task>");
+		if (etl_decoded_message(d)) {
+			out_str("<Message>");
+			xml_text(etl_decoded_message(d));
+			out_str("</Message>");
+		}
+		out_str("</RenderingInfo>");
+	}
+	out_str("</Event>\n");
+}
+
+/* ---- Chrome trace-event JSON ---- */
+
+static int chrome_first = 1;
+static uint64_t chrome_origin; /* FILETIME of the earliest input start */
+
+static void print_event_chrome(const struct etl_event *ev, const struct etl_decoded *d)
+{
+	const char *name = d ? etl_decoded_name(d) : "event", *ph = "i";
+	char base[512];
+	size_t i, l;
+	double us = ((double)etl_event_filetime(ev) - (double)chrome_origin) / 10.0;
+
+	snprintf(base, sizeof(base), "%s", name);
+	l = strlen(base);
+	/* Start/Stop pairs (opcodes 1 and 2) become durations named without the opcode */
+	if (etl_event_opcode(ev) == 1 && l > 6 && strcmp(base + l - 6, "/Start") == 0) {
+		base[l - 6] = 0;
+		ph = "B";
+	} else if (etl_event_opcode(ev) == 2 && l > 5 && strcmp(base + l - 5, "/Stop") == 0) {
+		base[l - 5] = 0;
+		ph = "E";
+	}
+	out_str(chrome_first ? "\n" : ",\n");
+	chrome_first = 0;
+	out_str("{\"name\":\"");
+	out_json_str(base);
+	out_str("\",\"cat\":\"");
+	out_json_str(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown");
+	printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
+	       etl_event_pid(ev) == ETL_ID_NONE ? 0 : etl_event_pid(ev),
+	       etl_event_tid(ev) == ETL_ID_NONE ? 0 : etl_event_tid(ev));
+	out_str(",\"args\":{");
+	printf("\"cpu\":%u", etl_event_cpu(ev));
+	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		out_str(",\"");
+		out_json_str(etl_property_name(p));
+		out_str("\":");
+		out_json_value(p, 0);
+	}
+	out_str("}}");
+}
+
+/* ---- summaries ---- */
+
+struct tally {
+	char *key;
+	uint64_t events, bytes;
+	int source;
+};
+
+struct tallies {
+	struct tally *t;
+	size_t n, cap;
+};
+
+static struct tally *tally_get(struct tallies *ts, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n; i++)
+		if (strcmp(ts->t[i].key, key) == 0)
+			return &ts->t[i];
+	if (ts->n == ts->cap) {
+		size_t ncap = ts->cap ? ts->cap * 2 : 64;
+		struct tally *n = realloc(ts->t, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		ts->t = n;
+		ts->cap = ncap;
+	}
+	ts->t[ts->n].key = strdup(key);
+	if (!ts->t[ts->n].key)
+		return NULL;
+	ts->t[ts->n].events = ts->t[ts->n].bytes = 0;
+	ts->t[ts->n].source = -1;
+	return &ts->t[ts->n++];
+}
+
+static int tally_cmp(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+	if (x->events != y->events)
+		return x->events < y->events ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static void tallies_free(struct tallies *ts)
+{
+	size_t i;
+	for (i = 0; i < ts->n; i++)
+		free(ts->t[i].key);
+	free(ts->t);
+	memset(ts, 0, sizeof(*ts));
+}
+
+struct summary {
+	struct tallies providers, names;
+	uint64_t events, decoded, undecoded, decode_errors, damage;
+	uint64_t first, last;
+};
+
+static const char *source_label(int s)
+{
+	switch (s) {
+	case ETL_DECODER_MANIFEST: return "manifest";
+	case ETL_DECODER_EVENTSOURCE: return "in-trace (EventSource manifest)";
+	case ETL_DECODER_TRACELOGGING: return "TraceLogging";
+	case ETL_DECODER_TRACE_METADATA: return "in-trace (merge metadata)";
+	case ETL_DECODER_BUILTIN: return "built-in";
+	default: return "unknown";
+	}
+}
+
+static void summary_add(struct summary *sm, const struct etl_event *ev, const struct etl_decoded *d, int st)
+{
+	char guid[ETL_GUID_STRING_SIZE + 2];
+	struct tally *t;
+	const char *pname;
+
+	sm->events++;
+	if (st != ETL_OK)
+		sm->decode_errors++;
+	else if (d && etl_decoded_source(d) != ETL_DECODER_NONE)
+		sm->decoded++;
+	else
+		sm->undecoded++;
+	if (sm->events == 1 || etl_event_filetime(ev) < sm->first)
+		sm->first = etl_event_filetime(ev);
+	if (etl_event_filetime(ev) > sm->last)
+		sm->last = etl_event_filetime(ev);
+	guid[0] = '{';
+	etl_guid_format(etl_event_provider(ev), guid + 1);
+	strcat(guid, "}");
+	pname = d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid;
+	if ((t = tally_get(&sm->providers, pname)) != NULL) {
+		t->events++;
+		t->bytes += etl_event_record_size(ev);
+		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE))
+			t->source = (int)etl_decoded_source(d);
+	}
+	if (d && (t = tally_get(&sm->names, etl_decoded_name(d))) != NULL) {
+		t->events++;
+		t->bytes += etl_event_record_size(ev);
+	}
+}
+
+static void print_summary(struct summary *sm, struct etl_reader *r, const struct options *o)
+{
+	char a[64], b[64];
+	size_t i;
+	uint64_t lost = 0;
+	int k;
+
+	for (k = 0; k < etl_reader_trace_count(r); k++)
+		lost += etl_trace_info_events_lost(etl_reader_trace_info(r, k));
+	qsort(sm->providers.t, sm->providers.n, sizeof(struct tally), tally_cmp);
+	qsort(sm->names.t, sm->names.n, sizeof(struct tally), tally_cmp);
+	format_filetime(sm->first, a, sizeof(a));
+	format_filetime(sm->last, b, sizeof(b));
+	if (o->format == FMT_JSONL) {
+		if (o->providers) {
+			for (i = 0; i < sm->providers.n; i++) {
+				printf("{\"type\":\"provider\",\"name\":\"");
+				out_json_str(sm->providers.t[i].key);
+				printf("\",\"source\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}\n",
+				       source_label(sm->providers.t[i].source), sm->providers.t[i].events,
+				       sm->providers.t[i].bytes);
+			}
+			return;
+		}
+		printf("{\"type\":\"stats\",\"events\":%" PRIu64 ",\"decoded\":%" PRIu64 ",\"undecoded\":%" PRIu64
+		       ",\"decode_errors\":%" PRIu64 ",\"damage_reports\":%" PRIu64 ",\"events_lost\":%" PRIu64
+		       ",\"buffers_flagged_events_lost\":%" PRIu64 ",\"first\":\"%s\",\"last\":\"%s\",\"providers\":[",
+		       sm->events, sm->decoded, sm->undecoded, sm->decode_errors, sm->damage, lost,
+		       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST), a, b);
+		for (i = 0; i < sm->providers.n; i++) {
+			printf("%s{\"name\":\"", i ? "," : "");
+			out_json_str(sm->providers.t[i].key);
+			printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->providers.t[i].events,
+			       sm->providers.t[i].bytes);
+		}
+		printf("],\"event_names\":[");
+		for (i = 0; i < sm->names.n; i++) {
+			printf("%s{\"name\":\"", i ? "," : "");
+			out_json_str(sm->names.t[i].key);
+			printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->names.t[i].events,
+			       sm->names.t[i].bytes);
+		}
+		printf("]}\n");
+		return;
+	}
+	if (o->providers) {
+		printf("%10s  %-32s  %s\n", "events", "source", "provider");
+		for (i = 0; i < sm->providers.n; i++)
+			printf("%10" PRIu64 "  %-32s  %s\n", sm->providers.t[i].events,
+			       source_label(sm->providers.t[i].source), sm->providers.t[i].key);
+		return;
+	}
+	printf("events:          %" PRIu64 " (decoded %" PRIu64 ", undecoded %" PRIu64 ", decoding errors %" PRIu64 ")\n",
+	       sm->events, sm->decoded, sm->undecoded, sm->decode_errors);
+	printf("damage reports:  %" PRIu64 "\n", sm->damage);
+	printf("events lost:     %" PRIu64 " (logger's count), %" PRIu64 " buffers flagged\n", lost,
+	       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST));
+	printf("time span:       %s .. %s\n\n", a, b);
+	printf("%10s %12s  %s\n", "events", "bytes", "provider");
+	for (i = 0; i < sm->providers.n; i++)
+		printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->providers.t[i].events, sm->providers.t[i].bytes,
+		       sm->providers.t[i].key);
+	printf("\n%10s %12s  %s\n", "events", "bytes", "event name");
+	for (i = 0; i < sm->names.n; i++)
+		printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
+		       sm->names.t[i].key);
 }
 
 /* ---- main ---- */
@@ -628,6 +1050,185 @@ static int worse(int a, int b)
 	return rank[a] >= rank[b] ? a : b;
 }
 
+/* Progress on a terminal: a line on stderr, at most five times a second. */
+static void progress(const struct etl_reader *r, const struct etl_event *ev, uint64_t n, int done)
+{
+	static struct timespec last;
+	struct timespec now;
+	const struct etl_trace_info *t;
+	double pct;
+
+	if (done) {
+		if (last.tv_sec || last.tv_nsec)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
+		return;
+	last = now;
+	t = etl_reader_trace_info(r, etl_event_trace_index(ev));
+	pct = t && etl_trace_info_file_size(t) ? 100.0 * (double)etl_event_file_offset(ev) /
+							 (double)etl_trace_info_file_size(t) : 0;
+	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events", t ? etl_trace_info_name(t) : "", pct, n);
+}
+
+/* Reads the given inputs, merged, and writes what the options ask for to stdout. */
+static int run_inputs(char **files, int nfiles, const struct options *o, const char **manifests,
+		      size_t nmanifests)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int exit_code = EXIT_OK, opened = 0, i;
+	int show_progress = !o->quiet && isatty(2);
+	size_t k;
+	char *env_copy = NULL;
+	struct summary sm;
+	int summarise = o->stats || o->providers;
+
+	memset(&sm, 0, sizeof(sm));
+	decode_errors = 0;
+	if (!r) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_NOMEM;
+	}
+	if (etl_reader_set_order(r, o->order) != ETL_OK) {
+		etl_reader_free(r);
+		return EXIT_USAGE;
+	}
+	/* manifests: the environment's search path first, then --manifest (later ones win) */
+	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
+		char *p, *save = NULL;
+		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
+		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+			if (etl_reader_add_manifest_path(r, p) != ETL_OK) {
+				report(r, p, o);
+				exit_code = worse(exit_code, EXIT_DAMAGED);
+			}
+		}
+	}
+	free(env_copy);
+	for (k = 0; k < nmanifests; k++) {
+		unsigned before = etl_reader_manifest_warnings(r);
+		if (etl_reader_add_manifest_path(r, manifests[k]) != ETL_OK) {
+			report(r, manifests[k], o);
+			exit_code = worse(exit_code, EXIT_DAMAGED);
+		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet) {
+			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, manifests[k],
+				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+		}
+	}
+	for (i = 0; i < nfiles; i++) {
+		int st;
+		if (strcmp(files[i], "-") == 0)
+			st = etl_reader_open_fd(r, 0, "(stdin)");
+		else
+			st = etl_reader_open_path(r, files[i]);
+		if (st != ETL_OK) {
+			struct options loud = *o;
+			loud.quiet = 0;
+			report(r, files[i], &loud);
+			exit_code = worse(exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
+			continue;
+		}
+		opened++;
+	}
+	if (opened == 0) {
+		etl_reader_free(r);
+		return exit_code;
+	}
+	if (o->info) {
+		for (i = 0; i < etl_reader_trace_count(r); i++) {
+			const struct etl_trace_info *t = etl_reader_trace_info(r, i);
+			if (o->format == FMT_JSONL)
+				print_info_json(t);
+			else {
+				if (i)
+					putchar('\n');
+				print_info_text(t);
+			}
+		}
+		etl_reader_free(r);
+		return exit_code;
+	}
+	if (!summarise) {
+		if (o->format == FMT_CSV)
+			print_csv_header();
+		else if (o->format == FMT_XML)
+			out_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n");
+		else if (o->format == FMT_CHROME) {
+			chrome_origin = UINT64_MAX;
+			for (i = 0; i < etl_reader_trace_count(r); i++) {
+				uint64_t st = etl_trace_info_start_time(etl_reader_trace_info(r, i));
+				if (st < chrome_origin)
+					chrome_origin = st;
+			}
+			chrome_first = 1;
+			out_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+		}
+	}
+	{
+		uint64_t n = 0;
+		for (;;) {
+			const struct etl_decoded *d = NULL;
+			int st = etl_reader_next(r, &ev), dst = ETL_OK;
+			if (st == ETL_END)
+				break;
+			if (st != ETL_OK) {
+				const struct etl_error *e = etl_reader_error(r);
+				report(r, NULL, o);
+				sm.damage++;
+				exit_code = worse(exit_code, status_exit(st));
+				if (!e || etl_error_is_fatal(e))
+					break;
+				continue;
+			}
+			if (!filter_header(&o->filter, r, ev))
+				continue;
+			if (!o->raw || summarise || filter_needs_name(&o->filter)) {
+				dst = etl_reader_decode(r, ev, &d);
+				if (dst != ETL_OK)
+					report_decode(r, o);
+			}
+			if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
+				continue;
+			if (summarise)
+				summary_add(&sm, ev, d, dst);
+			else if (o->format == FMT_JSONL)
+				print_event_json(ev, r, o, d);
+			else if (o->format == FMT_CSV)
+				print_event_csv(ev, r, o->raw ? NULL : d);
+			else if (o->format == FMT_XML)
+				print_event_xml(ev, o->raw ? NULL : d);
+			else if (o->format == FMT_CHROME)
+				print_event_chrome(ev, o->raw ? NULL : d);
+			else
+				print_event_text(ev, o, d);
+			if (ferror(stdout) || output_failed)
+				break;
+			++n;
+			if (show_progress && (n & 1023) == 0)
+				progress(r, ev, n, 0);
+			if (o->max_events && n >= o->max_events)
+				break;
+		}
+		if (show_progress)
+			progress(r, NULL, n, 1);
+	}
+	if (summarise)
+		print_summary(&sm, r, o);
+	else if (o->format == FMT_XML)
+		out_str("</Events>\n");
+	else if (o->format == FMT_CHROME)
+		out_str("\n]}\n");
+	tallies_free(&sm.providers);
+	tallies_free(&sm.names);
+	etl_reader_free(r);
+	if (decode_errors)
+		exit_code = worse(exit_code, EXIT_DAMAGED);
+	return exit_code;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -640,30 +1241,54 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, 'r' + 256 },
 		{ "no-maps", no_argument, NULL, 'M' + 256 },
+		{ "stats", no_argument, NULL, 's' + 256 },
+		{ "providers", no_argument, NULL, 'P' + 256 },
+		{ "output", required_argument, NULL, 'o' },
+		{ "output-dir", required_argument, NULL, 'O' },
+		{ "provider", required_argument, NULL, 'p' },
+		{ "id", required_argument, NULL, 'I' + 256 },
+		{ "opcode", required_argument, NULL, 'c' + 256 },
+		{ "level", required_argument, NULL, 'l' + 256 },
+		{ "keywords-any", required_argument, NULL, 'k' + 256 },
+		{ "keywords-all", required_argument, NULL, 'K' + 256 },
+		{ "pid", required_argument, NULL, 'd' + 256 },
+		{ "tid", required_argument, NULL, 't' + 256 },
+		{ "cpu", required_argument, NULL, 'u' + 256 },
+		{ "since", required_argument, NULL, 'S' + 256 },
+		{ "until", required_argument, NULL, 'U' + 256 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { FMT_TEXT, ETL_ORDER_TIME, 0, 0, 0, 0, 0, 64 };
-	struct etl_reader *r;
-	const struct etl_event *ev;
-	int c, i, exit_code = EXIT_OK, opened = 0;
+	struct options o;
+	int c, i, exit_code = EXIT_OK, damaged_inputs = 0;
 	static char outbuf[1 << 16];
-	const char *manifests[256];
-	size_t nmanifests = 0, k;
-	char *env_copy = NULL;
+	static const char *manifests[256];
+	size_t nmanifests = 0;
 
+	memset(&o, 0, sizeof(o));
+	o.format = FMT_TEXT;
+	o.order = ETL_ORDER_TIME;
+	o.max_payload = 64;
+	filter_init(&o.filter);
 	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt_long(argc, argv, "f:im:n:qhV", longopts, NULL)) != -1) {
-		char *end;
+	while ((c = getopt_long(argc, argv, "f:im:n:o:O:p:qhV", longopts, NULL)) != -1) {
+		char *end, err[160];
+		uint64_t v;
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
 				o.format = FMT_TEXT;
 			else if (strcmp(optarg, "jsonl") == 0 || strcmp(optarg, "json") == 0)
 				o.format = FMT_JSONL;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = FMT_CSV;
+			else if (strcmp(optarg, "xml") == 0)
+				o.format = FMT_XML;
+			else if (strcmp(optarg, "chrome") == 0)
+				o.format = FMT_CHROME;
 			else {
-				fprintf(stderr, "%s: unknown format '%s' (text, jsonl)\n", progname, optarg);
+				fprintf(stderr, "%s: unknown format '%s' (text, jsonl, csv, xml, chrome)\n", progname, optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -693,12 +1318,12 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'p' + 256: {
-			long long v = strtoll(optarg, &end, 10);
-			if (*end || v < -1) {
+			long long pb = strtoll(optarg, &end, 10);
+			if (*end || pb < -1) {
 				fprintf(stderr, "%s: --payload-bytes wants a number >= -1\n", progname);
 				return EXIT_USAGE;
 			}
-			o.max_payload = v < 0 ? SIZE_MAX : (size_t)v;
+			o.max_payload = pb < 0 ? SIZE_MAX : (size_t)pb;
 			break;
 		}
 		case 'q':
@@ -710,6 +1335,71 @@ int main(int argc, char **argv)
 		case 'M' + 256:
 			o.no_maps = 1;
 			break;
+		case 's' + 256:
+			o.stats = 1;
+			break;
+		case 'P' + 256:
+			o.providers = 1;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'O':
+			o.outdir = optarg;
+			break;
+		case 'p':
+			if (filter_add_provider(&o.filter, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'I' + 256:
+			if (filter_add_ranges(o.filter.ids, &o.filter.nids, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'c' + 256:
+			if (filter_add_ranges(o.filter.opcodes, &o.filter.nopcodes, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'd' + 256:
+			if (filter_add_ranges(o.filter.pids, &o.filter.npids, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 't' + 256:
+			if (filter_add_ranges(o.filter.tids, &o.filter.ntids, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'u' + 256:
+			if (filter_add_ranges(o.filter.cpus, &o.filter.ncpus, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'l' + 256:
+			if (filter_parse_u64(optarg, &v) != 0 || v > 255) {
+				snprintf(err, sizeof(err), "--level wants a number 0-255, not '%s'", optarg);
+				goto bad_filter;
+			}
+			o.filter.max_level = (int)v;
+			break;
+		case 'k' + 256:
+		case 'K' + 256:
+			if (filter_parse_u64(optarg, &v) != 0) {
+				snprintf(err, sizeof(err), "a keyword mask wants a number like 0x10, not '%s'", optarg);
+				goto bad_filter;
+			}
+			if (c == 'k' + 256) {
+				o.filter.keywords_any = v;
+				o.filter.have_any = 1;
+			} else {
+				o.filter.keywords_all = v;
+				o.filter.have_all = 1;
+			}
+			break;
+		case 'S' + 256:
+		case 'U' + 256:
+			if (filter_set_time(&o.filter, c == 'U' + 256, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		bad_filter:
+			fprintf(stderr, "%s: %s\n", progname, err);
+			return EXIT_USAGE;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -728,93 +1418,48 @@ int main(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	no_maps = o.no_maps;
 
-	r = etl_reader_new();
-	if (!r) {
-		fprintf(stderr, "%s: out of memory\n", progname);
-		return EXIT_NOMEM;
-	}
-	if (etl_reader_set_order(r, o.order) != ETL_OK) {
-		etl_reader_free(r);
-		return EXIT_USAGE;
-	}
-	/* manifests: the environment's search path first, then --manifest (later ones win) */
-	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
-		char *p, *save = NULL;
-		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
-		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
-			if (etl_reader_add_manifest_path(r, p) != ETL_OK) {
-				report(r, p, &o);
-				exit_code = worse(exit_code, EXIT_DAMAGED);
-			}
-		}
-	}
-	for (k = 0; k < nmanifests; k++) {
-		unsigned before = etl_reader_manifest_warnings(r);
-		if (etl_reader_add_manifest_path(r, manifests[k]) != ETL_OK) {
-			report(r, manifests[k], &o);
-			exit_code = worse(exit_code, EXIT_DAMAGED);
-		} else if (etl_reader_manifest_warnings(r) != before && !o.quiet) {
-			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, manifests[k],
-				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
-		}
-	}
-	free(env_copy);
-	for (i = optind; i < argc; i++) {
-		int st;
-		if (strcmp(argv[i], "-") == 0)
-			st = etl_reader_open_fd(r, 0, "(stdin)");
-		else
-			st = etl_reader_open_path(r, argv[i]);
-		if (st != ETL_OK) {
-			report(r, argv[i], &(struct options){ .quiet = 0 });
-			exit_code = worse(exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM
-						     : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
-			continue;
-		}
-		opened++;
-	}
-	if (opened == 0) {
-		etl_reader_free(r);
-		return exit_code;
-	}
-	if (o.info) {
-		for (i = 0; i < etl_reader_trace_count(r); i++) {
-			const struct etl_trace_info *t = etl_reader_trace_info(r, i);
-			if (o.format == FMT_JSONL)
-				print_info_json(t);
-			else {
-				if (i)
-					putchar('\n');
-				print_info_text(t);
-			}
-		}
-	} else {
-		uint64_t n = 0;
-		for (;;) {
-			int st = etl_reader_next(r, &ev);
-			if (st == ETL_END)
-				break;
-			if (st != ETL_OK) {
-				const struct etl_error *e = etl_reader_error(r);
-				report(r, NULL, &o);
-				exit_code = worse(exit_code, status_exit(st));
-				if (!e || etl_error_is_fatal(e))
-					break;
+	if (o.outdir) {
+		/* one output per input, named after it */
+		for (i = optind; i < argc; i++) {
+			char path[4096];
+			const char *base = strrchr(argv[i], '/'), *ext;
+			int code;
+			base = base ? base + 1 : argv[i];
+			if (strcmp(argv[i], "-") == 0)
+				base = "stdin";
+			ext = o.info || o.stats || o.providers ? (o.format == FMT_JSONL ? "json" : "txt")
+			      : o.format == FMT_JSONL ? "jsonl" : o.format == FMT_CSV ? "csv"
+			      : o.format == FMT_XML ? "xml" : o.format == FMT_CHROME ? "json" : "txt";
+			snprintf(path, sizeof(path), "%s/%s.%s", o.outdir, base, ext);
+			if (!freopen(path, "w", stdout)) {
+				fprintf(stderr, "%s: %s: cannot create: %s\n", progname, path, strerror(errno));
+				exit_code = worse(exit_code, EXIT_IO);
 				continue;
 			}
-			if (o.format == FMT_JSONL)
-				print_event_json(ev, r, &o);
-			else
-				print_event_text(r, ev, &o);
-			if (ferror(stdout) || output_failed)
-				break;
-			if (o.max_events && ++n >= o.max_events)
-				break;
+			setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+			code = run_inputs(argv + i, 1, &o, manifests, nmanifests);
+			if (code != EXIT_OK) {
+				if (!o.quiet)
+					fprintf(stderr, "%s: %s: %s\n", progname, argv[i],
+						code == EXIT_DAMAGED ? "damaged (see above); output written"
+								     : "failed (see above)");
+				damaged_inputs++;
+			}
+			exit_code = worse(exit_code, code);
+			if (fflush(stdout) == EOF && errno != EPIPE)
+				exit_code = worse(exit_code, EXIT_IO);
 		}
+		if (!o.quiet && argc - optind > 1)
+			fprintf(stderr, "%s: %d inputs, %d with problems\n", progname, argc - optind, damaged_inputs);
+		return exit_code;
 	}
-	etl_reader_free(r);
-	if (decode_errors)
-		exit_code = worse(exit_code, EXIT_DAMAGED);
+	if (o.output && !freopen(o.output, "w", stdout)) {
+		fprintf(stderr, "%s: %s: cannot create: %s\n", progname, o.output, strerror(errno));
+		return EXIT_IO;
+	}
+	if (o.output)
+		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	exit_code = run_inputs(argv + optind, argc - optind, &o, manifests, nmanifests);
 	if (fflush(stdout) == EOF || ferror(stdout) || output_failed) {
 		if (errno == EPIPE)
 			return exit_code; /* the reader went away: not an error of ours */

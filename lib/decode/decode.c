@@ -602,6 +602,18 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else {
 		name_undecoded(out, ev);
 		out->trailing = ev->payload_len;
+		if (ev->kind == ETL_HEADER_EVENT && !etl__mdb_find_any_version(st->manifests, &ev->provider, ev->id,
+									      ev->version)) {
+			/* a provider known by name, an event it does not describe */
+			const char *pn = etl__mdb_provider_name_by_guid(st->eventsource, &ev->provider);
+			if (!pn)
+				pn = etl__mdb_provider_name_by_guid(st->manifests, &ev->provider);
+			if (pn) {
+				out->provider_name = pn;
+				out->name = arena_printf(out, "%s/EventID(%u)", pn, ev->id);
+				out->reason = arena_printf(out, "the manifest of %s has no event %u", pn, ev->id);
+			}
+		}
 		if (ev->kind == ETL_HEADER_EVENT &&
 		    (m = etl__mdb_find_any_version(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
 			take_manifest_names(out, m);

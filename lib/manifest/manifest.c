@@ -1084,3 +1084,13 @@ const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, siz
 	}
 	return NULL;
 }
+
+const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
+{
+	size_t i;
+
+	for (i = 0; db && i < db->nproviders; i++)
+		if (etl_guid_equal(&db->providers[i]->guid, g))
+			return db->providers[i]->name;
+	return NULL;
+}

@@ -53,6 +53,8 @@ const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db 
 const char *etl__mdb_provider_name(const struct etl_mprovider *p);
 const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name);
 size_t etl__mdb_provider_count(const struct etl_manifest_db *db);
+/* A provider's name by its GUID, or NULL. */
+const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g);
 /* Event i over all providers (NULL past the end); for tests and fuzzing. */
 const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i);
 

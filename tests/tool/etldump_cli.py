@@ -54,6 +54,11 @@ def main():
             }
             if name in JSONL_GOLDEN:
                 outputs[name + ".jsonl"] = normalise_json(run([etldump, "-f", "jsonl", path]).stdout.decode())
+            if name == "mixed64":
+                csv_text = run([etldump, "-f", "csv", path]).stdout.decode()
+                outputs[name + ".csv"] = csv_text.replace(path, "FIXTURE")
+                outputs[name + ".xml"] = run([etldump, "-f", "xml", path]).stdout.decode()
+                outputs[name + ".chrome.json"] = run([etldump, "-f", "chrome", path]).stdout.decode()
             for fname, text in outputs.items():
                 gold = os.path.join(expected, fname)
                 if update:

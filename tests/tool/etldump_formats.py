@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""etldump's output formats and filters over real traces (issue 7).
+
+For every trace in CORPUS/etl (and the bundled fixtures): jsonl lines parse as
+JSON; csv parses as RFC 4180 with the same column count on every row; xml is
+well-formed with one <Event> per event; chrome parses as JSON whose events carry
+name, ph, ts, pid, tid, args; all four hold the same number of events.  Then each
+filter is checked against the subset computed from the unfiltered JSON Lines.
+
+Usage: etldump_formats.py ETLDUMP SOURCE_ROOT CORPUS_DIR
+"""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+results = []
+LIMIT = 30000
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True)
+
+
+def formats(etldump, path, name, env_manifests):
+    # at most LIMIT events a trace keeps the run short; every format gets the same events
+    base = [etldump, "--quiet", "-n", str(LIMIT)] + env_manifests
+    j = run(base + ["-f", "jsonl", path])
+    lines = j.stdout.decode("utf-8").splitlines()
+    try:
+        events = [json.loads(l) for l in lines]
+        ok = all(e["type"] == "event" for e in events)
+    except ValueError as e:
+        ok, events = False, []
+    check(f"jsonl {name}", ok)
+    n = len(events)
+    c = run(base + ["-f", "csv", path])
+    try:
+        rows = list(csv.reader(io.StringIO(c.stdout.decode("utf-8"), newline="")))
+        width = len(rows[0])
+        check(f"csv {name}", width == 20 and all(len(r) == width for r in rows) and len(rows) == n + 1,
+              f"{len(rows)} rows for {n} events")
+    except Exception as e:  # noqa: BLE001 - any parse error is a failure
+        check(f"csv {name}", False, str(e))
+    x = run(base + ["-f", "xml", path])
+    try:
+        root = ET.fromstring(x.stdout)
+        ns = "{http://schemas.microsoft.com/win/2004/08/events/event}"
+        check(f"xml {name}", root.tag == "Events" and len(root.findall(ns + "Event")) == n)
+    except ET.ParseError as e:
+        check(f"xml {name}", False, str(e))
+    ch = run(base + ["-f", "chrome", path])
+    try:
+        d = json.loads(ch.stdout)
+        evs = d["traceEvents"]
+        ok = len(evs) == n and all({"name", "ph", "ts", "pid", "tid", "args"} <= set(e) and
+                                   e["ph"] in ("i", "B", "E") for e in evs)
+        check(f"chrome {name}", ok, f"{len(evs)} for {n}")
+    except (ValueError, KeyError) as e:
+        check(f"chrome {name}", False, str(e))
+    return events
+
+
+def filters(etldump, path, events, tag, manifests):
+    """Each filter selects exactly the events it names."""
+    def sel(args):
+        out = run([etldump, "--quiet", "-f", "jsonl"] + manifests + args + [path]).stdout.decode().splitlines()
+        return [(e["file_offset"], e["buffer_offset"]) for e in map(json.loads, out)]
+
+    def key(e):
+        return (e["file_offset"], e["buffer_offset"])
+
+    start = events[0]["unix_ns"] if events else 0
+    ev = events
+    cases = []
+    if ev:
+        some = ev[len(ev) // 2]
+        cases.append(("provider guid", ["-p", some["provider"]], [e for e in ev if e["provider"] == some["provider"]]))
+        named = [e for e in ev if e.get("decoder") not in (None, "none")]
+        if named:
+            prov = named[0]["name"].split("/")[0]
+            cases.append(("provider glob", ["-p", prov[:4].lower() + "*"],
+                          [e for e in ev if e.get("decoder") not in (None, "none")
+                           and e["name"].split("/")[0].lower().startswith(prov[:4].lower())
+                           or (e.get("decoder") == "none" and e["name"].lower().startswith(prov[:4].lower()))]))
+        ids = sorted({e["id"] for e in ev})
+        lo, hi = ids[0], ids[len(ids) // 2]
+        cases.append(("id range", ["--id", f"{lo}-{hi}"], [e for e in ev if lo <= e["id"] <= hi]))
+        cases.append(("opcode", ["--opcode", str(some["opcode"])], [e for e in ev if e["opcode"] == some["opcode"]]))
+        cases.append(("level", ["--level", "4"], [e for e in ev if e["level"] <= 4]))
+        if "pid" in some:
+            cases.append(("pid", ["--pid", str(some["pid"])], [e for e in ev if e.get("pid") == some["pid"]]))
+        if "tid" in some:
+            cases.append(("tid", ["--tid", str(some["tid"])], [e for e in ev if e.get("tid") == some["tid"]]))
+        cases.append(("cpu", ["--cpu", str(some["cpu"])], [e for e in ev if e["cpu"] == some["cpu"]]))
+        kw = int(some["keywords"], 16)
+        if kw:
+            bit = kw & -kw
+            cases.append(("keywords-any", ["--keywords-any", hex(bit)], [e for e in ev if int(e["keywords"], 16) & bit]))
+            cases.append(("keywords-all", ["--keywords-all", hex(kw)],
+                          [e for e in ev if int(e["keywords"], 16) & kw == kw]))
+        mid = (some["unix_ns"] - start) // 100 * 100  # exact in the trace's 100 ns units
+        cases.append(("since relative", ["--since", f"{mid}ns"], [e for e in ev if e["unix_ns"] - start >= mid]))
+        cases.append(("since relative ms", ["--since", "1.5ms"], [e for e in ev if e["unix_ns"] - start >= 1500000]))
+        t = some["time"]
+        cases.append(("until absolute", ["--until", t], [e for e in ev if e["time"] <= t]))
+        cases.append(("count", ["-n", "3"], ev[:3]))
+    for label, args, want in cases:
+        got = sel(args)
+        check(f"filter {label} {tag}", got == [key(e) for e in want], f"{len(got)} != {len(want)} ({args})")
+
+
+def main():
+    etldump, root, corpus = sys.argv[1:4]
+    files = [(os.path.join(root, "fixtures", "valid", f), f, []) for f in sorted(os.listdir(os.path.join(root, "fixtures", "valid")))]
+    etl_dir = os.path.join(corpus, "etl")
+    man = ["-m", os.path.join(corpus, "manifests")]
+    if os.path.isdir(etl_dir):
+        files += [(os.path.join(etl_dir, f), f, man) for f in sorted(os.listdir(etl_dir))]
+    for path, name, m in files:
+        events = formats(etldump, path, name, m)
+        if name in ("mixed64.etl", "perfview_gcevents_PerfViewData.etl", "Tx_Process.etl",
+                    "airbus-etl-parser_AMSITrace.etl", "s4_WindowsUpdate.20251008.140245.443.8.etl"):
+            filters(etldump, path, events, name, m)
+    # batch: one output per input
+    with tempfile.TemporaryDirectory() as d:
+        ins = [f[0] for f in files[:3]]
+        r = run([etldump, "-q", "-f", "csv", "-O", d] + ins)
+        outs = sorted(os.listdir(d))
+        check("batch -O", r.returncode == 0 and outs == sorted(os.path.basename(i) + ".csv" for i in ins), str(outs))
+        o = os.path.join(d, "out.jsonl")
+        r = run([etldump, "-q", "-f", "jsonl", "-o", o, ins[0]])
+        check("-o", r.returncode == 0 and not r.stdout and len(open(o).read().splitlines()) > 0)
+        bad = os.path.join(d, "bad.etl")
+        with open(bad, "wb") as f:
+            f.write(open(ins[0], "rb").read()[:9000])
+        r = run([etldump, "-f", "jsonl", "-O", d, bad, ins[1]])
+        check("batch continues past damage", r.returncode == 1 and os.path.exists(os.path.join(d, ins[1].split("/")[-1] + ".jsonl"))
+              and b"1 with problems" in r.stderr, r.stderr.decode()[-200:])
+        s = run([etldump, "--stats", "-f", "jsonl", ins[0]])
+        st = json.loads(s.stdout)
+        check("stats", st["type"] == "stats" and st["events"] == sum(p["events"] for p in st["providers"]))
+        p = run([etldump, "--providers", "-f", "jsonl", ins[0]])
+        check("providers", all(json.loads(l)["type"] == "provider" for l in p.stdout.splitlines()))
+    failed = [r for r in results if not r[1]]
+    for name, ok, detail in failed:
+        print(f"FAIL {name} {detail}")
+    print(f"etldump formats: {len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

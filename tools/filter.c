@@ -1,0 +1,250 @@
+/*
+ * filter.c - etldump's event filters: provider, id, opcode, level,
+ * keywords, pid, tid, CPU, time window.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "filter.h"
+
+void filter_init(struct filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->max_level = -1;
+}
+
+int filter_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* "5", "1-10", "5,7,9-12" */
+int filter_add_ranges(struct range *r, size_t *n, const char *spec, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(tok + 1, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = 0;
+		if (filter_parse_u64(tok, &lo) != 0 || (dash && filter_parse_u64(dash + 1, &hi) != 0)) {
+			snprintf(err, errlen, "'%s' is not a number or a range like 5-9", spec);
+			return -1;
+		}
+		if (!dash)
+			hi = lo;
+		if (hi < lo) {
+			snprintf(err, errlen, "range '%s' ends before it starts", spec);
+			return -1;
+		}
+		if (*n >= FILTER_MAX) {
+			snprintf(err, errlen, "too many values");
+			return -1;
+		}
+		r[*n].lo = lo;
+		r[*n].hi = hi;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int in_ranges(const struct range *r, size_t n, uint64_t v)
+{
+	size_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (v >= r[i].lo && v <= r[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * Times: an absolute UTC time "2024-01-02T03:04:05[.fffffff][Z]" (or with a space), or a
+ * duration from the trace start "+1.5s", "250ms", "10us", "300ns", "2m", "1h" (a bare number
+ * is seconds).
+ */
+int filter_set_time(struct filter *f, int is_until, const char *spec, char *err, size_t errlen)
+{
+	int64_t v;
+	int rel;
+
+	if (isdigit((unsigned char)spec[0]) && strlen(spec) >= 19 && spec[4] == '-' && spec[7] == '-') {
+		int y, mo, d, h, mi, sec, n = 0;
+		double frac = 0;
+		time_t t;
+
+		if (sscanf(spec, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6) {
+			snprintf(err, errlen, "'%s' is not a time like 2024-01-02T03:04:05Z", spec);
+			return -1;
+		}
+		if (spec[n] == '.') {
+			char *end;
+			frac = strtod(spec + n, &end);
+			n = (int)(end - spec);
+		}
+		if (spec[n] == 'Z')
+			n++;
+		if (spec[n]) {
+			snprintf(err, errlen, "'%s' is not a time like 2024-01-02T03:04:05Z", spec);
+			return -1;
+		}
+		/* days since 1970 without timegm (not POSIX): the civil-from-days algorithm */
+		{
+			int64_t yy = y - (mo <= 2), era = (yy >= 0 ? yy : yy - 399) / 400;
+			int64_t yoe = yy - era * 400, mp = (mo + 9) % 12;
+			int64_t doy = (153 * mp + 2) / 5 + d - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+			int64_t days = era * 146097 + doe - 719468;
+			t = (time_t)(days * 86400 + h * 3600 + mi * 60 + sec);
+		}
+		v = (int64_t)t * 10000000 + (int64_t)(frac * 1e7 + 0.5) + 116444736000000000LL;
+		rel = 0;
+	} else {
+		char *end;
+		double x;
+		const char *s = spec[0] == '+' ? spec + 1 : spec;
+
+		errno = 0;
+		x = strtod(s, &end);
+		if (errno || end == s || x < 0) {
+			snprintf(err, errlen, "'%s' is neither a UTC time nor a duration like 1.5s", spec);
+			return -1;
+		}
+		if (!*end || strcmp(end, "s") == 0)
+			x *= 1e7;
+		else if (strcmp(end, "ms") == 0)
+			x *= 1e4;
+		else if (strcmp(end, "us") == 0)
+			x *= 10;
+		else if (strcmp(end, "ns") == 0)
+			x /= 100;
+		else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+			x *= 60e7;
+		else if (strcmp(end, "h") == 0)
+			x *= 3600e7;
+		else {
+			snprintf(err, errlen, "'%s': unknown unit (s, ms, us, ns, m, h)", spec);
+			return -1;
+		}
+		v = (int64_t)(x + 0.5); /* to the nearest 100 ns */
+		rel = 1;
+	}
+	if (is_until) {
+		f->until = v;
+		f->until_rel = rel;
+		f->have_until = 1;
+	} else {
+		f->since = v;
+		f->since_rel = rel;
+		f->have_since = 1;
+	}
+	return 0;
+}
+
+int filter_add_provider(struct filter *f, const char *spec, char *err, size_t errlen)
+{
+	if (f->nproviders >= FILTER_MAX) {
+		snprintf(err, errlen, "too many --provider options");
+		return -1;
+	}
+	f->providers[f->nproviders++] = spec;
+	return 0;
+}
+
+/* Case-insensitive glob with plain POSIX fnmatch (FNM_CASEFOLD is an extension). */
+static int glob_nocase(const char *pattern, const char *name)
+{
+	char p[512], n[512];
+	size_t i;
+
+	for (i = 0; pattern[i] && i + 1 < sizeof(p); i++)
+		p[i] = (char)tolower((unsigned char)pattern[i]);
+	p[i] = 0;
+	for (i = 0; name[i] && i + 1 < sizeof(n); i++)
+		n[i] = (char)tolower((unsigned char)name[i]);
+	n[i] = 0;
+	return fnmatch(p, n, 0) == 0;
+}
+
+static int is_guid_spec(const char *s, struct etl_guid *g)
+{
+	return etl_guid_parse(s, g) == ETL_OK;
+}
+
+int filter_needs_name(const struct filter *f)
+{
+	size_t i;
+	struct etl_guid g;
+
+	for (i = 0; i < f->nproviders; i++)
+		if (!is_guid_spec(f->providers[i], &g))
+			return 1;
+	return 0;
+}
+
+int filter_provider(const struct filter *f, const struct etl_event *ev, const char *name)
+{
+	size_t i;
+	struct etl_guid g;
+
+	if (f->nproviders == 0)
+		return 1;
+	for (i = 0; i < f->nproviders; i++) {
+		if (is_guid_spec(f->providers[i], &g)) {
+			if (etl_guid_equal(&g, etl_event_provider(ev)))
+				return 1;
+		} else if (name && glob_nocase(f->providers[i], name)) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int filter_header(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev)
+{
+	uint64_t kw = etl_event_keywords(ev);
+
+	if (!in_ranges(f->ids, f->nids, etl_event_id(ev)) || !in_ranges(f->opcodes, f->nopcodes, etl_event_opcode(ev)) ||
+	    !in_ranges(f->cpus, f->ncpus, etl_event_cpu(ev)))
+		return 0;
+	if (f->npids && (etl_event_pid(ev) == ETL_ID_NONE || !in_ranges(f->pids, f->npids, etl_event_pid(ev))))
+		return 0;
+	if (f->ntids && (etl_event_tid(ev) == ETL_ID_NONE || !in_ranges(f->tids, f->ntids, etl_event_tid(ev))))
+		return 0;
+	if (f->max_level >= 0 && etl_event_level(ev) > f->max_level)
+		return 0;
+	if (f->have_any && !(kw & f->keywords_any))
+		return 0;
+	if (f->have_all && (kw & f->keywords_all) != f->keywords_all)
+		return 0;
+	if (f->have_since || f->have_until) {
+		const struct etl_trace_info *t = etl_reader_trace_info(r, etl_event_trace_index(ev));
+		int64_t ft = (int64_t)etl_event_filetime(ev), start = t ? (int64_t)etl_trace_info_start_time(t) : 0;
+		if (f->have_since && ft < (f->since_rel ? start + f->since : f->since))
+			return 0;
+		if (f->have_until && ft > (f->until_rel ? start + f->until : f->until))
+			return 0;
+	}
+	return 1;
+}
