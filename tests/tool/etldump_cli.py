@@ -62,10 +62,10 @@ def main():
             for fname, text in outputs.items():
                 gold = os.path.join(expected, fname)
                 if update:
-                    with open(gold, "w", encoding="utf-8") as f:
+                    with open(gold, "w", encoding="utf-8", newline="") as f:
                         f.write(text)
                     continue
-                want = open(gold, encoding="utf-8").read() if os.path.exists(gold) else None
+                want = open(gold, encoding="utf-8", newline="").read() if os.path.exists(gold) else None
                 check(f"golden {fname}", text == want, "differs from " + gold)
             # every jsonl line parses, one per record
             lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
