@@ -95,7 +95,7 @@ static void check_event_fields(const struct etlw_opts *o, const struct etl_event
 		ck_assert_uint_eq(etl_event_pid(ev), 4);
 		ck_assert_uint_eq(etl_event_kernel_time(ev), 11);
 		ck_assert_uint_eq(etl_event_user_time(ev), 22);
-		ck_assert_uint_eq(etl_event_version(ev), 2);
+		ck_assert_uint_eq(etl_event_version(ev), 9);
 		break;
 	case SK_COMPACT:
 		ck_assert_int_eq(etl_event_header_kind(ev), ETL_HEADER_COMPACT);

@@ -475,6 +475,10 @@ void etl__decode_state_free(struct etl_decode_state *st)
 	etl__free(st->tlg);
 	etl__mdb_free(st->manifests);
 	etl__mdb_free(st->eventsource);
+	if (st->kernel) {
+		etl__kernel_cache_free(st->kernel);
+		etl__free(st->kernel);
+	}
 	for (i = 0; i < st->es_count; i++)
 		etl__free(st->es[i].buf);
 	etl__free(st->es);
@@ -519,6 +523,59 @@ static void name_undecoded(struct etl_decoded *d, const struct etl_event *ev)
 					 ev->version);
 		break;
 	}
+}
+
+/* ---- classic kernel events ---- */
+
+/* The kernel group of a kernel record (by HookId) or of a MOF-class record (by class GUID), or -1. */
+static int kernel_group(const struct etl_event *ev)
+{
+	switch (ev->kind) {
+	case ETL_HEADER_SYSTEM: case ETL_HEADER_COMPACT: case ETL_HEADER_PERFINFO:
+		return ev->hook_id >> 8;
+	case ETL_HEADER_FULL: case ETL_HEADER_INSTANCE:
+		return etl__kernel_group_of_class(&ev->provider);
+	default:
+		return -1;
+	}
+}
+
+static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev, unsigned group,
+			 struct etl_diag *d)
+{
+	struct etl_decoded *out = &st->out;
+	const char *task = NULL, *op = NULL;
+	int rc;
+
+	etl__kernel_names(group, ev->opcode, &task, &op);
+	out->provider_name = "Windows Kernel";
+	out->task_name = task;
+	out->opcode_name = op;
+	if (task && op)
+		out->name = arena_printf(out, "Windows Kernel/%s/%s", task, op);
+	else if (task && ev->opcode == 0)
+		out->name = arena_printf(out, "Windows Kernel/%s", task);
+	else if (task)
+		out->name = arena_printf(out, "Windows Kernel/%s/Opcode(%u)", task, ev->opcode);
+	else
+		out->name = arena_printf(out, "Windows Kernel/Group(%u)/Opcode(%u)", group, ev->opcode);
+	if (!st->kernel && !(st->kernel = etl__calloc(1, sizeof(*st->kernel)))) {
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	out->reason = NULL;
+	rc = etl__kernel_decode(st->kernel, out, ev, group, d);
+	if (rc == ETL_END) {
+		out->source = ETL_DECODER_NONE;
+		out->trailing = ev->payload_len;
+		out->nnodes = out->ntop = 0;
+		if (!out->reason)
+			out->reason = arena_printf(out, "no built-in layout for kernel %s opcode %u version %u",
+						   task ? task : "group", ev->opcode, ev->version);
+		return ETL_OK;
+	}
+	out->source = ETL_DECODER_BUILTIN;
+	return rc;
 }
 
 /* ---- TraceLogging ---- */
@@ -566,7 +623,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	size_t meta_len;
 	struct tei_entry *e;
 	const struct etl_mevent *m;
-	int rc = ETL_OK;
+	int rc = ETL_OK, kgroup;
 
 	etl__arena_reset(&out->arena);
 	out->source = ETL_DECODER_NONE;
@@ -599,6 +656,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else if (ev->kind == ETL_HEADER_EVENT &&
 		   (m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
 		rc = decode_manifest(st, ev, m, ETL_DECODER_MANIFEST, d);
+	} else if ((kgroup = kernel_group(ev)) >= 0) {
+		rc = decode_kernel(st, ev, (unsigned)kgroup, d);
 	} else {
 		name_undecoded(out, ev);
 		out->trailing = ev->payload_len;

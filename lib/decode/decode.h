@@ -7,6 +7,7 @@
 #define ETL_DECODE_DECODE_H
 
 #include "decode/schema.h"
+#include "decode/kernel.h"
 #include "manifest/manifest.h"
 
 struct es_chunks;
@@ -29,6 +30,7 @@ struct etl_decode_state {
 	struct es_chunks *es;                /* EventSource manifests being collected */
 	size_t es_count;
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
+	struct etl_kernel_cache *kernel;     /* built-in layouts, built on first use */
 	/* the event being decoded, for map lookups */
 	int cur_trace;
 	struct etl_guid cur_provider;

@@ -287,6 +287,17 @@ static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
 			size = 8 + 4 * (size_t)at[1];
 			break;
 		case IN_WBEMSID:
+			/* a null SID is a zero 32-bit word (kernel Process events); a zero TOKEN_USER
+			 * followed by a SID (revision 1 at 2 pointers in) is not */
+			if (left >= 4 && etl_le32(at) == 0 &&
+			    !(left >= 2 * (size_t)x->ptr + 8 && at[2 * (size_t)x->ptr] == 1 &&
+			      etl_le32(at + 4) == 0 && (x->ptr == 4 || etl_le64(at) == 0))) {
+				p = &x->d->nodes[node];
+				p->data = at;
+				p->len = 0;
+				cur_skip(c, 4);
+				return ETL_OK;
+			}
 			/* TOKEN_USER (a pointer and an attribute word, pointer-aligned) then the SID */
 			if (left < 2 * (size_t)x->ptr + 8)
 				return short_data(x, f, 2 * (size_t)x->ptr + 8);
@@ -357,9 +368,14 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 	p->in_type = f->in_type;
 	p->out_type = f->out_type;
 	p->field = f;
-	if (!(f->flags & (FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD)))
+	if (!(f->flags & (FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD | FF_COUNT_REST)))
 		return decode_element(x, fi, node, depth);
-	if (f->flags & FF_COUNT_CONST) {
+	if (f->flags & FF_COUNT_REST) {
+		/* fixed-size elements to the end of the payload (kernel stack frames) */
+		size_t esz = f->in_type == IN_POINTER || f->in_type == IN_SIZET ? x->ptr
+			     : (f->in_type == IN_UINT64 || f->in_type == IN_HEXINT64) ? 8 : 4;
+		n = cur_left(&x->c) / esz;
+	} else if (f->flags & FF_COUNT_CONST) {
 		n = f->count;
 	} else if (f->flags & FF_COUNT_DATA) {
 		if (cur_left(&x->c) < 2)

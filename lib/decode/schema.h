@@ -46,7 +46,8 @@ enum {
 	FF_LEN_CONST = 1u << 4,   /* string/binary of `length` units */
 	FF_LEN_FIELD = 1u << 5,   /* length is the value of sibling field `length` */
 	FF_LEN_PREFIX16 = 1u << 6,/* u16 byte length precedes the value (TraceLogging BINARY) */
-	FF_CUSTOM = 1u << 7       /* u16 size + opaque bytes (TraceLogging custom schema) */
+	FF_CUSTOM = 1u << 7,      /* u16 size + opaque bytes (TraceLogging custom schema) */
+	FF_COUNT_REST = 1u << 8   /* array: as many elements as the rest of the payload holds */
 };
 
 /* a value map or bit map (manifest valueMap/bitMap, EVENT_MAP_INFO) */

@@ -54,10 +54,11 @@ int scen_write_mixed(struct etlw *w, const struct etlw_opts *o, unsigned n)
 			payload[k] = scen_payload_byte(i, k);
 		switch (scen_kind_of(i)) {
 		case SK_SYSTEM:
-			st = etlw_system(w, cpu, 0, 2, (uint16_t)(0x0300 | (i % 4 + 1)), 1000 + i, 4, ts, payload, len);
+			/* version 9: no built-in layout, so these random payloads stay raw */
+			st = etlw_system(w, cpu, 0, 9, (uint16_t)(0x0300 | (i % 4 + 1)), 1000 + i, 4, ts, payload, len);
 			break;
 		case SK_COMPACT:
-			st = etlw_system(w, cpu, 1, 2, 0x0524, 2000 + i, 8, ts, payload, len);
+			st = etlw_system(w, cpu, 1, 9, 0x0524, 2000 + i, 8, ts, payload, len);
 			break;
 		case SK_PERFINFO: {
 			uint64_t pmc[2] = { 0x1111111111111111ULL * (i % 7), i };

@@ -1,0 +1,458 @@
+/*
+ * kernel.c - built-in layouts of the classic kernel events (NT Kernel
+ * Logger, WPR/xperf profiles, and MOF-class events logged with the kernel
+ * class GUIDs), described as data: (group, opcodes, versions) -> fields.
+ * Field lists follow the WDK's kernel MOF classes (Process_V*_TypeGroup1,
+ * Thread_V*_TypeGroup1, Image_V*, CSwitch, SampledProfile, StackWalk_Event,
+ * DiskIo_TypeGroup*, PageFault_*, TcpIp/UdpIp_TypeGroup*), checked on the
+ * corpus where it has them.  Names are PerfView's ("Windows Kernel/Process/Start").
+ *
+ * Pointer size: for SYSTEM/COMPACT/PERFINFO records it is the header's.
+ * Classic MOF records (FULL/INSTANCE headers with a kernel class GUID) were
+ * sometimes laid out by programs of the other pointer size (the sawbuck
+ * `_64_` traces); for them a pointer size is used only when the payload
+ * proves it (the layout uses every byte and a final string ends exactly at
+ * the end), else the event stays raw with the reason.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "decode/kernel.h"
+#include "util/cursor.h"
+
+#define KF_PTR8_ONLY 1u
+#define KF_REST 2u
+
+struct kf {
+	const char *name;
+	uint16_t in, out;
+	uint8_t flags;
+	uint16_t length; /* IN_BINARY: bytes */
+};
+
+#define U8(n) { n, IN_UINT8, 0, 0, 0 }
+#define I8(n) { n, IN_INT8, 0, 0, 0 }
+#define U16(n) { n, IN_UINT16, 0, 0, 0 }
+#define I16(n) { n, IN_INT16, 0, 0, 0 }
+#define U32(n) { n, IN_UINT32, 0, 0, 0 }
+#define I32(n) { n, IN_INT32, 0, 0, 0 }
+#define X32(n) { n, IN_UINT32, OUT_HEXINT32, 0, 0 }
+#define U64(n) { n, IN_UINT64, 0, 0, 0 }
+#define X64(n) { n, IN_UINT64, OUT_HEXINT64, 0, 0 }
+#define PTR(n) { n, IN_POINTER, OUT_HEXINT64, 0, 0 }
+#define SZ(n) { n, IN_POINTER, OUT_UNSIGNEDLONG, 0, 0 }
+#define FT(n) { n, IN_FILETIME, 0, 0, 0 }
+#define WSTR(n) { n, IN_UNICODESTRING, 0, 0, 0 }
+#define ASTR(n) { n, IN_ANSISTRING, 0, 0, 0 }
+#define SID(n) { n, IN_WBEMSID, 0, 0, 0 }
+#define IP4(n) { n, IN_UINT32, OUT_IPV4, 0, 0 }
+#define IP6(n) { n, IN_BINARY, OUT_IPV6, 0, 16 }
+#define PORT(n) { n, IN_UINT16, OUT_PORT, 0, 0 }
+#define BIN(n, len) { n, IN_BINARY, 0, 0, len }
+#define PAD8(n) { n, IN_BINARY, 0, KF_PTR8_ONLY, 4 }
+#define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
+
+/* EventTrace */
+static const struct kf k_header[] = {
+	U32("BufferSize"), X32("Version"), U32("ProviderVersion"), U32("NumberOfProcessors"), FT("EndTime"),
+	U32("TimerResolution"), U32("MaximumFileSize"), X32("LogFileMode"), U32("BuffersWritten"),
+	U32("StartBuffers"), U32("PointerSize"), U32("EventsLost"), U32("CPUSpeed"), PTR("LoggerName"),
+	PTR("LogFileName"), BIN("TimeZoneInformation", 172), PAD8("Padding"), FT("BootTime"), U64("PerfFreq"),
+	FT("StartTime"), U32("ReservedFlags"), U32("BuffersLost"), WSTR("SessionName"), WSTR("LogFileName"),
+};
+static const struct kf k_extension[] = {
+	X32("GroupMask1"), X32("GroupMask2"), X32("GroupMask3"), X32("GroupMask4"), X32("GroupMask5"),
+	X32("GroupMask6"), X32("GroupMask7"), X32("GroupMask8"), U32("KernelEventVersion"),
+};
+static const struct kf k_none[] = { { NULL, 0, 0, 0, 0 } };
+
+/* Process */
+static const struct kf k_process_v1[] = {
+	PTR("PageDirectoryBase"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
+	SID("UserSID"), ASTR("ImageFileName"),
+};
+static const struct kf k_process_v2[] = {
+	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
+	SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+};
+static const struct kf k_process_v3[] = {
+	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
+	PTR("DirectoryTableBase"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+};
+static const struct kf k_process_v4[] = {
+	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
+	PTR("DirectoryTableBase"), X32("Flags"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+	WSTR("PackageFullName"), WSTR("ApplicationID"),
+};
+static const struct kf k_process_terminate[] = { U32("ProcessID") };
+static const struct kf k_process_perfctr[] = {
+	U32("ProcessID"), U32("PageFaultCount"), U32("HandleCount"), U32("Reserved"), SZ("PeakVirtualSize"),
+	SZ("PeakWorkingSetSize"), SZ("PeakPagefileUsage"), SZ("QuotaPeakPagedPoolUsage"),
+	SZ("QuotaPeakNonPagedPoolUsage"), SZ("VirtualSize"), SZ("WorkingSetSize"), SZ("PagefileUsage"),
+	SZ("QuotaPagedPoolUsage"), SZ("QuotaNonPagedPoolUsage"), SZ("PrivatePageCount"),
+};
+
+/* Thread */
+static const struct kf k_thread_v2[] = {
+	U32("ProcessID"), U32("ThreadID"), PTR("StackBase"), PTR("StackLimit"), PTR("UserStackBase"),
+	PTR("UserStackLimit"), PTR("StartAddr"), PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"),
+};
+static const struct kf k_thread_v3[] = {
+	U32("ProcessID"), U32("ThreadID"), PTR("StackBase"), PTR("StackLimit"), PTR("UserStackBase"),
+	PTR("UserStackLimit"), PTR("Affinity"), PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"),
+	U8("BasePriority"), U8("PagePriority"), U8("IoPriority"), U8("ThreadFlags"),
+	WSTR("ThreadName"), /* Windows 10+ append it to version 3; empty where absent */
+};
+static const struct kf k_thread_v4[] = {
+	U32("ProcessID"), U32("ThreadID"), PTR("StackBase"), PTR("StackLimit"), PTR("UserStackBase"),
+	PTR("UserStackLimit"), PTR("Affinity"), PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"),
+	U8("BasePriority"), U8("PagePriority"), U8("IoPriority"), U8("ThreadFlags"), WSTR("ThreadName"),
+};
+static const struct kf k_cswitch[] = {
+	U32("NewThreadID"), U32("OldThreadID"), I8("NewThreadPriority"), I8("OldThreadPriority"),
+	U8("PreviousCState"), I8("SpareByte"), I8("OldThreadWaitReason"), I8("OldThreadWaitMode"),
+	I8("OldThreadState"), I8("OldThreadWaitIdealProcessor"), U32("NewThreadWaitTime"), U32("Reserved"),
+};
+
+/* Image */
+static const struct kf k_image_v0[] = { PTR("ImageBase"), X32("ImageSize"), WSTR("FileName") };
+static const struct kf k_image_v1[] = { PTR("ImageBase"), SZ("ImageSize"), U32("ProcessID"), WSTR("FileName") };
+static const struct kf k_image_v2[] = {
+	PTR("ImageBase"), SZ("ImageSize"), U32("ProcessID"), X32("ImageChecksum"), X32("TimeDateStamp"),
+	U32("Reserved0"), PTR("DefaultBase"), U32("Reserved1"), U32("Reserved2"), U32("Reserved3"),
+	U32("Reserved4"), WSTR("FileName"),
+};
+static const struct kf k_image_v3[] = {
+	PTR("ImageBase"), SZ("ImageSize"), U32("ProcessID"), X32("ImageChecksum"), X32("TimeDateStamp"),
+	U8("SignatureLevel"), U8("SignatureType"), U16("Reserved0"), PTR("DefaultBase"), U32("Reserved1"),
+	U32("Reserved2"), U32("Reserved3"), U32("Reserved4"), WSTR("FileName"),
+};
+
+/* PerfInfo, StackWalk */
+static const struct kf k_sample[] = {
+	PTR("InstructionPointer"), U32("ThreadID"), U16("Count"), { "Flags", IN_UINT16, OUT_HEXINT16, 0, 0 },
+};
+static const struct kf k_stack[] = { U64("EventTimeStamp"), U32("StackProcess"), U32("StackThread"), FRAMES("Stack") };
+
+/* DiskIo */
+static const struct kf k_diskio_v2[] = {
+	U32("DiskNumber"), X32("IrpFlags"), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
+	PTR("FileObject"), PTR("Irp"), U64("HighResResponseTime"),
+};
+static const struct kf k_diskio_v3[] = {
+	U32("DiskNumber"), X32("IrpFlags"), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
+	PTR("FileObject"), PTR("Irp"), U64("HighResResponseTime"), U32("IssuingThreadId"),
+};
+static const struct kf k_diskinit_v2[] = { PTR("Irp") };
+static const struct kf k_diskinit_v3[] = { PTR("Irp"), U32("IssuingThreadId") };
+static const struct kf k_diskflush_v2[] = { U32("DiskNumber"), X32("IrpFlags"), U64("HighResResponseTime"), PTR("Irp") };
+static const struct kf k_diskflush_v3[] = {
+	U32("DiskNumber"), X32("IrpFlags"), U64("HighResResponseTime"), PTR("Irp"), U32("IssuingThreadId"),
+};
+
+/* Memory */
+static const struct kf k_pagefault[] = { PTR("VirtualAddress"), PTR("ProgramCounter") };
+static const struct kf k_hardfault[] = {
+	U64("InitialTime"), U64("ReadOffset"), PTR("VirtualAddress"), PTR("FileObject"), U32("ThreadID"),
+	U32("ByteCount"),
+};
+
+/* TcpIp / UdpIp */
+static const struct kf k_tcp_send4[] = {
+	U32("PID"), U32("size"), IP4("daddr"), IP4("saddr"), PORT("dport"), PORT("sport"), U32("startime"),
+	U32("endtime"), U32("seqnum"), PTR("connid"),
+};
+static const struct kf k_tcp_recv4[] = {
+	U32("PID"), U32("size"), IP4("daddr"), IP4("saddr"), PORT("dport"), PORT("sport"), U32("seqnum"),
+	PTR("connid"),
+};
+static const struct kf k_tcp_conn4[] = {
+	U32("PID"), U32("size"), IP4("daddr"), IP4("saddr"), PORT("dport"), PORT("sport"), U16("mss"),
+	U16("sackopt"), U16("tsopt"), U16("wsopt"), U32("rcvwin"), I16("rcvwinscale"), I16("sndwinscale"),
+	U32("seqnum"), PTR("connid"),
+};
+static const struct kf k_tcp_send6[] = {
+	U32("PID"), U32("size"), IP6("daddr"), IP6("saddr"), PORT("dport"), PORT("sport"), U32("startime"),
+	U32("endtime"), U32("seqnum"), PTR("connid"),
+};
+static const struct kf k_tcp_recv6[] = {
+	U32("PID"), U32("size"), IP6("daddr"), IP6("saddr"), PORT("dport"), PORT("sport"), U32("seqnum"),
+	PTR("connid"),
+};
+static const struct kf k_tcp_conn6[] = {
+	U32("PID"), U32("size"), IP6("daddr"), IP6("saddr"), PORT("dport"), PORT("sport"), U16("mss"),
+	U16("sackopt"), U16("tsopt"), U16("wsopt"), U32("rcvwin"), I16("rcvwinscale"), I16("sndwinscale"),
+	U32("seqnum"), PTR("connid"),
+};
+
+#define N(a) (uint8_t)(sizeof(a) / sizeof(a[0]))
+
+static const struct klayout {
+	uint8_t group;
+	uint8_t ops[10]; /* opcodes sharing the layout, 0xFF-terminated */
+	uint8_t vmin, vmax;
+	const struct kf *fields;
+	uint8_t nfields;
+} layouts[] = {
+	{ 0x00, { 0, 0xFF }, 0, 2, k_header, N(k_header) },
+	{ 0x00, { 5, 32, 0xFF }, 0, 2, k_extension, N(k_extension) },
+	{ 0x00, { 8, 0xFF }, 0, 2, k_none, 0 },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 1, 1, k_process_v1, N(k_process_v1) },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 2, 2, k_process_v2, N(k_process_v2) },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 3, 3, k_process_v3, N(k_process_v3) },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 4, 4, k_process_v4, N(k_process_v4) },
+	{ 0x03, { 11, 0xFF }, 2, 2, k_process_terminate, N(k_process_terminate) },
+	{ 0x03, { 32, 33, 0xFF }, 2, 2, k_process_perfctr, N(k_process_perfctr) },
+	{ 0x03, { 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
+	{ 0x03, { 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1) },
+	{ 0x03, { 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2) },
+	{ 0x03, { 10, 0xFF }, 3, 3, k_image_v3, N(k_image_v3) },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 2, 2, k_thread_v2, N(k_thread_v2) },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 3, 3, k_thread_v3, N(k_thread_v3) },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 4, 4, k_thread_v4, N(k_thread_v4) },
+	{ 0x05, { 36, 0xFF }, 2, 4, k_cswitch, N(k_cswitch) },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1) },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2) },
+	{ 0x14, { 2, 3, 4, 10, 33, 0xFF }, 3, 3, k_image_v3, N(k_image_v3) },
+	{ 0x0F, { 46, 0xFF }, 2, 2, k_sample, N(k_sample) },
+	{ 0x18, { 32, 0xFF }, 2, 2, k_stack, N(k_stack) },
+	{ 0x01, { 10, 11, 0xFF }, 2, 2, k_diskio_v2, N(k_diskio_v2) },
+	{ 0x01, { 10, 11, 0xFF }, 3, 3, k_diskio_v3, N(k_diskio_v3) },
+	{ 0x01, { 12, 13, 15, 0xFF }, 2, 2, k_diskinit_v2, N(k_diskinit_v2) },
+	{ 0x01, { 12, 13, 15, 0xFF }, 3, 3, k_diskinit_v3, N(k_diskinit_v3) },
+	{ 0x01, { 14, 0xFF }, 2, 2, k_diskflush_v2, N(k_diskflush_v2) },
+	{ 0x01, { 14, 0xFF }, 3, 3, k_diskflush_v3, N(k_diskflush_v3) },
+	{ 0x02, { 10, 11, 12, 13, 14, 15, 0xFF }, 2, 2, k_pagefault, N(k_pagefault) },
+	{ 0x02, { 32, 0xFF }, 2, 2, k_hardfault, N(k_hardfault) },
+	{ 0x06, { 10, 0xFF }, 2, 2, k_tcp_send4, N(k_tcp_send4) },
+	{ 0x06, { 11, 13, 14, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
+	{ 0x06, { 12, 15, 0xFF }, 2, 2, k_tcp_conn4, N(k_tcp_conn4) },
+	{ 0x06, { 26, 0xFF }, 2, 2, k_tcp_send6, N(k_tcp_send6) },
+	{ 0x06, { 27, 29, 30, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
+	{ 0x06, { 28, 31, 0xFF }, 2, 2, k_tcp_conn6, N(k_tcp_conn6) },
+	{ 0x08, { 10, 11, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
+	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
+};
+
+/* PerfView's names: group (task) and opcodes */
+static const struct kname {
+	uint8_t group, opcode;
+	const char *task, *opcode_name;
+} names[] = {
+	{ 0x00, 0, "EventTrace", NULL }, { 0x00, 5, "EventTrace", "Extension" },
+	{ 0x00, 8, "EventTrace", "RundownComplete" }, { 0x00, 32, "EventTrace", "EndExtension" },
+	{ 0x00, 64, "EventTrace", "DbgIdRSDS" }, { 0x00, 66, "EventTrace", "BuildInfo" },
+	{ 0x00, 80, "EventTrace", "PartitionInfoExtension" },
+	{ 0x01, 10, "DiskIO", "Read" }, { 0x01, 11, "DiskIO", "Write" }, { 0x01, 12, "DiskIO", "ReadInit" },
+	{ 0x01, 13, "DiskIO", "WriteInit" }, { 0x01, 14, "DiskIO", "FlushBuffers" }, { 0x01, 15, "DiskIO", "FlushInit" },
+	{ 0x02, 10, "Memory", "TransitionFault" }, { 0x02, 11, "Memory", "DemandZeroFault" },
+	{ 0x02, 12, "Memory", "CopyOnWrite" }, { 0x02, 13, "Memory", "GuardPageFault" },
+	{ 0x02, 14, "Memory", "HardPageFault" }, { 0x02, 15, "Memory", "AccessViolation" },
+	{ 0x02, 32, "Memory", "HardFault" },
+	{ 0x03, 1, "Process", "Start" }, { 0x03, 2, "Process", "Stop" }, { 0x03, 3, "Process", "DCStart" },
+	{ 0x03, 4, "Process", "DCStop" }, { 0x03, 10, "Image", "Load" }, { 0x03, 11, "Process", "Terminate" },
+	{ 0x03, 32, "Process", "PerfCtr" }, { 0x03, 33, "Process", "PerfCtrRundown" },
+	{ 0x03, 39, "Process", "Defunct" },
+	{ 0x05, 1, "Thread", "Start" }, { 0x05, 2, "Thread", "Stop" }, { 0x05, 3, "Thread", "DCStart" },
+	{ 0x05, 4, "Thread", "DCStop" }, { 0x05, 36, "Thread", "CSwitch" }, { 0x05, 50, "Thread", "ReadyThread" },
+	{ 0x05, 72, "Thread", "SetName" },
+	{ 0x06, 10, "TcpIp", "Send" }, { 0x06, 11, "TcpIp", "Recv" }, { 0x06, 12, "TcpIp", "Connect" },
+	{ 0x06, 13, "TcpIp", "Disconnect" }, { 0x06, 14, "TcpIp", "Retransmit" }, { 0x06, 15, "TcpIp", "Accept" },
+	{ 0x06, 26, "TcpIp", "SendIPV6" }, { 0x06, 27, "TcpIp", "RecvIPV6" }, { 0x06, 28, "TcpIp", "ConnectIPV6" },
+	{ 0x06, 29, "TcpIp", "DisconnectIPV6" }, { 0x06, 30, "TcpIp", "RetransmitIPV6" },
+	{ 0x06, 31, "TcpIp", "AcceptIPV6" },
+	{ 0x08, 10, "UdpIp", "Send" }, { 0x08, 11, "UdpIp", "Recv" }, { 0x08, 26, "UdpIp", "SendIPV6" },
+	{ 0x08, 27, "UdpIp", "RecvIPV6" },
+	{ 0x0B, 10, "SystemConfig", "CPU" }, { 0x0B, 11, "SystemConfig", "PhyDisk" },
+	{ 0x0B, 12, "SystemConfig", "LogDisk" }, { 0x0B, 13, "SystemConfig", "NIC" },
+	{ 0x0B, 14, "SystemConfig", "Video" }, { 0x0B, 15, "SystemConfig", "Services" },
+	{ 0x0B, 16, "SystemConfig", "Power" }, { 0x0B, 17, "SystemConfig", "Network" },
+	{ 0x0B, 21, "SystemConfig", "IRQ" }, { 0x0B, 22, "SystemConfig", "PnP" },
+	{ 0x0B, 23, "SystemConfig", "IDEChannel" }, { 0x0B, 25, "SystemConfig", "Platform" },
+	{ 0x0F, 46, "PerfInfo", "Sample" }, { 0x0F, 51, "PerfInfo", "SysClEnter" },
+	{ 0x0F, 52, "PerfInfo", "SysClExit" }, { 0x0F, 66, "PerfInfo", "ThreadedDPC" },
+	{ 0x0F, 67, "PerfInfo", "ISR" }, { 0x0F, 68, "PerfInfo", "DPC" }, { 0x0F, 69, "PerfInfo", "TimerDPC" },
+	{ 0x0F, 73, "PerfInfo", "CollectionStart" }, { 0x0F, 74, "PerfInfo", "CollectionEnd" },
+	{ 0x14, 2, "Image", "Unload" }, { 0x14, 3, "Image", "DCStart" }, { 0x14, 4, "Image", "DCStop" },
+	{ 0x14, 10, "Image", "Load" }, { 0x14, 33, "Image", "KernelBase" },
+	{ 0x18, 32, "StackWalk", "Stack" }, { 0x18, 34, "StackWalk", "KeyCreate" },
+	{ 0x18, 35, "StackWalk", "KeyDelete" }, { 0x18, 36, "StackWalk", "KeyRundown" },
+	{ 0x18, 37, "StackWalk", "StackKeyKernel" }, { 0x18, 38, "StackWalk", "StackKeyUser" },
+};
+
+/* PerfView's group names where they differ from etl_kernel_group_name() */
+static const char *task_of(unsigned group)
+{
+	switch (group) {
+	case 0x01: return "DiskIO";
+	case 0x02: return "Memory";
+	case 0x04: return "FileIO";
+	default: return etl_kernel_group_name(group);
+	}
+}
+
+int etl__kernel_names(unsigned group, unsigned opcode, const char **task, const char **opcode_name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].group == group && names[i].opcode == opcode) {
+			*task = names[i].task;
+			*opcode_name = names[i].opcode_name;
+			return 1;
+		}
+	*task = task_of(group);
+	*opcode_name = NULL;
+	return 0;
+}
+
+int etl__kernel_group_of_class(const struct etl_guid *g)
+{
+	unsigned k;
+
+	for (k = 0; k < 0x20; k++) {
+		const struct etl_guid *kg = etl_kernel_group_guid(k);
+		if (kg && etl_guid_equal(kg, g))
+			return (int)k;
+	}
+	return -1;
+}
+
+static const struct klayout *find_layout(unsigned group, unsigned opcode, unsigned version)
+{
+	size_t i, k;
+
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const struct klayout *l = &layouts[i];
+		if (l->group != group || version < l->vmin || version > l->vmax)
+			continue;
+		for (k = 0; k < sizeof(l->ops) && l->ops[k] != 0xFF; k++)
+			if (l->ops[k] == opcode)
+				return l;
+	}
+	return NULL;
+}
+
+/* Schemas are built once per (layout, pointer size) and kept. */
+static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, unsigned ptr,
+			const struct etl_schema **out)
+{
+	size_t idx = (size_t)(l - layouts) * 2 + (ptr == 8);
+	struct etl_schema *s = &kc->schemas[idx];
+	uint8_t i, n = 0;
+
+	if (kc->built[idx]) {
+		*out = s;
+		return ETL_OK;
+	}
+	s->fields = etl__calloc(l->nfields ? l->nfields : 1, sizeof(*s->fields));
+	s->top = etl__calloc(l->nfields ? l->nfields : 1, sizeof(*s->top));
+	if (!s->fields || !s->top) {
+		etl__free(s->fields);
+		etl__free(s->top);
+		memset(s, 0, sizeof(*s));
+		return ETL_E_NOMEM;
+	}
+	for (i = 0; i < l->nfields; i++) {
+		const struct kf *k = &l->fields[i];
+		struct etl_field *f = &s->fields[n];
+		if ((k->flags & KF_PTR8_ONLY) && ptr != 8)
+			continue;
+		f->name = k->name;
+		f->in_type = k->in;
+		f->out_type = k->out;
+		if (k->in == IN_BINARY) {
+			f->flags |= FF_LEN_CONST;
+			f->length = k->length;
+		}
+		if (k->flags & KF_REST)
+			f->flags |= FF_COUNT_REST;
+		s->top[n] = n;
+		n++;
+	}
+	s->nfields = n;
+	s->ntop = n;
+	kc->built[idx] = 1;
+	*out = s;
+	return ETL_OK;
+}
+
+void etl__kernel_cache_free(struct etl_kernel_cache *kc)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kc->schemas) / sizeof(kc->schemas[0]); i++) {
+		etl__free(kc->schemas[i].fields);
+		etl__free(kc->schemas[i].top);
+	}
+	memset(kc, 0, sizeof(*kc));
+}
+
+/* Whether a payload decoded with s used every byte, with a final string ending at the end. */
+static int proves(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *p, size_t len,
+		  unsigned ptr, struct etl_diag *diag)
+{
+	uint32_t save_nodes = d->nnodes;
+	int st = etl__decode_payload(d, s, p, len, ptr, diag), ok;
+
+	ok = st == ETL_OK && d->trailing == 0;
+	if (ok && s->ntop > 0) {
+		const struct etl_field *last = &s->fields[s->top[s->ntop - 1]];
+		const struct etl_property *lp = &d->nodes[d->ntop - 1];
+		size_t i;
+		if (last->in_type == IN_UNICODESTRING) {
+			/* ends exactly at the end, and reads as a file name or command line does: no
+			 * control characters at all, no private-use or surrogate code units (a read
+			 * with the wrong pointer size starts the string inside a number) */
+			ok = lp->data && lp->data + lp->len + 2 == p + len;
+			for (i = 0; ok && i + 1 < lp->len; i += 2) {
+				uint16_t u = etl_le16(lp->data + i);
+				ok = u >= 0x20 && !(u >= 0xD800 && u <= 0xF8FF);
+			}
+		} else if (last->in_type == IN_ANSISTRING) {
+			ok = lp->data && lp->data + lp->len + 1 == p + len;
+			for (i = 0; ok && i < lp->len; i++)
+				ok = lp->data[i] >= 0x20;
+		}
+	}
+	d->nnodes = save_nodes;
+	d->ntop = 0;
+	return ok;
+}
+
+int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
+		       unsigned group, struct etl_diag *diag)
+{
+	const struct klayout *l = find_layout(group, ev->opcode, ev->version);
+	const struct etl_schema *s;
+	unsigned ptr = ev->ptr_size;
+	int st;
+
+	if (!l)
+		return ETL_END; /* no layout: the caller keeps the event raw */
+	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
+		/* a MOF-class event: its layout's pointer size must be proven by the payload */
+		const struct etl_schema *s4, *s8;
+		int ok4, ok8;
+		if ((st = build_schema(kc, l, 4, &s4)) != ETL_OK || (st = build_schema(kc, l, 8, &s8)) != ETL_OK)
+			return st;
+		ok4 = proves(d, s4, ev->payload, ev->payload_len, 4, diag);
+		ok8 = proves(d, s8, ev->payload, ev->payload_len, 8, diag);
+		if (!ok4 && !ok8) {
+			d->reason = "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
+			return ETL_END;
+		}
+		/* the header's pointer size when the payload proves it, else the one it proves */
+		ptr = (ptr == 8 ? ok8 : ok4) ? ptr : (ok8 ? 8 : 4);
+	}
+	if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
+		return st;
+	return etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+}
+
+size_t etl__kernel_layout_count(void)
+{
+	return sizeof(layouts) / sizeof(layouts[0]);
+}

@@ -1,0 +1,29 @@
+/*
+ * kernel.h - built-in layouts of the classic kernel events.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_DECODE_KERNEL_H
+#define ETL_DECODE_KERNEL_H
+
+#include "decode/schema.h"
+
+#define ETL_KERNEL_MAX_LAYOUTS 64
+
+struct etl_kernel_cache {
+	struct etl_schema schemas[2 * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then 4/8-byte pointers */
+	uint8_t built[2 * ETL_KERNEL_MAX_LAYOUTS];
+};
+
+/* PerfView's task and opcode names of a kernel group/opcode: 1 if known (opcode_name may be NULL). */
+int etl__kernel_names(unsigned group, unsigned opcode, const char **task, const char **opcode_name);
+/* The kernel group whose class GUID g is, or -1. */
+int etl__kernel_group_of_class(const struct etl_guid *g);
+/* Decodes ev with its built-in layout: ETL_OK, ETL_END when there is none (or the pointer size of a
+ * MOF-class event cannot be proven: d->reason says so), or < 0 on a payload fault. */
+int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
+		       unsigned group, struct etl_diag *diag);
+void etl__kernel_cache_free(struct etl_kernel_cache *kc);
+size_t etl__kernel_layout_count(void);
+
+#endif
