@@ -515,6 +515,56 @@ ETL_API int etl_property_as_utf8(const struct etl_property *p, const char **s, s
 ETL_API const char *etl_property_format(const struct etl_property *p);
 
 /* ------------------------------------------------------------------ */
+/* System state: processes, threads and images                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The reader keeps the processes, threads and loaded images that the classic
+ * kernel events (Process, Thread and Image start, stop and rundown) describe,
+ * as it delivers them: a lookup answers with what the trace said up to the
+ * last event delivered.  Records are per trace; a pid reused after its
+ * process ended gets a new record.  Pointers stay valid until
+ * etl_reader_free().  Traces without kernel events have no records.
+ */
+struct etl_process;
+
+/** Process records made so far, in the order first seen. */
+ETL_API size_t etl_reader_process_count(const struct etl_reader *r);
+/** Process record i (< etl_reader_process_count()), or NULL. */
+ETL_API const struct etl_process *etl_reader_process_at(const struct etl_reader *r, size_t i);
+/** The live record of a pid in a trace (the latest one), or NULL. */
+ETL_API const struct etl_process *etl_reader_find_process(const struct etl_reader *r, int trace,
+							  uint32_t pid);
+/** The process an event belongs to: by its pid, or by its tid for headers without one
+ *  (compact and PerfInfo records).  NULL when the trace has not described it. */
+ETL_API const struct etl_process *etl_reader_event_process(const struct etl_reader *r,
+							   const struct etl_event *ev);
+/** Kernel records that could not be kept (limits or memory); 0 normally. */
+ETL_API uint64_t etl_reader_state_dropped(const struct etl_reader *r);
+
+ETL_API int etl_process_trace_index(const struct etl_process *p);
+ETL_API uint32_t etl_process_id(const struct etl_process *p);
+/** Parent and session ids, ETL_ID_NONE when no event said. */
+ETL_API uint32_t etl_process_parent_id(const struct etl_process *p);
+ETL_API uint32_t etl_process_session_id(const struct etl_process *p);
+/** Image file name ("chrome.exe") and command line; "" when unknown. */
+ETL_API const char *etl_process_image_name(const struct etl_process *p);
+ETL_API const char *etl_process_command_line(const struct etl_process *p);
+/** FILETIME of Process/Start, 0 when the process was running when the trace began. */
+ETL_API uint64_t etl_process_start_filetime(const struct etl_process *p);
+/** 1 and the FILETIME and exit status of Process/Stop when it ended in the trace, else 0. */
+ETL_API int etl_process_end(const struct etl_process *p, uint64_t *filetime, int32_t *exit_status);
+/** Images loaded in the process (kernel images are in pid 0's record). */
+ETL_API size_t etl_process_image_count(const struct etl_process *p);
+/** Image i: its file name (as logged, "\\Device\\..." paths), base and size; NULL past the end. */
+ETL_API const char *etl_process_image_at(const struct etl_process *p, size_t i, uint64_t *base,
+					 uint64_t *size);
+/** The image of process p (or, for none found there, of pid 0: the kernel) that holds
+ *  address addr: its file name and the offset of addr in it, or NULL. */
+ETL_API const char *etl_reader_resolve_address(const struct etl_reader *r, const struct etl_process *p,
+					       uint64_t addr, uint64_t *offset);
+
+/* ------------------------------------------------------------------ */
 /* Well-known names                                                    */
 /* ------------------------------------------------------------------ */
 

@@ -21,6 +21,7 @@
 
 #include "codec/xpress.h"
 #include "decode/decode.h"
+#include "state/state.h"
 #include "io/container.h"
 #include "io/source.h"
 #include "record/record.h"
@@ -92,6 +93,7 @@ struct etl_reader {
 	uint64_t counts[ETL_COUNT_COUNT_];
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
+	struct etl_state sys; /* processes, threads, images */
 };
 
 static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
@@ -184,6 +186,7 @@ void etl_reader_free(struct etl_reader *r)
 	etl__free(r->traces);
 	etl__free(r->queue);
 	etl__decode_state_free(&r->dec);
+	etl__state_free(&r->sys);
 	etl__free(r);
 }
 
@@ -999,6 +1002,8 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	r->counts[ETL_COUNT_EVENTS]++;
 	if (s->ev.kind == ETL_HEADER_FULL || (s->ev.kind == ETL_HEADER_EVENT && s->ev.id == 0xFFFE))
 		etl__decode_observe(&r->dec, &s->ev); /* metadata that describes later events */
+	if (s->ev.kind != ETL_HEADER_EVENT)
+		etl__state_observe(&r->sys, &r->dec, &s->ev); /* processes, threads, images */
 	*event = &s->ev;
 	return ETL_OK;
 }
@@ -1067,4 +1072,46 @@ int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t
 unsigned etl_reader_manifest_warnings(const struct etl_reader *r)
 {
 	return r ? r->manifest_warnings : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* system state                                                        */
+/* ------------------------------------------------------------------ */
+
+size_t etl_reader_process_count(const struct etl_reader *r)
+{
+	return r ? r->sys.nprocs : 0;
+}
+
+const struct etl_process *etl_reader_process_at(const struct etl_reader *r, size_t i)
+{
+	return r && i < r->sys.nprocs ? r->sys.procs[i] : NULL;
+}
+
+const struct etl_process *etl_reader_find_process(const struct etl_reader *r, int trace, uint32_t pid)
+{
+	return r ? etl__state_find(&r->sys, trace, pid) : NULL;
+}
+
+const struct etl_process *etl_reader_event_process(const struct etl_reader *r, const struct etl_event *ev)
+{
+	return r && ev ? etl__state_process_of(&r->sys, ev) : NULL;
+}
+
+uint64_t etl_reader_state_dropped(const struct etl_reader *r)
+{
+	return r ? r->sys.dropped : 0;
+}
+
+const char *etl_reader_resolve_address(const struct etl_reader *r, const struct etl_process *p, uint64_t addr,
+				       uint64_t *offset)
+{
+	const char *name;
+
+	if (!r)
+		return NULL;
+	if (p && (name = etl__process_resolve(p, addr, offset)) != NULL)
+		return name;
+	p = etl__state_find(&r->sys, p ? p->trace : 0, 0);
+	return p ? etl__process_resolve(p, addr, offset) : NULL;
 }

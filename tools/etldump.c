@@ -33,6 +33,7 @@ struct options {
 	int no_maps;         /* mapped values as numbers */
 	int stats;           /* --stats */
 	int providers;       /* --providers */
+	int processes;       /* --processes */
 	const char *output;  /* -o FILE */
 	const char *outdir;  /* -O DIR */
 	struct filter filter;
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 		"      --stats           print events and bytes per provider and event name, decoding\n"
 		"                        counts, time span and losses instead of events\n"
 		"      --providers       print each provider with its name source and event count\n"
+		"      --processes       print the processes that the kernel events describe\n"
 		"  -o, --output=FILE     write to FILE instead of standard output\n"
 		"  -O, --output-dir=DIR  one output per input in DIR, named after the input\n"
 		"\n"
@@ -433,8 +435,11 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 
 /* ---- events ---- */
 
-static void print_event_text(const struct etl_event *ev, const struct options *o, const struct etl_decoded *d)
+static void print_event_text(const struct etl_event *ev, struct etl_reader *r, const struct options *o,
+			     const struct etl_decoded *d)
 {
+	const struct etl_process *proc = etl_reader_event_process(r, ev);
+
 	char when[64], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
 	size_t len, shown, i;
@@ -449,6 +454,10 @@ static void print_event_text(const struct etl_event *ev, const struct options *o
 		printf(" pid=%u", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
 		printf(" tid=%u", etl_event_tid(ev));
+	if (proc && *etl_process_image_name(proc)) {
+		out_str(" process=");
+		out_text_value(etl_process_image_name(proc));
+	}
 	if (d) {
 		putchar(' ');
 		out_str(etl_decoded_name(d));
@@ -497,6 +506,78 @@ static void print_guid_field(const char *key, const struct etl_guid *g)
 	printf(",\"%s\":\"%s\"", key, s);
 }
 
+/* "process" (and "process_pid" where the header has no pid) from the reader's process table */
+static void process_json(struct etl_reader *r, const struct etl_event *ev)
+{
+	const struct etl_process *p = etl_reader_event_process(r, ev);
+
+	if (!p || !*etl_process_image_name(p))
+		return;
+	out_str(",\"process\":\"");
+	out_json_str(etl_process_image_name(p));
+	out_str("\"");
+	if (etl_event_pid(ev) == ETL_ID_NONE)
+		printf(",\"process_pid\":%u", etl_process_id(p));
+}
+
+/* --processes: every process record the trace described */
+static void print_processes(struct etl_reader *r, const struct options *o)
+{
+	size_t i, n = etl_reader_process_count(r);
+	char start[64], end[64];
+
+	if (o->format != FMT_JSONL)
+		printf("%-5s %8s %8s %-28s %-28s %11s  %s %s\n", "trace", "pid", "ppid", "start", "end", "exit",
+		       "image", "command line");
+	for (i = 0; i < n; i++) {
+		const struct etl_process *p = etl_reader_process_at(r, i);
+		uint64_t st = etl_process_start_filetime(p), et = 0;
+		int32_t code = 0;
+		int ended = etl_process_end(p, &et, &code);
+
+		if (st)
+			format_filetime(st, start, sizeof(start));
+		else
+			snprintf(start, sizeof(start), "-");
+		if (ended)
+			format_filetime(et, end, sizeof(end));
+		else
+			snprintf(end, sizeof(end), "-");
+		if (o->format == FMT_JSONL) {
+			printf("{\"type\":\"process\",\"trace\":%d,\"pid\":%u", etl_process_trace_index(p),
+			       etl_process_id(p));
+			if (etl_process_parent_id(p) != ETL_ID_NONE)
+				printf(",\"parent_pid\":%u", etl_process_parent_id(p));
+			if (etl_process_session_id(p) != ETL_ID_NONE)
+				printf(",\"session_id\":%u", etl_process_session_id(p));
+			if (st)
+				printf(",\"start\":\"%s\"", start);
+			if (ended)
+				printf(",\"end\":\"%s\",\"exit_status\":%d", end, code);
+			out_str(",\"image\":\"");
+			out_json_str(etl_process_image_name(p));
+			out_str("\",\"command_line\":\"");
+			out_json_str(etl_process_command_line(p));
+			printf("\",\"images\":%zu}\n", etl_process_image_count(p));
+			continue;
+		}
+		printf("%-5d %8u ", etl_process_trace_index(p), etl_process_id(p));
+		if (etl_process_parent_id(p) != ETL_ID_NONE)
+			printf("%8u ", etl_process_parent_id(p));
+		else
+			printf("%8s ", "-");
+		printf("%-28s %-28s ", start, end);
+		if (ended)
+			printf("%11d  ", code);
+		else
+			printf("%11s  ", "-");
+		out_text_value(*etl_process_image_name(p) ? etl_process_image_name(p) : "-");
+		putchar(' ');
+		out_text_value(etl_process_command_line(p));
+		putchar('\n');
+	}
+}
+
 static void print_event_json(const struct etl_event *ev, struct etl_reader *r, const struct options *o,
 			     const struct etl_decoded *d)
 {
@@ -526,6 +607,7 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 		printf(",\"pid\":%u", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
 		printf(",\"tid\":%u", etl_event_tid(ev));
+	process_json(r, ev);
 	printf(",\"provider\":\"%s\"", guid);
 	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
 		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
@@ -1084,7 +1166,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 	size_t k;
 	char *env_copy = NULL;
 	struct summary sm;
-	int summarise = o->stats || o->providers;
+	int summarise = o->stats || o->providers || o->processes;
 
 	memset(&sm, 0, sizeof(sm));
 	decode_errors = 0;
@@ -1185,14 +1267,17 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			}
 			if (!filter_header(&o->filter, r, ev))
 				continue;
-			if (!o->raw || summarise || filter_needs_name(&o->filter)) {
+			if ((!o->raw || o->stats || o->providers || filter_needs_name(&o->filter)) &&
+			    !(o->processes && !o->stats && !o->providers && !filter_needs_name(&o->filter))) {
 				dst = etl_reader_decode(r, ev, &d);
 				if (dst != ETL_OK)
 					report_decode(r, o);
 			}
 			if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
 				continue;
-			if (summarise)
+			if (o->processes && !o->stats && !o->providers)
+				;
+			else if (summarise)
 				summary_add(&sm, ev, d, dst);
 			else if (o->format == FMT_JSONL)
 				print_event_json(ev, r, o, d);
@@ -1203,7 +1288,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			else if (o->format == FMT_CHROME)
 				print_event_chrome(ev, o->raw ? NULL : d);
 			else
-				print_event_text(ev, o, d);
+				print_event_text(ev, r, o, d);
 			if (ferror(stdout) || output_failed)
 				break;
 			++n;
@@ -1215,12 +1300,29 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 		if (show_progress)
 			progress(r, NULL, n, 1);
 	}
-	if (summarise)
+	if (o->stats || o->providers)
 		print_summary(&sm, r, o);
+	if (o->processes)
+		print_processes(r, o);
 	else if (o->format == FMT_XML)
 		out_str("</Events>\n");
-	else if (o->format == FMT_CHROME)
+	else if (o->format == FMT_CHROME) {
+		/* name the processes the kernel events described (the latest record of each pid) */
+		size_t np = etl_reader_process_count(r), j;
+		for (j = 0; j < np; j++) {
+			const struct etl_process *p = etl_reader_process_at(r, j);
+			if (!*etl_process_image_name(p) ||
+			    etl_reader_find_process(r, etl_process_trace_index(p), etl_process_id(p)) != p)
+				continue;
+			out_str(chrome_first ? "\n" : ",\n");
+			chrome_first = 0;
+			printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"",
+			       etl_process_id(p));
+			out_json_str(etl_process_image_name(p));
+			out_str("\"}}");
+		}
 		out_str("\n]}\n");
+	}
 	tallies_free(&sm.providers);
 	tallies_free(&sm.names);
 	etl_reader_free(r);
@@ -1243,6 +1345,7 @@ int main(int argc, char **argv)
 		{ "no-maps", no_argument, NULL, 'M' + 256 },
 		{ "stats", no_argument, NULL, 's' + 256 },
 		{ "providers", no_argument, NULL, 'P' + 256 },
+		{ "processes", no_argument, NULL, 'X' + 256 },
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
 		{ "provider", required_argument, NULL, 'p' },
@@ -1341,6 +1444,9 @@ int main(int argc, char **argv)
 		case 'P' + 256:
 			o.providers = 1;
 			break;
+		case 'X' + 256:
+			o.processes = 1;
+			break;
 		case 'o':
 			o.output = optarg;
 			break;
@@ -1427,7 +1533,7 @@ int main(int argc, char **argv)
 			base = base ? base + 1 : argv[i];
 			if (strcmp(argv[i], "-") == 0)
 				base = "stdin";
-			ext = o.info || o.stats || o.providers ? (o.format == FMT_JSONL ? "json" : "txt")
+			ext = o.info || o.stats || o.providers || o.processes ? (o.format == FMT_JSONL ? "json" : "txt")
 			      : o.format == FMT_JSONL ? "jsonl" : o.format == FMT_CSV ? "csv"
 			      : o.format == FMT_XML ? "xml" : o.format == FMT_CHROME ? "json" : "txt";
 			snprintf(path, sizeof(path), "%s/%s.%s", o.outdir, base, ext);

@@ -528,7 +528,7 @@ static void name_undecoded(struct etl_decoded *d, const struct etl_event *ev)
 /* ---- classic kernel events ---- */
 
 /* The kernel group of a kernel record (by HookId) or of a MOF-class record (by class GUID), or -1. */
-static int kernel_group(const struct etl_event *ev)
+int etl__decode_kernel_group(const struct etl_event *ev)
 {
 	switch (ev->kind) {
 	case ETL_HEADER_SYSTEM: case ETL_HEADER_COMPACT: case ETL_HEADER_PERFINFO:
@@ -656,7 +656,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else if (ev->kind == ETL_HEADER_EVENT &&
 		   (m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
 		rc = decode_manifest(st, ev, m, ETL_DECODER_MANIFEST, d);
-	} else if ((kgroup = kernel_group(ev)) >= 0) {
+	} else if ((kgroup = etl__decode_kernel_group(ev)) >= 0) {
 		rc = decode_kernel(st, ev, (unsigned)kgroup, d);
 	} else {
 		name_undecoded(out, ev);

@@ -41,6 +41,8 @@ void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev
 
 int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		      const struct etl_decoded **result, struct etl_diag *d);
+/* The kernel group of a kernel record (by HookId) or of a MOF-class record (by class GUID), or -1. */
+int etl__decode_kernel_group(const struct etl_event *ev);
 void etl__decode_state_free(struct etl_decode_state *st);
 /* Loads a manifest file/directory (path) or document (xml). */
 int etl__decode_add_manifest(struct etl_decode_state *st, const char *path, const void *xml, size_t size,

@@ -60,10 +60,14 @@ def formats(etldump, path, name, env_manifests):
     ch = run(base + ["-f", "chrome", path])
     try:
         d = json.loads(ch.stdout)
-        evs = d["traceEvents"]
+        evs = [e for e in d["traceEvents"] if e["ph"] != "M"]
+        meta = [e for e in d["traceEvents"] if e["ph"] == "M"]
         ok = len(evs) == n and all({"name", "ph", "ts", "pid", "tid", "args"} <= set(e) and
                                    e["ph"] in ("i", "B", "E") for e in evs)
-        check(f"chrome {name}", ok, f"{len(evs)} for {n}")
+        # metadata: one process_name per pid, named by the kernel's process events
+        ok = ok and all(e["name"] == "process_name" and e["args"]["name"] for e in meta) and \
+            len({e["pid"] for e in meta}) == len(meta)
+        check(f"chrome {name}", ok, f"{len(evs)} for {n}, {len(meta)} process names")
     except (ValueError, KeyError) as e:
         check(f"chrome {name}", False, str(e))
     return events

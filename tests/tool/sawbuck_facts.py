@@ -76,6 +76,22 @@ def main():
             status = 0 if e["name"].endswith("/Stop") else 259
             good = good and f["ExitStatus"] == status
             check(f"{name} {f.get('ImageFileName')} {e['name'].split('/')[-1]}", good, json.dumps(f)[:220])
+        # the process table the reader builds from these events (etldump --processes)
+        out = subprocess.run([etldump, "--processes", "-f", "jsonl",
+                              os.path.join(corpus, "etl", f"sawbuck_log_lib_{name}.etl")],
+                             capture_output=True).stdout.decode()
+        table = [json.loads(line) for line in out.splitlines()]
+        want = [by_name["notepad.exe"]] if v == 1 else [by_name[n] for n in ("Idle", "System", "smss.exe", "notepad.exe")]
+        good = [t["image"] for t in table] == [p[4] for p in want]
+        for t, p in zip(table, want):
+            good = good and t["pid"] == int(p[0]) and t["parent_pid"] == int(p[1])
+            if v >= 2:
+                good = good and t["command_line"] == ("" if p[5] == "(empty)" else p[5])
+            if p[4] == "notepad.exe":
+                good = good and t.get("exit_status") == 0 and "start" in t and t["end"] > t["start"]
+            else:
+                good = good and "start" not in t and "end" not in t
+        check(f"{name} process table", good, out[:300])
     failed = [r for r in results if not r[1]]
     for n, ok, d in failed:
         print("FAIL", n, d)

@@ -1,0 +1,426 @@
+/*
+ * state.c - processes, threads and images, from the classic kernel events.
+ *
+ * Fed from etl_reader_next() with every delivered event: the few kernel
+ * records that describe the system (Process, Thread and Image start, stop
+ * and rundown) are decoded with the built-in layouts into a scratch view and
+ * folded into the tables.  Everything else costs one switch.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "state/state.h"
+
+enum { G_PROCESS = 0x03, G_THREAD = 0x05, G_IMAGE = 0x14 };
+
+/* ---- hash tables: (trace, id) -> value ---- */
+
+static uint64_t make_key(int trace, uint32_t id)
+{
+	return (((uint64_t)(uint32_t)trace << 32) | id) + 1;
+}
+
+static size_t slot_hash(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+static struct etl_state_slot *slot_find(struct etl_state_slot *t, size_t cap, uint64_t key)
+{
+	size_t i;
+
+	if (!t)
+		return NULL;
+	for (i = slot_hash(key, cap);; i = (i + 1) & (cap - 1)) {
+		if (t[i].key == key || t[i].key == 0)
+			return &t[i];
+	}
+}
+
+/* Sets key -> value, growing the table at half load.  0 on out of memory. */
+static int slot_put(struct etl_state_slot **t, size_t *cap, size_t *count, uint64_t key, uint32_t value)
+{
+	struct etl_state_slot *s;
+
+	if (*count + 1 > *cap / 2) {
+		size_t ncap = *cap ? *cap * 2 : 256, i;
+		struct etl_state_slot *n = etl__calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return 0;
+		for (i = 0; i < *cap; i++) {
+			if ((*t)[i].key)
+				*slot_find(n, ncap, (*t)[i].key) = (*t)[i];
+		}
+		etl__free(*t);
+		*t = n;
+		*cap = ncap;
+	}
+	s = slot_find(*t, *cap, key);
+	if (s->key == 0)
+		(*count)++;
+	s->key = key;
+	s->value = value;
+	return 1;
+}
+
+/* ---- reading the decoded fields ---- */
+
+static int field_u64(const struct etl_decoded *d, const char *name, uint64_t *v)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(d, name);
+
+	return p && etl_property_as_u64(p, v) == ETL_OK;
+}
+
+static char *field_str(const struct etl_decoded *d, const char *name)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(d, name);
+	const char *s = "";
+	size_t len = 0;
+
+	if (p && etl_property_as_utf8(p, &s, &len) != ETL_OK) {
+		s = "";
+		len = 0;
+	}
+	char *out = etl__malloc(len + 1);
+	if (out) {
+		memcpy(out, s, len);
+		out[len] = '\0';
+	}
+	return out;
+}
+
+static void replace_str(char **dst, char *src)
+{
+	if (!src)
+		return;
+	if (src[0] == '\0' && *dst) { /* never forget a name for an empty one */
+		etl__free(src);
+		return;
+	}
+	etl__free(*dst);
+	*dst = src;
+}
+
+/* ---- processes ---- */
+
+static size_t pid_count(const struct etl_state *st)
+{
+	return st->nprocs; /* every process record has, or had, its pid slot */
+}
+
+const struct etl_process *etl__state_find(const struct etl_state *st, int trace, uint32_t pid)
+{
+	struct etl_state_slot *s;
+
+	if (pid == ETL_ID_NONE)
+		return NULL;
+	s = slot_find(st->by_pid, st->pid_cap, make_key(trace, pid));
+	return s && s->key ? st->procs[s->value] : NULL;
+}
+
+/* A new record for pid (replacing the one the pid named, if any).  NULL when not kept. */
+static struct etl_process *process_new(struct etl_state *st, int trace, uint32_t pid)
+{
+	struct etl_process *p;
+	size_t npid = pid_count(st);
+
+	if (st->nprocs >= ETL_STATE_MAX_PROCESSES) {
+		st->dropped++;
+		return NULL;
+	}
+	if (st->nprocs == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 64;
+		struct etl_process **n = etl__realloc(st->procs, ncap * sizeof(*n));
+
+		if (!n) {
+			st->dropped++;
+			return NULL;
+		}
+		st->procs = n;
+		st->cap = ncap;
+	}
+	p = etl__calloc(1, sizeof(*p));
+	if (!p || !(p->image_name = etl__strdup("")) || !(p->command_line = etl__strdup(""))) {
+		if (p) {
+			etl__free(p->image_name);
+			etl__free(p);
+		}
+		st->dropped++;
+		return NULL;
+	}
+	p->trace = trace;
+	p->pid = pid;
+	p->parent_pid = ETL_ID_NONE;
+	p->session_id = ETL_ID_NONE;
+	if (!slot_put(&st->by_pid, &st->pid_cap, &npid, make_key(trace, pid), (uint32_t)st->nprocs)) {
+		etl__free(p->image_name);
+		etl__free(p->command_line);
+		etl__free(p);
+		st->dropped++;
+		return NULL;
+	}
+	st->procs[st->nprocs++] = p;
+	return p;
+}
+
+/* The current record of pid, made if there is none. */
+static struct etl_process *process_get(struct etl_state *st, int trace, uint32_t pid)
+{
+	struct etl_process *p = (struct etl_process *)etl__state_find(st, trace, pid);
+
+	return p ? p : process_new(st, trace, pid);
+}
+
+static void on_process(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	uint64_t pid, v;
+	struct etl_process *p;
+	char *img;
+
+	if (!field_u64(d, "ProcessID", &pid) || pid > UINT32_MAX)
+		return;
+	p = (struct etl_process *)etl__state_find(st, ev->trace_index, (uint32_t)pid);
+	img = field_str(d, "ImageFileName");
+	switch (ev->opcode) {
+	case 1: /* Start: a new process, even if the pid was seen before */
+		p = process_new(st, ev->trace_index, (uint32_t)pid);
+		if (p)
+			p->start_time = ev->filetime;
+		break;
+	case 3: /* DCStart: running when the trace began */
+		if (!p || p->ended || (img && img[0] && p->image_name[0] && strcmp(img, p->image_name) != 0))
+			p = process_new(st, ev->trace_index, (uint32_t)pid);
+		break;
+	case 2: /* Stop */
+	case 4: /* DCStop: still running when the trace ended */
+		if (!p)
+			p = process_new(st, ev->trace_index, (uint32_t)pid);
+		if (p && ev->opcode == 2) {
+			int64_t es;
+			const struct etl_property *x = etl_decoded_property_by_name(d, "ExitStatus");
+
+			p->ended = 1;
+			p->end_time = ev->filetime;
+			if (x && etl_property_as_i64(x, &es) == ETL_OK)
+				p->exit_status = (int32_t)es;
+		}
+		break;
+	default:
+		p = NULL;
+	}
+	if (!p) {
+		etl__free(img);
+		return;
+	}
+	if (field_u64(d, "ParentID", &v) && v <= UINT32_MAX)
+		p->parent_pid = (uint32_t)v;
+	if (field_u64(d, "SessionID", &v) && v <= UINT32_MAX)
+		p->session_id = (uint32_t)v;
+	replace_str(&p->image_name, img);
+	if (etl_decoded_property_by_name(d, "CommandLine"))
+		replace_str(&p->command_line, field_str(d, "CommandLine"));
+}
+
+static void on_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	uint64_t pid, tid;
+
+	if (ev->opcode < 1 || ev->opcode > 4)
+		return;
+	if (!field_u64(d, "ProcessID", &pid) || !field_u64(d, "ThreadID", &tid) || pid > UINT32_MAX ||
+	    tid > UINT32_MAX)
+		return;
+	if (st->ntids >= ETL_STATE_MAX_THREADS) {
+		st->dropped++;
+		return;
+	}
+	/* A thread stays known after it ends: later records may still name it. */
+	if (!slot_put(&st->by_tid, &st->tid_cap, &st->ntids, make_key(ev->trace_index, (uint32_t)tid),
+		      (uint32_t)pid))
+		st->dropped++;
+}
+
+static void on_image(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	uint64_t base, size, pid = 0;
+	struct etl_process *p;
+	struct etl_image_rec *im;
+	size_t i;
+
+	if (ev->opcode != 10 && (ev->opcode < 2 || ev->opcode > 4))
+		return;
+	if (!field_u64(d, "ImageBase", &base) || !field_u64(d, "ImageSize", &size))
+		return;
+	if (!field_u64(d, "ProcessID", &pid) || pid > UINT32_MAX)
+		pid = 0; /* version 0 has none: kernel images */
+	p = process_get(st, ev->trace_index, (uint32_t)pid);
+	if (!p)
+		return;
+	if (ev->opcode == 2) { /* Unload: mark the loaded one */
+		for (i = p->nimages; i-- > 0;) {
+			if (p->images[i].base == base && !p->images[i].unload_time) {
+				p->images[i].unload_time = ev->filetime;
+				return;
+			}
+		}
+		return;
+	}
+	if (ev->opcode == 4) /* DCStop repeats what DCStart said */
+		for (i = 0; i < p->nimages; i++)
+			if (p->images[i].base == base && p->images[i].size == size)
+				return;
+	if (st->images >= ETL_STATE_MAX_IMAGES) {
+		st->dropped++;
+		return;
+	}
+	if (p->nimages == p->cap_images) {
+		size_t ncap = p->cap_images ? p->cap_images * 2 : 16;
+		struct etl_image_rec *n = etl__realloc(p->images, ncap * sizeof(*n));
+
+		if (!n) {
+			st->dropped++;
+			return;
+		}
+		p->images = n;
+		p->cap_images = ncap;
+	}
+	im = &p->images[p->nimages];
+	memset(im, 0, sizeof(*im));
+	im->base = base;
+	im->size = size;
+	im->load_time = ev->opcode == 10 ? ev->filetime : 0;
+	im->file_name = field_str(d, "FileName");
+	if (!im->file_name) {
+		st->dropped++;
+		return;
+	}
+	p->nimages++;
+	st->images++;
+}
+
+void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
+{
+	int group = etl__decode_kernel_group(ev);
+	struct etl_diag diag;
+	struct etl_decoded *d = &st->scratch;
+
+	if (group != G_PROCESS && group != G_THREAD && group != G_IMAGE)
+		return;
+	if (group == G_PROCESS && ev->opcode > 4 && ev->opcode != 10)
+		return;
+	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
+		return;
+	etl__arena_reset(&d->arena);
+	d->nnodes = d->ntop = 0;
+	d->trailing = 0;
+	d->reason = NULL;
+	d->resolve_map = NULL;
+	if (!d->max_nodes)
+		d->max_nodes = 4096;
+	if (etl__kernel_decode(dec->kernel, d, ev, (unsigned)group, &diag) != ETL_OK)
+		return; /* no layout or a damaged payload: the event itself says so when decoded */
+	if (group == G_PROCESS && ev->opcode == 10)
+		on_image(st, ev, d);
+	else if (group == G_PROCESS)
+		on_process(st, ev, d);
+	else if (group == G_THREAD)
+		on_thread(st, ev, d);
+	else
+		on_image(st, ev, d);
+}
+
+const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev)
+{
+	struct etl_state_slot *s;
+	const struct etl_process *p = NULL;
+
+	if (ev->pid != ETL_ID_NONE)
+		p = etl__state_find(st, ev->trace_index, ev->pid);
+	if (!p && ev->tid != ETL_ID_NONE && ev->tid != 0) {
+		s = slot_find(st->by_tid, st->tid_cap, make_key(ev->trace_index, ev->tid));
+		if (s && s->key)
+			p = etl__state_find(st, ev->trace_index, s->value);
+	}
+	return p;
+}
+
+void etl__state_free(struct etl_state *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nprocs; i++) {
+		struct etl_process *p = st->procs[i];
+
+		for (j = 0; j < p->nimages; j++)
+			etl__free(p->images[j].file_name);
+		etl__free(p->images);
+		etl__free(p->image_name);
+		etl__free(p->command_line);
+		etl__free(p);
+	}
+	etl__free(st->procs);
+	etl__free(st->by_pid);
+	etl__free(st->by_tid);
+	etl__free(st->scratch.nodes);
+	etl__free(st->scratch.field_values);
+	etl__arena_free(&st->scratch.arena);
+	memset(st, 0, sizeof(*st));
+}
+
+/* ---- lookups and public accessors ---- */
+
+const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uint64_t *offset)
+{
+	size_t i;
+
+	/* the latest load that covers addr: bases are reused after unloads */
+	for (i = p->nimages; i-- > 0;) {
+		const struct etl_image_rec *im = &p->images[i];
+
+		if (addr >= im->base && addr - im->base < im->size) {
+			if (offset)
+				*offset = addr - im->base;
+			return im->file_name;
+		}
+	}
+	return NULL;
+}
+
+int etl_process_trace_index(const struct etl_process *p) { return p ? p->trace : -1; }
+uint32_t etl_process_id(const struct etl_process *p) { return p ? p->pid : ETL_ID_NONE; }
+uint32_t etl_process_parent_id(const struct etl_process *p) { return p ? p->parent_pid : ETL_ID_NONE; }
+uint32_t etl_process_session_id(const struct etl_process *p) { return p ? p->session_id : ETL_ID_NONE; }
+const char *etl_process_image_name(const struct etl_process *p) { return p ? p->image_name : ""; }
+const char *etl_process_command_line(const struct etl_process *p) { return p ? p->command_line : ""; }
+uint64_t etl_process_start_filetime(const struct etl_process *p) { return p ? p->start_time : 0; }
+
+int etl_process_end(const struct etl_process *p, uint64_t *filetime, int32_t *exit_status)
+{
+	if (!p || !p->ended)
+		return 0;
+	if (filetime)
+		*filetime = p->end_time;
+	if (exit_status)
+		*exit_status = p->exit_status;
+	return 1;
+}
+
+size_t etl_process_image_count(const struct etl_process *p) { return p ? p->nimages : 0; }
+
+const char *etl_process_image_at(const struct etl_process *p, size_t i, uint64_t *base, uint64_t *size)
+{
+	if (!p || i >= p->nimages)
+		return NULL;
+	if (base)
+		*base = p->images[i].base;
+	if (size)
+		*size = p->images[i].size;
+	return p->images[i].file_name;
+}

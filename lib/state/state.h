@@ -1,0 +1,62 @@
+/*
+ * state.h - the system state that kernel events describe: processes,
+ * threads and loaded images, kept while the reader iterates.
+ *
+ * The tables only grow from events already delivered, so a lookup answers
+ * "what was known at this point of the trace".  Process records are
+ * allocated one by one: pointers handed out stay valid until the reader is
+ * freed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_STATE_STATE_H
+#define ETL_STATE_STATE_H
+
+#include "decode/decode.h"
+
+struct etl_image_rec {
+	uint64_t base, size;
+	uint64_t load_time, unload_time; /* FILETIME; 0 unknown (loaded before the trace / not unloaded) */
+	char *file_name;
+};
+
+struct etl_process {
+	int trace;
+	uint32_t pid, parent_pid, session_id;
+	int32_t exit_status;
+	int ended;
+	uint64_t start_time, end_time; /* FILETIME; 0 unknown (start: was running when the trace began) */
+	char *image_name, *command_line; /* "" when unknown */
+	struct etl_image_rec *images;
+	size_t nimages, cap_images;
+};
+
+struct etl_state_slot {
+	uint64_t key;   /* (trace << 32 | id) + 1; 0 = empty */
+	uint32_t value; /* process index (pid table) or pid (tid table) */
+};
+
+struct etl_state {
+	struct etl_process **procs; /* in the order first seen */
+	size_t nprocs, cap;
+	struct etl_state_slot *by_pid, *by_tid; /* open addressing, power-of-two sizes */
+	size_t pid_cap, tid_cap, ntids;
+	uint64_t images, dropped;   /* images kept; records not kept (limits, memory) */
+	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
+};
+
+/* The most processes, threads and images kept (each); later ones are counted in dropped. */
+#define ETL_STATE_MAX_PROCESSES (1u << 20)
+#define ETL_STATE_MAX_THREADS (1u << 22)
+#define ETL_STATE_MAX_IMAGES (1u << 22)
+
+/* Looks at a delivered event; updates the tables from Process, Thread and Image records. */
+void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
+/* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
+const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
+const struct etl_process *etl__state_find(const struct etl_state *st, int trace, uint32_t pid);
+/* The image of p holding addr (and the offset in it), or NULL. */
+const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uint64_t *offset);
+void etl__state_free(struct etl_state *st);
+
+#endif
