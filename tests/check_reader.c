@@ -734,122 +734,24 @@ END_TEST
 
 /* ---- system state: processes, threads, images from kernel records ---- */
 
-struct pbuf {
-	uint8_t b[512];
-	size_t n;
-};
-
-static void pb_u32(struct pbuf *p, uint32_t v)
-{
-	memcpy(p->b + p->n, &v, 4); /* the test hosts are little-endian, as the format */
-	p->n += 4;
-}
-
-static void pb_u64(struct pbuf *p, uint64_t v)
-{
-	memcpy(p->b + p->n, &v, 8);
-	p->n += 8;
-}
-
-static void pb_astr(struct pbuf *p, const char *s)
-{
-	memcpy(p->b + p->n, s, strlen(s) + 1);
-	p->n += strlen(s) + 1;
-}
-
-static void pb_wstr(struct pbuf *p, const char *s)
-{
-	do {
-		p->b[p->n++] = (uint8_t)*s;
-		p->b[p->n++] = 0;
-	} while (*s++);
-}
-
-/* Process version 3 (64-bit): key, pid, ppid, session, exit, DTB, null SID, image, command line */
-static void put_process(struct etlw *w, unsigned cpu, unsigned opcode, uint64_t ts, uint32_t pid,
-			uint32_t ppid, int32_t exit_status, const char *image, const char *cmd)
-{
-	struct pbuf p = { .n = 0 };
-
-	pb_u64(&p, 0xffff800000001000ULL + pid);
-	pb_u32(&p, pid);
-	pb_u32(&p, ppid);
-	pb_u32(&p, 1);
-	pb_u32(&p, (uint32_t)exit_status);
-	pb_u64(&p, 0x1ab000);
-	pb_u32(&p, 0);
-	pb_astr(&p, image);
-	pb_wstr(&p, cmd);
-	ck_assert_int_eq(etlw_system(w, cpu, 0, 3, (uint16_t)(0x0300 | opcode), 7, pid, ts, p.b, p.n), 0);
-}
-
-/* Thread version 3 (64-bit) */
-static void put_thread(struct etlw *w, unsigned cpu, unsigned opcode, uint64_t ts, uint32_t pid, uint32_t tid)
-{
-	struct pbuf p = { .n = 0 };
-	int i;
-
-	pb_u32(&p, pid);
-	pb_u32(&p, tid);
-	for (i = 0; i < 7; i++)
-		pb_u64(&p, 0x7ff000000000ULL + (uint64_t)i * 0x1000);
-	pb_u32(&p, 0);
-	pb_u32(&p, 0x00020508); /* priorities and flags */
-	pb_wstr(&p, "");
-	ck_assert_int_eq(etlw_system(w, cpu, 0, 3, (uint16_t)(0x0500 | opcode), tid, pid, ts, p.b, p.n), 0);
-}
-
-/* Image version 3 (64-bit) */
-static void put_image(struct etlw *w, unsigned cpu, unsigned opcode, uint64_t ts, uint32_t pid, uint64_t base,
-		      uint64_t size, const char *name)
-{
-	struct pbuf p = { .n = 0 };
-
-	pb_u64(&p, base);
-	pb_u64(&p, size);
-	pb_u32(&p, pid);
-	pb_u32(&p, 0x1234);
-	pb_u32(&p, 0x5678);
-	pb_u32(&p, 0);
-	pb_u64(&p, base);
-	pb_u32(&p, 0);
-	pb_u32(&p, 0);
-	pb_u32(&p, 0);
-	pb_u32(&p, 0);
-	pb_wstr(&p, name);
-	ck_assert_int_eq(etlw_system(w, cpu, 0, 3, (uint16_t)(0x1400 | opcode), 7, pid, ts, p.b, p.n), 0);
-}
-
+/* _i: 0 = 64-bit, 1 = 32-bit pointers */
 START_TEST(system_state_tracks_processes_threads_images)
 {
 	struct etlw_opts o;
-	struct etlw *w;
 	uint8_t *d = NULL;
-	size_t len = 0, off;
+	size_t len = 0;
 	struct etl_reader *r;
 	const struct etl_event *ev;
 	const struct etl_process *p, *seen_stop = NULL;
-	uint64_t t0, ft = 0, base = 0, size = 0;
-	int32_t code = 1;
+	uint64_t ft = 0, base = 0, size = 0, off = 0;
+	uint64_t kbase = _i ? 0x80000000ULL : 0xfffff80000000000ULL, ubase = _i ? 0x400000ULL : 0x140000000ULL;
+	int32_t code = 0;
 	unsigned n = 0;
 
 	etlw_default_opts(&o);
 	o.ncpu = 2;
-	w = etlw_new(&o);
-	ck_assert_ptr_nonnull(w);
-	t0 = o.start_ts;
-	put_process(w, 0, 3, t0 + 10, 400, 4, 0, "old.exe", "old.exe /x");    /* rundown */
-	put_thread(w, 0, 3, t0 + 11, 400, 4001);
-	put_image(w, 1, 3, t0 + 12, 0, 0xfffff80000000000ULL, 0x100000, "\\SystemRoot\\ntoskrnl.exe");
-	put_process(w, 1, 1, t0 + 20, 500, 400, 0, "new.exe", "new.exe -v");  /* start */
-	put_thread(w, 1, 1, t0 + 21, 500, 5001);
-	put_image(w, 0, 10, t0 + 22, 500, 0x140000000ULL, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
-	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F2E, t0 + 23, NULL, 0, NULL, "\0\0\0\0\0\0\0\0", 8), 0);
-	put_process(w, 1, 2, t0 + 30, 500, 400, 259, "new.exe", "new.exe -v"); /* stop */
-	put_process(w, 0, 1, t0 + 40, 500, 400, 0, "reuse.exe", "reuse.exe");  /* pid reused */
-	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
-	etlw_free(w);
-
+	o.ptr_size = _i ? 4 : 8;
+	ck_assert_int_eq(scen_build_system(&o, &d, &len), 0);
 	r = open_mem(d, len);
 	ck_assert_uint_eq(etl_reader_process_count(r), 0);
 	while (etl_reader_next(r, &ev) == ETL_OK) {
@@ -860,10 +762,12 @@ START_TEST(system_state_tracks_processes_threads_images)
 			ck_assert_ptr_nonnull(p);
 			ck_assert_str_eq(etl_process_image_name(p), "new.exe");
 		}
-		if (etl_event_hook_id(ev) == 0x0F2E) /* PerfInfo: no pid in the header, found by tid? no: tid none */
-			ck_assert_ptr_null(p);
+		if (etl_event_hook_id(ev) == 0x0F2E) { /* a CPU sample: by the thread in its payload */
+			ck_assert_ptr_nonnull(p);
+			ck_assert_str_eq(etl_process_image_name(p), "new.exe");
+		}
 	}
-	ck_assert_uint_eq(n, 10); /* 9 written + the logfile header */
+	ck_assert_uint_eq(n, 12); /* 11 written + the logfile header */
 	ck_assert_ptr_nonnull(seen_stop);
 	ck_assert_uint_eq(etl_reader_process_count(r), 4); /* 400, 0 (kernel images), 500, 500 again */
 	ck_assert_uint_eq(etl_reader_state_dropped(r), 0);
@@ -875,26 +779,26 @@ START_TEST(system_state_tracks_processes_threads_images)
 	ck_assert_str_eq(etl_process_image_name(p), "old.exe");
 	ck_assert_str_eq(etl_process_command_line(p), "old.exe /x");
 	ck_assert_uint_eq(etl_process_start_filetime(p), 0);
-	ck_assert_int_eq(etl_process_end(p, NULL, NULL), 0);
+	ck_assert_int_eq(etl_process_end(p, NULL, NULL), 0); /* DCStop is no end */
 
 	p = etl_reader_process_at(r, 2);
 	ck_assert_ptr_eq(p, seen_stop);
-	ck_assert_str_eq(etl_process_image_name(p), "new.exe");
-	ck_assert_str_eq(etl_process_command_line(p), "new.exe -v");
-	ck_assert_uint_ne(etl_process_start_filetime(p), 0);
+	ck_assert_str_eq(etl_process_command_line(p), "new.exe -v \"a b\"");
+	ck_assert_uint_eq(etl_process_start_filetime(p), o.start_ft + 10 * 10000);
 	ck_assert_int_eq(etl_process_end(p, &ft, &code), 1);
-	ck_assert_int_eq(code, 259);
-	ck_assert_uint_gt(ft, etl_process_start_filetime(p));
+	ck_assert_int_eq(code, 3);
+	ck_assert_uint_eq(ft, o.start_ft + 20 * 10000);
 	ck_assert_uint_eq(etl_process_image_count(p), 1);
 	ck_assert_str_eq(etl_process_image_at(p, 0, &base, &size), "\\Device\\HarddiskVolume1\\new.exe");
-	ck_assert_uint_eq(base, 0x140000000ULL);
+	ck_assert_uint_eq(base, ubase);
 	ck_assert_uint_eq(size, 0x20000);
 	ck_assert_ptr_null(etl_process_image_at(p, 1, NULL, NULL));
 	/* addresses: the process's images, then the kernel's */
-	ck_assert_str_eq(etl_reader_resolve_address(r, p, 0x140001234ULL, &off), "\\Device\\HarddiskVolume1\\new.exe");
+	ck_assert_str_eq(etl_reader_resolve_address(r, p, ubase + 0x1234, &off), "\\Device\\HarddiskVolume1\\new.exe");
 	ck_assert_uint_eq(off, 0x1234);
-	ck_assert_str_eq(etl_reader_resolve_address(r, p, 0xfffff80000000010ULL, &off), "\\SystemRoot\\ntoskrnl.exe");
+	ck_assert_str_eq(etl_reader_resolve_address(r, p, kbase + 0x10, &off), "\\SystemRoot\\system32\\ntoskrnl.exe");
 	ck_assert_uint_eq(off, 0x10);
+	ck_assert_ptr_null(etl_reader_resolve_address(r, p, ubase + 0x20000, &off));
 	ck_assert_ptr_null(etl_reader_resolve_address(r, p, 0x10, &off));
 
 	/* pid 500 now names the process that reused it */
@@ -1104,7 +1008,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(dmg, record_kinds_damage_table);
 	tcase_add_test(dmg, extended_item_chain_overrun);
 	tcase_add_test(api, misuse_is_reported);
-	tcase_add_test(api, system_state_tracks_processes_threads_images);
+	tcase_add_loop_test(api, system_state_tracks_processes_threads_images, 0, 2);
 	tcase_add_test(api, limits_are_enforced);
 	tcase_add_test(api, event_copy_outlives_the_reader);
 	tcase_add_test(api, allocation_failures_are_clean);

@@ -21,7 +21,6 @@
 #include "decode/kernel.h"
 #include "util/cursor.h"
 
-#define KF_PTR8_ONLY 1u
 #define KF_REST 2u
 
 struct kf {
@@ -50,7 +49,6 @@ struct kf {
 #define IP6(n) { n, IN_BINARY, OUT_IPV6, 0, 16 }
 #define PORT(n) { n, IN_UINT16, OUT_PORT, 0, 0 }
 #define BIN(n, len) { n, IN_BINARY, 0, 0, len }
-#define PAD8(n) { n, IN_BINARY, 0, KF_PTR8_ONLY, 4 }
 #define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
 
 /* EventTrace */
@@ -58,7 +56,7 @@ static const struct kf k_header[] = {
 	U32("BufferSize"), X32("Version"), U32("ProviderVersion"), U32("NumberOfProcessors"), FT("EndTime"),
 	U32("TimerResolution"), U32("MaximumFileSize"), X32("LogFileMode"), U32("BuffersWritten"),
 	U32("StartBuffers"), U32("PointerSize"), U32("EventsLost"), U32("CPUSpeed"), PTR("LoggerName"),
-	PTR("LogFileName"), BIN("TimeZoneInformation", 172), PAD8("Padding"), FT("BootTime"), U64("PerfFreq"),
+	PTR("LogFileName"), BIN("TimeZoneInformation", 172), BIN("Padding", 4), FT("BootTime"), U64("PerfFreq"),
 	FT("StartTime"), U32("ReservedFlags"), U32("BuffersLost"), WSTR("SessionName"), WSTR("LogFileName"),
 };
 static const struct kf k_extension[] = {
@@ -358,8 +356,6 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 	for (i = 0; i < l->nfields; i++) {
 		const struct kf *k = &l->fields[i];
 		struct etl_field *f = &s->fields[n];
-		if ((k->flags & KF_PTR8_ONLY) && ptr != 8)
-			continue;
 		f->name = k->name;
 		f->in_type = k->in;
 		f->out_type = k->out;

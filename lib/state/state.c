@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "state/state.h"
+#include "util/cursor.h"
 
 enum { G_PROCESS = 0x03, G_THREAD = 0x05, G_IMAGE = 0x14 };
 
@@ -341,10 +342,16 @@ const struct etl_process *etl__state_process_of(const struct etl_state *st, cons
 	struct etl_state_slot *s;
 	const struct etl_process *p = NULL;
 
+	uint32_t tid = ev->tid;
+
 	if (ev->pid != ETL_ID_NONE)
 		p = etl__state_find(st, ev->trace_index, ev->pid);
-	if (!p && ev->tid != ETL_ID_NONE && ev->tid != 0) {
-		s = slot_find(st->by_tid, st->tid_cap, make_key(ev->trace_index, ev->tid));
+	/* a CPU sample (PerfInfo SampledProfile) names its thread after the instruction pointer */
+	if (!p && tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0F2E &&
+	    ev->payload_len >= (size_t)ev->ptr_size + 4)
+		tid = etl_le32(ev->payload + ev->ptr_size);
+	if (!p && tid != ETL_ID_NONE && tid != 0) {
+		s = slot_find(st->by_tid, st->tid_cap, make_key(ev->trace_index, tid));
 		if (s && s->key)
 			p = etl__state_find(st, ev->trace_index, s->value);
 	}

@@ -1,6 +1,7 @@
 /*
  * fuzz_reader - the whole reader over a memory buffer: open, iterate in
- * time order, decode every event and format every property.
+ * time order, decode every event and format every property, look up each
+ * event's process and walk the process tables.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -42,11 +43,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					break;
 				continue;
 			}
+			{
+				const struct etl_process *p = etl_reader_event_process(r, ev);
+				uint64_t off;
+				(void)etl_process_image_name(p);
+				(void)etl_reader_resolve_address(r, p, etl_event_timestamp_raw(ev), &off);
+			}
 			if (etl_reader_decode(r, ev, &d) == ETL_E_NOMEM || !d)
 				continue;
 			(void)etl_decoded_name(d);
 			for (i = 0; i < etl_decoded_property_count(d); i++)
 				walk(etl_decoded_property_at(d, i), 0);
+		}
+		for (size_t i = 0; i < etl_reader_process_count(r); i++) {
+			const struct etl_process *p = etl_reader_process_at(r, i);
+			uint64_t base, sz;
+			for (size_t k = 0; k < etl_process_image_count(p); k++)
+				(void)etl_process_image_at(p, k, &base, &sz);
+			(void)etl_process_command_line(p);
 		}
 	}
 	etl_reader_free(r);

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 
-FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu"]
+FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu", "system64", "system32"]
 JSONL_GOLDEN = ["mixed64", "mixed32"]
 
 results = []
@@ -59,6 +59,11 @@ def main():
                 outputs[name + ".csv"] = csv_text.replace(path, "FIXTURE")
                 outputs[name + ".xml"] = run([etldump, "-f", "xml", path]).stdout.decode()
                 outputs[name + ".chrome.json"] = run([etldump, "-f", "chrome", path]).stdout.decode()
+            if name.startswith("system"):
+                outputs[name + ".processes.txt"] = run([etldump, "--processes", path]).stdout.decode()
+                outputs[name + ".processes.jsonl"] = run([etldump, "--processes", "-f", "jsonl", path]).stdout.decode()
+                outputs[name + ".jsonl"] = normalise_json(run([etldump, "-f", "jsonl", path]).stdout.decode())
+                outputs[name + ".chrome.json"] = run([etldump, "-f", "chrome", path]).stdout.decode()
             for fname, text in outputs.items():
                 gold = os.path.join(expected, fname)
                 if update:
@@ -70,7 +75,9 @@ def main():
             # every jsonl line parses, one per record
             lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
             ok = all(json.loads(l)["type"] == "event" for l in lines)
-            check(f"jsonl-parses {name}", ok and len(lines) == 400 + (1 if name in ("mixed32", "win7cpu") else 2))
+            want_lines = 13 if name == "system64" else 12 if name == "system32" else \
+                400 + (1 if name in ("mixed32", "win7cpu") else 2)
+            check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")
 
         fx = os.path.join(valid, "mixed64.etl")
         r = run([etldump, "--help"])

@@ -4,7 +4,9 @@
  *
  *   etlgen NAME FILE [RECORDS]
  *
- * NAME: mixed64, mixed32, compressed64, compressed32, win7cpu.
+ * NAME: mixed64, mixed32, compressed64, compressed32, win7cpu (the mixed
+ * scenario of RECORDS records); system64, system32 (processes, threads and
+ * images; RECORDS ignored).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -39,6 +41,16 @@ int scen_opts_by_name(const char *name, struct etlw_opts *o)
 		o->buffer_size = 16384;
 		return 0;
 	}
+	if (strcmp(name, "system64") == 0) {
+		o->ncpu = 2;
+		return 0;
+	}
+	if (strcmp(name, "system32") == 0) {
+		o->ncpu = 2;
+		o->ptr_size = 4;
+		o->header_extra = 0;
+		return 0;
+	}
 	if (strcmp(name, "win7cpu") == 0) {
 		o->old_cpu_field = 1;
 		o->ncpu = 3;
@@ -58,12 +70,14 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3 || scen_opts_by_name(argv[1], &o) != 0) {
-		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu FILE [RECORDS]\n");
+		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32 "
+				"FILE [RECORDS]\n");
 		return 2;
 	}
 	if (argc > 3)
 		n = (unsigned)strtoul(argv[3], NULL, 10);
-	if (scen_build_mixed(&o, n, &data, &len) != 0) {
+	if ((strncmp(argv[1], "system", 6) == 0 ? scen_build_system(&o, &data, &len)
+						: scen_build_mixed(&o, n, &data, &len)) != 0) {
 		fprintf(stderr, "etlgen: cannot build the trace\n");
 		return 1;
 	}

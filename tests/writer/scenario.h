@@ -27,4 +27,15 @@ int scen_write_mixed(struct etlw *w, const struct etlw_opts *o, unsigned n);
 /* Builds a whole file (malloc'd). */
 int scen_build_mixed(const struct etlw_opts *o, unsigned n, uint8_t **out, size_t *len);
 
+/* The "system" scenario: Process, Thread and Image records (see system.c). */
+int scen_process(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+		 uint32_t pid, uint32_t ppid, int32_t exit_status, const char *image, const char *cmd);
+int scen_thread(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+		uint32_t pid, uint32_t tid);
+int scen_image(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+	       uint32_t pid, uint64_t base, uint64_t size, const char *name);
+int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t ip, uint32_t tid);
+int scen_write_system(struct etlw *w, const struct etlw_opts *o);
+int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len);
+
 #endif

@@ -1,0 +1,151 @@
+/*
+ * system.c - the "system" scenario: the kernel records that describe
+ * processes, threads and images (rundown, start, stop, a reused pid, image
+ * loads and an unload), in the layouts of Process v3, Thread v3 and Image v3,
+ * for either pointer size.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+struct pbuf {
+	uint8_t b[600];
+	size_t n;
+	unsigned ptr;
+};
+
+static void pb_u32(struct pbuf *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p->b[p->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void pb_ptr(struct pbuf *p, uint64_t v)
+{
+	pb_u32(p, (uint32_t)v);
+	if (p->ptr == 8)
+		pb_u32(p, (uint32_t)(v >> 32));
+}
+
+static void pb_astr(struct pbuf *p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	memcpy(p->b + p->n, s, n);
+	p->n += n;
+}
+
+static void pb_wstr(struct pbuf *p, const char *s)
+{
+	do {
+		p->b[p->n++] = (uint8_t)*s;
+		p->b[p->n++] = 0;
+	} while (*s++);
+}
+
+int scen_process(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+		 uint32_t pid, uint32_t ppid, int32_t exit_status, const char *image, const char *cmd)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+
+	pb_ptr(&p, 0xffff800000001000ULL + pid); /* UniqueProcessKey */
+	pb_u32(&p, pid);
+	pb_u32(&p, ppid);
+	pb_u32(&p, 1);                          /* SessionID */
+	pb_u32(&p, (uint32_t)exit_status);
+	pb_ptr(&p, 0x1ab000);                   /* DirectoryTableBase */
+	pb_u32(&p, 0);                          /* a null UserSID */
+	pb_astr(&p, image);
+	pb_wstr(&p, cmd);
+	return etlw_system(w, cpu, 0, 3, (uint16_t)(0x0300 | opcode), 7, pid, ts, p.b, p.n);
+}
+
+int scen_thread(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+		uint32_t pid, uint32_t tid)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+	int i;
+
+	pb_u32(&p, pid);
+	pb_u32(&p, tid);
+	for (i = 0; i < 7; i++) /* stack bounds, affinity, start address, TEB */
+		pb_ptr(&p, 0x7ff000000ULL + (uint64_t)i * 0x1000);
+	pb_u32(&p, 0);          /* SubProcessTag */
+	pb_u32(&p, 0x00020508); /* priorities and flags */
+	pb_wstr(&p, "");        /* ThreadName */
+	return etlw_system(w, cpu, 0, 3, (uint16_t)(0x0500 | opcode), tid, pid, ts, p.b, p.n);
+}
+
+int scen_image(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
+	       uint32_t pid, uint64_t base, uint64_t size, const char *name)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+	int i;
+
+	pb_ptr(&p, base);
+	pb_ptr(&p, size);
+	pb_u32(&p, pid);
+	pb_u32(&p, 0x1234);     /* ImageChecksum */
+	pb_u32(&p, 0x5678);     /* TimeDateStamp */
+	pb_u32(&p, 0);          /* signature level and type, reserved */
+	pb_ptr(&p, base);       /* DefaultBase */
+	for (i = 0; i < 4; i++)
+		pb_u32(&p, 0);
+	pb_wstr(&p, name);
+	return etlw_system(w, cpu, 0, 3, (uint16_t)(0x1400 | opcode), 7, pid, ts, p.b, p.n);
+}
+
+/* PerfInfo SampledProfile: instruction pointer, thread, count 1, flags 0 */
+int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t ip, uint32_t tid)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+
+	pb_ptr(&p, ip);
+	pb_u32(&p, tid);
+	pb_u32(&p, 1);
+	return etlw_perfinfo(w, cpu, 2, 0x0F2E, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+int scen_write_system(struct etlw *w, const struct etlw_opts *o)
+{
+	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000; /* a millisecond */
+	uint64_t kbase = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
+	uint64_t ubase = o->ptr_size == 8 ? 0x140000000ULL : 0x400000ULL;
+	int rc = 0;
+
+	/* rundown: what was running when the trace began */
+	rc |= scen_process(w, o, 0, 3, t0 + 1 * tick, 400, 4, 259, "old.exe", "old.exe /x");
+	rc |= scen_thread(w, o, 0, 3, t0 + 2 * tick, 400, 4001);
+	rc |= scen_image(w, o, 1, 3, t0 + 3 * tick, 0, kbase, 0x100000, "\\SystemRoot\\system32\\ntoskrnl.exe");
+	/* a process starts, loads its image, runs, stops */
+	rc |= scen_process(w, o, 1, 1, t0 + 10 * tick, 500, 400, 259, "new.exe", "new.exe -v \"a b\"");
+	rc |= scen_thread(w, o, 1, 1, t0 + 11 * tick, 500, 5001);
+	rc |= scen_image(w, o, 0, 10, t0 + 12 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
+	rc |= scen_sample(w, o, 0, t0 + 13 * tick, ubase + 0x1234, 5001);
+	rc |= scen_image(w, o, 0, 2, t0 + 14 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
+	rc |= scen_process(w, o, 1, 2, t0 + 20 * tick, 500, 400, 3, "new.exe", "new.exe -v \"a b\"");
+	/* its pid is reused */
+	rc |= scen_process(w, o, 0, 1, t0 + 30 * tick, 500, 400, 259, "reuse.exe", "reuse.exe");
+	/* rundown at the end: old.exe still runs */
+	rc |= scen_process(w, o, 1, 4, t0 + 40 * tick, 400, 4, 259, "old.exe", "old.exe /x");
+	return rc ? -1 : 0;
+}
+
+int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len)
+{
+	struct etlw *w = etlw_new(o);
+	int rc;
+
+	if (!w)
+		return -1;
+	rc = scen_write_system(w, o);
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
+	return rc;
+}
