@@ -547,18 +547,20 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 	const char *task = NULL, *op = NULL;
 	int rc;
 
+	const char *pn = etl__kernel_provider_name(group);
+
 	etl__kernel_names(group, ev->opcode, &task, &op);
-	out->provider_name = "Windows Kernel";
+	out->provider_name = pn;
 	out->task_name = task;
 	out->opcode_name = op;
 	if (task && op)
-		out->name = arena_printf(out, "Windows Kernel/%s/%s", task, op);
+		out->name = arena_printf(out, "%s/%s/%s", pn, task, op);
 	else if (task && ev->opcode == 0)
-		out->name = arena_printf(out, "Windows Kernel/%s", task);
+		out->name = arena_printf(out, "%s/%s", pn, task);
 	else if (task)
-		out->name = arena_printf(out, "Windows Kernel/%s/Opcode(%u)", task, ev->opcode);
+		out->name = arena_printf(out, "%s/%s/Opcode(%u)", pn, task, ev->opcode);
 	else
-		out->name = arena_printf(out, "Windows Kernel/Group(%u)/Opcode(%u)", group, ev->opcode);
+		out->name = arena_printf(out, "%s/Group(%u)/Opcode(%u)", pn, group, ev->opcode);
 	if (!st->kernel && !(st->kernel = etl__calloc(1, sizeof(*st->kernel)))) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;

@@ -22,6 +22,9 @@
 #include "util/cursor.h"
 
 #define KF_REST 2u
+#define KTC_IMAGEID ETL_KERNEL_KTC_FIRST
+#define KTC_SYSCONFIG (ETL_KERNEL_KTC_FIRST + 1)
+#define KTC_METADATA (ETL_KERNEL_KTC_FIRST + 2) /* merge-time TRACE_EVENT_INFO: read by decode.c */
 
 struct kf {
 	const char *name;
@@ -50,6 +53,7 @@ struct kf {
 #define PORT(n) { n, IN_UINT16, OUT_PORT, 0, 0 }
 #define BIN(n, len) { n, IN_BINARY, 0, 0, len }
 #define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
+#define GUID(n) { n, IN_GUID, 0, 0, 0 }
 
 /* EventTrace */
 static const struct kf k_header[] = {
@@ -184,6 +188,34 @@ static const struct kf k_tcp_conn6[] = {
 	U32("seqnum"), PTR("connid"),
 };
 
+/* KernelTraceControl ImageID (added by merging: PDB signatures of loaded images) */
+static const struct kf k_imageid[] = {
+	PTR("ImageBase"), PTR("ImageSize"), U32("ProcessID"), X32("TimeDateStamp"), WSTR("OriginalFileName"),
+};
+static const struct kf k_imageid_base[] = { PTR("ImageBase"), U32("ProcessID") };
+static const struct kf k_dbgid_rsds[] = {
+	PTR("ImageBase"), U32("ProcessID"), GUID("GuidSig"), U32("Age"), ASTR("PDBFileName"),
+};
+static const struct kf k_dbg_ppdb[] = {
+	PTR("ImageBase"), U32("ProcessID"), X32("TimeDateStamp"), U16("MajorVersion"), U16("MinorVersion"),
+};
+static const struct kf k_file_version[] = {
+	X32("ImageSize"), X32("TimeDateStamp"), WSTR("OrigFileName"), WSTR("FileDescription"),
+	WSTR("FileVersion"), WSTR("BinFileVersion"), WSTR("VerLanguage"), WSTR("ProductName"),
+	WSTR("CompanyName"), WSTR("ProductVersion"), WSTR("FileId"), WSTR("ProgramId"),
+};
+/* SystemConfig */
+static const struct kf k_sc_services_v3[] = {
+	U32("ProcessId"), U32("ServiceState"), U32("SubProcessTag"), WSTR("ServiceName"), WSTR("DisplayName"),
+	WSTR("ProcessName"), WSTR("LoadOrderGroup"), WSTR("SvchostGroup"),
+};
+
+/* KernelTraceControl system configuration (PerfView's "SysConfig") */
+static const struct kf k_sc_build[] = { FT("InstallDate"), WSTR("BuildLab"), WSTR("ProductName") };
+static const struct kf k_sc_paths[] = { WSTR("SystemDirectory"), WSTR("SystemWindowsDirectory") };
+static const struct kf k_sc_volume[] = { WSTR("Value") };
+static const struct kf k_sc_mapping[] = { WSTR("NtPath"), WSTR("DosPath") };
+
 #define N(a) (uint8_t)(sizeof(a) / sizeof(a[0]))
 
 static const struct klayout {
@@ -232,6 +264,17 @@ static const struct klayout {
 	{ 0x06, { 28, 31, 0xFF }, 2, 2, k_tcp_conn6, N(k_tcp_conn6) },
 	{ 0x08, { 10, 11, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
 	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
+	{ 0x0B, { 15, 0xFF }, 3, 3, k_sc_services_v3, N(k_sc_services_v3) },
+	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
+	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid) },
+	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base) },
+	{ KTC_IMAGEID, { 36, 37, 0xFF }, 0, 0xFF, k_dbgid_rsds, N(k_dbgid_rsds) },
+	{ KTC_IMAGEID, { 38, 0xFF }, 0, 0xFF, k_dbg_ppdb, N(k_dbg_ppdb) },
+	{ KTC_IMAGEID, { 64, 0xFF }, 0, 0xFF, k_file_version, N(k_file_version) },
+	{ KTC_SYSCONFIG, { 32, 0xFF }, 0, 0xFF, k_sc_build, N(k_sc_build) },
+	{ KTC_SYSCONFIG, { 33, 0xFF }, 0, 0xFF, k_sc_paths, N(k_sc_paths) },
+	{ KTC_SYSCONFIG, { 34, 0xFF }, 0, 0xFF, k_sc_volume, N(k_sc_volume) },
+	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping) },
 };
 
 /* PerfView's names: group (task) and opcodes */
@@ -278,6 +321,15 @@ static const struct kname {
 	{ 0x18, 32, "StackWalk", "Stack" }, { 0x18, 34, "StackWalk", "KeyCreate" },
 	{ 0x18, 35, "StackWalk", "KeyDelete" }, { 0x18, 36, "StackWalk", "KeyRundown" },
 	{ 0x18, 37, "StackWalk", "StackKeyKernel" }, { 0x18, 38, "StackWalk", "StackKeyUser" },
+	{ KTC_IMAGEID, 32, "ImageID", "None" },
+	{ KTC_IMAGEID, 36, "ImageID", "DbgID_RSDS" }, { KTC_IMAGEID, 37, "ImageID", "DbgID_ILRSDS" },
+	{ KTC_IMAGEID, 38, "ImageID", "DbgPPDB" }, { KTC_IMAGEID, 40, "ImageID", "DbgDeterm" },
+	{ KTC_IMAGEID, 64, "ImageID", "FileVersion" },
+	{ KTC_METADATA, 32, "MetaData", "EventInfo" }, { KTC_METADATA, 33, "MetaData", "EventMapInfo" },
+	{ 0x04, 0, "FileIO", "Name" }, { 0x04, 32, "FileIO", "FileCreate" }, { 0x04, 35, "FileIO", "FileDelete" },
+	{ 0x04, 36, "FileIO", "FileRundown" },
+	{ KTC_SYSCONFIG, 32, "SysConfig", "BuildInfo" }, { KTC_SYSCONFIG, 33, "SysConfig", "SystemPaths" },
+	{ KTC_SYSCONFIG, 34, "SysConfig", "UnknownVolume" }, { KTC_SYSCONFIG, 35, "SysConfig", "VolumeMapping" },
 };
 
 /* PerfView's group names where they differ from etl_kernel_group_name() */
@@ -287,6 +339,9 @@ static const char *task_of(unsigned group)
 	case 0x01: return "DiskIO";
 	case 0x02: return "Memory";
 	case 0x04: return "FileIO";
+	case KTC_IMAGEID: return "ImageID";
+	case KTC_SYSCONFIG: return "SysConfig";
+	case KTC_METADATA: return "MetaData";
 	default: return etl_kernel_group_name(group);
 	}
 }
@@ -306,9 +361,35 @@ int etl__kernel_names(unsigned group, unsigned opcode, const char **task, const 
 	return 0;
 }
 
+/* KernelTraceControl's classes, added to traces by merging */
+static const struct etl_guid ktc_imageid = {
+	0xb3e675d7, 0x2554, 0x4f18, { 0x83, 0x0b, 0x27, 0x62, 0x73, 0x25, 0x60, 0xde }
+};
+
+static const struct etl_guid ktc_sysconfig = {
+	0x9b79ee91, 0xb5fd, 0x41c0, { 0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0 }
+};
+
+static const struct etl_guid ktc_metadata = {
+	0xbbccf6c1, 0x6cd1, 0x48c4, { 0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71 }
+};
+
+/* PerfView files the merged system configuration under Windows Kernel, image ids under KernelTraceControl */
+const char *etl__kernel_provider_name(unsigned group)
+{
+	return group == KTC_IMAGEID || group == KTC_METADATA ? "KernelTraceControl" : "Windows Kernel";
+}
+
 int etl__kernel_group_of_class(const struct etl_guid *g)
 {
 	unsigned k;
+
+	if (etl_guid_equal(g, &ktc_imageid))
+		return KTC_IMAGEID;
+	if (etl_guid_equal(g, &ktc_sysconfig))
+		return KTC_SYSCONFIG;
+	if (etl_guid_equal(g, &ktc_metadata))
+		return KTC_METADATA;
 
 	for (k = 0; k < 0x20; k++) {
 		const struct etl_guid *kg = etl_kernel_group_guid(k);

@@ -9,6 +9,8 @@
 #include "decode/schema.h"
 
 #define ETL_KERNEL_MAX_LAYOUTS 64
+/* Pseudo-groups past the kernel's for KernelTraceControl's merge-time classes */
+#define ETL_KERNEL_KTC_FIRST 0x40
 
 struct etl_kernel_cache {
 	struct etl_schema schemas[2 * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then 4/8-byte pointers */
@@ -17,7 +19,9 @@ struct etl_kernel_cache {
 
 /* PerfView's task and opcode names of a kernel group/opcode: 1 if known (opcode_name may be NULL). */
 int etl__kernel_names(unsigned group, unsigned opcode, const char **task, const char **opcode_name);
-/* The kernel group whose class GUID g is, or -1. */
+/* "Windows Kernel", or "KernelTraceControl" for its pseudo-groups. */
+const char *etl__kernel_provider_name(unsigned group);
+/* The kernel group (or KernelTraceControl pseudo-group) whose class GUID g is, or -1. */
 int etl__kernel_group_of_class(const struct etl_guid *g);
 /* Decodes ev with its built-in layout: ETL_OK, ETL_END when there is none (or the pointer size of a
  * MOF-class event cannot be proven: d->reason says so), or < 0 on a payload fault. */
