@@ -87,6 +87,13 @@ static const struct kf k_process_v4[] = {
 	PTR("DirectoryTableBase"), X32("Flags"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
 	WSTR("PackageFullName"), WSTR("ApplicationID"),
 };
+/* Defunct version 5: version 4 and the time the process exited (verified on TraceLoggingTester:
+ * the FILETIME lies before the trace, as a zombie's exit does) */
+static const struct kf k_process_defunct_v5[] = {
+	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
+	PTR("DirectoryTableBase"), X32("Flags"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+	WSTR("PackageFullName"), WSTR("ApplicationID"), FT("ExitTime"),
+};
 static const struct kf k_process_terminate[] = { U32("ProcessID") };
 static const struct kf k_process_perfctr[] = {
 	U32("ProcessID"), U32("PageFaultCount"), U32("HandleCount"), U32("Reserved"), SZ("PeakVirtualSize"),
@@ -232,6 +239,7 @@ static const struct klayout {
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 2, 2, k_process_v2, N(k_process_v2) },
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 3, 3, k_process_v3, N(k_process_v3) },
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 4, 4, k_process_v4, N(k_process_v4) },
+	{ 0x03, { 39, 0xFF }, 5, 5, k_process_defunct_v5, N(k_process_defunct_v5) },
 	{ 0x03, { 11, 0xFF }, 2, 2, k_process_terminate, N(k_process_terminate) },
 	{ 0x03, { 32, 33, 0xFF }, 2, 2, k_process_perfctr, N(k_process_perfctr) },
 	{ 0x03, { 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
