@@ -79,17 +79,24 @@ static int field_u64(const struct etl_decoded *d, const char *name, uint64_t *v)
 	return p && etl_property_as_u64(p, v) == ETL_OK;
 }
 
-static char *field_str(const struct etl_decoded *d, const char *name)
+/* A copy of a string field ("" when absent); "" too once the string budget is spent. */
+static char *field_str(struct etl_state *st, const struct etl_decoded *d, const char *name)
 {
 	const struct etl_property *p = etl_decoded_property_by_name(d, name);
 	const char *s = "";
 	size_t len = 0;
+	char *out;
 
 	if (p && etl_property_as_utf8(p, &s, &len) != ETL_OK) {
 		s = "";
 		len = 0;
 	}
-	char *out = etl__malloc(len + 1);
+	if (len > ETL_STATE_MAX_STRING_BYTES - st->string_bytes) {
+		st->dropped++;
+		len = 0;
+	}
+	st->string_bytes += len;
+	out = etl__malloc(len + 1);
 	if (out) {
 		memcpy(out, s, len);
 		out[len] = '\0';
@@ -188,7 +195,7 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 	if (!field_u64(d, "ProcessID", &pid) || pid > UINT32_MAX)
 		return;
 	p = (struct etl_process *)etl__state_find(st, ev->trace_index, (uint32_t)pid);
-	img = field_str(d, "ImageFileName");
+	img = field_str(st, d, "ImageFileName");
 	switch (ev->opcode) {
 	case 1: /* Start: a new process, even if the pid was seen before */
 		p = process_new(st, ev->trace_index, (uint32_t)pid);
@@ -226,7 +233,7 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 		p->session_id = (uint32_t)v;
 	replace_str(&p->image_name, img);
 	if (etl_decoded_property_by_name(d, "CommandLine"))
-		replace_str(&p->command_line, field_str(d, "CommandLine"));
+		replace_str(&p->command_line, field_str(st, d, "CommandLine"));
 }
 
 static void on_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
@@ -297,7 +304,7 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	im->base = base;
 	im->size = size;
 	im->load_time = ev->opcode == 10 ? ev->filetime : 0;
-	im->file_name = field_str(d, "FileName");
+	im->file_name = field_str(st, d, "FileName");
 	if (!im->file_name) {
 		st->dropped++;
 		return;

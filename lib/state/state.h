@@ -41,14 +41,17 @@ struct etl_state {
 	size_t nprocs, cap;
 	struct etl_state_slot *by_pid, *by_tid; /* open addressing, power-of-two sizes */
 	size_t pid_cap, tid_cap, ntids;
-	uint64_t images, dropped;   /* images kept; records not kept (limits, memory) */
+	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
+	size_t string_bytes;        /* held by names and command lines */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
 };
 
-/* The most processes, threads and images kept (each); later ones are counted in dropped. */
-#define ETL_STATE_MAX_PROCESSES (1u << 20)
-#define ETL_STATE_MAX_THREADS (1u << 22)
-#define ETL_STATE_MAX_IMAGES (1u << 22)
+/* The most processes, threads and images kept, and the most bytes of names and command lines;
+ * what does not fit is counted in dropped (a crafted trace cannot make the tables unbounded). */
+#define ETL_STATE_MAX_PROCESSES (1u << 18)
+#define ETL_STATE_MAX_THREADS (1u << 20)
+#define ETL_STATE_MAX_IMAGES (1u << 20)
+#define ETL_STATE_MAX_STRING_BYTES ((size_t)64 << 20)
 
 /* Looks at a delivered event; updates the tables from Process, Thread and Image records. */
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
