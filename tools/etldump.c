@@ -1267,18 +1267,20 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			}
 			if (!filter_header(&o->filter, r, ev))
 				continue;
-			if ((!o->raw || o->stats || o->providers || filter_needs_name(&o->filter)) &&
-			    !(o->processes && !o->stats && !o->providers && !filter_needs_name(&o->filter))) {
+			/* decode for the output, the summaries and name filters; --processes alone needs
+			 * only the reader's own tables */
+			if (filter_needs_name(&o->filter) || o->stats || o->providers ||
+			    (!o->raw && !o->processes)) {
 				dst = etl_reader_decode(r, ev, &d);
 				if (dst != ETL_OK)
 					report_decode(r, o);
 			}
 			if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
 				continue;
-			if (o->processes && !o->stats && !o->providers)
-				;
-			else if (summarise)
+			if (o->stats || o->providers)
 				summary_add(&sm, ev, d, dst);
+			else if (o->processes)
+				; /* listed after the last event */
 			else if (o->format == FMT_JSONL)
 				print_event_json(ev, r, o, d);
 			else if (o->format == FMT_CSV)

@@ -319,10 +319,23 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 	struct etl_diag diag;
 	struct etl_decoded *d = &st->scratch;
 
-	if (group != G_PROCESS && group != G_THREAD && group != G_IMAGE)
+	/* the hot path: most kernel records (samples, context switches, I/O) end here */
+	switch (group) {
+	case G_PROCESS: /* start, stop, rundown; Image/Load of old traces */
+		if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 10)
+			return;
+		break;
+	case G_THREAD:
+		if (ev->opcode < 1 || ev->opcode > 4)
+			return;
+		break;
+	case G_IMAGE:
+		if ((ev->opcode < 2 || ev->opcode > 4) && ev->opcode != 10)
+			return;
+		break;
+	default:
 		return;
-	if (group == G_PROCESS && ev->opcode > 4 && ev->opcode != 10)
-		return;
+	}
 	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
 		return;
 	etl__arena_reset(&d->arena);
