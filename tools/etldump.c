@@ -68,6 +68,8 @@ static void usage(FILE *f)
 		"      --keywords-any=M  keyword mask: any bit set\n"
 		"      --keywords-all=M  keyword mask: all bits set\n"
 		"      --pid=LIST        process ids\n"
+		"      --process=NAME    process image name or glob, e.g. 'chrome*' (repeatable; from\n"
+		"                        the trace's kernel process events)\n"
 		"      --tid=LIST        thread ids\n"
 		"      --cpu=LIST        processors\n"
 		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
@@ -1351,6 +1353,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
 		{ "provider", required_argument, NULL, 'p' },
+		{ "process", required_argument, NULL, 'N' + 256 },
 		{ "id", required_argument, NULL, 'I' + 256 },
 		{ "opcode", required_argument, NULL, 'c' + 256 },
 		{ "level", required_argument, NULL, 'l' + 256 },
@@ -1457,6 +1460,10 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			if (filter_add_provider(&o.filter, optarg, err, sizeof(err)) != 0)
+				goto bad_filter;
+			break;
+		case 'N' + 256:
+			if (filter_add_process(&o.filter, optarg, err, sizeof(err)) != 0)
 				goto bad_filter;
 			break;
 		case 'I' + 256:

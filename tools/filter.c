@@ -192,6 +192,20 @@ static int is_guid_spec(const char *s, struct etl_guid *g)
 	return etl_guid_parse(s, g) == ETL_OK;
 }
 
+int filter_add_process(struct filter *f, const char *spec, char *err, size_t errlen)
+{
+	if (!*spec) {
+		snprintf(err, errlen, "empty process name");
+		return -1;
+	}
+	if (f->nprocesses == FILTER_MAX) {
+		snprintf(err, errlen, "at most %d process filters", FILTER_MAX);
+		return -1;
+	}
+	f->processes[f->nprocesses++] = spec;
+	return 0;
+}
+
 int filter_needs_name(const struct filter *f)
 {
 	size_t i;
@@ -238,6 +252,15 @@ int filter_header(const struct filter *f, const struct etl_reader *r, const stru
 		return 0;
 	if (f->have_all && (kw & f->keywords_all) != f->keywords_all)
 		return 0;
+	if (f->nprocesses) {
+		const struct etl_process *p = etl_reader_event_process(r, ev);
+		const char *name = p ? etl_process_image_name(p) : "";
+		size_t i;
+		for (i = 0; i < f->nprocesses && !glob_nocase(f->processes[i], name); i++)
+			;
+		if (i == f->nprocesses)
+			return 0;
+	}
 	if (f->have_since || f->have_until) {
 		const struct etl_trace_info *t = etl_reader_trace_info(r, etl_event_trace_index(ev));
 		int64_t ft = (int64_t)etl_event_filetime(ev), start = t ? (int64_t)etl_trace_info_start_time(t) : 0;

@@ -21,6 +21,9 @@ struct filter {
 	/* providers: a GUID, or a name or glob matched against the decoded provider name */
 	const char *providers[FILTER_MAX];
 	size_t nproviders;
+	/* process image names or globs, matched case-insensitively (the reader's process table) */
+	const char *processes[FILTER_MAX];
+	size_t nprocesses;
 	struct range ids[FILTER_MAX], opcodes[FILTER_MAX], pids[FILTER_MAX], tids[FILTER_MAX], cpus[FILTER_MAX];
 	size_t nids, nopcodes, npids, ntids, ncpus;
 	int max_level; /* -1: any */
@@ -36,6 +39,7 @@ void filter_init(struct filter *f);
 int filter_add_ranges(struct range *r, size_t *n, const char *spec, char *err, size_t errlen);
 int filter_set_time(struct filter *f, int is_until, const char *spec, char *err, size_t errlen);
 int filter_add_provider(struct filter *f, const char *spec, char *err, size_t errlen);
+int filter_add_process(struct filter *f, const char *spec, char *err, size_t errlen);
 int filter_parse_u64(const char *s, uint64_t *v);
 
 /* Checks that need no decoding. */

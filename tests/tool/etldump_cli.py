@@ -97,6 +97,15 @@ def main():
         with open(fx, "rb") as f:
             r = run([etldump, "-"], stdin=f)
         check("stdin", r.returncode == 0 and r.stdout == run([etldump, fx]).stdout)
+        # --process: new.exe's start, thread, image load, CPU sample (by its thread), unload, stop;
+        # not the later process that reuses its pid
+        sx = os.path.join(valid, "system64.etl")
+        names = [json.loads(l)["name"].split("/", 1)[1] for l in
+                 run([etldump, "-f", "jsonl", "--process", "NEW.exe", sx]).stdout.splitlines()]
+        check("process-filter", names == ["Process/Start", "Thread/Start", "Image/Load", "PerfInfo/Sample",
+                                          "Image/Unload", "Process/Stop"], str(names))
+        check("process-filter-glob", len(run([etldump, "--process", "*e.exe", sx]).stdout.splitlines()) == 1)
+        check("process-filter-none", run([etldump, "--process", "nothing", sx]).stdout == b"")
         # two inputs: one merged, time-ordered stream with each event's file
         r = run([etldump, "-f", "jsonl", fx, os.path.join(valid, "mixed32.etl")])
         evs = [json.loads(l) for l in r.stdout.splitlines()]

@@ -105,6 +105,12 @@ def filters(etldump, path, events, tag, manifests):
         if "tid" in some:
             cases.append(("tid", ["--tid", str(some["tid"])], [e for e in ev if e.get("tid") == some["tid"]]))
         cases.append(("cpu", ["--cpu", str(some["cpu"])], [e for e in ev if e["cpu"] == some["cpu"]]))
+        procs = sorted({e["process"] for e in ev if "process" in e})
+        if procs:  # the JSON "process" field is the same table lookup the filter uses
+            p = procs[len(procs) // 2]
+            cases.append(("process", ["--process", p.upper()], [e for e in ev if e.get("process") == p]))
+            cases.append(("process glob", ["--process", p[:2] + "*"],
+                          [e for e in ev if e.get("process", "").lower().startswith(p[:2].lower())]))
         kw = int(some["keywords"], 16)
         if kw:
             bit = kw & -kw
