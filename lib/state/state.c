@@ -192,7 +192,7 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 	struct etl_process *p;
 	char *img;
 
-	if (!field_u64(d, "ProcessID", &pid) || pid > UINT32_MAX)
+	if (!field_u64(d, "ProcessID", &pid) || pid >= ETL_ID_NONE) /* 0xFFFFFFFF names no process */
 		return;
 	p = (struct etl_process *)etl__state_find(st, ev->trace_index, (uint32_t)pid);
 	img = field_str(st, d, "ImageFileName");
@@ -242,8 +242,8 @@ static void on_thread(struct etl_state *st, const struct etl_event *ev, const st
 
 	if (ev->opcode < 1 || ev->opcode > 4)
 		return;
-	if (!field_u64(d, "ProcessID", &pid) || !field_u64(d, "ThreadID", &tid) || pid > UINT32_MAX ||
-	    tid > UINT32_MAX)
+	if (!field_u64(d, "ProcessID", &pid) || !field_u64(d, "ThreadID", &tid) || pid >= ETL_ID_NONE ||
+	    tid >= ETL_ID_NONE)
 		return;
 	if (st->ntids >= ETL_STATE_MAX_THREADS) {
 		st->dropped++;
@@ -266,8 +266,10 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		return;
 	if (!field_u64(d, "ImageBase", &base) || !field_u64(d, "ImageSize", &size))
 		return;
-	if (!field_u64(d, "ProcessID", &pid) || pid > UINT32_MAX)
+	if (!field_u64(d, "ProcessID", &pid))
 		pid = 0; /* version 0 has none: kernel images */
+	if (pid >= ETL_ID_NONE)
+		return;
 	p = process_get(st, ev->trace_index, (uint32_t)pid);
 	if (!p)
 		return;
