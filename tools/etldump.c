@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <etl.h>
@@ -1534,7 +1535,12 @@ int main(int argc, char **argv)
 	no_maps = o.no_maps;
 
 	if (o.outdir) {
-		/* one output per input, named after it */
+		/* one output per input, named after it, in DIR (made if missing) */
+		if (mkdir(o.outdir, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, o.outdir,
+				strerror(errno));
+			return EXIT_IO;
+		}
 		for (i = optind; i < argc; i++) {
 			char path[4096];
 			const char *base = strrchr(argv[i], '/'), *ext;
@@ -1549,6 +1555,7 @@ int main(int argc, char **argv)
 			if (!freopen(path, "w", stdout)) {
 				fprintf(stderr, "%s: %s: cannot create: %s\n", progname, path, strerror(errno));
 				exit_code = worse(exit_code, EXIT_IO);
+				damaged_inputs++;
 				continue;
 			}
 			setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));

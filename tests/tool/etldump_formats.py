@@ -140,11 +140,20 @@ def main():
         if name in ("mixed64.etl", "perfview_gcevents_PerfViewData.etl", "Tx_Process.etl",
                     "airbus-etl-parser_AMSITrace.etl", "s4_WindowsUpdate.20251008.140245.443.8.etl"):
             filters(etldump, path, events, name, m)
+    # --process on a kernel trace: the same events as the JSON "process" field names
+    net = [f[0] for f in files if os.path.basename(f[0]) == "perfview_net.4.5.2.x86.etl"]
+    if net:
+        keys = [(e["file_offset"], e["buffer_offset"]) for e in
+                map(json.loads, run([etldump, "-f", "jsonl", net[0]]).stdout.splitlines())
+                if e.get("process") == "Test.x86.exe"]
+        got = [(e["file_offset"], e["buffer_offset"]) for e in
+               map(json.loads, run([etldump, "-f", "jsonl", "--process", "test.x86.*", net[0]]).stdout.splitlines())]
+        check("filter process perfview_net.4.5.2.x86.etl", got == keys and len(keys) > 1000, f"{len(got)} != {len(keys)}")
     # batch: one output per input
     with tempfile.TemporaryDirectory() as d:
         ins = [f[0] for f in files[:3]]
-        r = run([etldump, "-q", "-f", "csv", "-O", d] + ins)
-        outs = sorted(os.listdir(d))
+        r = run([etldump, "-q", "-f", "csv", "-O", os.path.join(d, "new")] + ins)  # the folder is made
+        outs = sorted(os.listdir(os.path.join(d, "new")))
         check("batch -O", r.returncode == 0 and outs == sorted(os.path.basename(i) + ".csv" for i in ins), str(outs))
         o = os.path.join(d, "out.jsonl")
         r = run([etldump, "-q", "-f", "jsonl", "-o", o, ins[0]])
