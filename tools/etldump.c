@@ -887,8 +887,19 @@ static void print_event_xml(const struct etl_event *ev, const struct etl_decoded
 static int chrome_first = 1;
 static uint64_t chrome_origin; /* FILETIME of the earliest input start */
 
-static void print_event_chrome(const struct etl_event *ev, const struct etl_decoded *d)
+static void print_event_chrome(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d)
 {
+	/* records without a pid or tid in their header (CPU samples) go to the thread and process
+	 * they name, so they land on its track */
+	const struct etl_process *proc = etl_reader_event_process(r, ev);
+	uint32_t pid = etl_event_pid(ev) != ETL_ID_NONE ? etl_event_pid(ev) : proc ? etl_process_id(proc) : 0;
+	uint32_t tid = etl_event_tid(ev);
+	uint64_t v;
+
+	if (tid == ETL_ID_NONE) {
+		const struct etl_property *t = d ? etl_decoded_property_by_name(d, "ThreadID") : NULL;
+		tid = t && etl_property_as_u64(t, &v) == ETL_OK && v < ETL_ID_NONE ? (uint32_t)v : 0;
+	}
 	const char *name = d ? etl_decoded_name(d) : "event", *ph = "i";
 	char base[512];
 	size_t i, l;
@@ -911,8 +922,7 @@ static void print_event_chrome(const struct etl_event *ev, const struct etl_deco
 	out_str("\",\"cat\":\"");
 	out_json_str(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown");
 	printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
-	       etl_event_pid(ev) == ETL_ID_NONE ? 0 : etl_event_pid(ev),
-	       etl_event_tid(ev) == ETL_ID_NONE ? 0 : etl_event_tid(ev));
+	       pid, tid);
 	out_str(",\"args\":{");
 	printf("\"cpu\":%u", etl_event_cpu(ev));
 	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
@@ -1291,7 +1301,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			else if (o->format == FMT_XML)
 				print_event_xml(ev, o->raw ? NULL : d);
 			else if (o->format == FMT_CHROME)
-				print_event_chrome(ev, o->raw ? NULL : d);
+				print_event_chrome(ev, r, o->raw ? NULL : d);
 			else
 				print_event_text(ev, r, o, d);
 			if (ferror(stdout) || output_failed)
