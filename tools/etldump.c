@@ -1570,6 +1570,8 @@ int main(int argc, char **argv)
 			}
 			setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 			code = run_inputs(argv + i, 1, &o, manifests, nmanifests);
+			if ((code == EXIT_IO || code == EXIT_NOMEM) && fflush(stdout) == 0 && ftell(stdout) == 0)
+				remove(path); /* the input could not be read: leave no empty output */
 			if (code != EXIT_OK) {
 				if (!o.quiet)
 					fprintf(stderr, "%s: %s: %s\n", progname, argv[i],

@@ -106,6 +106,11 @@ def main():
                                           "Image/Unload", "Process/Stop"], str(names))
         check("process-filter-glob", len(run([etldump, "--process", "*e.exe", sx]).stdout.splitlines()) == 1)
         check("process-filter-none", run([etldump, "--process", "nothing", sx]).stdout == b"")
+        # -O: the folder is made; an input that cannot be opened leaves no output behind
+        od = os.path.join(tmp, "batch")
+        r = run([etldump, "-O", od, fx, os.path.join(tmp, "missing.etl")])
+        check("batch-missing-input", r.returncode == 3 and sorted(os.listdir(od)) == ["mixed64.etl.txt"]
+              and b"2 inputs, 1 with problems" in r.stderr, r.stderr.decode()[-200:])
         # two inputs: one merged, time-ordered stream with each event's file
         r = run([etldump, "-f", "jsonl", fx, os.path.join(valid, "mixed32.etl")])
         evs = [json.loads(l) for l in r.stdout.splitlines()]
