@@ -1319,6 +1319,8 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 		print_summary(&sm, r, o);
 	if (o->processes)
 		print_processes(r, o);
+	if (summarise)
+		; /* no event output to close */
 	else if (o->format == FMT_XML)
 		out_str("</Events>\n");
 	else if (o->format == FMT_CHROME) {

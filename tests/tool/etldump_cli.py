@@ -106,6 +106,11 @@ def main():
                                           "Image/Unload", "Process/Stop"], str(names))
         check("process-filter-glob", len(run([etldump, "--process", "*e.exe", sx]).stdout.splitlines()) == 1)
         check("process-filter-none", run([etldump, "--process", "nothing", sx]).stdout == b"")
+        # summaries print only themselves, whatever the format
+        for fmt in ("xml", "chrome", "csv"):
+            r = run([etldump, "--stats", "-f", fmt, fx])
+            check(f"stats-only-{fmt}", r.returncode == 0 and r.stdout.startswith(b"events:")
+                  and b"</Events>" not in r.stdout and b"]}" not in r.stdout and b"time,unix_ns" not in r.stdout)
         # -O: the folder is made; an input that cannot be opened leaves no output behind
         od = os.path.join(tmp, "batch")
         r = run([etldump, "-O", od, fx, os.path.join(tmp, "missing.etl")])
