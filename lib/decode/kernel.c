@@ -53,7 +53,7 @@ struct kf {
 #define PORT(n) { n, IN_UINT16, OUT_PORT, 0, 0 }
 #define BIN(n, len) { n, IN_BINARY, 0, 0, len }
 #define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
-#define GUID(n) { n, IN_GUID, 0, 0, 0 }
+#define GUIDF(n) { n, IN_GUID, 0, 0, 0 }
 
 /* EventTrace */
 static const struct kf k_header[] = {
@@ -201,7 +201,7 @@ static const struct kf k_imageid[] = {
 };
 static const struct kf k_imageid_base[] = { PTR("ImageBase"), U32("ProcessID") };
 static const struct kf k_dbgid_rsds[] = {
-	PTR("ImageBase"), U32("ProcessID"), GUID("GuidSig"), U32("Age"), ASTR("PDBFileName"),
+	PTR("ImageBase"), U32("ProcessID"), GUIDF("GuidSig"), U32("Age"), ASTR("PDBFileName"),
 };
 static const struct kf k_dbg_ppdb[] = {
 	PTR("ImageBase"), U32("ProcessID"), X32("TimeDateStamp"), U16("MajorVersion"), U16("MinorVersion"),
