@@ -77,6 +77,10 @@ static inline int etl__mul_size(size_t a, size_t b, size_t *out)
  * number of code units consumed including the NUL if one was found.
  * Returns NULL only when out of memory. */
 char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used);
+/* The UTF-16 units before the first NUL (at most max_units). */
+size_t etl__utf16_units(const uint8_t *p, size_t max_units);
+/* n units to UTF-8 and a NUL in out (room for 3 * n + 1 bytes); returns the bytes before the NUL. */
+size_t etl__utf16_convert(const uint8_t *p, size_t n, uint8_t *out);
 
 /* ---- clock ---- */
 

@@ -369,6 +369,53 @@ START_TEST(tags_custom_schema_and_group)
 }
 END_TEST
 
+/* The names and reasons of undecoded events: %04x hook ids (short and long), decimal opcodes. */
+START_TEST(undecoded_names_and_reasons)
+{
+	static const struct {
+		uint16_t hook;
+		uint8_t version;
+		const char *name, *reason;
+	} cases[] = {
+		{ 0x1f00, 1, "Windows Kernel/Group(31)/Opcode(0)", "no built-in layout for kernel hook 0x1f00 version 1" },
+		{ 0x7f05, 3, "Windows Kernel/Group(127)/Opcode(5)", "no built-in layout for kernel hook 0x7f05 version 3" },
+		{ 0x0010, 0, "Windows Kernel/EventTrace/Opcode(16)", "no built-in layout for kernel EventTrace opcode 16 version 0" },
+		{ 0xfeff, 255, "Windows Kernel/Group(254)/Opcode(255)", "no built-in layout for kernel hook 0xfeff version 255" },
+	};
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d;
+	size_t len, i;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_int_eq(etlw_system(w, 0, 0, cases[i].version, cases[i].hook, 4, 8, o.start_ts + 10 + i, "abcd", 4), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	i = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_SYSTEM || etl_event_hook_id(ev) == 0)
+			continue; /* the logfile header */
+		ck_assert_uint_lt(i, 4);
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
+		ck_assert_str_eq(etl_decoded_name(dec), cases[i].name);
+		ck_assert_str_eq(etl_decoded_reason(dec), cases[i].reason);
+		i++;
+	}
+	ck_assert_uint_eq(i, 4);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(decoding_limits_are_configurable)
 {
 	size_t len;
@@ -593,6 +640,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 6);
 	tcase_add_test(t, error_names_the_field_and_offset);
 	tcase_add_test(t, tags_custom_schema_and_group);
+	tcase_add_test(t, undecoded_names_and_reasons);
 	tcase_add_test(t, decoding_limits_are_configurable);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);

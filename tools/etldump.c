@@ -22,6 +22,7 @@
 
 #include "exit_codes.h"
 #include "filter.h"
+#include "out.h"
 
 enum out_format { FMT_TEXT, FMT_JSONL, FMT_CSV, FMT_XML, FMT_CHROME };
 
@@ -43,7 +44,6 @@ struct options {
 };
 
 static const char *progname = "etldump";
-static int output_failed;
 
 static void usage(FILE *f)
 {
@@ -98,47 +98,6 @@ static void usage(FILE *f)
 
 /* ---- output helpers ---- */
 
-static void out_str(const char *s)
-{
-	if (fputs(s, stdout) == EOF)
-		output_failed = 1;
-}
-
-static void out_hex(const uint8_t *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[512];
-	size_t i = 0, o = 0;
-
-	for (; i < n; i++) {
-		buf[o++] = digits[p[i] >> 4];
-		buf[o++] = digits[p[i] & 15];
-		if (o == sizeof(buf)) {
-			if (fwrite(buf, 1, o, stdout) != o)
-				output_failed = 1;
-			o = 0;
-		}
-	}
-	if (o && fwrite(buf, 1, o, stdout) != o)
-		output_failed = 1;
-}
-
-/* JSON string body (without quotes) of UTF-8 text. */
-static void out_json_str(const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			putchar('\\');
-			putchar(c);
-		} else if (c < 0x20) {
-			printf("\\u%04x", c);
-		} else {
-			putchar(c);
-		}
-	}
-}
-
 /* "2024-01-02T03:04:05.1234567Z" from a FILETIME. */
 static void format_filetime(uint64_t ft, char *out, size_t n) /* n >= 64 */
 {
@@ -155,12 +114,34 @@ static void format_filetime(uint64_t ft, char *out, size_t n) /* n >= 64 */
 		secs -= 1;
 		frac = (uint32_t)(10000000 + (unix100 % 10000000));
 	}
-	if (!gmtime_r(&secs, &tm)) {
-		snprintf(out, n, "filetime:%" PRIu64, ft);
-		return;
+	/* events come in time order: the date and time of day change once a second at most */
+	static time_t cached_secs = -1;
+	static char cached[32]; /* "YYYY-MM-DDTHH:MM:SS." */
+	static size_t cached_len;
+	int i;
+
+	if (secs != cached_secs || cached_secs == -1) {
+		int len;
+		if (!gmtime_r(&secs, &tm)) {
+			snprintf(out, n, "filetime:%" PRIu64, ft);
+			return;
+		}
+		len = snprintf(cached, sizeof(cached), "%04d-%02d-%02dT%02d:%02d:%02d.", tm.tm_year + 1900,
+			       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (len <= 0 || (size_t)len >= sizeof(cached)) {
+			snprintf(out, n, "filetime:%" PRIu64, ft);
+			return;
+		}
+		cached_len = (size_t)len;
+		cached_secs = secs;
 	}
-	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d.%07uZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned)frac);
+	memcpy(out, cached, cached_len);
+	for (i = 6; i >= 0; i--) {
+		out[cached_len + (size_t)i] = (char)('0' + frac % 10);
+		frac /= 10;
+	}
+	out[cached_len + 7] = 'Z';
+	out[cached_len + 8] = 0;
 }
 
 static const char *clock_name(enum etl_clock c)
@@ -183,48 +164,48 @@ static void print_info_text(const struct etl_trace_info *t)
 	format_filetime(etl_trace_info_start_time(t), start, sizeof(start));
 	format_filetime(etl_trace_info_end_time(t), end, sizeof(end));
 	format_filetime(etl_trace_info_boot_time(t), boot, sizeof(boot));
-	printf("file:               %s\n", etl_trace_info_name(t));
+	out_printf("file:               %s\n", etl_trace_info_name(t));
 	if (etl_trace_info_container(t)[0])
-		printf("container:          %s\n", etl_trace_info_container(t));
+		out_printf("container:          %s\n", etl_trace_info_container(t));
 	for (i = 0; i < etl_trace_info_other_member_count(t); i++)
-		printf("other member:       %s\n", etl_trace_info_other_member(t, i));
-	printf("size:               %" PRIu64 " bytes\n", etl_trace_info_file_size(t));
-	printf("logger name:        %s\n", etl_trace_info_logger_name(t));
-	printf("log file name:      %s\n", etl_trace_info_log_file_name(t));
-	printf("os version:         %u.%u build %u\n", etl_trace_info_os_major(t),
+		out_printf("other member:       %s\n", etl_trace_info_other_member(t, i));
+	out_printf("size:               %" PRIu64 " bytes\n", etl_trace_info_file_size(t));
+	out_printf("logger name:        %s\n", etl_trace_info_logger_name(t));
+	out_printf("log file name:      %s\n", etl_trace_info_log_file_name(t));
+	out_printf("os version:         %u.%u build %u\n", etl_trace_info_os_major(t),
 	       etl_trace_info_os_minor(t), etl_trace_info_os_build(t));
-	printf("file layout:        %u.%u\n", etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t));
-	printf("pointer size:       %u\n", etl_trace_info_pointer_size(t));
-	printf("processors:         %u\n", etl_trace_info_cpu_count(t));
-	printf("cpu speed:          %u MHz\n", etl_trace_info_cpu_speed_mhz(t));
-	printf("buffer size:        %u\n", etl_trace_info_buffer_size(t));
-	printf("buffers written:    %u\n", etl_trace_info_buffers_written(t));
-	printf("buffers lost:       %u\n", etl_trace_info_buffers_lost(t));
-	printf("events lost:        %u\n", etl_trace_info_events_lost(t));
-	printf("log file mode:      0x%08x\n", etl_trace_info_log_file_mode(t));
-	printf("compression:        %u\n", etl_trace_info_compression_format(t));
-	printf("maximum file size:  %u\n", etl_trace_info_maximum_file_size(t));
-	printf("start time:         %s\n", start);
-	printf("end time:           %s\n", end);
-	printf("boot time:          %s\n", boot);
-	printf("clock type:         %s\n", clock_name(etl_trace_info_clock_type(t)));
-	printf("perf frequency:     %" PRIu64 "\n", etl_trace_info_perf_freq(t));
-	printf("timer resolution:   %u (100 ns units)\n", etl_trace_info_timer_resolution(t));
-	printf("timer source:       %u\n", etl_trace_info_timer_source(t));
-	printf("perf counter source:%u\n", etl_trace_info_perf_counter_source(t));
-	printf("start timestamp:    %" PRIu64 "\n", etl_trace_info_start_timestamp_raw(t));
-	printf("time zone bias:     %d min\n", etl_trace_info_tz_bias(t));
-	printf("time zone standard: %s (bias %d)\n", etl_trace_info_tz_standard_name(t),
+	out_printf("file layout:        %u.%u\n", etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t));
+	out_printf("pointer size:       %u\n", etl_trace_info_pointer_size(t));
+	out_printf("processors:         %u\n", etl_trace_info_cpu_count(t));
+	out_printf("cpu speed:          %u MHz\n", etl_trace_info_cpu_speed_mhz(t));
+	out_printf("buffer size:        %u\n", etl_trace_info_buffer_size(t));
+	out_printf("buffers written:    %u\n", etl_trace_info_buffers_written(t));
+	out_printf("buffers lost:       %u\n", etl_trace_info_buffers_lost(t));
+	out_printf("events lost:        %u\n", etl_trace_info_events_lost(t));
+	out_printf("log file mode:      0x%08x\n", etl_trace_info_log_file_mode(t));
+	out_printf("compression:        %u\n", etl_trace_info_compression_format(t));
+	out_printf("maximum file size:  %u\n", etl_trace_info_maximum_file_size(t));
+	out_printf("start time:         %s\n", start);
+	out_printf("end time:           %s\n", end);
+	out_printf("boot time:          %s\n", boot);
+	out_printf("clock type:         %s\n", clock_name(etl_trace_info_clock_type(t)));
+	out_printf("perf frequency:     %" PRIu64 "\n", etl_trace_info_perf_freq(t));
+	out_printf("timer resolution:   %u (100 ns units)\n", etl_trace_info_timer_resolution(t));
+	out_printf("timer source:       %u\n", etl_trace_info_timer_source(t));
+	out_printf("perf counter source:%u\n", etl_trace_info_perf_counter_source(t));
+	out_printf("start timestamp:    %" PRIu64 "\n", etl_trace_info_start_timestamp_raw(t));
+	out_printf("time zone bias:     %d min\n", etl_trace_info_tz_bias(t));
+	out_printf("time zone standard: %s (bias %d)\n", etl_trace_info_tz_standard_name(t),
 	       etl_trace_info_tz_standard_bias(t));
-	printf("time zone daylight: %s (bias %d)\n", etl_trace_info_tz_daylight_name(t),
+	out_printf("time zone daylight: %s (bias %d)\n", etl_trace_info_tz_daylight_name(t),
 	       etl_trace_info_tz_daylight_bias(t));
 }
 
 static void json_kv_str(const char *k, const char *v, int comma)
 {
-	printf("%s\"%s\":\"", comma ? "," : "", k);
+	out_printf("%s\"%s\":\"", comma ? "," : "", k);
 	out_json_str(v);
-	putchar('"');
+	out_char('"');
 }
 
 static void print_info_json(const struct etl_trace_info *t)
@@ -235,44 +216,44 @@ static void print_info_json(const struct etl_trace_info *t)
 	format_filetime(etl_trace_info_start_time(t), start, sizeof(start));
 	format_filetime(etl_trace_info_end_time(t), end, sizeof(end));
 	format_filetime(etl_trace_info_boot_time(t), boot, sizeof(boot));
-	printf("{\"type\":\"trace\"");
+	out_printf("{\"type\":\"trace\"");
 	json_kv_str("file", etl_trace_info_name(t), 1);
 	json_kv_str("container", etl_trace_info_container(t), 1);
-	printf(",\"other_members\":[");
+	out_printf(",\"other_members\":[");
 	for (i = 0; i < etl_trace_info_other_member_count(t); i++) {
-		printf("%s\"", i ? "," : "");
+		out_printf("%s\"", i ? "," : "");
 		out_json_str(etl_trace_info_other_member(t, i));
-		putchar('"');
+		out_char('"');
 	}
-	printf("],\"size\":%" PRIu64, etl_trace_info_file_size(t));
+	out_printf("],\"size\":%" PRIu64, etl_trace_info_file_size(t));
 	json_kv_str("logger_name", etl_trace_info_logger_name(t), 1);
 	json_kv_str("log_file_name", etl_trace_info_log_file_name(t), 1);
-	printf(",\"os_major\":%u,\"os_minor\":%u,\"os_build\":%u,\"layout\":\"%u.%u\"",
+	out_printf(",\"os_major\":%u,\"os_minor\":%u,\"os_build\":%u,\"layout\":\"%u.%u\"",
 	       etl_trace_info_os_major(t), etl_trace_info_os_minor(t), etl_trace_info_os_build(t),
 	       etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t));
-	printf(",\"pointer_size\":%u,\"cpu_count\":%u,\"cpu_speed_mhz\":%u,\"buffer_size\":%u",
+	out_printf(",\"pointer_size\":%u,\"cpu_count\":%u,\"cpu_speed_mhz\":%u,\"buffer_size\":%u",
 	       etl_trace_info_pointer_size(t), etl_trace_info_cpu_count(t),
 	       etl_trace_info_cpu_speed_mhz(t), etl_trace_info_buffer_size(t));
-	printf(",\"buffers_written\":%u,\"buffers_lost\":%u,\"events_lost\":%u,\"log_file_mode\":%u",
+	out_printf(",\"buffers_written\":%u,\"buffers_lost\":%u,\"events_lost\":%u,\"log_file_mode\":%u",
 	       etl_trace_info_buffers_written(t), etl_trace_info_buffers_lost(t),
 	       etl_trace_info_events_lost(t), etl_trace_info_log_file_mode(t));
-	printf(",\"compression_format\":%u,\"maximum_file_size\":%u",
+	out_printf(",\"compression_format\":%u,\"maximum_file_size\":%u",
 	       etl_trace_info_compression_format(t), etl_trace_info_maximum_file_size(t));
-	printf(",\"start_time\":\"%s\",\"end_time\":\"%s\",\"boot_time\":\"%s\"", start, end, boot);
-	printf(",\"start_filetime\":%" PRIu64 ",\"end_filetime\":%" PRIu64,
+	out_printf(",\"start_time\":\"%s\",\"end_time\":\"%s\",\"boot_time\":\"%s\"", start, end, boot);
+	out_printf(",\"start_filetime\":%" PRIu64 ",\"end_filetime\":%" PRIu64,
 	       etl_trace_info_start_time(t), etl_trace_info_end_time(t));
-	printf(",\"clock_type\":\"%s\",\"perf_freq\":%" PRIu64 ",\"timer_resolution\":%u",
+	out_printf(",\"clock_type\":\"%s\",\"perf_freq\":%" PRIu64 ",\"timer_resolution\":%u",
 	       clock_name(etl_trace_info_clock_type(t)), etl_trace_info_perf_freq(t),
 	       etl_trace_info_timer_resolution(t));
-	printf(",\"timer_source\":%u,\"perf_counter_source\":%u,\"start_timestamp\":%" PRIu64,
+	out_printf(",\"timer_source\":%u,\"perf_counter_source\":%u,\"start_timestamp\":%" PRIu64,
 	       etl_trace_info_timer_source(t), etl_trace_info_perf_counter_source(t),
 	       etl_trace_info_start_timestamp_raw(t));
-	printf(",\"tz_bias\":%d,\"tz_standard_bias\":%d,\"tz_daylight_bias\":%d",
+	out_printf(",\"tz_bias\":%d,\"tz_standard_bias\":%d,\"tz_daylight_bias\":%d",
 	       etl_trace_info_tz_bias(t), etl_trace_info_tz_standard_bias(t),
 	       etl_trace_info_tz_daylight_bias(t));
 	json_kv_str("tz_standard_name", etl_trace_info_tz_standard_name(t), 1);
 	json_kv_str("tz_daylight_name", etl_trace_info_tz_daylight_name(t), 1);
-	printf("}\n");
+	out_printf("}\n");
 }
 
 static int decode_errors;
@@ -327,26 +308,26 @@ static void out_text_value(const char *v)
 	for (p = v; *p && plain; p++)
 		plain = *p != ' ' && *p != '"' && *p != '=' && (unsigned char)*p >= 0x20;
 	if (plain) {
-		out_str(v);
+		out_cstr(v);
 		return;
 	}
-	putchar('"');
+	out_char('"');
 	for (p = v; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			out_printf("\\%c", c);
 		else if (c == '\n')
-			out_str("\\n");
+			out_cstr("\\n");
 		else if (c == '\r')
-			out_str("\\r");
+			out_cstr("\\r");
 		else if (c == '\t')
-			out_str("\\t");
+			out_cstr("\\t");
 		else if (c < 0x20)
-			printf("\\x%02x", c);
+			out_printf("\\x%02x", c);
 		else
-			putchar(c);
+			out_char(c);
 	}
-	putchar('"');
+	out_char('"');
 }
 
 /* Whether text is a JSON number (so that it may be written bare). */
@@ -398,19 +379,19 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 	size_t i, n = etl_property_child_count(p);
 
 	if (k != ETL_PROPERTY_VALUE && depth < 64) {
-		putchar(k == ETL_PROPERTY_ARRAY ? '[' : '{');
+		out_char(k == ETL_PROPERTY_ARRAY ? '[' : '{');
 		for (i = 0; i < n; i++) {
 			const struct etl_property *c = etl_property_child_at(p, i);
 			if (i)
-				putchar(',');
+				out_char(',');
 			if (k == ETL_PROPERTY_STRUCT) {
-				putchar('"');
+				out_char('"');
 				out_json_str(etl_property_name(c));
-				out_str("\":");
+				out_cstr("\":");
 			}
 			out_json_value(c, depth + 1);
 		}
-		putchar(k == ETL_PROPERTY_ARRAY ? ']' : '}');
+		out_char(k == ETL_PROPERTY_ARRAY ? ']' : '}');
 		return;
 	}
 	{
@@ -422,16 +403,16 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 		if (!text)
 			text = "";
 		if ((in == 13 || out == 13) && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) {
-			out_str(text);
+			out_cstr(text);
 		} else if (is_plain_integer(p) && etl_property_as_i64(p, &iv) == ETL_OK &&
 			   etl_property_as_u64(p, &uv) == ETL_OK && is_json_number(text)) {
-			out_str(text); /* a map may have turned the number into a name: then it is a string */
+			out_cstr(text); /* a map may have turned the number into a name: then it is a string */
 		} else if ((in == 11 || in == 12) && is_json_number(text)) {
-			out_str(text);
+			out_cstr(text);
 		} else {
-			putchar('"');
+			out_char('"');
 			out_json_str(text);
-			putchar('"');
+			out_char('"');
 		}
 	}
 }
@@ -452,51 +433,51 @@ static void print_event_text(const struct etl_event *ev, struct etl_reader *r, c
 		d = NULL;
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
 	etl_event_payload(ev, &payload, &len);
-	printf("%s cpu=%u", when, etl_event_cpu(ev));
+	out_printf("%s cpu=%u", when, etl_event_cpu(ev));
 	if (etl_event_pid(ev) != ETL_ID_NONE)
-		printf(" pid=%u", etl_event_pid(ev));
+		out_printf(" pid=%u", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
-		printf(" tid=%u", etl_event_tid(ev));
+		out_printf(" tid=%u", etl_event_tid(ev));
 	if (proc && *etl_process_image_name(proc)) {
-		out_str(" process=");
+		out_cstr(" process=");
 		out_text_value(etl_process_image_name(proc));
 	}
 	if (d) {
-		putchar(' ');
-		out_str(etl_decoded_name(d));
+		out_char(' ');
+		out_cstr(etl_decoded_name(d));
 	}
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
 			const char *v = value_text(p);
-			putchar(' ');
-			out_str(etl_property_name(p));
-			putchar('=');
+			out_char(' ');
+			out_cstr(etl_property_name(p));
+			out_char('=');
 			out_text_value(v ? v : "");
 		}
-		putchar('\n');
+		out_char('\n');
 		return;
 	}
 	if (!d) {
 		if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
 			const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
-			printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
+			out_printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
 		} else {
 			etl_guid_format(etl_event_provider(ev), guid);
-			printf(" provider={%s} id=%u", guid, etl_event_id(ev));
+			out_printf(" provider={%s} id=%u", guid, etl_event_id(ev));
 		}
-		printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
+		out_printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
 		       etl_event_level(ev));
 	}
-	printf(" len=%zu", len);
+	out_printf(" len=%zu", len);
 	shown = len < o->max_payload ? len : o->max_payload;
 	if (shown) {
-		out_str(" payload=");
+		out_cstr(" payload=");
 		out_hex(payload, shown);
 		if (shown < len)
-			out_str("...");
+			out_cstr("...");
 	}
-	putchar('\n');
+	out_char('\n');
 }
 
 static void print_guid_field(const char *key, const struct etl_guid *g)
@@ -506,7 +487,12 @@ static void print_guid_field(const char *key, const struct etl_guid *g)
 	if (!g)
 		return;
 	etl_guid_format(g, s);
-	printf(",\"%s\":\"%s\"", key, s);
+	out_char(',');
+	out_char('"');
+	out_cstr(key);
+	OUT_LIT("\":\"");
+	out_mem(s, ETL_GUID_STRING_SIZE - 1);
+	out_char('"');
 }
 
 /* "process" (and "process_pid" where the header has no pid) from the reader's process table */
@@ -516,11 +502,11 @@ static void process_json(struct etl_reader *r, const struct etl_event *ev)
 
 	if (!p || !*etl_process_image_name(p))
 		return;
-	out_str(",\"process\":\"");
+	out_cstr(",\"process\":\"");
 	out_json_str(etl_process_image_name(p));
-	out_str("\"");
+	out_cstr("\"");
 	if (etl_event_pid(ev) == ETL_ID_NONE)
-		printf(",\"process_pid\":%u", etl_process_id(p));
+		out_printf(",\"process_pid\":%u", etl_process_id(p));
 }
 
 /* --processes: every process record the trace described */
@@ -530,7 +516,7 @@ static void print_processes(struct etl_reader *r, const struct options *o)
 	char start[64], end[64];
 
 	if (o->format != FMT_JSONL)
-		printf("%-5s %8s %8s %-28s %-28s %11s  %s %s\n", "trace", "pid", "ppid", "start", "end", "exit",
+		out_printf("%-5s %8s %8s %-28s %-28s %11s  %s %s\n", "trace", "pid", "ppid", "start", "end", "exit",
 		       "image", "command line");
 	for (i = 0; i < n; i++) {
 		const struct etl_process *p = etl_reader_process_at(r, i);
@@ -547,37 +533,37 @@ static void print_processes(struct etl_reader *r, const struct options *o)
 		else
 			snprintf(end, sizeof(end), "-");
 		if (o->format == FMT_JSONL) {
-			printf("{\"type\":\"process\",\"trace\":%d,\"pid\":%u", etl_process_trace_index(p),
+			out_printf("{\"type\":\"process\",\"trace\":%d,\"pid\":%u", etl_process_trace_index(p),
 			       etl_process_id(p));
 			if (etl_process_parent_id(p) != ETL_ID_NONE)
-				printf(",\"parent_pid\":%u", etl_process_parent_id(p));
+				out_printf(",\"parent_pid\":%u", etl_process_parent_id(p));
 			if (etl_process_session_id(p) != ETL_ID_NONE)
-				printf(",\"session_id\":%u", etl_process_session_id(p));
+				out_printf(",\"session_id\":%u", etl_process_session_id(p));
 			if (st)
-				printf(",\"start\":\"%s\"", start);
+				out_printf(",\"start\":\"%s\"", start);
 			if (ended)
-				printf(",\"end\":\"%s\",\"exit_status\":%d", end, code);
-			out_str(",\"image\":\"");
+				out_printf(",\"end\":\"%s\",\"exit_status\":%d", end, code);
+			out_cstr(",\"image\":\"");
 			out_json_str(etl_process_image_name(p));
-			out_str("\",\"command_line\":\"");
+			out_cstr("\",\"command_line\":\"");
 			out_json_str(etl_process_command_line(p));
-			printf("\",\"images\":%zu}\n", etl_process_image_count(p));
+			out_printf("\",\"images\":%zu}\n", etl_process_image_count(p));
 			continue;
 		}
-		printf("%-5d %8u ", etl_process_trace_index(p), etl_process_id(p));
+		out_printf("%-5d %8u ", etl_process_trace_index(p), etl_process_id(p));
 		if (etl_process_parent_id(p) != ETL_ID_NONE)
-			printf("%8u ", etl_process_parent_id(p));
+			out_printf("%8u ", etl_process_parent_id(p));
 		else
-			printf("%8s ", "-");
-		printf("%-28s %-28s ", start, end);
+			out_printf("%8s ", "-");
+		out_printf("%-28s %-28s ", start, end);
 		if (ended)
-			printf("%11d  ", code);
+			out_printf("%11d  ", code);
 		else
-			printf("%11s  ", "-");
+			out_printf("%11s  ", "-");
 		out_text_value(*etl_process_image_name(p) ? etl_process_image_name(p) : "-");
-		putchar(' ');
+		out_char(' ');
 		out_text_value(etl_process_command_line(p));
-		putchar('\n');
+		out_char('\n');
 	}
 }
 
@@ -596,103 +582,154 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
 	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
-	printf("{\"type\":\"event\",\"file\":\"");
+	OUT_LIT("{\"type\":\"event\",\"file\":\"");
 	out_json_str(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
-	printf("\",\"file_offset\":%" PRIu64 ",\"buffer\":%" PRIu64 ",\"buffer_offset\":%u",
-	       etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_buffer_offset(ev));
-	printf(",\"time\":\"%s\",\"unix_ns\":%" PRId64 ",\"timestamp\":%" PRIu64, when,
-	       etl_event_unix_ns(ev), etl_event_timestamp_raw(ev));
+	OUT_LIT("\",\"file_offset\":");
+	out_u64(etl_event_file_offset(ev));
+	OUT_LIT(",\"buffer\":");
+	out_u64(etl_event_buffer_index(ev));
+	OUT_LIT(",\"buffer_offset\":");
+	out_u64(etl_event_buffer_offset(ev));
+	OUT_LIT(",\"time\":\"");
+	out_cstr(when);
+	OUT_LIT("\",\"unix_ns\":");
+	out_i64(etl_event_unix_ns(ev));
+	OUT_LIT(",\"timestamp\":");
+	out_u64(etl_event_timestamp_raw(ev));
 	if (etl_event_timestamp_inherited(ev))
-		printf(",\"timestamp_inherited\":true");
-	printf(",\"header\":\"%s\",\"pointer_size\":%u,\"cpu\":%u", etl_header_kind_name(k),
-	       etl_event_pointer_size(ev), etl_event_cpu(ev));
-	if (etl_event_pid(ev) != ETL_ID_NONE)
-		printf(",\"pid\":%u", etl_event_pid(ev));
-	if (etl_event_tid(ev) != ETL_ID_NONE)
-		printf(",\"tid\":%u", etl_event_tid(ev));
+		OUT_LIT(",\"timestamp_inherited\":true");
+	OUT_LIT(",\"header\":\"");
+	out_cstr(etl_header_kind_name(k));
+	OUT_LIT("\",\"pointer_size\":");
+	out_u64(etl_event_pointer_size(ev));
+	OUT_LIT(",\"cpu\":");
+	out_u64(etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE) {
+		OUT_LIT(",\"pid\":");
+		out_u64(etl_event_pid(ev));
+	}
+	if (etl_event_tid(ev) != ETL_ID_NONE) {
+		OUT_LIT(",\"tid\":");
+		out_u64(etl_event_tid(ev));
+	}
 	process_json(r, ev);
-	printf(",\"provider\":\"%s\"", guid);
+	OUT_LIT(",\"provider\":\"");
+	out_mem(guid, ETL_GUID_STRING_SIZE - 1);
+	out_char('"');
 	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
 		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
-		printf(",\"hook_id\":%u", etl_event_hook_id(ev));
-		if (g)
-			printf(",\"kernel_group\":\"%s\"", g);
+		OUT_LIT(",\"hook_id\":");
+		out_u64(etl_event_hook_id(ev));
+		if (g) {
+			OUT_LIT(",\"kernel_group\":\"");
+			out_cstr(g);
+			out_char('"');
+		}
 	}
-	printf(",\"id\":%u,\"version\":%u,\"channel\":%u,\"level\":%u,\"opcode\":%u,\"task\":%u",
-	       etl_event_id(ev), etl_event_version(ev), etl_event_channel(ev), etl_event_level(ev),
-	       etl_event_opcode(ev), etl_event_task(ev));
-	printf(",\"keywords\":\"0x%016" PRIx64 "\"", etl_event_keywords(ev));
+	OUT_LIT(",\"id\":");
+	out_u64(etl_event_id(ev));
+	OUT_LIT(",\"version\":");
+	out_u64(etl_event_version(ev));
+	OUT_LIT(",\"channel\":");
+	out_u64(etl_event_channel(ev));
+	OUT_LIT(",\"level\":");
+	out_u64(etl_event_level(ev));
+	OUT_LIT(",\"opcode\":");
+	out_u64(etl_event_opcode(ev));
+	OUT_LIT(",\"task\":");
+	out_u64(etl_event_task(ev));
+	OUT_LIT(",\"keywords\":\"0x");
+	{
+		uint8_t kw[8];
+		uint64_t x = etl_event_keywords(ev);
+		for (i = 0; i < 8; i++)
+			kw[i] = (uint8_t)(x >> (56 - 8 * i));
+		out_hex(kw, 8);
+	}
+	out_char('"');
 	if (k == ETL_HEADER_EVENT)
-		printf(",\"header_flags\":%u,\"event_property\":%u", etl_event_header_flags(ev),
+		out_printf(",\"header_flags\":%u,\"event_property\":%u", etl_event_header_flags(ev),
 		       etl_event_property_flags(ev));
 	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_FULL || k == ETL_HEADER_INSTANCE ||
 	    k == ETL_HEADER_EVENT)
-		printf(",\"kernel_time\":%u,\"user_time\":%u", etl_event_kernel_time(ev),
-		       etl_event_user_time(ev));
+	{
+		OUT_LIT(",\"kernel_time\":");
+		out_u64(etl_event_kernel_time(ev));
+		OUT_LIT(",\"user_time\":");
+		out_u64(etl_event_user_time(ev));
+	}
 	print_guid_field("activity_id", etl_event_activity_id(ev));
 	print_guid_field("related_activity_id", etl_event_related_activity_id(ev));
 	if (etl_event_instance(ev, &a, &b, &pg)) {
-		printf(",\"instance_id\":%u,\"parent_instance_id\":%u", a, b);
+		out_printf(",\"instance_id\":%u,\"parent_instance_id\":%u", a, b);
 		print_guid_field("parent_guid", &pg);
 	}
 	if (k == ETL_HEADER_MESSAGE) {
-		printf(",\"message_flags\":%u", etl_event_message_flags(ev));
+		out_printf(",\"message_flags\":%u", etl_event_message_flags(ev));
 		if (etl_event_message_sequence(ev, &a))
-			printf(",\"sequence\":%u", a);
+			out_printf(",\"sequence\":%u", a);
 		if (etl_event_message_component_id(ev, &a))
-			printf(",\"component_id\":%u", a);
+			out_printf(",\"component_id\":%u", a);
 	}
 	if (etl_event_pebs_index(ev, &v))
-		printf(",\"pebs_index\":%" PRIu64, v);
+		out_printf(",\"pebs_index\":%" PRIu64, v);
 	n = etl_event_pmc_count(ev);
 	if (n) {
-		printf(",\"pmc\":[");
+		out_printf(",\"pmc\":[");
 		for (i = 0; i < n; i++)
-			printf("%s%" PRIu64, i ? "," : "", etl_event_pmc_at(ev, i));
-		putchar(']');
+			out_printf("%s%" PRIu64, i ? "," : "", etl_event_pmc_at(ev, i));
+		out_char(']');
 	}
 	n = etl_event_extended_count(ev);
 	if (n) {
-		printf(",\"extended\":[");
+		out_printf(",\"extended\":[");
 		for (i = 0; i < n; i++) {
 			uint16_t type;
 			const uint8_t *xd;
 			size_t dl;
 
 			etl_event_extended_at(ev, i, &type, &xd, &dl);
-			printf("%s{\"type\":%u,\"data\":\"", i ? "," : "", type);
+			out_printf("%s{\"type\":%u,\"data\":\"", i ? "," : "", type);
 			out_hex(xd, dl);
-			printf("\"}");
+			out_printf("\"}");
 		}
-		putchar(']');
+		out_char(']');
 	}
 	if (!o->raw) {
 		if (d) {
-			printf(",\"name\":\"");
+			OUT_LIT(",\"name\":\"");
 			out_json_str(etl_decoded_name(d));
-			printf("\",\"decoder\":\"%s\"", etl_decoder_name(etl_decoded_source(d)));
+			OUT_LIT("\",\"decoder\":\"");
+			out_cstr(etl_decoder_name(etl_decoded_source(d)));
+			out_char('"');
 			if (etl_decoded_source(d) != ETL_DECODER_NONE) {
-				printf(",\"fields\":{");
+				OUT_LIT(",\"fields\":{");
 				for (i = 0; i < etl_decoded_property_count(d); i++) {
 					const struct etl_property *p = etl_decoded_property_at(d, i);
-					printf("%s\"", i ? "," : "");
+					if (i)
+						out_char(',');
+					out_char('"');
 					out_json_str(etl_property_name(p));
-					out_str("\":");
+					out_cstr("\":");
 					out_json_value(p, 0);
 				}
-				putchar('}');
+				out_char('}');
 				if (etl_decoded_trailing_bytes(d))
-					printf(",\"trailing_bytes\":%zu", etl_decoded_trailing_bytes(d));
+					out_printf(",\"trailing_bytes\":%zu", etl_decoded_trailing_bytes(d));
 			} else if (etl_decoded_reason(d)) {
-				printf(",\"undecoded_reason\":\"");
+				out_printf(",\"undecoded_reason\":\"");
 				out_json_str(etl_decoded_reason(d));
-				putchar('"');
+				out_char('"');
 			}
 		}
 	}
-	printf(",\"record_size\":%u,\"payload_size\":%zu,\"payload\":\"", etl_event_record_size(ev), len);
+	OUT_LIT(",\"record_size\":");
+	out_u64(etl_event_record_size(ev));
+	OUT_LIT(",\"payload_size\":");
+	out_u64(len);
+	OUT_LIT(",\"payload\":\"");
 	out_hex(payload, len);
-	printf("\"}\n");
+	OUT_LIT("\"}\n");
 }
 
 
@@ -707,21 +744,21 @@ static void csv_field(const char *v)
 		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
 			quote = 1;
 	if (!quote) {
-		out_str(v);
+		out_cstr(v);
 		return;
 	}
-	putchar('"');
+	out_char('"');
 	for (p = v; *p; p++) {
 		if (*p == '"')
-			putchar('"');
-		putchar(*p);
+			out_char('"');
+		out_char(*p);
 	}
-	putchar('"');
+	out_char('"');
 }
 
 static void print_csv_header(void)
 {
-	out_str("time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level,"
+	out_cstr("time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level,"
 		"opcode,task,keywords,payload_size,fields,payload\r\n");
 }
 
@@ -764,28 +801,28 @@ static void print_event_csv(const struct etl_event *ev, struct etl_reader *r, co
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
 	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
-	printf("%s,%" PRId64 ",", when, etl_event_unix_ns(ev));
+	out_printf("%s,%" PRId64 ",", when, etl_event_unix_ns(ev));
 	csv_field(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
-	printf(",%" PRIu64 ",%" PRIu64 ",%u,", etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_cpu(ev));
+	out_printf(",%" PRIu64 ",%" PRIu64 ",%u,", etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_cpu(ev));
 	if (etl_event_pid(ev) != ETL_ID_NONE)
-		printf("%u", etl_event_pid(ev));
-	putchar(',');
+		out_printf("%u", etl_event_pid(ev));
+	out_char(',');
 	if (etl_event_tid(ev) != ETL_ID_NONE)
-		printf("%u", etl_event_tid(ev));
-	putchar(',');
+		out_printf("%u", etl_event_tid(ev));
+	out_char(',');
 	csv_field(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid);
-	putchar(',');
+	out_char(',');
 	csv_field(d ? etl_decoded_name(d) : "");
-	printf(",%s,%u,%u,%u,%u,%u,", d ? etl_decoder_name(etl_decoded_source(d)) : "", etl_event_id(ev),
+	out_printf(",%s,%u,%u,%u,%u,%u,", d ? etl_decoder_name(etl_decoded_source(d)) : "", etl_event_id(ev),
 	       etl_event_version(ev), etl_event_level(ev), etl_event_opcode(ev), etl_event_task(ev));
 	snprintf(num, sizeof(num), "0x%016" PRIx64, etl_event_keywords(ev));
-	printf("%s,%zu,", num, len);
+	out_printf("%s,%zu,", num, len);
 	ft = d && etl_decoded_source(d) != ETL_DECODER_NONE ? fields_text(d) : NULL;
 	csv_field(ft ? ft : "");
 	free(ft);
-	putchar(',');
+	out_char(',');
 	out_hex(payload, len);
-	out_str("\r\n");
+	out_cstr("\r\n");
 }
 
 /* ---- XML (the shape of Windows event XML) ---- */
@@ -795,17 +832,17 @@ static void xml_text(const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		switch (c) {
-		case '<': out_str("&lt;"); break;
-		case '>': out_str("&gt;"); break;
-		case '&': out_str("&amp;"); break;
-		case '"': out_str("&quot;"); break;
-		case '\'': out_str("&apos;"); break;
+		case '<': out_cstr("&lt;"); break;
+		case '>': out_cstr("&gt;"); break;
+		case '&': out_cstr("&amp;"); break;
+		case '"': out_cstr("&quot;"); break;
+		case '\'': out_cstr("&apos;"); break;
 		default:
 			/* characters XML 1.0 cannot hold, even escaped */
 			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				out_str("\xef\xbf\xbd");
+				out_cstr("\xef\xbf\xbd");
 			else
-				putchar(c);
+				out_char(c);
 		}
 	}
 }
@@ -819,67 +856,67 @@ static void print_event_xml(const struct etl_event *ev, const struct etl_decoded
 	format_filetime(etl_event_filetime(ev), when, sizeof(when));
 	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
-	out_str("<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\"><System><Provider");
+	out_cstr("<Event xmlns=\"http://schemas.microsoft.com/win/2004/08/events/event\"><System><Provider");
 	if (d && etl_decoded_provider_name(d)) {
-		out_str(" Name=\"");
+		out_cstr(" Name=\"");
 		xml_text(etl_decoded_provider_name(d));
-		putchar('"');
+		out_char('"');
 	}
-	printf(" Guid=\"{%s}\"/><EventID>%u</EventID><Version>%u</Version><Level>%u</Level><Task>%u</Task>"
+	out_printf(" Guid=\"{%s}\"/><EventID>%u</EventID><Version>%u</Version><Level>%u</Level><Task>%u</Task>"
 	       "<Opcode>%u</Opcode><Keywords>0x%" PRIx64 "</Keywords><TimeCreated SystemTime=\"%s\"/>",
 	       guid, etl_event_id(ev), etl_event_version(ev), etl_event_level(ev), etl_event_task(ev),
 	       etl_event_opcode(ev), etl_event_keywords(ev), when);
 	if (etl_event_activity_id(ev)) {
 		char a[ETL_GUID_STRING_SIZE];
 		etl_guid_format(etl_event_activity_id(ev), a);
-		printf("<Correlation ActivityID=\"{%s}\"", a);
+		out_printf("<Correlation ActivityID=\"{%s}\"", a);
 		if (etl_event_related_activity_id(ev)) {
 			etl_guid_format(etl_event_related_activity_id(ev), a);
-			printf(" RelatedActivityID=\"{%s}\"", a);
+			out_printf(" RelatedActivityID=\"{%s}\"", a);
 		}
-		out_str("/>");
+		out_cstr("/>");
 	}
-	out_str("<Execution");
+	out_cstr("<Execution");
 	if (etl_event_pid(ev) != ETL_ID_NONE)
-		printf(" ProcessID=\"%u\"", etl_event_pid(ev));
+		out_printf(" ProcessID=\"%u\"", etl_event_pid(ev));
 	if (etl_event_tid(ev) != ETL_ID_NONE)
-		printf(" ThreadID=\"%u\"", etl_event_tid(ev));
-	printf(" ProcessorID=\"%u\"/>", etl_event_cpu(ev));
+		out_printf(" ThreadID=\"%u\"", etl_event_tid(ev));
+	out_printf(" ProcessorID=\"%u\"/>", etl_event_cpu(ev));
 	if (d && etl_decoded_channel_name(d)) {
-		out_str("<Channel>");
+		out_cstr("<Channel>");
 		xml_text(etl_decoded_channel_name(d));
-		out_str("</Channel>");
+		out_cstr("</Channel>");
 	}
-	out_str("</System>");
+	out_cstr("</System>");
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
-		out_str("<EventData>");
+		out_cstr("<EventData>");
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
 			const char *v = value_text(p);
-			out_str("<Data Name=\"");
+			out_cstr("<Data Name=\"");
 			xml_text(etl_property_name(p));
-			out_str("\">");
+			out_cstr("\">");
 			xml_text(v ? v : "");
-			out_str("</Data>");
+			out_cstr("</Data>");
 		}
-		out_str("</EventData>");
+		out_cstr("</EventData>");
 	} else if (len) {
-		out_str("<BinaryEventData>");
+		out_cstr("<BinaryEventData>");
 		out_hex(payload, len);
-		out_str("</BinaryEventData>");
+		out_cstr("</BinaryEventData>");
 	}
 	if (d) {
-		out_str("<RenderingInfo><Task>");
+		out_cstr("<RenderingInfo><Task>");
 		xml_text(etl_decoded_name(d));
-		out_str("</Task>");
+		out_cstr("</Task>");
 		if (etl_decoded_message(d)) {
-			out_str("<Message>");
+			out_cstr("<Message>");
 			xml_text(etl_decoded_message(d));
-			out_str("</Message>");
+			out_cstr("</Message>");
 		}
-		out_str("</RenderingInfo>");
+		out_cstr("</RenderingInfo>");
 	}
-	out_str("</Event>\n");
+	out_cstr("</Event>\n");
 }
 
 /* ---- Chrome trace-event JSON ---- */
@@ -915,24 +952,24 @@ static void print_event_chrome(const struct etl_event *ev, struct etl_reader *r,
 		base[l - 5] = 0;
 		ph = "E";
 	}
-	out_str(chrome_first ? "\n" : ",\n");
+	out_cstr(chrome_first ? "\n" : ",\n");
 	chrome_first = 0;
-	out_str("{\"name\":\"");
+	out_cstr("{\"name\":\"");
 	out_json_str(base);
-	out_str("\",\"cat\":\"");
+	out_cstr("\",\"cat\":\"");
 	out_json_str(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown");
-	printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
+	out_printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
 	       pid, tid);
-	out_str(",\"args\":{");
-	printf("\"cpu\":%u", etl_event_cpu(ev));
+	out_cstr(",\"args\":{");
+	out_printf("\"cpu\":%u", etl_event_cpu(ev));
 	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
 		const struct etl_property *p = etl_decoded_property_at(d, i);
-		out_str(",\"");
+		out_cstr(",\"");
 		out_json_str(etl_property_name(p));
-		out_str("\":");
+		out_cstr("\":");
 		out_json_value(p, 0);
 	}
-	out_str("}}");
+	out_cstr("}}");
 }
 
 /* ---- summaries ---- */
@@ -1055,55 +1092,55 @@ static void print_summary(struct summary *sm, struct etl_reader *r, const struct
 	if (o->format == FMT_JSONL) {
 		if (o->providers) {
 			for (i = 0; i < sm->providers.n; i++) {
-				printf("{\"type\":\"provider\",\"name\":\"");
+				out_printf("{\"type\":\"provider\",\"name\":\"");
 				out_json_str(sm->providers.t[i].key);
-				printf("\",\"source\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}\n",
+				out_printf("\",\"source\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}\n",
 				       source_label(sm->providers.t[i].source), sm->providers.t[i].events,
 				       sm->providers.t[i].bytes);
 			}
 			return;
 		}
-		printf("{\"type\":\"stats\",\"events\":%" PRIu64 ",\"decoded\":%" PRIu64 ",\"undecoded\":%" PRIu64
+		out_printf("{\"type\":\"stats\",\"events\":%" PRIu64 ",\"decoded\":%" PRIu64 ",\"undecoded\":%" PRIu64
 		       ",\"decode_errors\":%" PRIu64 ",\"damage_reports\":%" PRIu64 ",\"events_lost\":%" PRIu64
 		       ",\"buffers_flagged_events_lost\":%" PRIu64 ",\"first\":\"%s\",\"last\":\"%s\",\"providers\":[",
 		       sm->events, sm->decoded, sm->undecoded, sm->decode_errors, sm->damage, lost,
 		       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST), a, b);
 		for (i = 0; i < sm->providers.n; i++) {
-			printf("%s{\"name\":\"", i ? "," : "");
+			out_printf("%s{\"name\":\"", i ? "," : "");
 			out_json_str(sm->providers.t[i].key);
-			printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->providers.t[i].events,
+			out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->providers.t[i].events,
 			       sm->providers.t[i].bytes);
 		}
-		printf("],\"event_names\":[");
+		out_printf("],\"event_names\":[");
 		for (i = 0; i < sm->names.n; i++) {
-			printf("%s{\"name\":\"", i ? "," : "");
+			out_printf("%s{\"name\":\"", i ? "," : "");
 			out_json_str(sm->names.t[i].key);
-			printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->names.t[i].events,
+			out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->names.t[i].events,
 			       sm->names.t[i].bytes);
 		}
-		printf("]}\n");
+		out_printf("]}\n");
 		return;
 	}
 	if (o->providers) {
-		printf("%10s  %-32s  %s\n", "events", "source", "provider");
+		out_printf("%10s  %-32s  %s\n", "events", "source", "provider");
 		for (i = 0; i < sm->providers.n; i++)
-			printf("%10" PRIu64 "  %-32s  %s\n", sm->providers.t[i].events,
+			out_printf("%10" PRIu64 "  %-32s  %s\n", sm->providers.t[i].events,
 			       source_label(sm->providers.t[i].source), sm->providers.t[i].key);
 		return;
 	}
-	printf("events:          %" PRIu64 " (decoded %" PRIu64 ", undecoded %" PRIu64 ", decoding errors %" PRIu64 ")\n",
+	out_printf("events:          %" PRIu64 " (decoded %" PRIu64 ", undecoded %" PRIu64 ", decoding errors %" PRIu64 ")\n",
 	       sm->events, sm->decoded, sm->undecoded, sm->decode_errors);
-	printf("damage reports:  %" PRIu64 "\n", sm->damage);
-	printf("events lost:     %" PRIu64 " (logger's count), %" PRIu64 " buffers flagged\n", lost,
+	out_printf("damage reports:  %" PRIu64 "\n", sm->damage);
+	out_printf("events lost:     %" PRIu64 " (logger's count), %" PRIu64 " buffers flagged\n", lost,
 	       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST));
-	printf("time span:       %s .. %s\n\n", a, b);
-	printf("%10s %12s  %s\n", "events", "bytes", "provider");
+	out_printf("time span:       %s .. %s\n\n", a, b);
+	out_printf("%10s %12s  %s\n", "events", "bytes", "provider");
 	for (i = 0; i < sm->providers.n; i++)
-		printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->providers.t[i].events, sm->providers.t[i].bytes,
+		out_printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->providers.t[i].events, sm->providers.t[i].bytes,
 		       sm->providers.t[i].key);
-	printf("\n%10s %12s  %s\n", "events", "bytes", "event name");
+	out_printf("\n%10s %12s  %s\n", "events", "bytes", "event name");
 	for (i = 0; i < sm->names.n; i++)
-		printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
+		out_printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
 		       sm->names.t[i].key);
 }
 
@@ -1239,7 +1276,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 				print_info_json(t);
 			else {
 				if (i)
-					putchar('\n');
+					out_char('\n');
 				print_info_text(t);
 			}
 		}
@@ -1250,7 +1287,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 		if (o->format == FMT_CSV)
 			print_csv_header();
 		else if (o->format == FMT_XML)
-			out_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n");
+			out_cstr("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n");
 		else if (o->format == FMT_CHROME) {
 			chrome_origin = UINT64_MAX;
 			for (i = 0; i < etl_reader_trace_count(r); i++) {
@@ -1259,7 +1296,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 					chrome_origin = st;
 			}
 			chrome_first = 1;
-			out_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+			out_cstr("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 		}
 	}
 	{
@@ -1304,7 +1341,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 				print_event_chrome(ev, r, o->raw ? NULL : d);
 			else
 				print_event_text(ev, r, o, d);
-			if (ferror(stdout) || output_failed)
+			if (out_buf.failed)
 				break;
 			++n;
 			if (show_progress && (n & 1023) == 0)
@@ -1322,7 +1359,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 	if (summarise)
 		; /* no event output to close */
 	else if (o->format == FMT_XML)
-		out_str("</Events>\n");
+		out_cstr("</Events>\n");
 	else if (o->format == FMT_CHROME) {
 		/* name the processes the kernel events described (the latest record of each pid) */
 		size_t np = etl_reader_process_count(r), j;
@@ -1331,14 +1368,14 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			if (!*etl_process_image_name(p) ||
 			    etl_reader_find_process(r, etl_process_trace_index(p), etl_process_id(p)) != p)
 				continue;
-			out_str(chrome_first ? "\n" : ",\n");
+			out_cstr(chrome_first ? "\n" : ",\n");
 			chrome_first = 0;
-			printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"",
+			out_printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"",
 			       etl_process_id(p));
 			out_json_str(etl_process_image_name(p));
-			out_str("\"}}");
+			out_cstr("\"}}");
 		}
-		out_str("\n]}\n");
+		out_cstr("\n]}\n");
 	}
 	tallies_free(&sm.providers);
 	tallies_free(&sm.names);
@@ -1571,7 +1608,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+			out_buf.failed = 0;
 			code = run_inputs(argv + i, 1, &o, manifests, nmanifests);
+			out_flush();
 			if ((code == EXIT_IO || code == EXIT_NOMEM) && fflush(stdout) == 0 && ftell(stdout) == 0)
 				remove(path); /* the input could not be read: leave no empty output */
 			if (code != EXIT_OK) {
@@ -1596,7 +1635,8 @@ int main(int argc, char **argv)
 	if (o.output)
 		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	exit_code = run_inputs(argv + optind, argc - optind, &o, manifests, nmanifests);
-	if (fflush(stdout) == EOF || ferror(stdout) || output_failed) {
+	out_flush();
+	if (fflush(stdout) == EOF || ferror(stdout) || out_buf.failed) {
 		if (errno == EPIPE)
 			return exit_code; /* the reader went away: not an error of ours */
 		fprintf(stderr, "%s: cannot write output: %s\n", progname, strerror(errno));

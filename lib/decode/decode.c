@@ -117,21 +117,68 @@ static struct tlg_entry *tlg_lookup(struct etl_decode_state *st, const uint8_t *
 	return e;
 }
 
+/*
+ * Names and reasons are built for every event, so this is a small formatter
+ * of its own rather than vsnprintf: it knows %s, %u, %04x and %% (the
+ * attribute lets the compiler check the arguments), and cuts at 511 bytes.
+ */
 static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...) ETL_PRINTF(2, 3);
 static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...)
 {
+	static const char hex[] = "0123456789abcdef";
 	char tmp[512];
+	size_t n = 0;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	for (; *fmt && n < sizeof(tmp) - 1; fmt++) {
+		char num[12];
+		size_t k = sizeof(num);
+		const char *piece;
+		size_t len;
+
+		if (*fmt != '%') {
+			tmp[n++] = *fmt;
+			continue;
+		}
+		fmt++;
+		if (*fmt == 's') {
+			piece = va_arg(ap, const char *);
+			if (!piece)
+				piece = "(null)";
+			len = strlen(piece);
+		} else if (*fmt == 'u') {
+			unsigned v = va_arg(ap, unsigned);
+			do {
+				num[--k] = (char)('0' + v % 10);
+				v /= 10;
+			} while (v);
+			piece = num + k;
+			len = sizeof(num) - k;
+		} else if (fmt[0] == '0' && fmt[1] == '4' && fmt[2] == 'x') {
+			unsigned v = va_arg(ap, unsigned);
+			unsigned digits = 0;
+			fmt += 2;
+			do {
+				num[--k] = hex[v & 15];
+				v >>= 4;
+				digits++;
+			} while (v || digits < 4);
+			piece = num + k;
+			len = sizeof(num) - k;
+		} else {
+			piece = "%"; /* %% (and nothing else is used) */
+			len = 1;
+			if (!*fmt)
+				break;
+		}
+		if (len > sizeof(tmp) - 1 - n)
+			len = sizeof(tmp) - 1 - n;
+		memcpy(tmp + n, piece, len);
+		n += len;
+	}
 	va_end(ap);
-	if (n < 0)
-		n = 0;
-	if ((size_t)n >= sizeof(tmp))
-		n = sizeof(tmp) - 1;
-	return etl__arena_strndup(&d->arena, tmp, (size_t)n);
+	return etl__arena_strndup(&d->arena, tmp, n);
 }
 
 /* ---- merge-time metadata ---- */
@@ -571,9 +618,15 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 		out->source = ETL_DECODER_NONE;
 		out->trailing = ev->payload_len;
 		out->nnodes = out->ntop = 0;
-		if (!out->reason)
+		if (!out->reason && task)
 			out->reason = arena_printf(out, "no built-in layout for kernel %s opcode %u version %u",
-						   task ? task : "group", ev->opcode, ev->version);
+						   task, ev->opcode, ev->version);
+		else if (!out->reason && ev->kind != ETL_HEADER_FULL && ev->kind != ETL_HEADER_INSTANCE)
+			out->reason = arena_printf(out, "no built-in layout for kernel hook 0x%04x version %u",
+						   ev->hook_id, ev->version);
+		else if (!out->reason)
+			out->reason = arena_printf(out, "no built-in layout for kernel group %u opcode %u version %u",
+						   group, ev->opcode, ev->version);
 		return ETL_OK;
 	}
 	out->source = ETL_DECODER_BUILTIN;

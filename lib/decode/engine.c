@@ -469,37 +469,112 @@ int etl__decode_payload(struct etl_decoded *d, const struct etl_schema *s, const
 /* formatting                                                          */
 /* ------------------------------------------------------------------ */
 
+/* Text being built: in the inline bytes while it fits (most values do), on the heap after. */
 struct sbuf {
 	char *p;
 	size_t len, cap;
 	int failed;
+	char inline_bytes[256];
 };
 
-static void sb_add(struct sbuf *b, const char *s, size_t n)
+static void sb_init(struct sbuf *b)
 {
-	if (b->failed || n == 0)
-		return;
+	b->p = b->inline_bytes;
+	b->len = 0;
+	b->cap = sizeof(b->inline_bytes);
+	b->failed = 0;
+}
+
+static void sb_release(struct sbuf *b)
+{
+	if (b->p != b->inline_bytes)
+		etl__free(b->p);
+}
+
+/* Room for n more bytes and a NUL; returns where they go, or NULL (b->failed). */
+static char *sb_reserve(struct sbuf *b, size_t n)
+{
+	if (b->failed)
+		return NULL;
 	if (b->cap - b->len < n + 1) {
-		size_t ncap = b->cap ? b->cap : 64;
+		size_t ncap = b->cap;
 		char *q;
 		while (ncap - b->len < n + 1) {
 			if (ncap > SIZE_MAX / 2) {
 				b->failed = 1;
-				return;
+				return NULL;
 			}
 			ncap *= 2;
 		}
-		q = etl__realloc(b->p, ncap);
+		if (b->p == b->inline_bytes) {
+			q = etl__malloc(ncap);
+			if (q)
+				memcpy(q, b->p, b->len);
+		} else {
+			q = etl__realloc(b->p, ncap);
+		}
 		if (!q) {
 			b->failed = 1;
-			return;
+			return NULL;
 		}
 		b->p = q;
 		b->cap = ncap;
 	}
-	memcpy(b->p + b->len, s, n);
+	return b->p + b->len;
+}
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	char *o;
+
+	if (n == 0)
+		return;
+	o = sb_reserve(b, n);
+	if (!o)
+		return;
+	memcpy(o, s, n);
 	b->len += n;
 	b->p[b->len] = 0;
+}
+
+static void sb_u64(struct sbuf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_add(b, tmp + i, sizeof(tmp) - i);
+}
+
+static void sb_i64(struct sbuf *b, int64_t v)
+{
+	if (v < 0) {
+		sb_add(b, "-", 1);
+		sb_u64(b, -(uint64_t)v);
+	} else {
+		sb_u64(b, (uint64_t)v);
+	}
+}
+
+/* "0x" and lower-case hex digits, at least min_digits of them */
+static void sb_hex64(struct sbuf *b, uint64_t v, unsigned min_digits)
+{
+	static const char dig[] = "0123456789abcdef";
+	char tmp[18];
+	size_t i = sizeof(tmp);
+	unsigned k = 0;
+
+	do {
+		tmp[--i] = dig[v & 15];
+		v >>= 4;
+		k++;
+	} while (v || k < min_digits);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	sb_add(b, tmp + i, sizeof(tmp) - i);
 }
 
 static void sb_str(struct sbuf *b, const char *s)
@@ -540,15 +615,14 @@ static void sb_hex(struct sbuf *b, const uint8_t *p, size_t n)
 
 static void sb_utf16(struct sbuf *b, const uint8_t *p, size_t bytes)
 {
-	size_t used;
-	char *u = etl__utf16_to_utf8(p, bytes / 2, &used);
+	size_t n = etl__utf16_units(p, bytes / 2);
+	char *o;
 
-	if (!u) {
-		b->failed = 1;
+	if (n == 0 || n > (SIZE_MAX - 1) / 3)
 		return;
-	}
-	sb_str(b, u);
-	etl__free(u);
+	o = sb_reserve(b, 3 * n);
+	if (o)
+		b->len += etl__utf16_convert(p, n, (uint8_t *)o);
 }
 
 static int valid_utf8(const uint8_t *p, size_t n)
@@ -823,14 +897,14 @@ static void format_value(struct sbuf *b, const struct etl_property *p)
 			break;
 		case OUT_HEXINT8: case OUT_HEXINT16: case OUT_HEXINT32: case OUT_HEXINT64:
 		case OUT_CODE_POINTER:
-			sb_fmt(b, "0x%llx", (unsigned long long)u);
+			sb_hex64(b, u, 1);
 			return;
 		case OUT_ERRORCODE: case OUT_WIN32ERROR: case OUT_NTSTATUS: case OUT_HRESULT:
-			sb_fmt(b, "0x%08llx", (unsigned long long)u);
+			sb_hex64(b, u, 8);
 			return;
 		case OUT_PORT:
 			if (n == 2) {
-				sb_fmt(b, "%u", (unsigned)(d[0] << 8 | d[1]));
+				sb_u64(b, (unsigned)(d[0] << 8 | d[1]));
 				return;
 			}
 			break;
@@ -856,7 +930,7 @@ static void format_value(struct sbuf *b, const struct etl_property *p)
 			break;
 		}
 		if (in == IN_HEXINT32 || in == IN_HEXINT64 || in == IN_POINTER || in == IN_SIZET) {
-			sb_fmt(b, "0x%llx", (unsigned long long)u);
+			sb_hex64(b, u, 1);
 			return;
 		}
 		if (in == IN_BOOLEAN) {
@@ -864,9 +938,9 @@ static void format_value(struct sbuf *b, const struct etl_property *p)
 			return;
 		}
 		if (is_signed)
-			sb_fmt(b, "%lld", (long long)node_i64(p));
+			sb_i64(b, node_i64(p));
 		else
-			sb_fmt(b, "%llu", (unsigned long long)u);
+			sb_u64(b, u);
 	}
 }
 
@@ -896,18 +970,20 @@ static void format_any(struct sbuf *b, const struct etl_property *p, unsigned de
 
 const char *etl__format_property(struct etl_property *p)
 {
-	struct sbuf b = { NULL, 0, 0, 0 };
+	struct sbuf b;
 	char *s;
 
 	if (p->text)
 		return p->text;
+	sb_init(&b);
+	b.p[0] = 0;
 	format_any(&b, p, 0);
 	if (b.failed) {
-		etl__free(b.p);
+		sb_release(&b);
 		return NULL;
 	}
-	s = etl__arena_strndup(&p->owner->arena, b.p ? b.p : "", b.len);
-	etl__free(b.p);
+	s = etl__arena_strndup(&p->owner->arena, b.p, b.len);
+	sb_release(&b);
 	p->text = s;
 	return s;
 }

@@ -10,10 +10,26 @@
 
 void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE])
 {
-	snprintf(out, ETL_GUID_STRING_SIZE, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 (unsigned)g->data1, (unsigned)g->data2, (unsigned)g->data3, g->data4[0],
-		 g->data4[1], g->data4[2], g->data4[3], g->data4[4], g->data4[5], g->data4[6],
-		 g->data4[7]);
+	static const char dig[] = "0123456789abcdef";
+	uint8_t b[16];
+	size_t i, o = 0;
+
+	b[0] = (uint8_t)(g->data1 >> 24);
+	b[1] = (uint8_t)(g->data1 >> 16);
+	b[2] = (uint8_t)(g->data1 >> 8);
+	b[3] = (uint8_t)g->data1;
+	b[4] = (uint8_t)(g->data2 >> 8);
+	b[5] = (uint8_t)g->data2;
+	b[6] = (uint8_t)(g->data3 >> 8);
+	b[7] = (uint8_t)g->data3;
+	memcpy(b + 8, g->data4, 8);
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = dig[b[i] >> 4];
+		out[o++] = dig[b[i] & 15];
+	}
+	out[o] = 0;
 }
 
 static int hexval(char c)

@@ -30,24 +30,26 @@ static size_t put_utf8(uint8_t *o, uint32_t cp)
 	return 4;
 }
 
-char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used)
+size_t etl__utf16_units(const uint8_t *p, size_t max_units)
 {
-	size_t n = 0, i, cap, o = 0;
-	uint8_t *out;
+	size_t n = 0;
 
 	while (n < max_units && etl_le16(p + 2 * n) != 0)
 		n++;
-	if (units_used)
-		*units_used = n < max_units ? n + 1 : n;
-	/* Each unit becomes at most 3 bytes (a surrogate pair, 2 units, 4 bytes). */
-	if (!etl__mul_size(n, 3, &cap) || !etl__add_size(cap, 1, &cap))
-		return NULL;
-	out = etl__malloc(cap);
-	if (!out)
-		return NULL;
+	return n;
+}
+
+size_t etl__utf16_convert(const uint8_t *p, size_t n, uint8_t *out)
+{
+	size_t i, o = 0;
+
 	for (i = 0; i < n; i++) {
 		uint32_t u = etl_le16(p + 2 * i);
 
+		if (u < 0x80) {
+			out[o++] = (uint8_t)u;
+			continue;
+		}
 		if (u >= 0xD800 && u <= 0xDBFF && i + 1 < n) {
 			uint32_t l = etl_le16(p + 2 * (i + 1));
 
@@ -62,5 +64,22 @@ char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used)
 		o += put_utf8(out + o, u);
 	}
 	out[o] = 0;
+	return o;
+}
+
+char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used)
+{
+	size_t n = etl__utf16_units(p, max_units), cap;
+	uint8_t *out;
+
+	if (units_used)
+		*units_used = n < max_units ? n + 1 : n;
+	/* Each unit becomes at most 3 bytes (a surrogate pair, 2 units, 4 bytes). */
+	if (!etl__mul_size(n, 3, &cap) || !etl__add_size(cap, 1, &cap))
+		return NULL;
+	out = etl__malloc(cap);
+	if (!out)
+		return NULL;
+	etl__utf16_convert(p, n, out);
 	return (char *)out;
 }

@@ -1,0 +1,137 @@
+/*
+ * out.c - etldump's output buffer (see out.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "out.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct out_buffer out_buf;
+
+void out_flush(void)
+{
+	if (out_buf.len && fwrite(out_buf.data, 1, out_buf.len, stdout) != out_buf.len)
+		out_buf.failed = 1;
+	out_buf.len = 0;
+}
+
+void out_mem_slow(const void *p, size_t n)
+{
+	out_flush();
+	if (n <= OUT_BUFFER_SIZE) {
+		memcpy(out_buf.data, p, n);
+		out_buf.len = n;
+	} else if (fwrite(p, 1, n, stdout) != n) {
+		out_buf.failed = 1;
+	}
+}
+
+void out_u64(uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	out_mem(tmp + i, sizeof(tmp) - i);
+}
+
+void out_i64(int64_t v)
+{
+	if (v < 0) {
+		out_char('-');
+		out_u64(-(uint64_t)v); /* well defined for INT64_MIN too */
+	} else {
+		out_u64((uint64_t)v);
+	}
+}
+
+void out_hex(const uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	while (n) {
+		size_t room = (OUT_BUFFER_SIZE - out_buf.len) / 2, i;
+		char *o;
+
+		if (room == 0) {
+			out_flush();
+			continue;
+		}
+		if (room > n)
+			room = n;
+		o = out_buf.data + out_buf.len;
+		for (i = 0; i < room; i++) {
+			o[2 * i] = digits[p[i] >> 4];
+			o[2 * i + 1] = digits[p[i] & 15];
+		}
+		out_buf.len += 2 * room;
+		p += room;
+		n -= room;
+	}
+}
+
+void out_json_str(const char *s)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (;;) {
+		const char *run = s;
+		unsigned char c;
+
+		while ((c = (unsigned char)*s) >= 0x20 && c != '"' && c != '\\')
+			s++;
+		out_mem(run, (size_t)(s - run));
+		if (c == 0)
+			return;
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			out_mem(e, 2);
+		} else {
+			char e[6] = {'\\', 'u', '0', '0', digits[c >> 4], digits[c & 15]};
+			out_mem(e, 6);
+		}
+		s++;
+	}
+}
+
+void out_printf(const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = OUT_BUFFER_SIZE - out_buf.len;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out_buf.data + out_buf.len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		out_buf.failed = 1;
+		return;
+	}
+	if ((size_t)n < room) {
+		out_buf.len += (size_t)n;
+		return;
+	}
+	/* did not fit: flush and write again, through the heap when it cannot fit at all */
+	out_flush();
+	va_start(ap, fmt);
+	if ((size_t)n < OUT_BUFFER_SIZE) {
+		vsnprintf(out_buf.data, OUT_BUFFER_SIZE, fmt, ap);
+		out_buf.len = (size_t)n;
+	} else {
+		char *big = malloc((size_t)n + 1);
+		if (big) {
+			vsnprintf(big, (size_t)n + 1, fmt, ap);
+			out_mem_slow(big, (size_t)n);
+			free(big);
+		} else {
+			out_buf.failed = 1;
+		}
+	}
+	va_end(ap);
+}

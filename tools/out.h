@@ -1,0 +1,73 @@
+/*
+ * out.h - etldump's output buffer: every byte of data etldump writes goes
+ * through here, then to stdout in large blocks.
+ *
+ * stdio's printf parses its format for every call and locks the stream for
+ * every putchar; a trace converts into tens of millions of short fields, so
+ * the formatters append to this buffer instead and the few places that must
+ * see stdout's state call out_flush() first.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLDUMP_OUT_H
+#define ETLDUMP_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define OUT_BUFFER_SIZE (1u << 16)
+
+struct out_buffer {
+	size_t len;
+	int failed; /* a write to stdout failed */
+	char data[OUT_BUFFER_SIZE];
+};
+
+extern struct out_buffer out_buf;
+
+/* Writes what is buffered to stdout (fwrite); sets out_buf.failed on error. */
+void out_flush(void);
+
+/* Appends bytes; a block larger than the buffer goes straight through. */
+void out_mem_slow(const void *p, size_t n);
+
+static inline void out_mem(const void *p, size_t n)
+{
+	if (n <= OUT_BUFFER_SIZE - out_buf.len) {
+		memcpy(out_buf.data + out_buf.len, p, n);
+		out_buf.len += n;
+	} else {
+		out_mem_slow(p, n);
+	}
+}
+
+static inline void out_char(char c)
+{
+	if (out_buf.len == OUT_BUFFER_SIZE)
+		out_flush();
+	out_buf.data[out_buf.len++] = c;
+}
+
+static inline void out_cstr(const char *s)
+{
+	out_mem(s, strlen(s));
+}
+
+/* A string literal, without strlen. */
+#define OUT_LIT(s) out_mem("" s, sizeof(s) - 1)
+
+void out_u64(uint64_t v);
+void out_i64(int64_t v);
+/* Lower-case hex digits of n bytes. */
+void out_hex(const uint8_t *p, size_t n);
+/* The body of a JSON string (no quotes) for UTF-8 text: " \ and controls escaped. */
+void out_json_str(const char *s);
+/* printf into the buffer (for the cold paths). */
+void out_printf(const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 1, 2)))
+#endif
+	;
+
+#endif
