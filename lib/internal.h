@@ -82,6 +82,9 @@ size_t etl__utf16_units(const uint8_t *p, size_t max_units);
 /* n units to UTF-8 and a NUL in out (room for 3 * n + 1 bytes); returns the bytes before the NUL. */
 size_t etl__utf16_convert(const uint8_t *p, size_t n, uint8_t *out);
 
+/* The kernel group whose event-class GUID g is, or -1 (etl_kernel_group_guid() backwards). */
+int etl__kernel_group_by_guid(const struct etl_guid *g);
+
 /* ---- clock ---- */
 
 struct etl_clockconv {

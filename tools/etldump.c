@@ -648,8 +648,12 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 	}
 	out_char('"');
 	if (k == ETL_HEADER_EVENT)
-		out_printf(",\"header_flags\":%u,\"event_property\":%u", etl_event_header_flags(ev),
-		       etl_event_property_flags(ev));
+	{
+		OUT_LIT(",\"header_flags\":");
+		out_u64(etl_event_header_flags(ev));
+		OUT_LIT(",\"event_property\":");
+		out_u64(etl_event_property_flags(ev));
+	}
 	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_FULL || k == ETL_HEADER_INSTANCE ||
 	    k == ETL_HEADER_EVENT)
 	{
@@ -661,37 +665,54 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 	print_guid_field("activity_id", etl_event_activity_id(ev));
 	print_guid_field("related_activity_id", etl_event_related_activity_id(ev));
 	if (etl_event_instance(ev, &a, &b, &pg)) {
-		out_printf(",\"instance_id\":%u,\"parent_instance_id\":%u", a, b);
+		OUT_LIT(",\"instance_id\":");
+		out_u64(a);
+		OUT_LIT(",\"parent_instance_id\":");
+		out_u64(b);
 		print_guid_field("parent_guid", &pg);
 	}
 	if (k == ETL_HEADER_MESSAGE) {
-		out_printf(",\"message_flags\":%u", etl_event_message_flags(ev));
-		if (etl_event_message_sequence(ev, &a))
-			out_printf(",\"sequence\":%u", a);
-		if (etl_event_message_component_id(ev, &a))
-			out_printf(",\"component_id\":%u", a);
+		OUT_LIT(",\"message_flags\":");
+		out_u64(etl_event_message_flags(ev));
+		if (etl_event_message_sequence(ev, &a)) {
+			OUT_LIT(",\"sequence\":");
+			out_u64(a);
+		}
+		if (etl_event_message_component_id(ev, &a)) {
+			OUT_LIT(",\"component_id\":");
+			out_u64(a);
+		}
 	}
-	if (etl_event_pebs_index(ev, &v))
-		out_printf(",\"pebs_index\":%" PRIu64, v);
+	if (etl_event_pebs_index(ev, &v)) {
+		OUT_LIT(",\"pebs_index\":");
+		out_u64(v);
+	}
 	n = etl_event_pmc_count(ev);
 	if (n) {
-		out_printf(",\"pmc\":[");
-		for (i = 0; i < n; i++)
-			out_printf("%s%" PRIu64, i ? "," : "", etl_event_pmc_at(ev, i));
+		OUT_LIT(",\"pmc\":[");
+		for (i = 0; i < n; i++) {
+			if (i)
+				out_char(',');
+			out_u64(etl_event_pmc_at(ev, i));
+		}
 		out_char(']');
 	}
 	n = etl_event_extended_count(ev);
 	if (n) {
-		out_printf(",\"extended\":[");
+		OUT_LIT(",\"extended\":[");
 		for (i = 0; i < n; i++) {
 			uint16_t type;
 			const uint8_t *xd;
 			size_t dl;
 
 			etl_event_extended_at(ev, i, &type, &xd, &dl);
-			out_printf("%s{\"type\":%u,\"data\":\"", i ? "," : "", type);
+			if (i)
+				out_char(',');
+			OUT_LIT("{\"type\":");
+			out_u64(type);
+			OUT_LIT(",\"data\":\"");
 			out_hex(xd, dl);
-			out_printf("\"}");
+			OUT_LIT("\"}");
 		}
 		out_char(']');
 	}
@@ -715,9 +736,12 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 				}
 				out_char('}');
 				if (etl_decoded_trailing_bytes(d))
-					out_printf(",\"trailing_bytes\":%zu", etl_decoded_trailing_bytes(d));
+				{
+					OUT_LIT(",\"trailing_bytes\":");
+					out_u64(etl_decoded_trailing_bytes(d));
+				}
 			} else if (etl_decoded_reason(d)) {
-				out_printf(",\"undecoded_reason\":\"");
+				OUT_LIT(",\"undecoded_reason\":\"");
 				out_json_str(etl_decoded_reason(d));
 				out_char('"');
 			}
@@ -1420,7 +1444,6 @@ int main(int argc, char **argv)
 	};
 	struct options o;
 	int c, i, exit_code = EXIT_OK, damaged_inputs = 0;
-	static char outbuf[1 << 16];
 	static const char *manifests[256];
 	size_t nmanifests = 0;
 
@@ -1580,7 +1603,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: no input file (try --help)\n", progname);
 		return EXIT_USAGE;
 	}
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 	no_maps = o.no_maps;
 
 	if (o.outdir) {
@@ -1607,7 +1630,7 @@ int main(int argc, char **argv)
 				damaged_inputs++;
 				continue;
 			}
-			setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+			setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 			out_buf.failed = 0;
 			code = run_inputs(argv + i, 1, &o, manifests, nmanifests);
 			out_flush();
@@ -1633,7 +1656,7 @@ int main(int argc, char **argv)
 		return EXIT_IO;
 	}
 	if (o.output)
-		setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+		setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 	exit_code = run_inputs(argv + optind, argc - optind, &o, manifests, nmanifests);
 	out_flush();
 	if (fflush(stdout) == EOF || ferror(stdout) || out_buf.failed) {

@@ -29,15 +29,32 @@ void out_mem_slow(const void *p, size_t n)
 	}
 }
 
+static const char two_digits[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 void out_u64(uint64_t v)
 {
 	char tmp[20];
 	size_t i = sizeof(tmp);
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	if (v < 10 && out_buf.len < OUT_BUFFER_SIZE) {
+		out_buf.data[out_buf.len++] = (char)('0' + v);
+		return;
+	}
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		i -= 2;
+		memcpy(tmp + i, two_digits + 2 * r, 2);
+	}
+	if (v >= 10) {
+		i -= 2;
+		memcpy(tmp + i, two_digits + 2 * v, 2);
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
 	out_mem(tmp + i, sizeof(tmp) - i);
 }
 
@@ -53,8 +70,18 @@ void out_i64(int64_t v)
 
 void out_hex(const uint8_t *p, size_t n)
 {
-	static const char digits[] = "0123456789abcdef";
+	static char pairs[512];
+	static int ready;
 
+	if (!ready) {
+		static const char digits[] = "0123456789abcdef";
+		unsigned b;
+		for (b = 0; b < 256; b++) {
+			pairs[2 * b] = digits[b >> 4];
+			pairs[2 * b + 1] = digits[b & 15];
+		}
+		ready = 1;
+	}
 	while (n) {
 		size_t room = (OUT_BUFFER_SIZE - out_buf.len) / 2, i;
 		char *o;
@@ -66,15 +93,19 @@ void out_hex(const uint8_t *p, size_t n)
 		if (room > n)
 			room = n;
 		o = out_buf.data + out_buf.len;
-		for (i = 0; i < room; i++) {
-			o[2 * i] = digits[p[i] >> 4];
-			o[2 * i + 1] = digits[p[i] & 15];
-		}
+		for (i = 0; i < room; i++)
+			memcpy(o + 2 * i, pairs + 2 * p[i], 2);
 		out_buf.len += 2 * room;
 		p += room;
 		n -= room;
 	}
 }
+
+/* 1 for the bytes a JSON string must escape */
+static const unsigned char json_escape[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1,
+};
 
 void out_json_str(const char *s)
 {
@@ -84,7 +115,7 @@ void out_json_str(const char *s)
 		const char *run = s;
 		unsigned char c;
 
-		while ((c = (unsigned char)*s) >= 0x20 && c != '"' && c != '\\')
+		while (!json_escape[(c = (unsigned char)*s)])
 			s++;
 		out_mem(run, (size_t)(s - run));
 		if (c == 0)

@@ -542,7 +542,8 @@ static void name_undecoded(struct etl_decoded *d, const struct etl_event *ev)
 	char g[ETL_GUID_STRING_SIZE];
 	const char *group;
 
-	etl_guid_format(&ev->provider, g);
+	if (ev->kind != ETL_HEADER_SYSTEM && ev->kind != ETL_HEADER_COMPACT && ev->kind != ETL_HEADER_PERFINFO)
+		etl_guid_format(&ev->provider, g);
 	switch (ev->kind) {
 	case ETL_HEADER_SYSTEM: case ETL_HEADER_COMPACT: case ETL_HEADER_PERFINFO:
 		group = etl_kernel_group_name(ev->hook_id >> 8);
@@ -562,7 +563,7 @@ static void name_undecoded(struct etl_decoded *d, const struct etl_event *ev)
 		break;
 	case ETL_HEADER_MESSAGE:
 		d->name = arena_printf(d, "{%s}/Message(%u)", g, ev->id);
-		d->reason = arena_printf(d, "WPP message: its format needs the provider's TMF files");
+		d->reason = "WPP message: its format needs the provider's TMF files";
 		break;
 	default:
 		d->name = arena_printf(d, "{%s}/Opcode(%u)", g, ev->opcode);
@@ -591,40 +592,39 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 			 struct etl_diag *d)
 {
 	struct etl_decoded *out = &st->out;
-	const char *task = NULL, *op = NULL;
+	struct etl_kernel_kind *kind;
+	const char *task;
 	int rc;
 
-	const char *pn = etl__kernel_provider_name(group);
-
-	etl__kernel_names(group, ev->opcode, &task, &op);
-	out->provider_name = pn;
-	out->task_name = task;
-	out->opcode_name = op;
-	if (task && op)
-		out->name = arena_printf(out, "%s/%s/%s", pn, task, op);
-	else if (task && ev->opcode == 0)
-		out->name = arena_printf(out, "%s/%s", pn, task);
-	else if (task)
-		out->name = arena_printf(out, "%s/%s/Opcode(%u)", pn, task, ev->opcode);
-	else
-		out->name = arena_printf(out, "%s/Group(%u)/Opcode(%u)", pn, group, ev->opcode);
-	if (!st->kernel && !(st->kernel = etl__calloc(1, sizeof(*st->kernel)))) {
+	if ((!st->kernel && !(st->kernel = etl__calloc(1, sizeof(*st->kernel)))) ||
+	    !(kind = etl__kernel_kind(st->kernel, group, ev->opcode, ev->version))) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
+	task = kind->task;
+	out->provider_name = etl__kernel_provider_name(group);
+	out->task_name = task;
+	out->opcode_name = kind->op;
+	out->name = kind->name;
 	out->reason = NULL;
-	rc = etl__kernel_decode(st->kernel, out, ev, group, d);
+	rc = etl__kernel_decode(st->kernel, out, ev, kind, d);
 	if (rc == ETL_END) {
 		out->source = ETL_DECODER_NONE;
 		out->trailing = ev->payload_len;
 		out->nnodes = out->ntop = 0;
-		if (!out->reason && task)
-			out->reason = arena_printf(out, "no built-in layout for kernel %s opcode %u version %u",
-						   task, ev->opcode, ev->version);
-		else if (!out->reason && ev->kind != ETL_HEADER_FULL && ev->kind != ETL_HEADER_INSTANCE)
+		if (out->reason)
+			; /* the decoder said why (a pointer size the payload does not prove) */
+		else if (kind->reason)
+			out->reason = kind->reason; /* made once per kind */
+		else if (task) {
+			out->reason = arena_printf(out, "no built-in layout for kernel %s opcode %u version %u", task,
+						   ev->opcode, ev->version);
+			if (out->reason)
+				kind->reason = etl__strdup(out->reason); /* NULL (no memory): made again next time */
+		} else if (ev->kind != ETL_HEADER_FULL && ev->kind != ETL_HEADER_INSTANCE)
 			out->reason = arena_printf(out, "no built-in layout for kernel hook 0x%04x version %u",
 						   ev->hook_id, ev->version);
-		else if (!out->reason)
+		else
 			out->reason = arena_printf(out, "no built-in layout for kernel group %u opcode %u version %u",
 						   group, ev->opcode, ev->version);
 		return ETL_OK;

@@ -16,6 +16,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "decode/kernel.h"
@@ -285,6 +286,10 @@ static const struct klayout {
 	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping) },
 };
 
+/* build_schema() keeps two schemas per layout; a kind stores index + 1 in a byte */
+_Static_assert(sizeof(layouts) / sizeof(layouts[0]) <= ETL_KERNEL_MAX_LAYOUTS, "raise ETL_KERNEL_MAX_LAYOUTS");
+_Static_assert(ETL_KERNEL_MAX_LAYOUTS < 255, "a kind stores its layout index in a byte");
+
 /* PerfView's names: group (task) and opcodes */
 static const struct kname {
 	uint8_t group, opcode;
@@ -390,21 +395,13 @@ const char *etl__kernel_provider_name(unsigned group)
 
 int etl__kernel_group_of_class(const struct etl_guid *g)
 {
-	unsigned k;
-
-	if (etl_guid_equal(g, &ktc_imageid))
+	if (g->data1 == ktc_imageid.data1 && etl_guid_equal(g, &ktc_imageid))
 		return KTC_IMAGEID;
-	if (etl_guid_equal(g, &ktc_sysconfig))
+	if (g->data1 == ktc_sysconfig.data1 && etl_guid_equal(g, &ktc_sysconfig))
 		return KTC_SYSCONFIG;
-	if (etl_guid_equal(g, &ktc_metadata))
+	if (g->data1 == ktc_metadata.data1 && etl_guid_equal(g, &ktc_metadata))
 		return KTC_METADATA;
-
-	for (k = 0; k < 0x20; k++) {
-		const struct etl_guid *kg = etl_kernel_group_guid(k);
-		if (kg && etl_guid_equal(kg, g))
-			return (int)k;
-	}
-	return -1;
+	return etl__kernel_group_by_guid(g);
 }
 
 static const struct klayout *find_layout(unsigned group, unsigned opcode, unsigned version)
@@ -472,6 +469,10 @@ void etl__kernel_cache_free(struct etl_kernel_cache *kc)
 		etl__free(kc->schemas[i].fields);
 		etl__free(kc->schemas[i].top);
 	}
+	for (i = 0; i < ETL_KERNEL_KIND_SLOTS; i++) {
+		etl__free(kc->kinds[i].name);
+		etl__free(kc->kinds[i].reason);
+	}
 	memset(kc, 0, sizeof(*kc));
 }
 
@@ -507,10 +508,42 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const uint8
 	return ok;
 }
 
-int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
-		       unsigned group, struct etl_diag *diag)
+struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned group, unsigned opcode,
+					       unsigned version)
 {
-	const struct klayout *l = find_layout(group, ev->opcode, ev->version);
+	uint32_t key = 1u << 24 | (group & 0xFF) << 16 | (opcode & 0xFF) << 8 | (version & 0xFF);
+	struct etl_kernel_kind *k = &kc->kinds[((key * 2654435761u) >> 16) % ETL_KERNEL_KIND_SLOTS];
+	const struct klayout *l;
+	const char *pn = etl__kernel_provider_name(group);
+	char tmp[160];
+
+	if (k->key == key)
+		return k;
+	etl__free(k->name);
+	etl__free(k->reason);
+	memset(k, 0, sizeof(*k));
+	l = find_layout(group, opcode, version);
+	etl__kernel_names(group, opcode, &k->task, &k->op);
+	if (k->task && k->op)
+		snprintf(tmp, sizeof(tmp), "%s/%s/%s", pn, k->task, k->op);
+	else if (k->task && opcode == 0)
+		snprintf(tmp, sizeof(tmp), "%s/%s", pn, k->task);
+	else if (k->task)
+		snprintf(tmp, sizeof(tmp), "%s/%s/Opcode(%u)", pn, k->task, opcode);
+	else
+		snprintf(tmp, sizeof(tmp), "%s/Group(%u)/Opcode(%u)", pn, group, opcode);
+	k->name = etl__strdup(tmp);
+	if (!k->name)
+		return NULL;
+	k->layout = l ? (uint8_t)(l - layouts + 1) : 0;
+	k->key = key;
+	return k;
+}
+
+int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
+		       const struct etl_kernel_kind *kind, struct etl_diag *diag)
+{
+	const struct klayout *l = kind->layout ? &layouts[kind->layout - 1] : NULL;
 	const struct etl_schema *s;
 	unsigned ptr = ev->ptr_size;
 	int st;

@@ -12,11 +12,26 @@
 /* Pseudo-groups past the kernel's for KernelTraceControl's merge-time classes */
 #define ETL_KERNEL_KTC_FIRST 0x40
 
+#define ETL_KERNEL_KIND_SLOTS 256
+
+/* What is known of one (group, opcode, version): its layout and PerfView's names. */
+struct etl_kernel_kind {
+	uint32_t key;          /* 0: empty slot */
+	uint8_t layout;        /* index + 1 in the layout table; 0: none */
+	const char *task, *op; /* PerfView's task and opcode names (static; may be NULL) */
+	char *name;            /* the event name, owned by the cache */
+	char *reason;          /* why it stays raw when it has no layout (owned; NULL until needed) */
+};
+
 struct etl_kernel_cache {
 	struct etl_schema schemas[2 * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then 4/8-byte pointers */
 	uint8_t built[2 * ETL_KERNEL_MAX_LAYOUTS];
+	struct etl_kernel_kind kinds[ETL_KERNEL_KIND_SLOTS]; /* direct-mapped: traces repeat few kinds */
 };
 
+/* The layout and names of a kind, from the cache (NULL: out of memory). */
+struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned group, unsigned opcode,
+					 unsigned version);
 /* PerfView's task and opcode names of a kernel group/opcode: 1 if known (opcode_name may be NULL). */
 int etl__kernel_names(unsigned group, unsigned opcode, const char **task, const char **opcode_name);
 /* "Windows Kernel", or "KernelTraceControl" for its pseudo-groups. */
@@ -26,7 +41,7 @@ int etl__kernel_group_of_class(const struct etl_guid *g);
 /* Decodes ev with its built-in layout: ETL_OK, ETL_END when there is none (or the pointer size of a
  * MOF-class event cannot be proven: d->reason says so), or < 0 on a payload fault. */
 int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
-		       unsigned group, struct etl_diag *diag);
+		       const struct etl_kernel_kind *kind, struct etl_diag *diag);
 void etl__kernel_cache_free(struct etl_kernel_cache *kc);
 size_t etl__kernel_layout_count(void);
 

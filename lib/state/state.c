@@ -320,6 +320,7 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 	int group = etl__decode_kernel_group(ev);
 	struct etl_diag diag;
 	struct etl_decoded *d = &st->scratch;
+	const struct etl_kernel_kind *kind;
 
 	/* the hot path: most kernel records (samples, context switches, I/O) end here */
 	switch (group) {
@@ -347,7 +348,8 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 	d->resolve_map = NULL;
 	if (!d->max_nodes)
 		d->max_nodes = 4096;
-	if (etl__kernel_decode(dec->kernel, d, ev, (unsigned)group, &diag) != ETL_OK)
+	kind = etl__kernel_kind(dec->kernel, (unsigned)group, ev->opcode, ev->version);
+	if (!kind || etl__kernel_decode(dec->kernel, d, ev, kind, &diag) != ETL_OK)
 		return; /* no layout or a damaged payload: the event itself says so when decoded */
 	if (group == G_PROCESS && ev->opcode == 10)
 		on_image(st, ev, d);

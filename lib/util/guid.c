@@ -11,25 +11,28 @@
 void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE])
 {
 	static const char dig[] = "0123456789abcdef";
-	uint8_t b[16];
-	size_t i, o = 0;
+	uint32_t d1 = g->data1;
+	unsigned i;
 
-	b[0] = (uint8_t)(g->data1 >> 24);
-	b[1] = (uint8_t)(g->data1 >> 16);
-	b[2] = (uint8_t)(g->data1 >> 8);
-	b[3] = (uint8_t)g->data1;
-	b[4] = (uint8_t)(g->data2 >> 8);
-	b[5] = (uint8_t)g->data2;
-	b[6] = (uint8_t)(g->data3 >> 8);
-	b[7] = (uint8_t)g->data3;
-	memcpy(b + 8, g->data4, 8);
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = dig[b[i] >> 4];
-		out[o++] = dig[b[i] & 15];
+	for (i = 0; i < 8; i++)
+		out[i] = dig[d1 >> (28 - 4 * i) & 15];
+	out[8] = '-';
+	for (i = 0; i < 4; i++) {
+		out[9 + i] = dig[g->data2 >> (12 - 4 * i) & 15];
+		out[14 + i] = dig[g->data3 >> (12 - 4 * i) & 15];
 	}
-	out[o] = 0;
+	out[13] = '-';
+	out[18] = '-';
+	out[19] = dig[g->data4[0] >> 4];
+	out[20] = dig[g->data4[0] & 15];
+	out[21] = dig[g->data4[1] >> 4];
+	out[22] = dig[g->data4[1] & 15];
+	out[23] = '-';
+	for (i = 0; i < 6; i++) {
+		out[24 + 2 * i] = dig[g->data4[2 + i] >> 4];
+		out[25 + 2 * i] = dig[g->data4[2 + i] & 15];
+	}
+	out[36] = 0;
 }
 
 static int hexval(char c)
@@ -119,6 +122,17 @@ static const struct {
 	[0x1d] = { "Hypervisor", { 0x7f2a405c, 0x69b5, 0x4bf9, { 0xa1, 0xf5, 0x30, 0xe8, 0xf1, 0xaf, 0xab, 0x5e } } },
 	[0x1e] = { "HypervisorX", { 0x2ce9a149, 0xeffe, 0x42f0, { 0xa6, 0x35, 0xa1, 0xd3, 0x9e, 0x26, 0xc8, 0xf2 } } },
 };
+
+int etl__kernel_group_by_guid(const struct etl_guid *g)
+{
+	unsigned k;
+
+	for (k = 0; k < sizeof(kernel_groups) / sizeof(kernel_groups[0]); k++)
+		if (kernel_groups[k].guid.data1 == g->data1 && kernel_groups[k].name &&
+		    etl_guid_equal(&kernel_groups[k].guid, g))
+			return (int)k;
+	return -1;
+}
 
 const struct etl_guid *etl_kernel_group_guid(unsigned group)
 {
