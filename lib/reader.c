@@ -84,7 +84,7 @@ struct etl_reader {
 	size_t nstreams;
 	struct stream **heap;
 	size_t heap_len;
-	struct stream *pending; /* delivered its head; advance before the next delivery */
+	struct stream *pending; /* heap[0], delivered its head; advance before the next delivery */
 	struct etl_diag *queue; /* damage found while indexing, delivered first */
 	size_t q_head, q_len;
 	uint64_t q_dropped;
@@ -817,26 +817,32 @@ static void heap_push(struct etl_reader *r, struct stream *s)
 	r->heap[i] = s;
 }
 
-static struct stream *heap_pop(struct etl_reader *r)
+/* Restores the heap after its top changed (its stream advanced) or was replaced. */
+static void heap_sift_top(struct etl_reader *r)
 {
-	struct stream *top = r->heap[0], *last;
+	struct stream *top = r->heap[0];
 	size_t i = 0;
 
-	last = r->heap[--r->heap_len];
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= r->heap_len)
 			break;
 		if (c + 1 < r->heap_len && stream_less(r, r->heap[c + 1], r->heap[c]))
 			c++;
-		if (!stream_less(r, r->heap[c], last))
+		if (!stream_less(r, r->heap[c], top))
 			break;
 		r->heap[i] = r->heap[c];
 		i = c;
 	}
+	r->heap[i] = top;
+}
+
+/* Drops the top (a stream that ended). */
+static void heap_remove_top(struct etl_reader *r)
+{
+	r->heap[0] = r->heap[--r->heap_len];
 	if (r->heap_len > 0)
-		r->heap[i] = last;
-	return top;
+		heap_sift_top(r);
 }
 
 /* Builds the streams of every input and primes the heap. */
@@ -984,15 +990,19 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	if (st != ETL_OK)
 		return st;
 	if (r->pending) {
+		/* the stream delivered last is still the heap's top: advance it and sift it
+		 * down once (a pop and a push would walk the heap twice) */
 		s = r->pending;
 		r->pending = NULL;
 		stream_advance(r, s);
 		if (s->head != HEAD_NONE)
-			heap_push(r, s);
+			heap_sift_top(r);
+		else
+			heap_remove_top(r);
 	}
 	if (r->heap_len == 0)
 		return ETL_END;
-	s = heap_pop(r);
+	s = r->heap[0];
 	r->pending = s;
 	if (s->head == HEAD_ERROR) {
 		int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;

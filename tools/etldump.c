@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -41,6 +42,7 @@ struct options {
 	struct filter filter;
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
+	unsigned threads;    /* --threads: decoding and formatting threads (1 = none) */
 };
 
 static const char *progname = "etldump";
@@ -81,6 +83,8 @@ static void usage(FILE *f)
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
 		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
+		"  -j, --threads=N       decode and format with N threads (0 = one per processor);\n"
+		"                        the output is the same as with one (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
@@ -115,9 +119,9 @@ static void format_filetime(uint64_t ft, char *out, size_t n) /* n >= 64 */
 		frac = (uint32_t)(10000000 + (unix100 % 10000000));
 	}
 	/* events come in time order: the date and time of day change once a second at most */
-	static time_t cached_secs = -1;
-	static char cached[32]; /* "YYYY-MM-DDTHH:MM:SS." */
-	static size_t cached_len;
+	static _Thread_local time_t cached_secs = -1;
+	static _Thread_local char cached[32]; /* "YYYY-MM-DDTHH:MM:SS." */
+	static _Thread_local size_t cached_len;
 	int i;
 
 	if (secs != cached_secs || cached_secs == -1) {
@@ -256,7 +260,7 @@ static void print_info_json(const struct etl_trace_info *t)
 	out_printf("}\n");
 }
 
-static int decode_errors;
+static _Thread_local int decode_errors; /* per thread: workers add theirs up */
 
 /* A payload that contradicts its schema: reported like damage, printing goes on. */
 static void report_decode(const struct etl_reader *r, const struct options *o)
@@ -280,7 +284,7 @@ static int no_maps;
 /* The text of a value: the canonical one, or the number behind a map with --no-maps. */
 static const char *value_text(const struct etl_property *p)
 {
-	static char num[32];
+	static _Thread_local char num[32];
 	uint64_t u;
 	int64_t i;
 
@@ -1230,15 +1234,328 @@ static void progress(const struct etl_reader *r, const struct etl_event *ev, uin
 }
 
 /* Reads the given inputs, merged, and writes what the options ask for to stdout. */
+/* Whether --threads applies: event output in a stateless format (not chrome, whose
+ * pairs and names span events; not the summaries), no --count, no standard input
+ * (the workers read each input on their own). */
+static int threads_usable(const struct options *o, char **files, int nfiles)
+{
+	int i;
+
+	if (o->threads < 2 || o->info || o->stats || o->providers || o->processes ||
+	    o->format == FMT_CHROME || o->max_events)
+		return 0;
+	for (i = 0; i < nfiles; i++)
+		if (strcmp(files[i], "-") == 0)
+			return 0;
+	return 1;
+}
+
+/* Adds the manifests and opens the inputs; reports problems unless quiet (the
+ * worker threads open the same inputs again, silently). Returns the inputs opened. */
+static int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o,
+			const char **manifests, size_t nmanifests, int quiet, int *exit_code)
+{
+	int opened = 0, i;
+	size_t k;
+	char *env_copy = NULL;
+
+	/* manifests: the environment's search path first, then --manifest (later ones win) */
+	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
+		char *p, *save = NULL;
+		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
+		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+			if (etl_reader_add_manifest_path(r, p) != ETL_OK && !quiet) {
+				report(r, p, o);
+				*exit_code = worse(*exit_code, EXIT_DAMAGED);
+			}
+		}
+	}
+	free(env_copy);
+	for (k = 0; k < nmanifests; k++) {
+		unsigned before = etl_reader_manifest_warnings(r);
+		if (etl_reader_add_manifest_path(r, manifests[k]) != ETL_OK) {
+			if (!quiet) {
+				report(r, manifests[k], o);
+				*exit_code = worse(*exit_code, EXIT_DAMAGED);
+			}
+		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet && !quiet) {
+			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, manifests[k],
+				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+		}
+	}
+	for (i = 0; i < nfiles; i++) {
+		int st;
+		if (strcmp(files[i], "-") == 0)
+			st = etl_reader_open_fd(r, 0, "(stdin)");
+		else
+			st = etl_reader_open_path(r, files[i]);
+		if (st != ETL_OK) {
+			struct options loud = *o;
+			if (quiet)
+				continue;
+			loud.quiet = 0;
+			report(r, files[i], &loud);
+			*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
+			continue;
+		}
+		opened++;
+	}
+	return opened;
+}
+
+/* Filters, decodes and writes one event (or adds it to the summary); 1 if it was selected. */
+static int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct options *o,
+			struct summary *sm)
+{
+	const struct etl_decoded *d = NULL;
+	int dst = ETL_OK;
+
+	if (!filter_header(&o->filter, r, ev))
+		return 0;
+	/* decode for the output, the summaries and name filters; --processes alone needs
+	 * only the reader's own tables */
+	if (filter_needs_name(&o->filter) || o->stats || o->providers || (!o->raw && !o->processes)) {
+		dst = etl_reader_decode(r, ev, &d);
+		if (dst != ETL_OK)
+			report_decode(r, o);
+	}
+	if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
+		return 0;
+	if (o->stats || o->providers)
+		summary_add(sm, ev, d, dst);
+	else if (o->processes)
+		; /* listed after the last event */
+	else if (o->format == FMT_JSONL)
+		print_event_json(ev, r, o, d);
+	else if (o->format == FMT_CSV)
+		print_event_csv(ev, r, o->raw ? NULL : d);
+	else if (o->format == FMT_XML)
+		print_event_xml(ev, o->raw ? NULL : d);
+	else if (o->format == FMT_CHROME)
+		print_event_chrome(ev, r, o->raw ? NULL : d);
+	else
+		print_event_text(ev, r, o, d);
+	return 1;
+}
+
+/* ---- several threads (--threads) ----
+ *
+ * Every worker opens the inputs with a reader of its own and iterates all of
+ * them (iteration is cheap next to decoding and formatting, and each reader
+ * then keeps the full process tables and in-trace metadata), but it decodes
+ * and formats only its own batches: batch b (BATCH_ITEMS consecutive results
+ * of etl_reader_next, events and errors alike) belongs to worker b % N. The
+ * main thread writes the batches in order, so the output is the same bytes as
+ * with one thread. Each worker holds at most SLOTS formatted batches. */
+
+#define BATCH_ITEMS 1024
+#define SLOTS 4
+
+struct slot {
+	struct out_sink text;
+	int ready;
+};
+
+struct pool;
+
+struct worker {
+	pthread_t thread;
+	unsigned index;
+	struct pool *pool;
+	int exit_code, decode_errors;
+	struct slot slots[SLOTS];
+};
+
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned n;
+	struct worker *w;
+	char **files;
+	int nfiles;
+	const struct options *o;
+	const char **manifests;
+	size_t nmanifests;
+	uint64_t total_items; /* results of etl_reader_next, known when a worker finished */
+	int finished, stop;   /* stop: output failed or a worker could not go on */
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *pl = w->pool;
+	const struct options *o = pl->o;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t i = 0, cur = UINT64_MAX;
+	struct slot *slot = NULL;
+	int ignored = EXIT_OK, stop = 0;
+
+	decode_errors = 0;
+	if (!r || etl_reader_set_order(r, o->order) != ETL_OK ||
+	    setup_reader(r, pl->files, pl->nfiles, o, pl->manifests, pl->nmanifests, 1, &ignored) == 0) {
+		w->exit_code = EXIT_NOMEM;
+		pthread_mutex_lock(&pl->mu);
+		pl->stop = 1;
+		pthread_cond_broadcast(&pl->cv);
+		pthread_mutex_unlock(&pl->mu);
+		etl_reader_free(r);
+		return NULL;
+	}
+	for (;;) {
+		int st = etl_reader_next(r, &ev);
+		uint64_t b;
+
+		if (st == ETL_END)
+			break;
+		b = i++ / BATCH_ITEMS;
+		if (b % pl->n != w->index) {
+			if (st != ETL_OK && (!etl_reader_error(r) || etl_error_is_fatal(etl_reader_error(r))))
+				break;
+			continue;
+		}
+		if (b != cur) {
+			/* hand over the batch before, then wait for the slot of this one */
+			if (slot) {
+				out_flush();
+				pthread_mutex_lock(&pl->mu);
+				slot->ready = 1;
+				pthread_cond_broadcast(&pl->cv);
+				pthread_mutex_unlock(&pl->mu);
+			}
+			slot = &w->slots[(b / pl->n) % SLOTS];
+			pthread_mutex_lock(&pl->mu);
+			while (slot->ready && !pl->stop)
+				pthread_cond_wait(&pl->cv, &pl->mu);
+			stop = pl->stop;
+			pthread_mutex_unlock(&pl->mu);
+			if (stop)
+				break;
+			slot->text.len = 0;
+			out_buf.sink = &slot->text;
+			cur = b;
+		}
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			report(r, NULL, o);
+			w->exit_code = worse(w->exit_code, status_exit(st));
+			if (!e || etl_error_is_fatal(e))
+				break;
+			continue;
+		}
+		handle_event(r, ev, o, NULL);
+		if (out_buf.failed) {
+			w->exit_code = worse(w->exit_code, EXIT_NOMEM);
+			stop = 1;
+			break;
+		}
+	}
+	if (slot && !stop) {
+		out_flush();
+		if (out_buf.failed)
+			w->exit_code = worse(w->exit_code, EXIT_NOMEM);
+	}
+	out_buf.sink = NULL;
+	w->decode_errors = decode_errors;
+	pthread_mutex_lock(&pl->mu);
+	if (slot && !stop && !out_buf.failed)
+		slot->ready = 1;
+	if (out_buf.failed)
+		pl->stop = 1;
+	if (!pl->finished || i > pl->total_items)
+		pl->total_items = i;
+	pl->finished = 1;
+	pthread_cond_broadcast(&pl->cv);
+	pthread_mutex_unlock(&pl->mu);
+	etl_reader_free(r);
+	return NULL;
+}
+
+/* Runs the workers and writes their batches in order; returns the exit status. */
+static int run_threaded(char **files, int nfiles, const struct options *o, const char **manifests,
+			size_t nmanifests, unsigned n)
+{
+	struct pool pl;
+	uint64_t b;
+	unsigned k, started = 0;
+	int exit_code = EXIT_OK;
+
+	memset(&pl, 0, sizeof(pl));
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.cv, NULL);
+	pl.n = n;
+	pl.files = files;
+	pl.nfiles = nfiles;
+	pl.o = o;
+	pl.manifests = manifests;
+	pl.nmanifests = nmanifests;
+	pl.w = calloc(n, sizeof(*pl.w));
+	if (!pl.w) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_NOMEM;
+	}
+	out_flush(); /* what the main thread wrote before the events */
+	for (k = 0; k < n; k++) {
+		pl.w[k].index = k;
+		pl.w[k].pool = &pl;
+		if (pthread_create(&pl.w[k].thread, NULL, worker_main, &pl.w[k]) != 0)
+			break;
+		started++;
+	}
+	if (started < n) {
+		/* the batches of the missing workers would never come: stop the others */
+		pthread_mutex_lock(&pl.mu);
+		pl.stop = 1;
+		pthread_cond_broadcast(&pl.cv);
+		pthread_mutex_unlock(&pl.mu);
+		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
+		exit_code = EXIT_NOMEM;
+	}
+	for (b = 0; started == n; b++) {
+		struct slot *slot = &pl.w[b % n].slots[(b / n) % SLOTS];
+		int have;
+
+		pthread_mutex_lock(&pl.mu);
+		while (!slot->ready && !pl.stop &&
+		       !(pl.finished && b >= (pl.total_items + BATCH_ITEMS - 1) / BATCH_ITEMS))
+			pthread_cond_wait(&pl.cv, &pl.mu);
+		have = slot->ready && !pl.stop;
+		pthread_mutex_unlock(&pl.mu);
+		if (!have)
+			break;
+		if (slot->text.len && fwrite(slot->text.data, 1, slot->text.len, stdout) != slot->text.len)
+			out_buf.failed = 1;
+		pthread_mutex_lock(&pl.mu);
+		slot->ready = 0;
+		if (out_buf.failed)
+			pl.stop = 1;
+		pthread_cond_broadcast(&pl.cv);
+		pthread_mutex_unlock(&pl.mu);
+	}
+	for (k = 0; k < started; k++) {
+		pthread_join(pl.w[k].thread, NULL);
+		exit_code = worse(exit_code, pl.w[k].exit_code);
+		decode_errors += pl.w[k].decode_errors;
+	}
+	for (k = 0; k < n; k++) {
+		unsigned j;
+		for (j = 0; j < SLOTS; j++)
+			free(pl.w[k].slots[j].text.data);
+	}
+	free(pl.w);
+	pthread_cond_destroy(&pl.cv);
+	pthread_mutex_destroy(&pl.mu);
+	return exit_code;
+}
+
+/* Reads the given inputs, merged, and writes what the options ask for to stdout. */
 static int run_inputs(char **files, int nfiles, const struct options *o, const char **manifests,
 		      size_t nmanifests)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
-	int exit_code = EXIT_OK, opened = 0, i;
+	int exit_code = EXIT_OK, opened, i;
 	int show_progress = !o->quiet && isatty(2);
-	size_t k;
-	char *env_copy = NULL;
 	struct summary sm;
 	int summarise = o->stats || o->providers || o->processes;
 
@@ -1252,43 +1569,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 		etl_reader_free(r);
 		return EXIT_USAGE;
 	}
-	/* manifests: the environment's search path first, then --manifest (later ones win) */
-	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
-		char *p, *save = NULL;
-		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
-		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
-			if (etl_reader_add_manifest_path(r, p) != ETL_OK) {
-				report(r, p, o);
-				exit_code = worse(exit_code, EXIT_DAMAGED);
-			}
-		}
-	}
-	free(env_copy);
-	for (k = 0; k < nmanifests; k++) {
-		unsigned before = etl_reader_manifest_warnings(r);
-		if (etl_reader_add_manifest_path(r, manifests[k]) != ETL_OK) {
-			report(r, manifests[k], o);
-			exit_code = worse(exit_code, EXIT_DAMAGED);
-		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet) {
-			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, manifests[k],
-				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
-		}
-	}
-	for (i = 0; i < nfiles; i++) {
-		int st;
-		if (strcmp(files[i], "-") == 0)
-			st = etl_reader_open_fd(r, 0, "(stdin)");
-		else
-			st = etl_reader_open_path(r, files[i]);
-		if (st != ETL_OK) {
-			struct options loud = *o;
-			loud.quiet = 0;
-			report(r, files[i], &loud);
-			exit_code = worse(exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
-			continue;
-		}
-		opened++;
-	}
+	opened = setup_reader(r, files, nfiles, o, manifests, nmanifests, 0, &exit_code);
 	if (opened == 0) {
 		etl_reader_free(r);
 		return exit_code;
@@ -1323,11 +1604,20 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			out_cstr("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 		}
 	}
+	if (threads_usable(o, files, nfiles) && opened == nfiles) {
+		/* the workers open the inputs again: this reader was for the reports */
+		etl_reader_free(r);
+		exit_code = worse(exit_code, run_threaded(files, nfiles, o, manifests, nmanifests, o->threads));
+		if (o->format == FMT_XML)
+			out_cstr("</Events>\n");
+		if (decode_errors)
+			exit_code = worse(exit_code, EXIT_DAMAGED);
+		return exit_code;
+	}
 	{
 		uint64_t n = 0;
 		for (;;) {
-			const struct etl_decoded *d = NULL;
-			int st = etl_reader_next(r, &ev), dst = ETL_OK;
+			int st = etl_reader_next(r, &ev);
 			if (st == ETL_END)
 				break;
 			if (st != ETL_OK) {
@@ -1339,32 +1629,8 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 					break;
 				continue;
 			}
-			if (!filter_header(&o->filter, r, ev))
+			if (!handle_event(r, ev, o, &sm))
 				continue;
-			/* decode for the output, the summaries and name filters; --processes alone needs
-			 * only the reader's own tables */
-			if (filter_needs_name(&o->filter) || o->stats || o->providers ||
-			    (!o->raw && !o->processes)) {
-				dst = etl_reader_decode(r, ev, &d);
-				if (dst != ETL_OK)
-					report_decode(r, o);
-			}
-			if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
-				continue;
-			if (o->stats || o->providers)
-				summary_add(&sm, ev, d, dst);
-			else if (o->processes)
-				; /* listed after the last event */
-			else if (o->format == FMT_JSONL)
-				print_event_json(ev, r, o, d);
-			else if (o->format == FMT_CSV)
-				print_event_csv(ev, r, o->raw ? NULL : d);
-			else if (o->format == FMT_XML)
-				print_event_xml(ev, o->raw ? NULL : d);
-			else if (o->format == FMT_CHROME)
-				print_event_chrome(ev, r, o->raw ? NULL : d);
-			else
-				print_event_text(ev, r, o, d);
 			if (out_buf.failed)
 				break;
 			++n;
@@ -1438,6 +1704,7 @@ int main(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'u' + 256 },
 		{ "since", required_argument, NULL, 'S' + 256 },
 		{ "until", required_argument, NULL, 'U' + 256 },
+		{ "threads", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1451,9 +1718,10 @@ int main(int argc, char **argv)
 	o.format = FMT_TEXT;
 	o.order = ETL_ORDER_TIME;
 	o.max_payload = 64;
+	o.threads = 1;
 	filter_init(&o.filter);
 	signal(SIGPIPE, SIG_IGN);
-	while ((c = getopt_long(argc, argv, "f:im:n:o:O:p:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
 		char *end, err[160];
 		uint64_t v;
 		switch (c) {
@@ -1489,6 +1757,19 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: unknown order '%s' (time, file)\n", progname, optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'j':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno || *end || !*optarg || optarg[0] == '-' || v > 64) {
+				fprintf(stderr, "%s: --threads wants a number from 0 to 64, not '%s'\n", progname, optarg);
+				return EXIT_USAGE;
+			}
+			if (v == 0) {
+				long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+				v = cpus < 1 ? 1 : cpus > 64 ? 64 : (uint64_t)cpus;
+			}
+			o.threads = (unsigned)v;
 			break;
 		case 'n':
 			errno = 0;

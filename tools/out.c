@@ -9,12 +9,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct out_buffer out_buf;
+_Thread_local struct out_buffer out_buf;
+
+static void put_block(const void *p, size_t n)
+{
+	struct out_sink *k = out_buf.sink;
+
+	if (!k) {
+		if (fwrite(p, 1, n, stdout) != n)
+			out_buf.failed = 1;
+		return;
+	}
+	if (k->cap - k->len < n) {
+		size_t cap = k->cap ? k->cap : OUT_BUFFER_SIZE;
+		char *q;
+		while (cap - k->len < n)
+			cap *= 2;
+		q = realloc(k->data, cap);
+		if (!q) {
+			out_buf.failed = 1;
+			return;
+		}
+		k->data = q;
+		k->cap = cap;
+	}
+	memcpy(k->data + k->len, p, n);
+	k->len += n;
+}
 
 void out_flush(void)
 {
-	if (out_buf.len && fwrite(out_buf.data, 1, out_buf.len, stdout) != out_buf.len)
-		out_buf.failed = 1;
+	if (out_buf.len)
+		put_block(out_buf.data, out_buf.len);
 	out_buf.len = 0;
 }
 
@@ -24,8 +50,8 @@ void out_mem_slow(const void *p, size_t n)
 	if (n <= OUT_BUFFER_SIZE) {
 		memcpy(out_buf.data, p, n);
 		out_buf.len = n;
-	} else if (fwrite(p, 1, n, stdout) != n) {
-		out_buf.failed = 1;
+	} else {
+		put_block(p, n);
 	}
 }
 

@@ -18,15 +18,25 @@
 
 #define OUT_BUFFER_SIZE (1u << 16)
 
+/* Where a full buffer goes when it is not stdout: a growing block of memory
+ * (a batch of events formatted by a worker thread, see etldump's --threads). */
+struct out_sink {
+	char *data;
+	size_t len, cap;
+};
+
 struct out_buffer {
 	size_t len;
-	int failed; /* a write to stdout failed */
+	int failed;            /* a write to stdout failed, or the sink could not grow */
+	struct out_sink *sink; /* NULL: stdout */
 	char data[OUT_BUFFER_SIZE];
 };
 
-extern struct out_buffer out_buf;
+/* One per thread: the formatters of each worker write to their own. */
+extern _Thread_local struct out_buffer out_buf;
 
-/* Writes what is buffered to stdout (fwrite); sets out_buf.failed on error. */
+/* Writes what is buffered to stdout (fwrite) or appends it to the sink; sets
+ * out_buf.failed on error. */
 void out_flush(void);
 
 /* Appends bytes; a block larger than the buffer goes straight through. */

@@ -317,11 +317,22 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
 {
-	int group = etl__decode_kernel_group(ev);
+	int group;
 	struct etl_diag diag;
 	struct etl_decoded *d = &st->scratch;
 	const struct etl_kernel_kind *kind;
 
+	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
+		/* classic providers repeat their class GUID: compare with the last one first */
+		if (!st->last_valid || !etl_guid_equal(&st->last_class, &ev->provider)) {
+			st->last_class = ev->provider;
+			st->last_group = etl__decode_kernel_group(ev);
+			st->last_valid = 1;
+		}
+		group = st->last_group;
+	} else {
+		group = etl__decode_kernel_group(ev);
+	}
 	/* the hot path: most kernel records (samples, context switches, I/O) end here */
 	switch (group) {
 	case G_PROCESS: /* start, stop, rundown; Image/Load of old traces */

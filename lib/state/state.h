@@ -44,6 +44,8 @@ struct etl_state {
 	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
 	size_t string_bytes;        /* held by names and command lines */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
+	struct etl_guid last_class; /* the last MOF class seen and its kernel group (a one-entry cache) */
+	int last_group, last_valid;
 };
 
 /* The most processes, threads and images kept, and the most bytes of names and command lines;

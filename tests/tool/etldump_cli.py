@@ -160,6 +160,44 @@ def main():
                              shell=True, executable="/bin/bash", stderr=subprocess.PIPE)
         _, err = p.communicate()
         check("closed-pipe", p.returncode == 0 and not err, err.decode())
+        # --threads: the same bytes as one thread, clean and damaged, in every threaded format
+        big = os.path.join(tmp, "big.etl")
+        check("threads-gen", run([etlgen, "mixed64", big, "6000"]).returncode == 0)
+        data = bytearray(open(big, "rb").read())
+        for off in (20000, 150000, 300000, len(data) - 9000):  # zeroed runs inside record streams
+            data[off:off + 48] = bytes(48)
+        bad = os.path.join(tmp, "bad.etl")
+        with open(bad, "wb") as f:
+            f.write(data)
+        for path in (big, bad):
+            for fmt in ("jsonl", "text", "csv", "xml"):
+                one = run([etldump, "-f", fmt, path])
+                for j in ("2", "3"):
+                    many = run([etldump, "-f", fmt, "--threads", j, path])
+                    tag = f"threads-{j}-{fmt}-{os.path.basename(path)}"
+                    check(tag, many.stdout == one.stdout and many.returncode == one.returncode and
+                          sorted(many.stderr.splitlines()) == sorted(one.stderr.splitlines()),
+                          f"{len(many.stdout)} vs {len(one.stdout)} bytes, exit {many.returncode} vs {one.returncode}")
+        check("threads-damage-seen", run([etldump, bad]).returncode == 1 and
+              len(run([etldump, "-f", "jsonl", big]).stdout.splitlines()) > 6000)
+        # filters and the process table work per worker
+        r1 = run([etldump, "-f", "jsonl", "--pid", "4", "--cpu", "1", big])
+        r2 = run([etldump, "-f", "jsonl", "--pid", "4", "--cpu", "1", "-j", "2", big])
+        check("threads-filters", r1.stdout == r2.stdout and len(r1.stdout.splitlines()) > 10)
+        # one thread where threads cannot keep the output: --count, chrome, summaries, stdin
+        check("threads-count", len(run([etldump, "-j", "2", "-n", "1500", big]).stdout.splitlines()) == 1500)
+        check("threads-chrome", run([etldump, "-j", "2", "-f", "chrome", fx]).stdout ==
+              run([etldump, "-f", "chrome", fx]).stdout)
+        check("threads-stats", run([etldump, "-j", "2", "--stats", fx]).stdout == run([etldump, "--stats", fx]).stdout)
+        with open(fx, "rb") as f:
+            check("threads-stdin", run([etldump, "-j", "2", "-"], stdin=f).stdout == plain)
+        check("threads-auto", run([etldump, "-j", "0", "-f", "csv", fx]).stdout == run([etldump, "-f", "csv", fx]).stdout)
+        check("threads-bad", run([etldump, "--threads", "x", fx]).returncode == 2 and
+              run([etldump, "--threads", "65", fx]).returncode == 2)
+        p = subprocess.Popen(f"'{etldump}' -j 2 -f jsonl '{big}' | head -c 10 >/dev/null; exit ${{PIPESTATUS[0]}}",
+                             shell=True, executable="/bin/bash", stderr=subprocess.PIPE)
+        _, err = p.communicate()
+        check("threads-closed-pipe", p.returncode == 0 and not err, err.decode())
     finally:
         shutil.rmtree(tmp)
     for name, ok, detail in results:
