@@ -9,8 +9,10 @@
  * reports MB/s (of trace bytes) and events/s for
  *   read      read() into a 1 MiB buffer and memchr over it (the baseline)
  *   headers   every event's header through etl_reader_next, in time order
- *   payload   the same, touching every payload byte (no payload decoders exist yet)
+ *   decode    the same, plus etl_reader_decode() of every event and the text of
+ *             every top-level property (etl_property_format)
  *   jsonl     etldump --format=jsonl > /dev/null
+ *   jsonl-j2  the same with --threads=2
  * plus the decompressor alone (MB/s of output) over every compressed
  * buffer, and each workload's peak resident memory (its own process).
  *
@@ -115,6 +117,7 @@ static unsigned long long w_read(const char *path, const char *unused)
 	return found;
 }
 
+/* touch: 0 header fields only; 1 also decode every payload and format every property. */
 static unsigned long long iterate(const char *path, int touch)
 {
 	struct etl_reader *r = etl_reader_new();
@@ -135,11 +138,16 @@ static unsigned long long iterate(const char *path, int touch)
 		n++;
 		sum += etl_event_timestamp_raw(ev) + etl_event_pid(ev);
 		if (touch) {
-			const uint8_t *p;
-			size_t len, i;
-			etl_event_payload(ev, &p, &len);
-			for (i = 0; i < len; i++)
-				sum += p[i];
+			const struct etl_decoded *d;
+			size_t i, np;
+			if (etl_reader_decode(r, ev, &d) != ETL_OK || !d)
+				continue;
+			sum += strlen(etl_decoded_name(d));
+			np = etl_decoded_property_count(d);
+			for (i = 0; i < np; i++) {
+				const char *t = etl_property_format(etl_decoded_property_at(d, i));
+				sum += t ? (unsigned char)t[0] : 0;
+			}
 		}
 	}
 	etl_reader_free(r);
@@ -154,13 +162,13 @@ static unsigned long long w_headers(const char *path, const char *unused)
 	return iterate(path, 0);
 }
 
-static unsigned long long w_payload(const char *path, const char *unused)
+static unsigned long long w_decode(const char *path, const char *unused)
 {
 	(void)unused;
 	return iterate(path, 1);
 }
 
-static unsigned long long w_jsonl(const char *path, const char *etldump)
+static unsigned long long run_etldump(const char *path, const char *etldump, const char *threads)
 {
 	pid_t pid = fork();
 	int status;
@@ -168,13 +176,24 @@ static unsigned long long w_jsonl(const char *path, const char *etldump)
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
-		execl(etldump, etldump, "--format=jsonl", "--quiet", path, (char *)NULL);
+		execl(etldump, etldump, "--format=jsonl", "--quiet", threads, path, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
 		exit(1);
 	return 0;
 }
+
+static unsigned long long w_jsonl(const char *path, const char *etldump)
+{
+	return run_etldump(path, etldump, "--threads=1");
+}
+
+static unsigned long long w_jsonl2(const char *path, const char *etldump)
+{
+	return run_etldump(path, etldump, "--threads=2");
+}
+
 
 /* The decompressor alone over every compressed buffer of the file (read into
  * memory first); returns the decompressed bytes. */
@@ -276,15 +295,17 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	unsigned long long bytes = file_size(path);
 	struct result base = in_child(w_read, path, etldump, repeat);
 	struct result hdr = in_child(w_headers, path, etldump, repeat);
-	struct result pay = in_child(w_payload, path, etldump, repeat);
+	struct result pay = in_child(w_decode, path, etldump, repeat);
 	struct result js = in_child(w_jsonl, path, etldump, repeat > 3 ? 3 : repeat);
+	struct result js2 = in_child(w_jsonl2, path, etldump, repeat > 3 ? 3 : repeat);
 	double base_mbs = base.seconds > 0 ? (double)bytes / 1e6 / base.seconds : 0;
 	unsigned long long events = hdr.events;
 
 	row(label, "read", bytes, base, base_mbs, 0);
 	row(label, "headers", bytes, hdr, base_mbs, events);
-	row(label, "payload", bytes, pay, base_mbs, events);
+	row(label, "decode", bytes, pay, base_mbs, events);
 	row(label, "jsonl", bytes, js, base_mbs, events);
+	row(label, "jsonl-j2", bytes, js2, base_mbs, events);
 	if (compressed) {
 		struct result x = in_child(w_xpress, path, etldump, repeat + 1);
 		double mbs = x.seconds > 0 ? (double)x.events / 1e6 / x.seconds : 0;

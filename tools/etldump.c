@@ -399,10 +399,23 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 		return;
 	}
 	{
-		const char *text = value_text(p);
+		const char *text;
 		uint16_t in = etl_property_in_type(p), out = etl_property_out_type(p);
 		int64_t iv;
 		uint64_t uv;
+
+		/* the common case, a plain integer with no map and no out-type: straight from its value */
+		if (out == 0 && in >= 3 && in <= 10 && !etl_property_map_name(p)) {
+			if ((in & 1) && etl_property_as_i64(p, &iv) == ETL_OK) {
+				out_i64(iv);
+				return;
+			}
+			if (!(in & 1) && etl_property_as_u64(p, &uv) == ETL_OK) {
+				out_u64(uv);
+				return;
+			}
+		}
+		text = value_text(p);
 
 		if (!text)
 			text = "";
