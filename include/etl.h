@@ -554,6 +554,16 @@ ETL_API const char *etl_process_command_line(const struct etl_process *p);
 ETL_API uint64_t etl_process_start_filetime(const struct etl_process *p);
 /** 1 and the FILETIME and exit status of Process/Stop when it ended in the trace, else 0. */
 ETL_API int etl_process_end(const struct etl_process *p, uint64_t *filetime, int32_t *exit_status);
+/** Named threads of the process (Thread/SetName, or a name in Thread/Start or its rundown). */
+ETL_API size_t etl_process_thread_name_count(const struct etl_process *p);
+/** Named thread i: its latest name, and its id in *tid; NULL past the end. */
+ETL_API const char *etl_process_thread_name_at(const struct etl_process *p, size_t i, uint32_t *tid);
+/** The process that thread tid of input trace_index belongs to, as far as the events so far
+ *  tell (Thread start and rundown, Thread/SetName): the current record of its pid, or NULL. */
+ETL_API const struct etl_process *etl_reader_thread_process(const struct etl_reader *r, int trace_index,
+							    uint32_t tid);
+/** The latest name of thread tid of input trace_index, or NULL when none was logged (yet). */
+ETL_API const char *etl_reader_thread_name(const struct etl_reader *r, int trace_index, uint32_t tid);
 /** Images loaded in the process (kernel images are in pid 0's record). */
 ETL_API size_t etl_process_image_count(const struct etl_process *p);
 /** Image i: its file name (as logged, "\\Device\\..." paths), base and size; NULL past the end. */

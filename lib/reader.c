@@ -1108,6 +1108,16 @@ const struct etl_process *etl_reader_event_process(const struct etl_reader *r, c
 	return r && ev ? etl__state_process_of(&r->sys, ev) : NULL;
 }
 
+const struct etl_process *etl_reader_thread_process(const struct etl_reader *r, int trace_index, uint32_t tid)
+{
+	return r ? etl__state_thread_process(&r->sys, trace_index, tid) : NULL;
+}
+
+const char *etl_reader_thread_name(const struct etl_reader *r, int trace_index, uint32_t tid)
+{
+	return r ? etl__state_thread_name(&r->sys, trace_index, tid) : NULL;
+}
+
 uint64_t etl_reader_state_dropped(const struct etl_reader *r)
 {
 	return r ? r->sys.dropped : 0;

@@ -767,7 +767,7 @@ START_TEST(system_state_tracks_processes_threads_images)
 			ck_assert_str_eq(etl_process_image_name(p), "new.exe");
 		}
 	}
-	ck_assert_uint_eq(n, 12); /* 11 written + the logfile header */
+	ck_assert_uint_eq(n, 16); /* 15 written + the logfile header */
 	ck_assert_ptr_nonnull(seen_stop);
 	ck_assert_uint_eq(etl_reader_process_count(r), 4); /* 400, 0 (kernel images), 500, 500 again */
 	ck_assert_uint_eq(etl_reader_state_dropped(r), 0);
@@ -800,6 +800,22 @@ START_TEST(system_state_tracks_processes_threads_images)
 	ck_assert_uint_eq(off, 0x10);
 	ck_assert_ptr_null(etl_reader_resolve_address(r, p, ubase + 0x20000, &off));
 	ck_assert_ptr_null(etl_reader_resolve_address(r, p, 0x10, &off));
+
+	/* threads: 5001 named by Thread/SetName; 4001 has no name */
+	ck_assert_uint_eq(etl_process_thread_name_count(p), 1);
+	{
+		uint32_t tid = 0;
+		ck_assert_str_eq(etl_process_thread_name_at(p, 0, &tid), "worker one");
+		ck_assert_uint_eq(tid, 5001);
+		ck_assert_ptr_null(etl_process_thread_name_at(p, 1, &tid));
+	}
+	ck_assert_str_eq(etl_reader_thread_name(r, 0, 5001), "worker one");
+	ck_assert_ptr_null(etl_reader_thread_name(r, 0, 4001));
+	ck_assert_ptr_null(etl_reader_thread_name(r, 0, 77));
+	ck_assert_uint_eq(etl_process_id(etl_reader_thread_process(r, 0, 5001)), 500); /* pid 500's latest record */
+	ck_assert_uint_eq(etl_process_id(etl_reader_thread_process(r, 0, 4001)), 400);
+	ck_assert_ptr_null(etl_reader_thread_process(r, 1, 4001));
+	ck_assert_uint_eq(etl_process_thread_name_count(etl_reader_process_at(r, 0)), 0);
 
 	/* pid 500 now names the process that reused it */
 	p = etl_reader_find_process(r, 0, 500);

@@ -964,6 +964,76 @@ static void print_event_xml(const struct etl_event *ev, const struct etl_decoded
 
 static int chrome_first = 1;
 static uint64_t chrome_origin; /* FILETIME of the earliest input start */
+static double chrome_last_us;  /* time of the latest event written */
+
+/* Context switches become "Running" slices on the thread tracks: what runs on each CPU of
+ * each input since when. */
+struct chrome_cpu {
+	int trace;
+	unsigned cpu;
+	uint32_t pid, tid; /* tid 0: idle or not known yet */
+	double since_us;
+};
+#define CHROME_MAX_CPUS 4096
+static struct chrome_cpu *chrome_cpus;
+static size_t chrome_ncpus;
+
+static struct chrome_cpu *chrome_cpu_of(int trace, unsigned cpu)
+{
+	size_t i;
+	struct chrome_cpu *c;
+
+	for (i = 0; i < chrome_ncpus; i++)
+		if (chrome_cpus[i].trace == trace && chrome_cpus[i].cpu == cpu)
+			return &chrome_cpus[i];
+	if (chrome_ncpus == CHROME_MAX_CPUS)
+		return NULL;
+	c = realloc(chrome_cpus, (chrome_ncpus + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	chrome_cpus = c;
+	c = &chrome_cpus[chrome_ncpus++];
+	memset(c, 0, sizeof(*c));
+	c->trace = trace;
+	c->cpu = cpu;
+	return c;
+}
+
+static void chrome_slice(const struct chrome_cpu *c, double end_us, const char *wait_reason)
+{
+	if (c->tid == 0 || end_us < c->since_us)
+		return;
+	out_cstr(chrome_first ? "\n" : ",\n");
+	chrome_first = 0;
+	out_printf("{\"name\":\"Running\",\"cat\":\"cpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+		   "\"pid\":%u,\"tid\":%u,\"args\":{\"cpu\":%u",
+		   c->since_us, end_us - c->since_us, c->pid, c->tid, c->cpu);
+	if (wait_reason) {
+		out_cstr(",\"old_thread_wait_reason\":\"");
+		out_json_str(wait_reason);
+		out_char('"');
+	}
+	out_cstr("}}");
+}
+
+/* A context switch: the slice of the thread switched out ends, the new one's begins. */
+static void chrome_cswitch(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d,
+			   double us)
+{
+	const struct etl_property *np = etl_decoded_property_by_name(d, "NewThreadID");
+	const struct etl_property *wp = etl_decoded_property_by_name(d, "OldThreadWaitReason");
+	struct chrome_cpu *c = chrome_cpu_of(etl_event_trace_index(ev), etl_event_cpu(ev));
+	const struct etl_process *p;
+	uint64_t ntid;
+
+	if (!c || !np || etl_property_as_u64(np, &ntid) != ETL_OK || ntid >= ETL_ID_NONE)
+		return;
+	chrome_slice(c, us, wp ? etl_property_format(wp) : NULL);
+	p = etl_reader_thread_process(r, etl_event_trace_index(ev), (uint32_t)ntid);
+	c->tid = (uint32_t)ntid;
+	c->pid = p ? etl_process_id(p) : 0;
+	c->since_us = us;
+}
 
 static void print_event_chrome(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d)
 {
@@ -1011,6 +1081,10 @@ static void print_event_chrome(const struct etl_event *ev, struct etl_reader *r,
 		out_json_value(p, 0);
 	}
 	out_cstr("}}");
+	if (us > chrome_last_us)
+		chrome_last_us = us;
+	if (d && etl_decoded_source(d) != ETL_DECODER_NONE && strcmp(name, "Windows Kernel/Thread/CSwitch") == 0)
+		chrome_cswitch(ev, r, d, us);
 }
 
 /* ---- summaries ---- */
@@ -1614,6 +1688,7 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 					chrome_origin = st;
 			}
 			chrome_first = 1;
+			chrome_last_us = 0;
 			out_cstr("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 		}
 	}
@@ -1678,6 +1753,27 @@ static int run_inputs(char **files, int nfiles, const struct options *o, const c
 			out_json_str(etl_process_image_name(p));
 			out_cstr("\"}}");
 		}
+		/* and the threads that were named (the latest name of each) */
+		for (j = 0; j < np; j++) {
+			const struct etl_process *p = etl_reader_process_at(r, j);
+			size_t t, nt = etl_process_thread_name_count(p);
+			for (t = 0; t < nt; t++) {
+				uint32_t tid;
+				const char *tn = etl_process_thread_name_at(p, t, &tid);
+				out_cstr(chrome_first ? "\n" : ",\n");
+				chrome_first = 0;
+				out_printf("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"",
+					   etl_process_id(p), tid);
+				out_json_str(tn);
+				out_cstr("\"}}");
+			}
+		}
+		/* the slices still running when the trace ends */
+		for (j = 0; j < chrome_ncpus; j++)
+			chrome_slice(&chrome_cpus[j], chrome_last_us, NULL);
+		free(chrome_cpus);
+		chrome_cpus = NULL;
+		chrome_ncpus = 0;
 		out_cstr("\n]}\n");
 	}
 	tallies_free(&sm.providers);

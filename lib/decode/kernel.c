@@ -119,6 +119,8 @@ static const struct kf k_thread_v4[] = {
 	PTR("UserStackLimit"), PTR("Affinity"), PTR("Win32StartAddr"), PTR("TebBase"), X32("SubProcessTag"),
 	U8("BasePriority"), U8("PagePriority"), U8("IoPriority"), U8("ThreadFlags"), WSTR("ThreadName"),
 };
+/* Thread/SetName (opcode 72): checked on the dotnetperf trace's payloads */
+static const struct kf k_thread_setname[] = { U32("ProcessID"), U32("ThreadID"), WSTR("ThreadName") };
 static const struct kf k_cswitch[] = {
 	U32("NewThreadID"), U32("OldThreadID"), I8("NewThreadPriority"), I8("OldThreadPriority"),
 	U8("PreviousCState"), I8("SpareByte"), I8("OldThreadWaitReason"), I8("OldThreadWaitMode"),
@@ -250,6 +252,7 @@ static const struct klayout {
 	{ 0x05, { 1, 2, 3, 4, 0xFF }, 2, 2, k_thread_v2, N(k_thread_v2) },
 	{ 0x05, { 1, 2, 3, 4, 0xFF }, 3, 3, k_thread_v3, N(k_thread_v3) },
 	{ 0x05, { 1, 2, 3, 4, 0xFF }, 4, 4, k_thread_v4, N(k_thread_v4) },
+	{ 0x05, { 72, 0xFF }, 2, 2, k_thread_setname, N(k_thread_setname) },
 	{ 0x05, { 36, 0xFF }, 2, 4, k_cswitch, N(k_cswitch) },
 	{ 0x14, { 2, 3, 4, 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
 	{ 0x14, { 2, 3, 4, 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1) },

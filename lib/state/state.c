@@ -236,15 +236,64 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 		replace_str(&p->command_line, field_str(st, d, "CommandLine"));
 }
 
+/* Keeps the thread's name (Thread/SetName, or a name in Thread/Start or a rundown). */
+static void name_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d,
+			uint32_t pid, uint32_t tid)
+{
+	const struct etl_property *np = etl_decoded_property_by_name(d, "ThreadName");
+	const char *s;
+	struct etl_process *p;
+	char *name;
+	size_t i, len;
+
+	if (!np || etl_property_as_utf8(np, &s, &len) != ETL_OK || len == 0)
+		return;
+	p = process_get(st, ev->trace_index, pid);
+	if (!p)
+		return;
+	for (i = 0; i < p->nthreads && p->threads[i].tid != tid; i++)
+		;
+	if (i < p->nthreads && strcmp(p->threads[i].name, s) == 0)
+		return;
+	if (i == p->nthreads) {
+		if (p->nthreads == p->cap_threads) {
+			size_t cap = p->cap_threads ? 2 * p->cap_threads : 4;
+			struct etl_thread_name *t;
+			if (st->named_threads >= ETL_STATE_MAX_THREADS ||
+			    !(t = etl__realloc(p->threads, cap * sizeof(*t)))) {
+				st->dropped++;
+				return;
+			}
+			p->threads = t;
+			p->cap_threads = cap;
+		}
+		p->threads[i].tid = tid;
+		p->threads[i].name = NULL;
+	}
+	name = field_str(st, d, "ThreadName");
+	if (!name || !*name) { /* out of memory or of string budget: keep what there was */
+		etl__free(name);
+		return;
+	}
+	etl__free(p->threads[i].name);
+	p->threads[i].name = name;
+	if (i == p->nthreads) {
+		p->nthreads++;
+		st->named_threads++;
+	}
+}
+
 static void on_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
 {
 	uint64_t pid, tid;
 
-	if (ev->opcode < 1 || ev->opcode > 4)
+	if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 72)
 		return;
 	if (!field_u64(d, "ProcessID", &pid) || !field_u64(d, "ThreadID", &tid) || pid >= ETL_ID_NONE ||
 	    tid >= ETL_ID_NONE)
 		return;
+	if (ev->opcode != 2 && ev->opcode != 4)
+		name_thread(st, ev, d, (uint32_t)pid, (uint32_t)tid);
 	if (st->ntids >= ETL_STATE_MAX_THREADS) {
 		st->dropped++;
 		return;
@@ -339,8 +388,8 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 		if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 10)
 			return;
 		break;
-	case G_THREAD:
-		if (ev->opcode < 1 || ev->opcode > 4)
+	case G_THREAD: /* start, stop, rundown, set name */
+		if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 72)
 			return;
 		break;
 	case G_IMAGE:
@@ -385,12 +434,45 @@ const struct etl_process *etl__state_process_of(const struct etl_state *st, cons
 	if (!p && tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0F2E &&
 	    ev->payload_len >= (size_t)ev->ptr_size + 4)
 		tid = etl_le32(ev->payload + ev->ptr_size);
+	/* Thread/SetName names its process first */
+	if (!p && ev->pid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0548 &&
+	    ev->payload_len >= 8)
+		p = etl__state_find(st, ev->trace_index, etl_le32(ev->payload));
 	if (!p && tid != ETL_ID_NONE && tid != 0) {
 		s = slot_find(st->by_tid, st->tid_cap, make_key(ev->trace_index, tid));
 		if (s && s->key)
 			p = etl__state_find(st, ev->trace_index, s->value);
 	}
 	return p;
+}
+
+const struct etl_process *etl__state_thread_process(const struct etl_state *st, int trace, uint32_t tid)
+{
+	struct etl_state_slot *s;
+
+	if (tid == ETL_ID_NONE || !st->by_tid)
+		return NULL;
+	s = slot_find(st->by_tid, st->tid_cap, make_key(trace, tid));
+	return s && s->key ? etl__state_find(st, trace, s->value) : NULL;
+}
+
+const char *etl__state_thread_name(const struct etl_state *st, int trace, uint32_t tid)
+{
+	const struct etl_process *p = etl__state_thread_process(st, trace, tid);
+	size_t i, k;
+
+	if (!p)
+		return NULL;
+	/* the thread may belong to an earlier process of the same pid: newest first */
+	for (k = st->nprocs; k-- > 0;) {
+		const struct etl_process *q = st->procs[k];
+		if (q->trace != trace || q->pid != p->pid)
+			continue;
+		for (i = 0; i < q->nthreads; i++)
+			if (q->threads[i].tid == tid)
+				return q->threads[i].name;
+	}
+	return NULL;
 }
 
 void etl__state_free(struct etl_state *st)
@@ -403,6 +485,9 @@ void etl__state_free(struct etl_state *st)
 		for (j = 0; j < p->nimages; j++)
 			etl__free(p->images[j].file_name);
 		etl__free(p->images);
+		for (j = 0; j < p->nthreads; j++)
+			etl__free(p->threads[j].name);
+		etl__free(p->threads);
 		etl__free(p->image_name);
 		etl__free(p->command_line);
 		etl__free(p);
@@ -452,6 +537,17 @@ int etl_process_end(const struct etl_process *p, uint64_t *filetime, int32_t *ex
 	if (exit_status)
 		*exit_status = p->exit_status;
 	return 1;
+}
+
+size_t etl_process_thread_name_count(const struct etl_process *p) { return p ? p->nthreads : 0; }
+
+const char *etl_process_thread_name_at(const struct etl_process *p, size_t i, uint32_t *tid)
+{
+	if (!p || i >= p->nthreads)
+		return NULL;
+	if (tid)
+		*tid = p->threads[i].tid;
+	return p->threads[i].name;
 }
 
 size_t etl_process_image_count(const struct etl_process *p) { return p ? p->nimages : 0; }

@@ -20,6 +20,11 @@ struct etl_image_rec {
 	char *file_name;
 };
 
+struct etl_thread_name {
+	uint32_t tid;
+	char *name;
+};
+
 struct etl_process {
 	int trace;
 	uint32_t pid, parent_pid, session_id;
@@ -29,6 +34,8 @@ struct etl_process {
 	char *image_name, *command_line; /* "" when unknown */
 	struct etl_image_rec *images;
 	size_t nimages, cap_images;
+	struct etl_thread_name *threads; /* named threads, the latest name of each */
+	size_t nthreads, cap_threads;
 };
 
 struct etl_state_slot {
@@ -40,7 +47,7 @@ struct etl_state {
 	struct etl_process **procs; /* in the order first seen */
 	size_t nprocs, cap;
 	struct etl_state_slot *by_pid, *by_tid; /* open addressing, power-of-two sizes */
-	size_t pid_cap, tid_cap, ntids;
+	size_t pid_cap, tid_cap, ntids, named_threads;
 	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
 	size_t string_bytes;        /* held by names and command lines */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
@@ -59,6 +66,10 @@ struct etl_state {
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
+/* The process of a thread, or NULL. */
+const struct etl_process *etl__state_thread_process(const struct etl_state *st, int trace, uint32_t tid);
+/* The latest name of a thread, or NULL. */
+const char *etl__state_thread_name(const struct etl_state *st, int trace, uint32_t tid);
 const struct etl_process *etl__state_find(const struct etl_state *st, int trace, uint32_t pid);
 /* The image of p holding addr (and the offset in it), or NULL. */
 const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uint64_t *offset);

@@ -75,7 +75,7 @@ def main():
             # every jsonl line parses, one per record
             lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
             ok = all(json.loads(l)["type"] == "event" for l in lines)
-            want_lines = 13 if name == "system64" else 12 if name == "system32" else \
+            want_lines = 17 if name == "system64" else 16 if name == "system32" else \
                 400 + (1 if name in ("mixed32", "win7cpu") else 2)
             check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")
 
@@ -102,8 +102,8 @@ def main():
         sx = os.path.join(valid, "system64.etl")
         names = [json.loads(l)["name"].split("/", 1)[1] for l in
                  run([etldump, "-f", "jsonl", "--process", "NEW.exe", sx]).stdout.splitlines()]
-        check("process-filter", names == ["Process/Start", "Thread/Start", "Image/Load", "PerfInfo/Sample",
-                                          "Image/Unload", "Process/Stop"], str(names))
+        check("process-filter", names == ["Process/Start", "Thread/Start", "Thread/SetName", "Image/Load",
+                                          "PerfInfo/Sample", "Image/Unload", "Process/Stop"], str(names))
         check("process-filter-glob", len(run([etldump, "--process", "*e.exe", sx]).stdout.splitlines()) == 1)
         check("process-filter-none", run([etldump, "--process", "nothing", sx]).stdout == b"")
         # summaries print only themselves, whatever the format

@@ -60,13 +60,20 @@ def formats(etldump, path, name, env_manifests):
     ch = run(base + ["-f", "chrome", path])
     try:
         d = json.loads(ch.stdout)
-        evs = [e for e in d["traceEvents"] if e["ph"] != "M"]
-        meta = [e for e in d["traceEvents"] if e["ph"] == "M"]
+        evs = [e for e in d["traceEvents"] if e["ph"] not in ("M", "X")]
+        slices = [e for e in d["traceEvents"] if e["ph"] == "X"]
+        meta = [e for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"]
+        tmeta = [e for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"]
         ok = len(evs) == n and all({"name", "ph", "ts", "pid", "tid", "args"} <= set(e) and
                                    e["ph"] in ("i", "B", "E") for e in evs)
-        # metadata: one process_name per pid, named by the kernel's process events
-        ok = ok and all(e["name"] == "process_name" and e["args"]["name"] for e in meta) and \
-            len({e["pid"] for e in meta}) == len(meta)
+        # context switches: "Running" slices with a duration, on a thread
+        ok = ok and all(e["name"] == "Running" and e["dur"] >= 0 and e["tid"] != 0 and "cpu" in e["args"]
+                        for e in slices)
+        # metadata: one process_name per pid, named by the kernel's process events; thread names
+        ok = ok and all(e["args"]["name"] for e in meta + tmeta) and \
+            len({e["pid"] for e in meta}) == len(meta) and \
+            len({(e["pid"], e["tid"]) for e in tmeta}) == len(tmeta) and \
+            len(meta) + len(tmeta) == len([e for e in d["traceEvents"] if e["ph"] == "M"])
         check(f"chrome {name}", ok, f"{len(evs)} for {n}, {len(meta)} process names")
     except (ValueError, KeyError) as e:
         check(f"chrome {name}", False, str(e))

@@ -1,8 +1,9 @@
 /*
  * system.c - the "system" scenario: the kernel records that describe
  * processes, threads and images (rundown, start, stop, a reused pid, image
- * loads and an unload), in the layouts of Process v3, Thread v3 and Image v3,
- * for either pointer size.
+ * loads and an unload, a thread name, context switches), in the layouts of
+ * Process v3, Thread v3, Thread/SetName v2, CSwitch v2 and Image v3, for
+ * either pointer size.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -111,6 +112,39 @@ int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_
 	return etlw_perfinfo(w, cpu, 2, 0x0F2E, ts, NULL, 0, NULL, p.b, p.n);
 }
 
+/* Thread/SetName (PerfInfo header, version 2): ProcessID, ThreadID, ThreadName */
+static int scen_setname(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid,
+			uint32_t tid, const char *name)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+
+	pb_u32(&p, pid);
+	pb_u32(&p, tid);
+	pb_wstr(&p, name);
+	return etlw_perfinfo(w, cpu, 2, 0x0548, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+/* Thread/CSwitch (compact header, version 2): new and old thread, priorities, wait reason... */
+static int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, uint32_t old_tid,
+			uint8_t wait_reason)
+{
+	struct pbuf p = { .n = 0, .ptr = 8 };
+
+	pb_u32(&p, new_tid);
+	pb_u32(&p, old_tid);
+	p.b[p.n++] = 8;           /* NewThreadPriority */
+	p.b[p.n++] = 9;           /* OldThreadPriority */
+	p.b[p.n++] = 1;           /* PreviousCState */
+	p.b[p.n++] = 0;           /* SpareByte */
+	p.b[p.n++] = wait_reason; /* OldThreadWaitReason */
+	p.b[p.n++] = 1;           /* OldThreadWaitMode: user */
+	p.b[p.n++] = 5;           /* OldThreadState: waiting */
+	p.b[p.n++] = (uint8_t)cpu;
+	pb_u32(&p, 3);            /* NewThreadWaitTime */
+	pb_u32(&p, 0);            /* Reserved */
+	return etlw_system(w, cpu, 1, 2, 0x0524, 0, 0, ts, p.b, p.n);
+}
+
 int scen_write_system(struct etlw *w, const struct etlw_opts *o)
 {
 	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000; /* a millisecond */
@@ -125,6 +159,11 @@ int scen_write_system(struct etlw *w, const struct etlw_opts *o)
 	/* a process starts, loads its image, runs, stops */
 	rc |= scen_process(w, o, 1, 1, t0 + 10 * tick, 500, 400, 259, "new.exe", "new.exe -v \"a b\"");
 	rc |= scen_thread(w, o, 1, 1, t0 + 11 * tick, 500, 5001);
+	rc |= scen_setname(w, o, 1, t0 + 11 * tick + tick / 4, 500, 5001, "worker one");
+	/* on CPU 1: idle, then new.exe's thread, then old.exe's, then idle again */
+	rc |= scen_cswitch(w, 1, t0 + 11 * tick + tick / 2, 5001, 0, 0);
+	rc |= scen_cswitch(w, 1, t0 + 13 * tick + tick / 2, 4001, 5001, 6);
+	rc |= scen_cswitch(w, 1, t0 + 15 * tick, 0, 4001, 13);
 	rc |= scen_image(w, o, 0, 10, t0 + 12 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
 	rc |= scen_sample(w, o, 0, t0 + 13 * tick, ubase + 0x1234, 5001);
 	rc |= scen_image(w, o, 0, 2, t0 + 14 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
