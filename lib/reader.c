@@ -50,7 +50,6 @@ struct trace {
 	struct etl_trace_info info;
 	struct etl_clockconv clock;
 	struct etl_bufindex ix;
-	uint32_t *ordinal; /* file ordinal of each index entry after sorting */
 	unsigned ptr_size;
 };
 
@@ -165,7 +164,6 @@ static void trace_free(struct trace *t)
 	etl__source_close(&t->src);
 	etl__trace_info_clear(&t->info);
 	etl__bufindex_free(&t->ix);
-	etl__free(t->ordinal);
 	etl__free(t);
 }
 
@@ -341,6 +339,13 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 				 queue_diag, r, d);
 	if (st != ETL_OK)
 		return st;
+	if (t->ix.cap > t->ix.count && t->ix.count > 0) { /* give back the growth slack */
+		struct etl_bufent *fit = etl__realloc(t->ix.ent, t->ix.count * sizeof(*fit));
+		if (fit) {
+			t->ix.ent = fit;
+			t->ix.cap = t->ix.count;
+		}
+	}
 	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;
 	r->counts[ETL_COUNT_BUFFERS] += t->ix.count;
 	return ETL_OK;
@@ -689,7 +694,7 @@ static void locate_diag(struct stream *s, struct etl_diag *d)
 	const struct etl_bufent *e = &s->t->ix.ent[s->cur];
 	size_t l;
 
-	d->buffer_index = (int64_t)s->t->ordinal[s->cur];
+	d->buffer_index = (int64_t)s->t->ix.ent[s->cur].ordinal;
 	if (d->offset == ETL_OFFSET_NONE)
 		return;
 	if (s->compressed) {
@@ -729,7 +734,7 @@ static void finish_event(struct stream *s)
 
 	ev->cpu = s->cpu;
 	ev->trace_index = s->t->index;
-	ev->buffer_index = s->t->ordinal[s->cur];
+	ev->buffer_index = s->t->ix.ent[s->cur].ordinal;
 	ev->buffer_offset = (uint32_t)s->pos;
 	ev->file_offset = s->compressed ? e->off : e->off + s->pos;
 	if (s->compressed)
@@ -756,7 +761,7 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 			}
 			st = load_buffer(r, s, s->next++);
 			if (st != ETL_OK) {
-				s->diag.buffer_index = (int64_t)s->t->ordinal[s->cur];
+				s->diag.buffer_index = (int64_t)s->t->ix.ent[s->cur].ordinal;
 				s->head = HEAD_ERROR;
 				goto keyed;
 			}
@@ -856,32 +861,9 @@ static int start_iteration(struct etl_reader *r)
 		struct trace *t = r->traces[ti];
 		size_t n = t->ix.count, runs = n > 0 ? 1 : 0;
 
-		t->ordinal = etl__malloc((n ? n : 1) * sizeof(*t->ordinal));
-		if (!t->ordinal)
-			goto oom;
-		/* Sort entries 1..n by (cpu, seq, offset) and remember each one's file ordinal. */
+		/* Sort entries 1..n by (cpu, seq, offset); each keeps its file ordinal. */
 		if (r->order == ETL_ORDER_TIME && n > 1) {
-			struct etl_bufent *tmp = etl__malloc(n * sizeof(*tmp));
-
-			if (!tmp)
-				goto oom;
-			for (i = 0; i < n; i++)
-				tmp[i] = t->ix.ent[i];
-			/* off is unique per entry: recover the ordinal by offset after sorting. */
 			qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
-			for (i = 0; i < n; i++) {
-				size_t lo = 0, hi = n;
-				/* tmp is in file order, so its offsets ascend: binary search. */
-				while (lo < hi) {
-					size_t mid = (lo + hi) / 2;
-					if (tmp[mid].off < t->ix.ent[i].off)
-						lo = mid + 1;
-					else
-						hi = mid;
-				}
-				t->ordinal[i] = (uint32_t)lo;
-			}
-			etl__free(tmp);
 			for (i = 2; i < n; i++)
 				if (t->ix.ent[i].cpu != t->ix.ent[i - 1].cpu)
 					runs++;
@@ -892,9 +874,6 @@ static int start_iteration(struct etl_reader *r)
 					      (unsigned long long)r->limits[ETL_LIMIT_STREAMS]);
 				return set_error_diag(r, &d, ti, 1);
 			}
-		} else {
-			for (i = 0; i < n; i++)
-				t->ordinal[i] = (uint32_t)i;
 		}
 		total += runs;
 	}

@@ -107,7 +107,7 @@ static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t co
 		return ETL_E_LIMIT;
 	}
 	if (ix->count == ix->cap) {
-		size_t ncap = ix->cap ? ix->cap * 2 : 64, bytes;
+		size_t ncap = ix->cap ? ix->cap + ix->cap / 2 : 64, bytes; /* 1.5x: a smaller peak */
 		void *n;
 
 		if (!etl__mul_size(ncap, sizeof(*ix->ent), &bytes) ||
@@ -118,7 +118,9 @@ static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t co
 		ix->ent = n;
 		ix->cap = ncap;
 	}
-	ix->ent[ix->count++] = *e;
+	ix->ent[ix->count] = *e;
+	ix->ent[ix->count].ordinal = (uint32_t)ix->count;
+	ix->count++;
 	return ETL_OK;
 }
 

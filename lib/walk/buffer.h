@@ -45,11 +45,13 @@ int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_li
  * are present: Offset if it is sane, else SavedOffset, else avail. */
 size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail);
 
+/* 32 bytes per buffer: the only memory that grows with the trace (see docs/PERFORMANCE.md). */
 struct etl_bufent {
-	uint64_t off;   /* file offset */
+	uint64_t off;     /* file offset */
 	uint64_t seq;
-	uint32_t avail; /* bytes present in the file (< size if truncated) */
+	uint32_t avail;   /* bytes present in the file (< size if truncated) */
 	uint32_t cpu;
+	uint32_t ordinal; /* position in file order (entries are sorted by CPU and sequence later) */
 	uint16_t flags;
 	uint16_t type;
 };
