@@ -602,7 +602,7 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 		return ETL_E_NOMEM;
 	}
 	task = kind->task;
-	out->provider_name = etl__kernel_provider_name(group);
+	out->provider_name = kind->provider;
 	out->task_name = task;
 	out->opcode_name = kind->op;
 	out->name = kind->name;

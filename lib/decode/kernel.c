@@ -31,7 +31,7 @@ struct kf {
 	const char *name;
 	uint16_t in, out;
 	uint8_t flags;
-	uint16_t length; /* IN_BINARY: bytes */
+	uint16_t length; /* IN_BINARY: bytes; IN_UNICODESTRING: a fixed array of this many units */
 };
 
 #define U8(n) { n, IN_UINT8, 0, 0, 0 }
@@ -42,6 +42,7 @@ struct kf {
 #define I32(n) { n, IN_INT32, 0, 0, 0 }
 #define X32(n) { n, IN_UINT32, OUT_HEXINT32, 0, 0 }
 #define U64(n) { n, IN_UINT64, 0, 0, 0 }
+#define I64(n) { n, IN_INT64, 0, 0, 0 }
 #define X64(n) { n, IN_UINT64, OUT_HEXINT64, 0, 0 }
 #define PTR(n) { n, IN_POINTER, OUT_HEXINT64, 0, 0 }
 #define SZ(n) { n, IN_POINTER, OUT_UNSIGNEDLONG, 0, 0 }
@@ -55,6 +56,7 @@ struct kf {
 #define BIN(n, len) { n, IN_BINARY, 0, 0, len }
 #define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
 #define GUIDF(n) { n, IN_GUID, 0, 0, 0 }
+#define WCHARS(n, len) { n, IN_UNICODESTRING, 0, 0, len } /* a fixed array of len UTF-16 units */
 
 /* EventTrace */
 static const struct kf k_header[] = {
@@ -147,6 +149,23 @@ static const struct kf k_sample[] = {
 };
 static const struct kf k_stack[] = { U64("EventTimeStamp"), U32("StackProcess"), U32("StackThread"), FRAMES("Stack") };
 
+/* StackWalk keys (stack compression): the stack key's own stack, and the events that refer to it */
+static const struct kf k_stack_key[] = { PTR("StackKey"), FRAMES("Stack") };
+static const struct kf k_stack_key_ref[] = {
+	U64("EventTimeStamp"), U32("StackProcess"), U32("StackThread"), PTR("StackKey"),
+};
+
+/* FileIo name records: Name, FileCreate, FileDelete, FileRundown */
+static const struct kf k_fileio_name[] = { PTR("FileObject"), WSTR("FileName") };
+
+/* Image/KernelBase */
+static const struct kf k_image_kernelbase[] = { PTR("ImageBase") };
+
+/* PerfInfo CollectionStart/End (the sampling interval) */
+static const struct kf k_perfinfo_interval[] = {
+	U32("SampleSource"), U32("NewInterval"), U32("OldInterval"), WSTR("SourceName"),
+};
+
 /* DiskIo */
 static const struct kf k_diskio_v2[] = {
 	U32("DiskNumber"), X32("IrpFlags"), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
@@ -215,6 +234,45 @@ static const struct kf k_file_version[] = {
 	WSTR("CompanyName"), WSTR("ProductVersion"), WSTR("FileId"), WSTR("ProgramId"),
 };
 /* SystemConfig */
+/* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
+static const struct kf k_sc_cpu_v3[] = {
+	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
+	WCHARS("ComputerName", 256), WCHARS("DomainName", 134), PTR("HyperThreadingFlag"),
+	PTR("HighestUserAddress"), U16("ProcessorArchitecture"), U16("ProcessorLevel"), U16("ProcessorRevision"),
+	U8("PaeEnabled"), U8("NxEnabled"), U32("MemorySpeed"),
+};
+static const struct kf k_sc_phydisk_v2[] = {
+	U32("DiskNumber"), U32("BytesPerSector"), U32("SectorsPerTrack"), U32("TracksPerCylinder"), U64("Cylinders"),
+	U32("SCSIPort"), U32("SCSIPath"), U32("SCSITarget"), U32("SCSILun"), WCHARS("Manufacturer", 256),
+	U32("PartitionCount"), U8("WriteCacheEnabled"), U8("Pad"), WCHARS("BootDriveLetter", 3), WCHARS("Spare", 2),
+};
+static const struct kf k_sc_logdisk_v2[] = {
+	U64("StartOffset"), U64("PartitionSize"), U32("DiskNumber"), U32("Size"), U32("DriveType"),
+	WCHARS("DriveLetterString", 4), U32("Pad1"), U32("PartitionNumber"), U32("SectorsPerCluster"),
+	U32("BytesPerSector"), U32("Pad2"), I64("NumberOfFreeClusters"), I64("TotalNumberOfClusters"),
+	WCHARS("FileSystem", 16), U32("VolumeExt"), U32("Pad3"),
+};
+static const struct kf k_sc_nic_v2[] = {
+	U64("PhysicalAddr"), U32("PhysicalAddrLen"), U32("Ipv4Index"), U32("Ipv6Index"), WSTR("NICDescription"),
+	WSTR("IpAddresses"), WSTR("DnsServerAddresses"),
+};
+static const struct kf k_sc_power_v2[] = {
+	U8("S1"), U8("S2"), U8("S3"), U8("S4"), U8("S5"), U8("Pad1"), U8("Pad2"), U8("Pad3"),
+};
+static const struct kf k_sc_network_v2[] = {
+	U32("TcbTablePartitions"), U32("MaxHashTableSize"), U32("MaxUserPort"), U32("TcpTimedWaitDelay"),
+};
+static const struct kf k_sc_pnp_v4[] = {
+	GUIDF("ClassGuid"), U32("UpperFilterCount"), U32("LowerFilterCount"), WSTR("DeviceID"),
+	WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"), WSTR("ServiceName"),
+};
+static const struct kf k_sc_idechannel_v2[] = {
+	U32("TargetID"), U32("DeviceType"), U32("DeviceTimingMode"), U32("LocationInformationLen"),
+	WSTR("LocationInformation"),
+};
+static const struct kf k_sc_platform_v2[] = {
+	WSTR("SystemManufacturer"), WSTR("SystemProductName"), WSTR("BiosDate"), WSTR("BiosVersion"),
+};
 static const struct kf k_sc_services_v3[] = {
 	U32("ProcessId"), U32("ServiceState"), U32("SubProcessTag"), WSTR("ServiceName"), WSTR("DisplayName"),
 	WSTR("ProcessName"), WSTR("LoadOrderGroup"), WSTR("SvchostGroup"),
@@ -277,6 +335,20 @@ static const struct klayout {
 	{ 0x08, { 10, 11, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
 	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
 	{ 0x0B, { 15, 0xFF }, 3, 3, k_sc_services_v3, N(k_sc_services_v3) },
+	{ 0x0B, { 10, 0xFF }, 3, 3, k_sc_cpu_v3, N(k_sc_cpu_v3) },
+	{ 0x0B, { 11, 0xFF }, 2, 2, k_sc_phydisk_v2, N(k_sc_phydisk_v2) },
+	{ 0x0B, { 12, 0xFF }, 2, 2, k_sc_logdisk_v2, N(k_sc_logdisk_v2) },
+	{ 0x0B, { 13, 0xFF }, 2, 2, k_sc_nic_v2, N(k_sc_nic_v2) },
+	{ 0x0B, { 16, 0xFF }, 2, 2, k_sc_power_v2, N(k_sc_power_v2) },
+	{ 0x0B, { 17, 0xFF }, 2, 2, k_sc_network_v2, N(k_sc_network_v2) },
+	{ 0x0B, { 22, 0xFF }, 4, 4, k_sc_pnp_v4, N(k_sc_pnp_v4) },
+	{ 0x0B, { 23, 0xFF }, 2, 2, k_sc_idechannel_v2, N(k_sc_idechannel_v2) },
+	{ 0x0B, { 25, 0xFF }, 2, 2, k_sc_platform_v2, N(k_sc_platform_v2) },
+	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name) },
+	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase) },
+	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval) },
+	{ 0x18, { 35, 36, 0xFF }, 2, 2, k_stack_key, N(k_stack_key) },
+	{ 0x18, { 37, 38, 0xFF }, 2, 2, k_stack_key_ref, N(k_stack_key_ref) },
 	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
 	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid) },
 	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base) },
@@ -448,7 +520,7 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 		f->name = k->name;
 		f->in_type = k->in;
 		f->out_type = k->out;
-		if (k->in == IN_BINARY) {
+		if (k->in == IN_BINARY || (k->in == IN_UNICODESTRING && k->length)) {
 			f->flags |= FF_LEN_CONST;
 			f->length = k->length;
 		}
@@ -517,7 +589,10 @@ struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned g
 	uint32_t key = 1u << 24 | (group & 0xFF) << 16 | (opcode & 0xFF) << 8 | (version & 0xFF);
 	struct etl_kernel_kind *k = &kc->kinds[((key * 2654435761u) >> 16) % ETL_KERNEL_KIND_SLOTS];
 	const struct klayout *l;
-	const char *pn = etl__kernel_provider_name(group);
+	/* PerfView has no parser for SystemConfig/Platform and Image/KernelBase and names them by
+	 * their MOF provider */
+	const char *pn = (group == 0x0B && opcode == 25) || (group == 0x14 && opcode == 33)
+				 ? "MSNT_SystemTrace" : etl__kernel_provider_name(group);
 	char tmp[160];
 
 	if (k->key == key)
@@ -539,6 +614,7 @@ struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned g
 	if (!k->name)
 		return NULL;
 	k->layout = l ? (uint8_t)(l - layouts + 1) : 0;
+	k->provider = pn;
 	k->key = key;
 	return k;
 }

@@ -8,7 +8,7 @@
 
 #include "decode/schema.h"
 
-#define ETL_KERNEL_MAX_LAYOUTS 64
+#define ETL_KERNEL_MAX_LAYOUTS 128
 /* Pseudo-groups past the kernel's for KernelTraceControl's merge-time classes */
 #define ETL_KERNEL_KTC_FIRST 0x40
 
@@ -18,6 +18,7 @@
 struct etl_kernel_kind {
 	uint32_t key;          /* 0: empty slot */
 	uint8_t layout;        /* index + 1 in the layout table; 0: none */
+	const char *provider;  /* "Windows Kernel", "KernelTraceControl" or "MSNT_SystemTrace" (static) */
 	const char *task, *op; /* PerfView's task and opcode names (static; may be NULL) */
 	char *name;            /* the event name, owned by the cache */
 	char *reason;          /* why it stays raw when it has no layout (owned; NULL until needed) */
