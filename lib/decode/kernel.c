@@ -23,6 +23,7 @@
 #include "util/cursor.h"
 
 #define KF_REST 2u
+#define KF_COUNT 4u /* an array whose element count is the value of field `length` (its index) */
 #define KTC_IMAGEID ETL_KERNEL_KTC_FIRST
 #define KTC_SYSCONFIG (ETL_KERNEL_KTC_FIRST + 1)
 #define KTC_METADATA (ETL_KERNEL_KTC_FIRST + 2) /* merge-time TRACE_EVENT_INFO: read by decode.c */
@@ -57,6 +58,7 @@ struct kf {
 #define FRAMES(n) { n, IN_POINTER, OUT_HEXINT64, KF_REST, 0 }
 #define GUIDF(n) { n, IN_GUID, 0, 0, 0 }
 #define WCHARS(n, len) { n, IN_UNICODESTRING, 0, 0, len } /* a fixed array of len UTF-16 units */
+#define WSTRS(n, count_field) { n, IN_UNICODESTRING, 0, KF_COUNT, count_field } /* strings, counted */
 
 /* EventTrace */
 static const struct kf k_header[] = {
@@ -265,6 +267,7 @@ static const struct kf k_sc_network_v2[] = {
 static const struct kf k_sc_pnp_v4[] = {
 	GUIDF("ClassGuid"), U32("UpperFilterCount"), U32("LowerFilterCount"), WSTR("DeviceID"),
 	WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"), WSTR("ServiceName"),
+	WSTRS("UpperFilters", 1), WSTRS("LowerFilters", 2), /* seen after ServiceName when counted */
 };
 static const struct kf k_sc_idechannel_v2[] = {
 	U32("TargetID"), U32("DeviceType"), U32("DeviceTimingMode"), U32("LocationInformationLen"),
@@ -520,7 +523,10 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 		f->name = k->name;
 		f->in_type = k->in;
 		f->out_type = k->out;
-		if (k->in == IN_BINARY || (k->in == IN_UNICODESTRING && k->length)) {
+		if (k->flags & KF_COUNT) {
+			f->flags |= FF_COUNT_FIELD;
+			f->count = k->length;
+		} else if (k->in == IN_BINARY || (k->in == IN_UNICODESTRING && k->length)) {
 			f->flags |= FF_LEN_CONST;
 			f->length = k->length;
 		}
