@@ -269,6 +269,19 @@ static const struct kf k_sc_pnp_v4[] = {
 	WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"), WSTR("ServiceName"),
 	WSTRS("UpperFilters", 1), WSTRS("LowerFilters", 2), /* seen after ServiceName when counted */
 };
+/* version 5 adds the device node's status (DN_* flags: 0x0180200a = driver loaded, started,
+ * disableable, NT enumerator, NT driver) and problem code after the counts */
+static const struct kf k_sc_pnp_v5[] = {
+	GUIDF("ClassGuid"), U32("UpperFilterCount"), U32("LowerFilterCount"), X32("DevStatus"),
+	U32("DevProblem"), WSTR("DeviceID"), WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"),
+	WSTR("ServiceName"), WSTRS("UpperFilters", 1), WSTRS("LowerFilters", 2),
+};
+/* version 3 adds 4 bytes after IRQAffinity whose name is not established (1 for message-signalled
+ * interrupts, 0 for line-based ones in TraceLoggingTester); DeviceDescriptionLen counts the
+ * string's UTF-16 units with its NUL, which proves the offsets */
+static const struct kf k_sc_irq_v3[] = {
+	X64("IRQAffinity"), U32("Unknown"), I32("IRQNum"), U32("DeviceDescriptionLen"), WSTR("DeviceDescription"),
+};
 static const struct kf k_sc_idechannel_v2[] = {
 	U32("TargetID"), U32("DeviceType"), U32("DeviceTimingMode"), U32("LocationInformationLen"),
 	WSTR("LocationInformation"),
@@ -345,6 +358,8 @@ static const struct klayout {
 	{ 0x0B, { 16, 0xFF }, 2, 2, k_sc_power_v2, N(k_sc_power_v2) },
 	{ 0x0B, { 17, 0xFF }, 2, 2, k_sc_network_v2, N(k_sc_network_v2) },
 	{ 0x0B, { 22, 0xFF }, 4, 4, k_sc_pnp_v4, N(k_sc_pnp_v4) },
+	{ 0x0B, { 22, 0xFF }, 5, 5, k_sc_pnp_v5, N(k_sc_pnp_v5) },
+	{ 0x0B, { 21, 0xFF }, 3, 3, k_sc_irq_v3, N(k_sc_irq_v3) },
 	{ 0x0B, { 23, 0xFF }, 2, 2, k_sc_idechannel_v2, N(k_sc_idechannel_v2) },
 	{ 0x0B, { 25, 0xFF }, 2, 2, k_sc_platform_v2, N(k_sc_platform_v2) },
 	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name) },
