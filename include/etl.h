@@ -395,6 +395,17 @@ ETL_API int etl_event_extended_at(const struct etl_event *ev, unsigned i, uint16
 ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
 				    const uint8_t **data, size_t *size);
 
+/**
+ * The call stack recorded with the event, innermost frame first: its stack extended item
+ * (EVENT_HEADER records with stack tracing), or the kernel StackWalk records that follow it
+ * in its buffer naming its time stamp and thread (kernel part, then user part; those records
+ * are still delivered as events of their own).  0 frames when none was recorded.
+ * Resolve frames with etl_reader_resolve_address().
+ */
+ETL_API size_t etl_event_stack_depth(const struct etl_event *ev);
+/** Frame i (an address), 0 past the end. */
+ETL_API uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i);
+
 /** The payload (user data) bytes: a borrowed, zero-copy view valid as the event. */
 ETL_API void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t *size);
 /** Size of the whole record (header included, padding excluded). */

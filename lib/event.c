@@ -187,3 +187,57 @@ void etl_event_free(struct etl_event *copy)
 	if (copy && (copy->flags & ETL_EVF_OWNED))
 		etl__free(copy);
 }
+
+/* The stack extended item of an EVENT_HEADER record: MatchId, then 4- or 8-byte addresses. */
+static size_t ext_stack(const struct etl_event *ev, const uint8_t **frames, unsigned *ptr)
+{
+	const uint8_t *d;
+	size_t n;
+
+	if (etl_event_extended_find(ev, ETL_EXT_STACK_TRACE64, &d, &n) && n >= 8) {
+		*frames = d + 8;
+		*ptr = 8;
+		return (n - 8) / 8;
+	}
+	if (etl_event_extended_find(ev, ETL_EXT_STACK_TRACE32, &d, &n) && n >= 8) {
+		*frames = d + 8;
+		*ptr = 4;
+		return (n - 8) / 4;
+	}
+	return 0;
+}
+
+size_t etl_event_stack_depth(const struct etl_event *ev)
+{
+	const uint8_t *f;
+	unsigned ptr, k;
+	size_t n = 0;
+
+	if (!ev)
+		return 0;
+	for (k = 0; k < ev->nstack_parts; k++)
+		n += ev->stack_count[k];
+	return n ? n : ext_stack(ev, &f, &ptr);
+}
+
+uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i)
+{
+	const uint8_t *f;
+	unsigned ptr, k;
+	size_t n;
+
+	if (!ev)
+		return 0;
+	for (k = 0; k < ev->nstack_parts; k++) {
+		if (i < ev->stack_count[k])
+			return ev->stack_ptr[k] == 8 ? etl_le64(ev->stack_part[k] + 8 * i)
+						     : etl_le32(ev->stack_part[k] + 4 * i);
+		i -= ev->stack_count[k];
+	}
+	if (ev->nstack_parts)
+		return 0;
+	n = ext_stack(ev, &f, &ptr);
+	if (i >= n)
+		return 0;
+	return ptr == 8 ? etl_le64(f + 8 * i) : etl_le32(f + 4 * i);
+}

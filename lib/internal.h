@@ -169,6 +169,12 @@ struct etl_event {
 	uint64_t file_offset;
 	uint64_t buffer_index;
 	uint32_t buffer_offset;
+	/* StackWalk records that follow the event in its buffer and name its time and thread
+	 * (kernel part, then user part): frames of stack_ptr[k] bytes each */
+	unsigned nstack_parts;
+	const uint8_t *stack_part[2];
+	uint32_t stack_count[2];
+	uint8_t stack_ptr[2];
 };
 
 #endif /* ETL_INTERNAL_H */

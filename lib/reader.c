@@ -822,6 +822,60 @@ static void heap_push(struct etl_reader *r, struct stream *s)
 	r->heap[i] = s;
 }
 
+/*
+ * Stack walks: when stack tracing is on, the kernel logs a StackWalk/Stack record (hook
+ * 0x1820: EventTimeStamp, StackProcess, StackThread, frames) right after the event it
+ * belongs to, in the same buffer, one for the kernel part and one for the user part.  Before
+ * an event is delivered, the records that follow it in its buffer are looked at (a few byte
+ * reads when there is none): those that name its time stamp (and its thread, when its header
+ * has one) are attached.  They are still delivered as events of their own afterwards.
+ */
+static void attach_stacks(struct stream *s)
+{
+	struct etl_event *ev = &s->ev;
+	size_t pos = s->pos;
+	uint32_t tid = ev->tid;
+
+	ev->nstack_parts = 0;
+	/* a CPU sample names its thread in its payload, after the instruction pointer */
+	if (tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0F2E &&
+	    ev->payload_len >= (size_t)ev->ptr_size + 4)
+		tid = etl_le32(ev->payload + ev->ptr_size);
+	if (ev->kind == ETL_HEADER_SYSTEM || ev->kind == ETL_HEADER_COMPACT || ev->kind == ETL_HEADER_PERFINFO) {
+		if (ev->hook_id == 0x1820)
+			return; /* a stack record itself */
+	}
+	while (ev->nstack_parts < 2 && pos <= s->fill && s->fill - pos >= 24) {
+		const uint8_t *p = s->data + pos;
+		uint32_t m = etl_le32(p), htype = (m >> 16) & 0xFF;
+		size_t size = etl_le16(p + 4), hsz;
+		unsigned ptr;
+
+		if ((m & 0xC0000000u) != 0xC0000000u || etl_le16(p + 6) != 0x1820)
+			return;
+		switch (htype) {
+		case 0x01: hsz = 0x20; ptr = 4; break; /* system, 32-bit */
+		case 0x02: hsz = 0x20; ptr = 8; break;
+		case 0x03: hsz = 0x18; ptr = 4; break; /* compact */
+		case 0x04: hsz = 0x18; ptr = 8; break;
+		case 0x10: hsz = 0x10; ptr = 4; break; /* perfinfo (no counters on stack records) */
+		case 0x11: hsz = 0x10; ptr = 8; break;
+		default: return;
+		}
+		if (htype >= 0x10 && (etl_le16(p) & 0x8700))
+			return; /* PMC counters or a PEBS index: not a plain stack record */
+		if (size > s->fill - pos || size < hsz + 16 || (size - hsz - 16) % ptr)
+			return;
+		if (etl_le64(p + hsz) != ev->ts_raw || (tid != ETL_ID_NONE && etl_le32(p + hsz + 12) != tid))
+			return;
+		ev->stack_part[ev->nstack_parts] = p + hsz + 16;
+		ev->stack_count[ev->nstack_parts] = (uint32_t)((size - hsz - 16) / ptr);
+		ev->stack_ptr[ev->nstack_parts] = (uint8_t)ptr;
+		ev->nstack_parts++;
+		pos += (size + 7) & ~(size_t)7;
+	}
+}
+
 /* Restores the heap after its top changed (its stream advanced) or was replaced. */
 static void heap_sift_top(struct etl_reader *r)
 {
@@ -989,6 +1043,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		return set_error_diag(r, &s->diag, s->t->index, fatal);
 	}
 	r->counts[ETL_COUNT_EVENTS]++;
+	attach_stacks(s);
 	if (s->ev.kind == ETL_HEADER_FULL || (s->ev.kind == ETL_HEADER_EVENT && s->ev.id == 0xFFFE))
 		etl__decode_observe(&r->dec, &s->ev); /* metadata that describes later events */
 	if (s->ev.kind != ETL_HEADER_EVENT)

@@ -746,7 +746,7 @@ START_TEST(system_state_tracks_processes_threads_images)
 	uint64_t ft = 0, base = 0, size = 0, off = 0;
 	uint64_t kbase = _i ? 0x80000000ULL : 0xfffff80000000000ULL, ubase = _i ? 0x400000ULL : 0x140000000ULL;
 	int32_t code = 0;
-	unsigned n = 0;
+	unsigned n = 0, stacks = 0;
 
 	etlw_default_opts(&o);
 	o.ncpu = 2;
@@ -765,9 +765,25 @@ START_TEST(system_state_tracks_processes_threads_images)
 		if (etl_event_hook_id(ev) == 0x0F2E) { /* a CPU sample: by the thread in its payload */
 			ck_assert_ptr_nonnull(p);
 			ck_assert_str_eq(etl_process_image_name(p), "new.exe");
+			/* its stack: the StackWalk record after it (the next one names another thread) */
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 3);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 0), ubase + 0x1234);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 1), ubase + 0x2000);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 2), kbase + 0x10);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 3), 0);
+			ck_assert_str_eq(etl_reader_resolve_address(r, p, etl_event_stack_frame(ev, 2), &off),
+					 "\\SystemRoot\\system32\\ntoskrnl.exe");
+			ck_assert_uint_eq(off, 0x10);
+			stacks++;
+		} else if (etl_event_hook_id(ev) == 0x1820) {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0); /* stack records keep none */
+			stacks++;
+		} else {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
 		}
 	}
-	ck_assert_uint_eq(n, 16); /* 15 written + the logfile header */
+	ck_assert_uint_eq(n, 18); /* 17 written + the logfile header */
+	ck_assert_uint_eq(stacks, 3);
 	ck_assert_ptr_nonnull(seen_stop);
 	ck_assert_uint_eq(etl_reader_process_count(r), 4); /* 400, 0 (kernel images), 500, 500 again */
 	ck_assert_uint_eq(etl_reader_state_dropped(r), 0);
@@ -824,6 +840,76 @@ START_TEST(system_state_tracks_processes_threads_images)
 	ck_assert_ptr_null(etl_reader_find_process(r, 0, 999));
 	ck_assert_ptr_null(etl_reader_find_process(r, 1, 500));
 	ck_assert_ptr_null(etl_reader_process_at(r, 4));
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* EVENT_HEADER records carry their stack in an extended item: 64-bit (type 6) or 32-bit (type 5)
+ * addresses after an 8-byte match id. */
+START_TEST(stack_extended_items)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_event e;
+	struct etlw_ext ext;
+	uint8_t st64[8 + 3 * 8], st32[8 + 2 * 4], *d;
+	size_t len, i;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	unsigned seen = 0;
+
+	memset(st64, 0, sizeof(st64));
+	memset(st32, 0, sizeof(st32));
+	for (i = 0; i < 3; i++) {
+		uint64_t a = 0x7ff612340000ULL + 0x10 * i;
+		unsigned k;
+		for (k = 0; k < 8; k++)
+			st64[8 + 8 * i + k] = (uint8_t)(a >> (8 * k));
+	}
+	st32[8] = 0x78; st32[9] = 0x56; st32[10] = 0x34; st32[11] = 0x12;
+	st32[12] = 0x01; st32[13] = 0x00; st32[14] = 0x40; st32[15] = 0x00;
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.id = 7;
+	e.pid = 10;
+	e.tid = 11;
+	e.ts = o.start_ts + 5;
+	ext.type = ETL_EXT_STACK_TRACE64;
+	ext.data = st64;
+	ext.len = sizeof(st64);
+	ck_assert_int_eq(etlw_event(w, 0, &e, &ext, 1, "ab", 2), 0);
+	e.ts++;
+	ext.type = ETL_EXT_STACK_TRACE32;
+	ext.data = st32;
+	ext.len = sizeof(st32);
+	ck_assert_int_eq(etlw_event(w, 0, &e, &ext, 1, "ab", 2), 0);
+	e.ts++;
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "ab", 2), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = open_mem(d, len);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		if (seen == 0) {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 3);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 0), 0x7ff612340000ULL);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 2), 0x7ff612340020ULL);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 3), 0);
+		} else if (seen == 1) {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 2);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 0), 0x12345678);
+			ck_assert_uint_eq(etl_event_stack_frame(ev, 1), 0x400001);
+		} else {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
+		}
+		seen++;
+	}
+	ck_assert_uint_eq(seen, 3);
 	etl_reader_free(r);
 	free(d);
 }
@@ -1026,6 +1112,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(api, misuse_is_reported);
 	tcase_add_loop_test(api, system_state_tracks_processes_threads_images, 0, 2);
 	tcase_add_test(api, limits_are_enforced);
+	tcase_add_test(api, stack_extended_items);
 	tcase_add_test(api, event_copy_outlives_the_reader);
 	tcase_add_test(api, allocation_failures_are_clean);
 	tcase_add_test(api, pipe_is_spooled);

@@ -436,6 +436,47 @@ static void out_json_value(const struct etl_property *p, unsigned depth)
 
 /* ---- events ---- */
 
+/* A stack frame as module!+offset (the module's file name without its folders), or the
+ * address in hex when no loaded image holds it. */
+static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr)
+{
+	uint64_t off = 0;
+	const char *img = etl_reader_resolve_address(r, proc, addr, &off);
+	char hex[24];
+
+	if (img) {
+		const char *base = strrchr(img, '\\');
+		out_cstr(base ? base + 1 : img);
+		snprintf(hex, sizeof(hex), "!+0x%" PRIx64, off);
+	} else {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
+	}
+	out_cstr(hex);
+}
+
+/* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack */
+static void out_stack(struct etl_reader *r, const struct etl_event *ev, int json)
+{
+	size_t i, n = etl_event_stack_depth(ev);
+	const struct etl_process *proc;
+
+	if (!n)
+		return;
+	proc = etl_reader_event_process(r, ev);
+	out_cstr(json ? ",\"stack\":[" : " stack=");
+	for (i = 0; i < n; i++) {
+		if (i)
+			out_char(',');
+		if (json)
+			out_char('"');
+		out_frame(r, proc, etl_event_stack_frame(ev, i));
+		if (json)
+			out_char('"');
+	}
+	if (json)
+		out_char(']');
+}
+
 static void print_event_text(const struct etl_event *ev, struct etl_reader *r, const struct options *o,
 			     const struct etl_decoded *d)
 {
@@ -472,6 +513,7 @@ static void print_event_text(const struct etl_event *ev, struct etl_reader *r, c
 			out_char('=');
 			out_text_value(v ? v : "");
 		}
+		out_stack(r, ev, 0);
 		out_char('\n');
 		return;
 	}
@@ -494,6 +536,7 @@ static void print_event_text(const struct etl_event *ev, struct etl_reader *r, c
 		if (shown < len)
 			out_cstr("...");
 	}
+	out_stack(r, ev, 0);
 	out_char('\n');
 }
 
@@ -764,6 +807,7 @@ static void print_event_json(const struct etl_event *ev, struct etl_reader *r, c
 			}
 		}
 	}
+	out_stack(r, ev, 1);
 	OUT_LIT(",\"record_size\":");
 	out_u64(etl_event_record_size(ev));
 	OUT_LIT(",\"payload_size\":");
@@ -1080,6 +1124,7 @@ static void print_event_chrome(const struct etl_event *ev, struct etl_reader *r,
 		out_cstr("\":");
 		out_json_value(p, 0);
 	}
+	out_stack(r, ev, 1);
 	out_cstr("}}");
 	if (us > chrome_last_us)
 		chrome_last_us = us;
@@ -1272,12 +1317,14 @@ static void report(const struct etl_reader *r, const char *fallback_name, const 
 	ti = etl_error_trace_index(e);
 	if (ti >= 0 && etl_reader_trace_info(r, ti))
 		name = etl_trace_info_name(etl_reader_trace_info(r, ti));
+	flockfile(stderr); /* one line, whole, whichever worker thread reports */
 	fprintf(stderr, "%s: %s: ", progname, name ? name : "?");
 	if (etl_error_offset(e) != UINT64_MAX)
 		fprintf(stderr, "offset 0x%" PRIx64 ": ", etl_error_offset(e));
 	if (etl_error_buffer_index(e) >= 0)
 		fprintf(stderr, "buffer %" PRId64 ": ", etl_error_buffer_index(e));
 	fprintf(stderr, "%s\n", etl_error_message(e));
+	funlockfile(stderr);
 }
 
 static int status_exit(int st)

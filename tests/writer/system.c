@@ -1,9 +1,9 @@
 /*
  * system.c - the "system" scenario: the kernel records that describe
  * processes, threads and images (rundown, start, stop, a reused pid, image
- * loads and an unload, a thread name, context switches), in the layouts of
- * Process v3, Thread v3, Thread/SetName v2, CSwitch v2 and Image v3, for
- * either pointer size.
+ * loads and an unload, a thread name, context switches, a sample's stack), in
+ * the layouts of Process v3, Thread v3, Thread/SetName v2, CSwitch v2, Image
+ * v3 and StackWalk/Stack v2, for either pointer size.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -145,6 +145,22 @@ static int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_
 	return etlw_system(w, cpu, 1, 2, 0x0524, 0, 0, ts, p.b, p.n);
 }
 
+/* StackWalk/Stack (PerfInfo header, version 2): the stack of the event logged just before */
+static int scen_stack(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid,
+		      uint32_t tid, const uint64_t *frames, unsigned n)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+	unsigned i;
+
+	pb_u32(&p, (uint32_t)ts); /* EventTimeStamp: the event's raw time stamp */
+	pb_u32(&p, (uint32_t)(ts >> 32));
+	pb_u32(&p, pid);
+	pb_u32(&p, tid);
+	for (i = 0; i < n; i++)
+		pb_ptr(&p, frames[i]);
+	return etlw_perfinfo(w, cpu, 2, 0x1820, ts, NULL, 0, NULL, p.b, p.n);
+}
+
 int scen_write_system(struct etlw *w, const struct etlw_opts *o)
 {
 	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000; /* a millisecond */
@@ -166,6 +182,13 @@ int scen_write_system(struct etlw *w, const struct etlw_opts *o)
 	rc |= scen_cswitch(w, 1, t0 + 15 * tick, 0, 4001, 13);
 	rc |= scen_image(w, o, 0, 10, t0 + 12 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
 	rc |= scen_sample(w, o, 0, t0 + 13 * tick, ubase + 0x1234, 5001);
+	{
+		/* its stack: in new.exe, then in the kernel; then a stack record naming another thread,
+		 * which is not the sample's */
+		const uint64_t frames[3] = { ubase + 0x1234, ubase + 0x2000, kbase + 0x10 };
+		rc |= scen_stack(w, o, 0, t0 + 13 * tick, 500, 5001, frames, 3);
+		rc |= scen_stack(w, o, 0, t0 + 13 * tick, 400, 4001, frames + 2, 1);
+	}
 	rc |= scen_image(w, o, 0, 2, t0 + 14 * tick, 500, ubase, 0x20000, "\\Device\\HarddiskVolume1\\new.exe");
 	rc |= scen_process(w, o, 1, 2, t0 + 20 * tick, 500, 400, 3, "new.exe", "new.exe -v \"a b\"");
 	/* its pid is reused */
