@@ -113,6 +113,18 @@ def main():
                 after += 1
         if after != AFTER_END.get(name, 0):
             fail(f"{after} events after the end time, expected {AFTER_END.get(name, 0)}")
+        if name == "perfview_net.4.5.2.x86.etl":
+            # stacks: 203 kernel events with the StackWalk records after them, 1,070 CLR events
+            # with stack extended items; the first sample's stack starts at its instruction pointer
+            evs = [json.loads(l) for l in lines]
+            kern = [e for e in evs if "stack" in e and e["header"] != "event"]
+            clr = [e for e in evs if "stack" in e and e["header"] == "event"]
+            if len(kern) != 203 or len(clr) != 1070:
+                fail(f"{len(kern)} kernel and {len(clr)} CLR events with stacks, expected 203 and 1070")
+            first = next((e for e in kern if e["name"] == "Windows Kernel/PerfInfo/Sample"), None)
+            if not first or first["stack"][0] != "ntoskrnl.exe!+0x%x" % (
+                    int(first["fields"]["InstructionPointer"], 16) - 0xfffff80021489000):
+                fail(f"first sample's stack {first and first['stack'][:2]}")
     passed = len(files) - len({f.split(':')[0] for f in failures})
     for f in failures:
         print("FAIL", f)
