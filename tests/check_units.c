@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "codec/lznt1.h"
 #include "codec/xpress.h"
 #include "util/cursor.h"
 #include "etlw.h"
@@ -169,6 +170,55 @@ static void roundtrip(const uint8_t *in, size_t n)
 	free(d);
 }
 
+/* LZNT1: hand-made chunks (MS-XCA 2.5) and damage */
+START_TEST(lznt1_chunks)
+{
+	static const uint8_t rep[] = { 0x05, 0xB0, 0x08, 'a', 'b', 'c', 0x06, 0x20 };
+	static const uint8_t stored_then_end[] = { 0x04, 0x30, 'h', 'e', 'l', 'l', 'o', 0x00, 0x00, 0xFF };
+	/* 17 literals, then a token at position 17: 11 length bits, back 17, length 3 */
+	static const uint8_t split[] = { 0x15, 0xB0, 0x00, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 0x00, 'i', 'j',
+					 'k', 'l', 'm', 'n', 'o', 'p', 0x02, 'q', 0x00, 0x80 };
+	static const uint8_t before_start[] = { 0x02, 0xB0, 0x01, 0x00, 0x00 };
+	static const uint8_t cut[] = { 0x10, 0xB0, 0x00, 'a' };
+	uint8_t out[64], in[300], big[5000];
+	size_t produced, err_at, i;
+	const char *why = NULL;
+	uint32_t x = 7;
+	int round;
+
+	ck_assert_int_eq(etl__lznt1_decompress(rep, sizeof(rep), out, sizeof(out), &produced, &err_at, &why), 0);
+	ck_assert_uint_eq(produced, 12);
+	ck_assert(memcmp(out, "abcabcabcabc", 12) == 0);
+	ck_assert_int_eq(etl__lznt1_decompress(stored_then_end, sizeof(stored_then_end), out, sizeof(out), &produced,
+						&err_at, &why), 0);
+	ck_assert_uint_eq(produced, 5);
+	ck_assert(memcmp(out, "hello", 5) == 0);
+	ck_assert_int_eq(etl__lznt1_decompress(split, sizeof(split), out, sizeof(out), &produced, &err_at, &why), 0);
+	ck_assert_uint_eq(produced, 20);
+	ck_assert(memcmp(out, "abcdefghijklmnopqabc", 20) == 0);
+	/* the output must hold it all */
+	ck_assert_int_eq(etl__lznt1_decompress(rep, sizeof(rep), out, 11, &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(produced, 3);
+	ck_assert_int_eq(etl__lznt1_decompress(before_start, sizeof(before_start), out, sizeof(out), &produced, &err_at,
+						&why), -1);
+	ck_assert_uint_eq(err_at, 3);
+	ck_assert_str_eq(why, "copy token reaches before the chunk");
+	ck_assert_int_eq(etl__lznt1_decompress(cut, sizeof(cut), out, sizeof(out), &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(err_at, 0);
+	/* garbage never writes past the output */
+	for (round = 0; round < 20000; round++) {
+		size_t n = x % sizeof(in), cap = (x >> 8) % sizeof(big);
+		for (i = 0; i < n; i++) {
+			x = x * 1664525u + 1013904223u;
+			in[i] = (uint8_t)(x >> 24);
+		}
+		(void)etl__lznt1_decompress(in, n, big, cap, &produced, &err_at, &why);
+		ck_assert_uint_le(produced, cap);
+		x = x * 1664525u + 1013904223u;
+	}
+}
+END_TEST
+
 START_TEST(xpress_roundtrips)
 {
 	enum { N = 70000 };
@@ -252,6 +302,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, clock_qpc_system_cycles);
 	tcase_add_test(t, clock_unix_ns);
 	tcase_add_test(t, xpress_roundtrips);
+	tcase_add_test(t, lznt1_chunks);
 	tcase_add_test(t, xpress_rejects_malformed);
 	tcase_add_test(t, xpress_random_garbage_never_overruns);
 	tcase_set_timeout(t, 60);

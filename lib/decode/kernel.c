@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codec/lznt1.h"
 #include "decode/kernel.h"
 #include "util/cursor.h"
 
@@ -27,6 +28,7 @@
 #define KTC_IMAGEID ETL_KERNEL_KTC_FIRST
 #define KTC_SYSCONFIG (ETL_KERNEL_KTC_FIRST + 1)
 #define KTC_METADATA (ETL_KERNEL_KTC_FIRST + 2) /* merge-time TRACE_EVENT_INFO: read by decode.c */
+#define KTC_WINSAT (ETL_KERNEL_KTC_FIRST + 3)   /* WinSAT's assessment XML, LZNT1-compressed */
 
 struct kf {
 	const char *name;
@@ -236,6 +238,10 @@ static const struct kf k_file_version[] = {
 	WSTR("CompanyName"), WSTR("ProductVersion"), WSTR("FileId"), WSTR("ProgramId"),
 };
 /* SystemConfig */
+/* WinSAT (merged by xperf/WPR): a word (1 in every record seen), the XML's size, then the XML as
+ * UTF-16 in LZNT1 chunks; decoded into one string property, Xml */
+static const struct kf k_winsat[] = { U32("Unknown"), U32("UncompressedSize"), { "Xml", IN_BINARY, 0, 0, 0 } };
+
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
 static const struct kf k_sc_cpu_v3[] = {
 	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
@@ -377,6 +383,7 @@ static const struct klayout {
 	{ KTC_SYSCONFIG, { 33, 0xFF }, 0, 0xFF, k_sc_paths, N(k_sc_paths) },
 	{ KTC_SYSCONFIG, { 34, 0xFF }, 0, 0xFF, k_sc_volume, N(k_sc_volume) },
 	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping) },
+	{ KTC_WINSAT, { 33, 35, 37, 0xFF }, 0, 0xFF, k_winsat, N(k_winsat) },
 };
 
 /* build_schema() keeps two schemas per layout; a kind stores index + 1 in a byte */
@@ -432,6 +439,8 @@ static const struct kname {
 	{ KTC_IMAGEID, 38, "ImageID", "DbgPPDB" }, { KTC_IMAGEID, 40, "ImageID", "DbgDeterm" },
 	{ KTC_IMAGEID, 64, "ImageID", "FileVersion" },
 	{ KTC_METADATA, 32, "MetaData", "EventInfo" }, { KTC_METADATA, 33, "MetaData", "EventMapInfo" },
+	{ KTC_WINSAT, 33, "WinSat", "WinSPR" }, { KTC_WINSAT, 35, "WinSat", "Metrics" },
+	{ KTC_WINSAT, 37, "WinSat", "SystemConfig" },
 	{ 0x04, 0, "FileIO", "Name" }, { 0x04, 32, "FileIO", "FileCreate" }, { 0x04, 35, "FileIO", "FileDelete" },
 	{ 0x04, 36, "FileIO", "FileRundown" },
 	{ KTC_SYSCONFIG, 32, "SysConfig", "BuildInfo" }, { KTC_SYSCONFIG, 33, "SysConfig", "SystemPaths" },
@@ -448,6 +457,7 @@ static const char *task_of(unsigned group)
 	case KTC_IMAGEID: return "ImageID";
 	case KTC_SYSCONFIG: return "SysConfig";
 	case KTC_METADATA: return "MetaData";
+	case KTC_WINSAT: return "WinSat";
 	default: return etl_kernel_group_name(group);
 	}
 }
@@ -476,6 +486,10 @@ static const struct etl_guid ktc_sysconfig = {
 	0x9b79ee91, 0xb5fd, 0x41c0, { 0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0 }
 };
 
+static const struct etl_guid ktc_winsat = {
+	0xed54dff8, 0xc409, 0x4cf6, { 0xbf, 0x83, 0x05, 0xe1, 0xe6, 0x1a, 0x09, 0xc4 }
+};
+
 static const struct etl_guid ktc_metadata = {
 	0xbbccf6c1, 0x6cd1, 0x48c4, { 0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71 }
 };
@@ -483,7 +497,8 @@ static const struct etl_guid ktc_metadata = {
 /* PerfView files the merged system configuration under Windows Kernel, image ids under KernelTraceControl */
 const char *etl__kernel_provider_name(unsigned group)
 {
-	return group == KTC_IMAGEID || group == KTC_METADATA ? "KernelTraceControl" : "Windows Kernel";
+	return group == KTC_IMAGEID || group == KTC_METADATA || group == KTC_WINSAT ? "KernelTraceControl"
+										     : "Windows Kernel";
 }
 
 int etl__kernel_group_of_class(const struct etl_guid *g)
@@ -494,6 +509,8 @@ int etl__kernel_group_of_class(const struct etl_guid *g)
 		return KTC_SYSCONFIG;
 	if (g->data1 == ktc_metadata.data1 && etl_guid_equal(g, &ktc_metadata))
 		return KTC_METADATA;
+	if (g->data1 == ktc_winsat.data1 && etl_guid_equal(g, &ktc_winsat))
+		return KTC_WINSAT;
 	return etl__kernel_group_by_guid(g);
 }
 
@@ -541,7 +558,7 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 		if (k->flags & KF_COUNT) {
 			f->flags |= FF_COUNT_FIELD;
 			f->count = k->length;
-		} else if (k->in == IN_BINARY || (k->in == IN_UNICODESTRING && k->length)) {
+		} else if ((k->in == IN_BINARY || k->in == IN_UNICODESTRING) && k->length) {
 			f->flags |= FF_LEN_CONST;
 			f->length = k->length;
 		}
@@ -602,6 +619,43 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const uint8
 	d->nnodes = save_nodes;
 	d->ntop = 0;
 	return ok;
+}
+
+/* WinSAT's Xml: the LZNT1 chunks become the UTF-16 text they hold (at most 16 MiB). */
+#define WINSAT_MAX_XML ((size_t)16 << 20)
+static int winsat_xml(struct etl_decoded *d, struct etl_diag *diag)
+{
+	struct etl_property *size_p = &d->nodes[1], *xml = &d->nodes[2];
+	size_t usize, produced = 0, err_at = 0;
+	const char *why = NULL;
+	uint8_t *out;
+
+	if (d->ntop != 3 || !size_p->data || !xml->data)
+		return ETL_OK;
+	usize = etl_le32(size_p->data);
+	if (usize > WINSAT_MAX_XML || usize % 2) {
+		etl__diag_set(diag, ETL_E_FORMAT, 4, "WinSAT record: uncompressed size %zu is odd or over %zu", usize, WINSAT_MAX_XML);
+		return ETL_E_FORMAT;
+	}
+	out = etl__arena_alloc(&d->arena, usize + 2);
+	if (!out) {
+		etl__diag_set(diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	if (etl__lznt1_decompress(xml->data, xml->len, out, usize, &produced, &err_at, &why) != 0 ||
+	    produced != usize) {
+		etl__diag_set(diag, ETL_E_FORMAT, 8 + (uint64_t)err_at,
+			      "WinSAT record: LZNT1 data: %s (%zu of %zu bytes)", why ? why : "ends short",
+			      produced, usize);
+		return ETL_E_FORMAT;
+	}
+	out[usize] = out[usize + 1] = 0;
+	xml->data = out;
+	xml->len = usize;
+	xml->in_type = IN_UNICODESTRING;
+	xml->out_type = OUT_XML;
+	xml->text = NULL;
+	return ETL_OK;
 }
 
 struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned group, unsigned opcode,
@@ -667,7 +721,10 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	}
 	if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
 		return st;
-	return etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+	st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+	if (st == ETL_OK && l->fields == k_winsat)
+		st = winsat_xml(d, diag);
+	return st;
 }
 
 size_t etl__kernel_layout_count(void)
