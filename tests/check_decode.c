@@ -416,6 +416,81 @@ START_TEST(undecoded_names_and_reasons)
 }
 END_TEST
 
+/* Kernel layouts taken from the MOF documentation alone decode only a payload they account for
+ * exactly; anything else stays raw with the reason. */
+START_TEST(documented_kernel_layouts_are_strict)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d, rw[52], reg[64], rt[8];
+	size_t len, i;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	unsigned seen = 0;
+
+	/* FileIO/Read v2, 64-bit: Offset, IrpPtr, TTID, FileObject, FileKey, IoSize, IoFlags */
+	memset(rw, 0, sizeof(rw));
+	rw[0] = 0x00; rw[1] = 0x10;          /* Offset 0x1000 */
+	rw[16] = 0x2c; rw[17] = 0x01;        /* TTID 300 */
+	rw[40] = 0x00; rw[41] = 0x02;        /* IoSize 512 */
+	/* Registry/Open v2: InitialTime, Status, Index, KeyHandle (8), KeyName "Ab" */
+	memset(reg, 0, sizeof(reg));
+	reg[8] = 0x34; reg[9] = 0x00; reg[10] = 0x00; reg[11] = 0xc0; /* Status 0xc0000034 */
+	reg[24] = 'A'; reg[26] = 'b';
+	/* Thread/ReadyThread v2: TThreadId, AdjustReason, AdjustIncrement, Flag, Reserved */
+	memset(rt, 0, sizeof(rt));
+	rt[0] = 0x39; rt[1] = 0x05; rt[4] = 1; rt[5] = (uint8_t)-2; rt[6] = 1;
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x0443, 4, 8, o.start_ts + 10, rw, 48), 0);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x0443, 4, 8, o.start_ts + 11, rw, 52), 0); /* 4 bytes too many */
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x090B, 4, 8, o.start_ts + 12, reg, 30), 0);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x090B, 4, 8, o.start_ts + 13, reg, 29), 0); /* the name cut */
+	ck_assert_int_eq(etlw_system(w, 0, 1, 2, 0x0532, 4, 8, o.start_ts + 14, rt, 8), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_hook_id(ev) == 0)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		switch (seen++) {
+		case 0:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/FileIO/Read");
+			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_BUILTIN);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "Offset")), "4096");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "TTID")), "0x12c");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "IoSize")), "512");
+			break;
+		case 1:
+		case 3:
+			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
+			ck_assert_ptr_nonnull(strstr(etl_decoded_reason(dec), "does not fit the documented layout"));
+			ck_assert_uint_eq(etl_decoded_property_count(dec), 0);
+			break;
+		case 2:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/Registry/Open");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "Status")), "0xc0000034");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "KeyName")), "Ab");
+			break;
+		case 4:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/Thread/ReadyThread");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "TThreadId")), "1337");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "AdjustIncrement")), "-2");
+			break;
+		}
+		for (i = 0; i < etl_decoded_property_count(dec); i++)
+			ck_assert_ptr_nonnull(etl_property_format(etl_decoded_property_at(dec, i)));
+	}
+	ck_assert_uint_eq(seen, 5);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(decoding_limits_are_configurable)
 {
 	size_t len;
@@ -641,6 +716,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, error_names_the_field_and_offset);
 	tcase_add_test(t, tags_custom_schema_and_group);
 	tcase_add_test(t, undecoded_names_and_reasons);
+	tcase_add_test(t, documented_kernel_layouts_are_strict);
 	tcase_add_test(t, decoding_limits_are_configurable);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);

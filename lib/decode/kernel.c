@@ -242,6 +242,34 @@ static const struct kf k_file_version[] = {
  * UTF-16 in LZNT1 chunks; decoded into one string property, Xml */
 static const struct kf k_winsat[] = { U32("Unknown"), U32("UncompressedSize"), { "Xml", IN_BINARY, 0, 0, 0 } };
 
+/* From the MOF documentation only (no corpus record to check them; strict, see klayout) */
+static const struct kf k_fileio_create[] = {
+	PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), X32("CreateOptions"), X32("FileAttributes"),
+	X32("ShareAccess"), WSTR("OpenPath"),
+};
+static const struct kf k_fileio_simpleop[] = { PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), PTR("FileKey") };
+static const struct kf k_fileio_readwrite[] = {
+	U64("Offset"), PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), PTR("FileKey"), U32("IoSize"), X32("IoFlags"),
+};
+static const struct kf k_fileio_info[] = {
+	PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), PTR("FileKey"), PTR("ExtraInfo"), U32("InfoClass"),
+};
+static const struct kf k_fileio_direnum[] = {
+	PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), PTR("FileKey"), U32("Length"), U32("InfoClass"),
+	U32("FileIndex"), WSTR("FileName"),
+};
+static const struct kf k_fileio_opend[] = { PTR("IrpPtr"), PTR("ExtraInfo"), X32("NtStatus") };
+static const struct kf k_registry[] = {
+	I64("InitialTime"), X32("Status"), U32("Index"), PTR("KeyHandle"), WSTR("KeyName"),
+};
+static const struct kf k_readythread[] = {
+	U32("TThreadId"), I8("AdjustReason"), I8("AdjustIncrement"), I8("Flag"), I8("Reserved"),
+};
+static const struct kf k_syscall_enter[] = { PTR("SysCallAddress") };
+static const struct kf k_syscall_exit[] = { X32("SysCallNtStatus") };
+static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"), U16("Reserved") };
+static const struct kf k_dpc[] = { U64("InitialTime"), PTR("Routine") };
+
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
 static const struct kf k_sc_cpu_v3[] = {
 	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
@@ -314,76 +342,92 @@ static const struct klayout {
 	uint8_t vmin, vmax;
 	const struct kf *fields;
 	uint8_t nfields;
+	/* 1: a layout from the WDK's MOF documentation that no corpus record has checked; it is
+	 * used only when it accounts for every payload byte, else the event stays raw */
+	uint8_t strict;
 } layouts[] = {
-	{ 0x00, { 0, 0xFF }, 0, 2, k_header, N(k_header) },
-	{ 0x00, { 5, 32, 0xFF }, 0, 2, k_extension, N(k_extension) },
-	{ 0x00, { 8, 0xFF }, 0, 2, k_none, 0 },
-	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 1, 1, k_process_v1, N(k_process_v1) },
-	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 2, 2, k_process_v2, N(k_process_v2) },
-	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 3, 3, k_process_v3, N(k_process_v3) },
-	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 4, 4, k_process_v4, N(k_process_v4) },
-	{ 0x03, { 39, 0xFF }, 5, 5, k_process_defunct_v5, N(k_process_defunct_v5) },
-	{ 0x03, { 11, 0xFF }, 2, 2, k_process_terminate, N(k_process_terminate) },
-	{ 0x03, { 32, 33, 0xFF }, 2, 2, k_process_perfctr, N(k_process_perfctr) },
-	{ 0x03, { 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
-	{ 0x03, { 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1) },
-	{ 0x03, { 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2) },
-	{ 0x03, { 10, 0xFF }, 3, 3, k_image_v3, N(k_image_v3) },
-	{ 0x05, { 1, 2, 3, 4, 0xFF }, 2, 2, k_thread_v2, N(k_thread_v2) },
-	{ 0x05, { 1, 2, 3, 4, 0xFF }, 3, 3, k_thread_v3, N(k_thread_v3) },
-	{ 0x05, { 1, 2, 3, 4, 0xFF }, 4, 4, k_thread_v4, N(k_thread_v4) },
-	{ 0x05, { 72, 0xFF }, 2, 2, k_thread_setname, N(k_thread_setname) },
-	{ 0x05, { 36, 0xFF }, 2, 4, k_cswitch, N(k_cswitch) },
-	{ 0x14, { 2, 3, 4, 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0) },
-	{ 0x14, { 2, 3, 4, 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1) },
-	{ 0x14, { 2, 3, 4, 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2) },
-	{ 0x14, { 2, 3, 4, 10, 33, 0xFF }, 3, 3, k_image_v3, N(k_image_v3) },
-	{ 0x0F, { 46, 0xFF }, 2, 2, k_sample, N(k_sample) },
-	{ 0x18, { 32, 0xFF }, 2, 2, k_stack, N(k_stack) },
-	{ 0x01, { 10, 11, 0xFF }, 2, 2, k_diskio_v2, N(k_diskio_v2) },
-	{ 0x01, { 10, 11, 0xFF }, 3, 3, k_diskio_v3, N(k_diskio_v3) },
-	{ 0x01, { 12, 13, 15, 0xFF }, 2, 2, k_diskinit_v2, N(k_diskinit_v2) },
-	{ 0x01, { 12, 13, 15, 0xFF }, 3, 3, k_diskinit_v3, N(k_diskinit_v3) },
-	{ 0x01, { 14, 0xFF }, 2, 2, k_diskflush_v2, N(k_diskflush_v2) },
-	{ 0x01, { 14, 0xFF }, 3, 3, k_diskflush_v3, N(k_diskflush_v3) },
-	{ 0x02, { 10, 11, 12, 13, 14, 15, 0xFF }, 2, 2, k_pagefault, N(k_pagefault) },
-	{ 0x02, { 32, 0xFF }, 2, 2, k_hardfault, N(k_hardfault) },
-	{ 0x06, { 10, 0xFF }, 2, 2, k_tcp_send4, N(k_tcp_send4) },
-	{ 0x06, { 11, 13, 14, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
-	{ 0x06, { 12, 15, 0xFF }, 2, 2, k_tcp_conn4, N(k_tcp_conn4) },
-	{ 0x06, { 26, 0xFF }, 2, 2, k_tcp_send6, N(k_tcp_send6) },
-	{ 0x06, { 27, 29, 30, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
-	{ 0x06, { 28, 31, 0xFF }, 2, 2, k_tcp_conn6, N(k_tcp_conn6) },
-	{ 0x08, { 10, 11, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4) },
-	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6) },
-	{ 0x0B, { 15, 0xFF }, 3, 3, k_sc_services_v3, N(k_sc_services_v3) },
-	{ 0x0B, { 10, 0xFF }, 3, 3, k_sc_cpu_v3, N(k_sc_cpu_v3) },
-	{ 0x0B, { 11, 0xFF }, 2, 2, k_sc_phydisk_v2, N(k_sc_phydisk_v2) },
-	{ 0x0B, { 12, 0xFF }, 2, 2, k_sc_logdisk_v2, N(k_sc_logdisk_v2) },
-	{ 0x0B, { 13, 0xFF }, 2, 2, k_sc_nic_v2, N(k_sc_nic_v2) },
-	{ 0x0B, { 16, 0xFF }, 2, 2, k_sc_power_v2, N(k_sc_power_v2) },
-	{ 0x0B, { 17, 0xFF }, 2, 2, k_sc_network_v2, N(k_sc_network_v2) },
-	{ 0x0B, { 22, 0xFF }, 4, 4, k_sc_pnp_v4, N(k_sc_pnp_v4) },
-	{ 0x0B, { 22, 0xFF }, 5, 5, k_sc_pnp_v5, N(k_sc_pnp_v5) },
-	{ 0x0B, { 21, 0xFF }, 3, 3, k_sc_irq_v3, N(k_sc_irq_v3) },
-	{ 0x0B, { 23, 0xFF }, 2, 2, k_sc_idechannel_v2, N(k_sc_idechannel_v2) },
-	{ 0x0B, { 25, 0xFF }, 2, 2, k_sc_platform_v2, N(k_sc_platform_v2) },
-	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name) },
-	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase) },
-	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval) },
-	{ 0x18, { 35, 36, 0xFF }, 2, 2, k_stack_key, N(k_stack_key) },
-	{ 0x18, { 37, 38, 0xFF }, 2, 2, k_stack_key_ref, N(k_stack_key_ref) },
+	{ 0x00, { 0, 0xFF }, 0, 2, k_header, N(k_header), 0 },
+	{ 0x00, { 5, 32, 0xFF }, 0, 2, k_extension, N(k_extension), 0 },
+	{ 0x00, { 8, 0xFF }, 0, 2, k_none, 0, 0 },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 1, 1, k_process_v1, N(k_process_v1), 0 },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 2, 2, k_process_v2, N(k_process_v2), 0 },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 3, 3, k_process_v3, N(k_process_v3), 0 },
+	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 4, 4, k_process_v4, N(k_process_v4), 0 },
+	{ 0x03, { 39, 0xFF }, 5, 5, k_process_defunct_v5, N(k_process_defunct_v5), 0 },
+	{ 0x03, { 11, 0xFF }, 2, 2, k_process_terminate, N(k_process_terminate), 0 },
+	{ 0x03, { 32, 33, 0xFF }, 2, 2, k_process_perfctr, N(k_process_perfctr), 0 },
+	{ 0x03, { 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0), 0 },
+	{ 0x03, { 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1), 0 },
+	{ 0x03, { 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2), 0 },
+	{ 0x03, { 10, 0xFF }, 3, 3, k_image_v3, N(k_image_v3), 0 },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 2, 2, k_thread_v2, N(k_thread_v2), 0 },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 3, 3, k_thread_v3, N(k_thread_v3), 0 },
+	{ 0x05, { 1, 2, 3, 4, 0xFF }, 4, 4, k_thread_v4, N(k_thread_v4), 0 },
+	{ 0x05, { 72, 0xFF }, 2, 2, k_thread_setname, N(k_thread_setname), 0 },
+	{ 0x05, { 36, 0xFF }, 2, 4, k_cswitch, N(k_cswitch), 0 },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 0, 0, k_image_v0, N(k_image_v0), 0 },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 1, 1, k_image_v1, N(k_image_v1), 0 },
+	{ 0x14, { 2, 3, 4, 10, 0xFF }, 2, 2, k_image_v2, N(k_image_v2), 0 },
+	{ 0x14, { 2, 3, 4, 10, 33, 0xFF }, 3, 3, k_image_v3, N(k_image_v3), 0 },
+	{ 0x0F, { 46, 0xFF }, 2, 2, k_sample, N(k_sample), 0 },
+	{ 0x18, { 32, 0xFF }, 2, 2, k_stack, N(k_stack), 0 },
+	{ 0x01, { 10, 11, 0xFF }, 2, 2, k_diskio_v2, N(k_diskio_v2), 0 },
+	{ 0x01, { 10, 11, 0xFF }, 3, 3, k_diskio_v3, N(k_diskio_v3), 0 },
+	{ 0x01, { 12, 13, 15, 0xFF }, 2, 2, k_diskinit_v2, N(k_diskinit_v2), 0 },
+	{ 0x01, { 12, 13, 15, 0xFF }, 3, 3, k_diskinit_v3, N(k_diskinit_v3), 0 },
+	{ 0x01, { 14, 0xFF }, 2, 2, k_diskflush_v2, N(k_diskflush_v2), 0 },
+	{ 0x01, { 14, 0xFF }, 3, 3, k_diskflush_v3, N(k_diskflush_v3), 0 },
+	{ 0x02, { 10, 11, 12, 13, 14, 15, 0xFF }, 2, 2, k_pagefault, N(k_pagefault), 0 },
+	{ 0x02, { 32, 0xFF }, 2, 2, k_hardfault, N(k_hardfault), 0 },
+	{ 0x06, { 10, 0xFF }, 2, 2, k_tcp_send4, N(k_tcp_send4), 0 },
+	{ 0x06, { 11, 13, 14, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4), 0 },
+	{ 0x06, { 12, 15, 0xFF }, 2, 2, k_tcp_conn4, N(k_tcp_conn4), 0 },
+	{ 0x06, { 26, 0xFF }, 2, 2, k_tcp_send6, N(k_tcp_send6), 0 },
+	{ 0x06, { 27, 29, 30, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6), 0 },
+	{ 0x06, { 28, 31, 0xFF }, 2, 2, k_tcp_conn6, N(k_tcp_conn6), 0 },
+	{ 0x08, { 10, 11, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4), 0 },
+	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6), 0 },
+	{ 0x0B, { 15, 0xFF }, 3, 3, k_sc_services_v3, N(k_sc_services_v3), 0 },
+	{ 0x0B, { 10, 0xFF }, 3, 3, k_sc_cpu_v3, N(k_sc_cpu_v3), 0 },
+	{ 0x0B, { 11, 0xFF }, 2, 2, k_sc_phydisk_v2, N(k_sc_phydisk_v2), 0 },
+	{ 0x0B, { 12, 0xFF }, 2, 2, k_sc_logdisk_v2, N(k_sc_logdisk_v2), 0 },
+	{ 0x0B, { 13, 0xFF }, 2, 2, k_sc_nic_v2, N(k_sc_nic_v2), 0 },
+	{ 0x0B, { 16, 0xFF }, 2, 2, k_sc_power_v2, N(k_sc_power_v2), 0 },
+	{ 0x0B, { 17, 0xFF }, 2, 2, k_sc_network_v2, N(k_sc_network_v2), 0 },
+	{ 0x0B, { 22, 0xFF }, 4, 4, k_sc_pnp_v4, N(k_sc_pnp_v4), 0 },
+	{ 0x0B, { 22, 0xFF }, 5, 5, k_sc_pnp_v5, N(k_sc_pnp_v5), 0 },
+	{ 0x0B, { 21, 0xFF }, 3, 3, k_sc_irq_v3, N(k_sc_irq_v3), 0 },
+	{ 0x0B, { 23, 0xFF }, 2, 2, k_sc_idechannel_v2, N(k_sc_idechannel_v2), 0 },
+	{ 0x0B, { 25, 0xFF }, 2, 2, k_sc_platform_v2, N(k_sc_platform_v2), 0 },
+	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name), 0 },
+	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase), 0 },
+	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval), 0 },
+	{ 0x18, { 35, 36, 0xFF }, 2, 2, k_stack_key, N(k_stack_key), 0 },
+	{ 0x18, { 37, 38, 0xFF }, 2, 2, k_stack_key_ref, N(k_stack_key_ref), 0 },
+	{ 0x04, { 64, 0xFF }, 2, 2, k_fileio_create, N(k_fileio_create), 1 },
+	{ 0x04, { 65, 66, 73, 0xFF }, 2, 2, k_fileio_simpleop, N(k_fileio_simpleop), 1 },
+	{ 0x04, { 67, 68, 0xFF }, 2, 2, k_fileio_readwrite, N(k_fileio_readwrite), 1 },
+	{ 0x04, { 69, 70, 71, 74, 75, 0xFF }, 2, 2, k_fileio_info, N(k_fileio_info), 1 },
+	{ 0x04, { 72, 77, 0xFF }, 2, 2, k_fileio_direnum, N(k_fileio_direnum), 1 },
+	{ 0x04, { 76, 0xFF }, 2, 2, k_fileio_opend, N(k_fileio_opend), 1 },
+	{ 0x09, { 10, 11, 12, 13, 14, 15, 16, 17, 18, 0xFF }, 2, 2, k_registry, N(k_registry), 1 },
+	{ 0x09, { 19, 20, 21, 22, 23, 24, 25, 26, 27, 0xFF }, 2, 2, k_registry, N(k_registry), 1 },
+	{ 0x05, { 50, 0xFF }, 2, 2, k_readythread, N(k_readythread), 1 },
+	{ 0x0F, { 51, 0xFF }, 2, 2, k_syscall_enter, N(k_syscall_enter), 1 },
+	{ 0x0F, { 52, 0xFF }, 2, 2, k_syscall_exit, N(k_syscall_exit), 1 },
+	{ 0x0F, { 67, 0xFF }, 2, 2, k_isr, N(k_isr), 1 },
+	{ 0x0F, { 66, 68, 69, 0xFF }, 2, 2, k_dpc, N(k_dpc), 1 },
 	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
-	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid) },
-	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base) },
-	{ KTC_IMAGEID, { 36, 37, 0xFF }, 0, 0xFF, k_dbgid_rsds, N(k_dbgid_rsds) },
-	{ KTC_IMAGEID, { 38, 0xFF }, 0, 0xFF, k_dbg_ppdb, N(k_dbg_ppdb) },
-	{ KTC_IMAGEID, { 64, 0xFF }, 0, 0xFF, k_file_version, N(k_file_version) },
-	{ KTC_SYSCONFIG, { 32, 0xFF }, 0, 0xFF, k_sc_build, N(k_sc_build) },
-	{ KTC_SYSCONFIG, { 33, 0xFF }, 0, 0xFF, k_sc_paths, N(k_sc_paths) },
-	{ KTC_SYSCONFIG, { 34, 0xFF }, 0, 0xFF, k_sc_volume, N(k_sc_volume) },
-	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping) },
-	{ KTC_WINSAT, { 33, 35, 37, 0xFF }, 0, 0xFF, k_winsat, N(k_winsat) },
+	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid), 0 },
+	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base), 0 },
+	{ KTC_IMAGEID, { 36, 37, 0xFF }, 0, 0xFF, k_dbgid_rsds, N(k_dbgid_rsds), 0 },
+	{ KTC_IMAGEID, { 38, 0xFF }, 0, 0xFF, k_dbg_ppdb, N(k_dbg_ppdb), 0 },
+	{ KTC_IMAGEID, { 64, 0xFF }, 0, 0xFF, k_file_version, N(k_file_version), 0 },
+	{ KTC_SYSCONFIG, { 32, 0xFF }, 0, 0xFF, k_sc_build, N(k_sc_build), 0 },
+	{ KTC_SYSCONFIG, { 33, 0xFF }, 0, 0xFF, k_sc_paths, N(k_sc_paths), 0 },
+	{ KTC_SYSCONFIG, { 34, 0xFF }, 0, 0xFF, k_sc_volume, N(k_sc_volume), 0 },
+	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping), 0 },
+	{ KTC_WINSAT, { 33, 35, 37, 0xFF }, 0, 0xFF, k_winsat, N(k_winsat), 0 },
 };
 
 /* build_schema() keeps two schemas per layout; a kind stores index + 1 in a byte */
@@ -442,7 +486,21 @@ static const struct kname {
 	{ KTC_WINSAT, 33, "WinSat", "WinSPR" }, { KTC_WINSAT, 35, "WinSat", "Metrics" },
 	{ KTC_WINSAT, 37, "WinSat", "SystemConfig" },
 	{ 0x04, 0, "FileIO", "Name" }, { 0x04, 32, "FileIO", "FileCreate" }, { 0x04, 35, "FileIO", "FileDelete" },
-	{ 0x04, 36, "FileIO", "FileRundown" },
+	{ 0x04, 36, "FileIO", "FileRundown" }, { 0x04, 64, "FileIO", "Create" }, { 0x04, 65, "FileIO", "Cleanup" },
+	{ 0x04, 66, "FileIO", "Close" }, { 0x04, 67, "FileIO", "Read" }, { 0x04, 68, "FileIO", "Write" },
+	{ 0x04, 69, "FileIO", "SetInfo" }, { 0x04, 70, "FileIO", "Delete" }, { 0x04, 71, "FileIO", "Rename" },
+	{ 0x04, 72, "FileIO", "DirEnum" }, { 0x04, 73, "FileIO", "Flush" }, { 0x04, 74, "FileIO", "QueryInfo" },
+	{ 0x04, 75, "FileIO", "FSControl" }, { 0x04, 76, "FileIO", "OperationEnd" },
+	{ 0x04, 77, "FileIO", "DirNotify" },
+	{ 0x09, 10, "Registry", "Create" }, { 0x09, 11, "Registry", "Open" }, { 0x09, 12, "Registry", "Delete" },
+	{ 0x09, 13, "Registry", "Query" }, { 0x09, 14, "Registry", "SetValue" },
+	{ 0x09, 15, "Registry", "DeleteValue" }, { 0x09, 16, "Registry", "QueryValue" },
+	{ 0x09, 17, "Registry", "EnumerateKey" }, { 0x09, 18, "Registry", "EnumerateValueKey" },
+	{ 0x09, 19, "Registry", "QueryMultipleValue" }, { 0x09, 20, "Registry", "SetInformation" },
+	{ 0x09, 21, "Registry", "Flush" }, { 0x09, 22, "Registry", "KCBCreate" },
+	{ 0x09, 23, "Registry", "KCBDelete" }, { 0x09, 24, "Registry", "KCBRundownBegin" },
+	{ 0x09, 25, "Registry", "KCBRundownEnd" }, { 0x09, 26, "Registry", "Virtualize" },
+	{ 0x09, 27, "Registry", "Close" },
 	{ KTC_SYSCONFIG, 32, "SysConfig", "BuildInfo" }, { KTC_SYSCONFIG, 33, "SysConfig", "SystemPaths" },
 	{ KTC_SYSCONFIG, 34, "SysConfig", "UnknownVolume" }, { KTC_SYSCONFIG, 35, "SysConfig", "VolumeMapping" },
 };
@@ -722,6 +780,13 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
 		return st;
 	st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+	if (l->strict && (st != ETL_OK || d->trailing != 0)) {
+		/* an unchecked layout that does not account for the payload exactly: not used */
+		d->nnodes = d->ntop = 0;
+		d->trailing = 0;
+		d->reason = "the payload does not fit the documented layout of this kernel event exactly: not decoded";
+		return ETL_END;
+	}
 	if (st == ETL_OK && l->fields == k_winsat)
 		st = winsat_xml(d, diag);
 	return st;
