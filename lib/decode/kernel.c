@@ -269,6 +269,8 @@ static const struct kf k_syscall_enter[] = { PTR("SysCallAddress") };
 static const struct kf k_syscall_exit[] = { X32("SysCallNtStatus") };
 static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"), U16("Reserved") };
 static const struct kf k_dpc[] = { U64("InitialTime"), PTR("Routine") };
+static const struct kf k_alpc_message[] = { U32("MessageID") };
+static const struct kf k_alpc_unwait[] = { X32("Status") };
 
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
 static const struct kf k_sc_cpu_v3[] = {
@@ -417,6 +419,8 @@ static const struct klayout {
 	{ 0x0F, { 52, 0xFF }, 2, 2, k_syscall_exit, N(k_syscall_exit), 1 },
 	{ 0x0F, { 67, 0xFF }, 2, 2, k_isr, N(k_isr), 1 },
 	{ 0x0F, { 66, 68, 69, 0xFF }, 2, 2, k_dpc, N(k_dpc), 1 },
+	{ 0x1A, { 33, 34, 35, 0xFF }, 2, 2, k_alpc_message, N(k_alpc_message), 1 },
+	{ 0x1A, { 37, 0xFF }, 2, 2, k_alpc_unwait, N(k_alpc_unwait), 1 },
 	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
 	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid), 0 },
 	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base), 0 },
@@ -501,6 +505,9 @@ static const struct kname {
 	{ 0x09, 23, "Registry", "KCBDelete" }, { 0x09, 24, "Registry", "KCBRundownBegin" },
 	{ 0x09, 25, "Registry", "KCBRundownEnd" }, { 0x09, 26, "Registry", "Virtualize" },
 	{ 0x09, 27, "Registry", "Close" },
+	{ 0x1A, 33, "ALPC", "SendMessage" }, { 0x1A, 34, "ALPC", "ReceiveMessage" },
+	{ 0x1A, 35, "ALPC", "WaitForReply" }, { 0x1A, 36, "ALPC", "WaitForNewMessage" },
+	{ 0x1A, 37, "ALPC", "UnWait" },
 	{ KTC_SYSCONFIG, 32, "SysConfig", "BuildInfo" }, { KTC_SYSCONFIG, 33, "SysConfig", "SystemPaths" },
 	{ KTC_SYSCONFIG, 34, "SysConfig", "UnknownVolume" }, { KTC_SYSCONFIG, 35, "SysConfig", "VolumeMapping" },
 };
@@ -512,6 +519,7 @@ static const char *task_of(unsigned group)
 	case 0x01: return "DiskIO";
 	case 0x02: return "Memory";
 	case 0x04: return "FileIO";
+	case 0x1A: return "ALPC";
 	case KTC_IMAGEID: return "ImageID";
 	case KTC_SYSCONFIG: return "SysConfig";
 	case KTC_METADATA: return "MetaData";
