@@ -788,7 +788,8 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
 		return st;
 	st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
-	if (l->strict && (st != ETL_OK || d->trailing != 0)) {
+	if (l->strict && ((st != ETL_OK && st != ETL_E_NOMEM && st != ETL_E_LIMIT) ||
+			  (st == ETL_OK && d->trailing != 0))) {
 		/* an unchecked layout that does not account for the payload exactly: not used */
 		d->nnodes = d->ntop = 0;
 		d->trailing = 0;
