@@ -422,7 +422,7 @@ START_TEST(documented_kernel_layouts_are_strict)
 {
 	struct etlw_opts o;
 	struct etlw *w;
-	uint8_t *d, rw[52], reg[64], rt[8];
+	uint8_t *d, rw[52], reg[64], rt[8], *vid;
 	size_t len, i;
 	struct etl_reader *r;
 	const struct etl_event *ev;
@@ -441,6 +441,12 @@ START_TEST(documented_kernel_layouts_are_strict)
 	/* Thread/ReadyThread v2: TThreadId, AdjustReason, AdjustIncrement, Flag, Reserved */
 	memset(rt, 0, sizeof(rt));
 	rt[0] = 0x39; rt[1] = 0x05; rt[4] = 1; rt[5] = (uint8_t)-2; rt[6] = 1;
+	/* SystemConfig/Video v2: five words, five UTF-16 arrays of 256 units, StateFlags */
+	vid = calloc(1, 2584);
+	ck_assert_ptr_nonnull(vid);
+	vid[4] = 0x80; vid[5] = 0x07;              /* XResolution 1920 */
+	vid[20 + 2 * 512] = 'G'; vid[20 + 2 * 512 + 2] = 'P'; vid[20 + 2 * 512 + 4] = 'U'; /* AdapterString */
+	vid[2580] = 0x05;                          /* StateFlags */
 	etlw_default_opts(&o);
 	o.ncpu = 1;
 	w = etlw_new(&o);
@@ -449,6 +455,7 @@ START_TEST(documented_kernel_layouts_are_strict)
 	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x090B, 4, 8, o.start_ts + 12, reg, 30), 0);
 	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x090B, 4, 8, o.start_ts + 13, reg, 29), 0); /* the name cut */
 	ck_assert_int_eq(etlw_system(w, 0, 1, 2, 0x0532, 4, 8, o.start_ts + 14, rt, 8), 0);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x0B0E, 4, 8, o.start_ts + 15, vid, 2584), 0);
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 	r = etl_reader_new();
@@ -481,13 +488,20 @@ START_TEST(documented_kernel_layouts_are_strict)
 			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "TThreadId")), "1337");
 			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "AdjustIncrement")), "-2");
 			break;
+		case 5:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/SystemConfig/Video");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "XResolution")), "1920");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "AdapterString")), "GPU");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "StateFlags")), "0x5");
+			break;
 		}
 		for (i = 0; i < etl_decoded_property_count(dec); i++)
 			ck_assert_ptr_nonnull(etl_property_format(etl_decoded_property_at(dec, i)));
 	}
-	ck_assert_uint_eq(seen, 5);
+	ck_assert_uint_eq(seen, 6);
 	etl_reader_free(r);
 	free(d);
+	free(vid);
 }
 END_TEST
 

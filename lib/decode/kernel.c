@@ -270,6 +270,11 @@ static const struct kf k_syscall_exit[] = { X32("SysCallNtStatus") };
 static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"), U16("Reserved") };
 static const struct kf k_dpc[] = { U64("InitialTime"), PTR("Routine") };
 static const struct kf k_alpc_message[] = { U32("MessageID") };
+static const struct kf k_sc_video[] = {
+	U32("MemorySize"), U32("XResolution"), U32("YResolution"), U32("BitsPerPixel"), U32("VRefresh"),
+	WCHARS("ChipType", 256), WCHARS("DACType", 256), WCHARS("AdapterString", 256), WCHARS("BiosString", 256),
+	WCHARS("DeviceId", 256), X32("StateFlags"),
+};
 static const struct kf k_alpc_unwait[] = { X32("Status") };
 
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
@@ -421,6 +426,7 @@ static const struct klayout {
 	{ 0x0F, { 66, 68, 69, 0xFF }, 2, 2, k_dpc, N(k_dpc), 1 },
 	{ 0x1A, { 33, 34, 35, 0xFF }, 2, 2, k_alpc_message, N(k_alpc_message), 1 },
 	{ 0x1A, { 37, 0xFF }, 2, 2, k_alpc_unwait, N(k_alpc_unwait), 1 },
+	{ 0x0B, { 14, 0xFF }, 2, 2, k_sc_video, N(k_sc_video), 1 },
 	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
 	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid), 0 },
 	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base), 0 },
