@@ -43,6 +43,7 @@ struct options {
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
 	unsigned threads;    /* --threads: decoding and formatting threads (1 = none) */
+	int threads_auto;    /* --threads=0: one per processor, for inputs large enough */
 };
 
 static const char *progname = "etldump";
@@ -83,8 +84,8 @@ static void usage(FILE *f)
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
 		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
-		"  -j, --threads=N       decode and format with N threads (0 = one per processor);\n"
-		"                        the output is the same as with one (default: 1)\n"
+		"  -j, --threads=N       decode and format with N threads (0 = one per processor when\n"
+		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
@@ -1381,6 +1382,16 @@ static int threads_usable(const struct options *o, char **files, int nfiles)
 	for (i = 0; i < nfiles; i++)
 		if (strcmp(files[i], "-") == 0)
 			return 0;
+	if (o->threads_auto) {
+		/* each worker opens the inputs again: not worth it below a few tens of MB */
+		uint64_t total = 0;
+		struct stat sb;
+		for (i = 0; i < nfiles; i++)
+			if (stat(files[i], &sb) == 0)
+				total += (uint64_t)sb.st_size;
+		if (total < ((uint64_t)32 << 20))
+			return 0;
+	}
 	return 1;
 }
 
@@ -1921,6 +1932,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: --threads wants a number from 0 to 64, not '%s'\n", progname, optarg);
 				return EXIT_USAGE;
 			}
+			o.threads_auto = v == 0;
 			if (v == 0) {
 				long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 				v = cpus < 1 ? 1 : cpus > 64 ? 64 : (uint64_t)cpus;
