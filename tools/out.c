@@ -94,20 +94,19 @@ void out_i64(int64_t v)
 	}
 }
 
+/* the two hex digits of every byte value (a constant: the worker threads share it) */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 void out_hex(const uint8_t *p, size_t n)
 {
-	static char pairs[512];
-	static int ready;
-
-	if (!ready) {
-		static const char digits[] = "0123456789abcdef";
-		unsigned b;
-		for (b = 0; b < 256; b++) {
-			pairs[2 * b] = digits[b >> 4];
-			pairs[2 * b + 1] = digits[b & 15];
-		}
-		ready = 1;
-	}
 	while (n) {
 		size_t room = (OUT_BUFFER_SIZE - out_buf.len) / 2, i;
 		char *o;
@@ -120,7 +119,7 @@ void out_hex(const uint8_t *p, size_t n)
 			room = n;
 		o = out_buf.data + out_buf.len;
 		for (i = 0; i < room; i++)
-			memcpy(o + 2 * i, pairs + 2 * p[i], 2);
+			memcpy(o + 2 * i, hex_pairs + 2 * p[i], 2);
 		out_buf.len += 2 * room;
 		p += room;
 		n -= room;
