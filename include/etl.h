@@ -122,6 +122,7 @@ enum etl_limit {
 	ETL_LIMIT_SPOOL_SIZE = 3,    /**< largest stream or archive member spooled, bytes (default 64 GiB) */
 	ETL_LIMIT_PROPERTIES = 4,    /**< most properties (values, array elements, structs) per decoded event (default 1 Mi) */
 	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
+	ETL_LIMIT_STACK_KEY_BYTES = 6, /**< most memory for a trace's compressed-stack definitions (default 256 MiB) */
 	ETL_LIMIT_COUNT_
 };
 /** Sets a limit; only before the first input is opened. @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */
@@ -399,7 +400,12 @@ ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
  * The call stack recorded with the event, innermost frame first: its stack extended item
  * (EVENT_HEADER records with stack tracing), or the kernel StackWalk records that follow it
  * in its buffer naming its time stamp and thread (kernel part, then user part; those records
- * are still delivered as events of their own).  0 frames when none was recorded.
+ * are still delivered as events of their own).  Compressed stacks (StackWalk StackKeyKernel/
+ * StackKeyUser records, stack-key extended items) are resolved through the trace's
+ * KeyDelete/KeyRundown records, which come later in the trace: the first call for such an
+ * event reads the trace's stack-key definitions in one extra pass (the reader's own thread;
+ * memory bounded by ETL_LIMIT_STACK_KEY_BYTES).  0 frames when none was recorded, or when a
+ * compressed stack's key is not defined in the trace.
  * Resolve frames with etl_reader_resolve_address().
  */
 ETL_API size_t etl_event_stack_depth(const struct etl_event *ev);

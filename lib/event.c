@@ -153,12 +153,17 @@ void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t 
 
 int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 {
-	size_t pmc_len = (size_t)ev->pmc_count * 8, total;
+	size_t pmc_len = (size_t)ev->pmc_count * 8, total, stack_len = 0;
 	struct etl_event *c;
+	unsigned k;
 	uint8_t *p;
 
 	*copy = NULL;
-	total = sizeof(*c) + pmc_len + ev->ext_len + ev->payload_len;
+	if (ev->stack_keys_pending) /* the copy outlives the buffer: resolve and copy the frames */
+		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
+	for (k = 0; k < ev->nstack_parts; k++)
+		stack_len += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
+	total = sizeof(*c) + pmc_len + ev->ext_len + ev->payload_len + stack_len;
 	c = etl__malloc(total);
 	if (!c)
 		return ETL_E_NOMEM;
@@ -177,6 +182,16 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 	if (ev->payload_len)
 		memcpy(p, ev->payload, ev->payload_len);
 	c->payload = p;
+	p += ev->payload_len;
+	for (k = 0; k < ev->nstack_parts; k++) {
+		size_t n = (size_t)ev->stack_count[k] * ev->stack_ptr[k];
+		if (n)
+			memcpy(p, ev->stack_part[k], n);
+		c->stack_part[k] = n ? p : NULL;
+		p += n;
+	}
+	c->stack_keys_pending = 0;
+	c->owner = NULL;
 	c->flags |= ETL_EVF_OWNED;
 	*copy = c;
 	return ETL_OK;
@@ -215,6 +230,8 @@ size_t etl_event_stack_depth(const struct etl_event *ev)
 
 	if (!ev)
 		return 0;
+	if (ev->stack_keys_pending) /* the resolution is cached in the event */
+		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		n += ev->stack_count[k];
 	return n ? n : ext_stack(ev, &f, &ptr);
@@ -228,6 +245,8 @@ uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i)
 
 	if (!ev)
 		return 0;
+	if (ev->stack_keys_pending)
+		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
 	for (k = 0; k < ev->nstack_parts; k++) {
 		if (i < ev->stack_count[k])
 			return ev->stack_ptr[k] == 8 ? etl_le64(ev->stack_part[k] + 8 * i)

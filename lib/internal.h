@@ -140,6 +140,9 @@ enum {
 	ETL_EVF_OWNED = 1u << 8
 };
 
+/* Stack parts an event can have: kernel and user, full or compressed. */
+#define ETL_STACK_PARTS 4
+
 struct etl_event {
 	enum etl_header_kind kind;
 	uint8_t ptr_size;
@@ -170,11 +173,19 @@ struct etl_event {
 	uint64_t buffer_index;
 	uint32_t buffer_offset;
 	/* StackWalk records that follow the event in its buffer and name its time and thread
-	 * (kernel part, then user part): frames of stack_ptr[k] bytes each */
+	 * (kernel part, then user part): frames of stack_ptr[k] bytes each.  A compressed part
+	 * (StackKeyKernel/User, or a stack-key extended item) names a key, resolved through the
+	 * trace's stack-key table; until then its stack_part is NULL and stack_keys_pending set. */
 	unsigned nstack_parts;
-	const uint8_t *stack_part[2];
-	uint32_t stack_count[2];
-	uint8_t stack_ptr[2];
+	const uint8_t *stack_part[ETL_STACK_PARTS];
+	uint32_t stack_count[ETL_STACK_PARTS];
+	uint8_t stack_ptr[ETL_STACK_PARTS];
+	uint64_t stack_key[ETL_STACK_PARTS], stack_key_ts[ETL_STACK_PARTS];
+	unsigned stack_keys_pending;
+	struct etl_reader *owner; /* resolves pending keys (NULL for copies) */
 };
+
+/* Resolves ev's pending stack keys (reading the trace's key definitions the first time). */
+void etl__reader_resolve_stack_keys(struct etl_reader *r, struct etl_event *ev);
 
 #endif /* ETL_INTERNAL_H */

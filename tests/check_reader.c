@@ -845,6 +845,78 @@ START_TEST(system_state_tracks_processes_threads_images)
 }
 END_TEST
 
+/* Compressed stacks: StackKeyKernel/User records name keys that KeyDelete/KeyRundown define
+ * later; a key evicted and used again means another stack; a stack record logged away from
+ * its event is found by the event's time stamp and thread.  _i: 64- or 32-bit. */
+static void expect_frames(const struct etl_event *ev, const uint64_t *want, size_t n)
+{
+	size_t i;
+
+	ck_assert_uint_eq(etl_event_stack_depth(ev), n);
+	for (i = 0; i < n; i++)
+		ck_assert_uint_eq(etl_event_stack_frame(ev, i), want[i]);
+	ck_assert_uint_eq(etl_event_stack_frame(ev, n), 0);
+}
+
+START_TEST(stack_keys_and_deferred_stacks)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	struct etl_event *copy_a = NULL;
+	uint64_t kb = _i ? 0x80000000ULL : 0xfffff80000000000ULL, ub = _i ? 0x400000ULL : 0x140000000ULL;
+	const uint64_t a[4] = { kb + 0x10, kb + 0x11, ub + 0x100, ub + 0x200 }, b[2] = { kb + 0x10, kb + 0x11 };
+	const uint64_t c[1] = { kb + 0x30 }, e[1] = { ub + 1 };
+	unsigned samples = 0, n = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i ? 4 : 8;
+	ck_assert_int_eq(scen_build_stackkeys(&o, &d, &len), 0);
+	r = open_mem(d, len);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		n++;
+		if (etl_event_hook_id(ev) != 0x0F2E) {
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
+			continue;
+		}
+		switch (samples++) {
+		case 0: /* the kernel key, then the user key logged later on the other CPU */
+			expect_frames(ev, a, 4);
+			ck_assert_int_eq(etl_event_copy(ev, &copy_a), ETL_OK);
+			break;
+		case 1: expect_frames(ev, b, 2); break;     /* defined by the KeyDelete after it */
+		case 2: expect_frames(ev, c, 1); break;     /* the key reused: the KeyRundown's stack */
+		case 3: expect_frames(ev, NULL, 0); break;  /* never defined */
+		case 4: expect_frames(ev, e, 1); break;     /* a Stack record on the other CPU */
+		}
+	}
+	ck_assert_uint_eq(samples, 5);
+	ck_assert_uint_eq(n, 15); /* 14 written + the logfile header */
+	ck_assert_int_eq(etl_reader_count(r, ETL_COUNT_ERRORS), 0);
+	etl_reader_free(r);
+	/* the copy holds its frames */
+	expect_frames(copy_a, a, 4);
+	etl_event_free(copy_a);
+
+	/* no memory for the definitions: no compressed stacks, everything else as before */
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "keys"), ETL_OK);
+	samples = n = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		n++;
+		if (etl_event_hook_id(ev) == 0x0F2E)
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
+	}
+	ck_assert_uint_eq(n, 15);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* EVENT_HEADER records carry their stack in an extended item: 64-bit (type 6) or 32-bit (type 5)
  * addresses after an 8-byte match id. */
 START_TEST(stack_extended_items)
@@ -1113,6 +1185,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(api, system_state_tracks_processes_threads_images, 0, 2);
 	tcase_add_test(api, limits_are_enforced);
 	tcase_add_test(api, stack_extended_items);
+	tcase_add_loop_test(api, stack_keys_and_deferred_stacks, 0, 2);
 	tcase_add_test(api, event_copy_outlives_the_reader);
 	tcase_add_test(api, allocation_failures_are_clean);
 	tcase_add_test(api, pipe_is_spooled);

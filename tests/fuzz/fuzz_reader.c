@@ -1,7 +1,8 @@
 /*
  * fuzz_reader - the whole reader over a memory buffer: open, iterate in
  * time order, decode every event and format every property, look up each
- * event's process and walk the process tables.
+ * event's process and stack (copying the events that have one) and walk the
+ * process tables.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -48,6 +49,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				uint64_t off;
 				(void)etl_process_image_name(p);
 				(void)etl_reader_resolve_address(r, p, etl_event_timestamp_raw(ev), &off);
+			}
+			{ /* stacks: attached, keyed (a second pass over the input), copied */
+				size_t n = etl_event_stack_depth(ev), k;
+				uint64_t sum = 0;
+				struct etl_event *c = NULL;
+				for (k = 0; k <= n && k < 64; k++)
+					sum += etl_event_stack_frame(ev, k);
+				if (n && etl_event_copy(ev, &c) == ETL_OK) {
+					if (etl_event_stack_depth(c) != n || (n && etl_event_stack_frame(c, 0) != etl_event_stack_frame(ev, 0)))
+						__builtin_trap();
+					etl_event_free(c);
+				}
+				(void)sum;
 			}
 			if (etl_reader_decode(r, ev, &d) == ETL_E_NOMEM || !d)
 				continue;

@@ -114,17 +114,34 @@ def main():
         if after != AFTER_END.get(name, 0):
             fail(f"{after} events after the end time, expected {AFTER_END.get(name, 0)}")
         if name == "perfview_net.4.5.2.x86.etl":
-            # stacks: 203 kernel events with the StackWalk records after them, 1,070 CLR events
-            # with stack extended items; the first sample's stack starts at its instruction pointer
+            # stacks: every StackWalk record (229 full, 12,172 compressed: StackKeyKernel/User,
+            # resolved through KeyDelete/KeyRundown) names an event by (EventTimeStamp,
+            # StackThread); each of the 9,666 events so named has a stack, and no other kernel
+            # event has; 1,070 EVENT_HEADER events have stack extended items.  A sample's stack
+            # starts at its instruction pointer, except for 2 whose trace has only a user part.
             evs = [json.loads(l) for l in lines]
             kern = [e for e in evs if "stack" in e and e["header"] != "event"]
             clr = [e for e in evs if "stack" in e and e["header"] == "event"]
-            if len(kern) != 203 or len(clr) != 1070:
-                fail(f"{len(kern)} kernel and {len(clr)} CLR events with stacks, expected 203 and 1070")
+            named = {(e["fields"]["EventTimeStamp"], e["fields"]["StackThread"]) for e in evs
+                     if e.get("kernel_group") == "StackWalk" and e["opcode"] in (32, 37, 38)}
+            if len(named) != 9666 or len(kern) != 9666 or len(clr) != 1070:
+                fail(f"{len(kern)} kernel and {len(clr)} CLR events with stacks, {len(named)} named by "
+                     f"stack records; expected 9666, 1070, 9666")
+            ktimes = {(e["timestamp"]) for e in kern}
+            if {t for t, _ in named} - ktimes:
+                fail(f"{len({t for t, _ in named} - ktimes)} stack records name no event with a stack")
             first = next((e for e in kern if e["name"] == "Windows Kernel/PerfInfo/Sample"), None)
             if not first or first["stack"][0] != "ntoskrnl.exe!+0x%x" % (
                     int(first["fields"]["InstructionPointer"], 16) - 0xfffff80021489000):
                 fail(f"first sample's stack {first and first['stack'][:2]}")
+            samples = [e for e in kern if e["name"] == "Windows Kernel/PerfInfo/Sample"]
+            at_ip = 0
+            for e in samples:
+                ip, f = int(e["fields"]["InstructionPointer"], 16), e["stack"][0]
+                if (int(f, 16) == ip) if f.startswith("0x") else (int(f.split("!+")[1], 16) & 0xfff) == (ip & 0xfff):
+                    at_ip += 1
+            if len(samples) != 6806 or at_ip != 6804:
+                fail(f"{len(samples)} samples with stacks, {at_ip} at their IP; expected 6806, 6804")
     passed = len(files) - len({f.split(':')[0] for f in failures})
     for f in failures:
         print("FAIL", f)

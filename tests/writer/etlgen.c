@@ -6,7 +6,8 @@
  *
  * NAME: mixed64, mixed32, compressed64, compressed32, win7cpu (the mixed
  * scenario of RECORDS records); system64, system32 (processes, threads and
- * images; RECORDS ignored).
+ * images; RECORDS ignored); stackkeys64, stackkeys32 (compressed and deferred
+ * stacks; RECORDS ignored).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -51,6 +52,16 @@ int scen_opts_by_name(const char *name, struct etlw_opts *o)
 		o->header_extra = 0;
 		return 0;
 	}
+	if (strcmp(name, "stackkeys64") == 0) {
+		o->ncpu = 2;
+		return 0;
+	}
+	if (strcmp(name, "stackkeys32") == 0) {
+		o->ncpu = 2;
+		o->ptr_size = 4;
+		o->header_extra = 0;
+		return 0;
+	}
 	if (strcmp(name, "win7cpu") == 0) {
 		o->old_cpu_field = 1;
 		o->ncpu = 3;
@@ -70,14 +81,15 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3 || scen_opts_by_name(argv[1], &o) != 0) {
-		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32 "
+		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32|stackkeys64|stackkeys32 "
 				"FILE [RECORDS]\n");
 		return 2;
 	}
 	if (argc > 3)
 		n = (unsigned)strtoul(argv[3], NULL, 10);
 	if ((strncmp(argv[1], "system", 6) == 0 ? scen_build_system(&o, &data, &len)
-						: scen_build_mixed(&o, n, &data, &len)) != 0) {
+	     : strncmp(argv[1], "stackkeys", 9) == 0 ? scen_build_stackkeys(&o, &data, &len)
+						     : scen_build_mixed(&o, n, &data, &len)) != 0) {
 		fprintf(stderr, "etlgen: cannot build the trace\n");
 		return 1;
 	}

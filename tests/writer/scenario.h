@@ -37,5 +37,8 @@ int scen_image(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned
 int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t ip, uint32_t tid);
 int scen_write_system(struct etlw *w, const struct etlw_opts *o);
 int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len);
+/* compressed stacks: samples with StackKeyKernel/User records, a key evicted (KeyDelete) and
+ * used again, an undefined key, a stack record away from its event, the KeyRundown at the end */
+int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len);
 
 #endif

@@ -145,20 +145,28 @@ static int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_
 	return etlw_system(w, cpu, 1, 2, 0x0524, 0, 0, ts, p.b, p.n);
 }
 
-/* StackWalk/Stack (PerfInfo header, version 2): the stack of the event logged just before */
-static int scen_stack(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid,
-		      uint32_t tid, const uint64_t *frames, unsigned n)
+/* StackWalk/Stack (PerfInfo header, version 2) logged at ts: the stack of the event of time
+ * stamp event_ts */
+static int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
+			 uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n)
 {
 	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
 	unsigned i;
 
-	pb_u32(&p, (uint32_t)ts); /* EventTimeStamp: the event's raw time stamp */
-	pb_u32(&p, (uint32_t)(ts >> 32));
+	pb_u32(&p, (uint32_t)event_ts); /* EventTimeStamp: the event's raw time stamp */
+	pb_u32(&p, (uint32_t)(event_ts >> 32));
 	pb_u32(&p, pid);
 	pb_u32(&p, tid);
 	for (i = 0; i < n; i++)
 		pb_ptr(&p, frames[i]);
 	return etlw_perfinfo(w, cpu, 2, 0x1820, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+/* StackWalk/Stack: the stack of the event logged just before */
+static int scen_stack(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid,
+		      uint32_t tid, const uint64_t *frames, unsigned n)
+{
+	return scen_stack_at(w, o, cpu, ts, ts, pid, tid, frames, n);
 }
 
 int scen_write_system(struct etlw *w, const struct etlw_opts *o)
@@ -195,6 +203,73 @@ int scen_write_system(struct etlw *w, const struct etlw_opts *o)
 	rc |= scen_process(w, o, 0, 1, t0 + 30 * tick, 500, 400, 259, "reuse.exe", "reuse.exe");
 	/* rundown at the end: old.exe still runs */
 	rc |= scen_process(w, o, 1, 4, t0 + 40 * tick, 400, 4, 259, "old.exe", "old.exe /x");
+	return rc ? -1 : 0;
+}
+
+/* StackWalk StackKeyKernel/StackKeyUser (hook 0x1825/0x1826, PerfInfo header, version 2):
+ * EventTimeStamp, StackProcess, StackThread, the key */
+static int scen_key_ref(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint16_t hook, uint64_t ts,
+			uint64_t event_ts, uint32_t pid, uint32_t tid, uint64_t key)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+
+	pb_u32(&p, (uint32_t)event_ts);
+	pb_u32(&p, (uint32_t)(event_ts >> 32));
+	pb_u32(&p, pid);
+	pb_u32(&p, tid);
+	pb_ptr(&p, key);
+	return etlw_perfinfo(w, cpu, 2, hook, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+/* StackWalk KeyDelete/KeyRundown (hook 0x1823/0x1824): the key, its frames */
+static int scen_key_def(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint16_t hook, uint64_t ts,
+			uint64_t key, const uint64_t *frames, unsigned n)
+{
+	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
+	unsigned i;
+
+	pb_ptr(&p, key);
+	for (i = 0; i < n; i++)
+		pb_ptr(&p, frames[i]);
+	return etlw_perfinfo(w, cpu, 2, hook, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len)
+{
+	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000;
+	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
+	uint64_t ub = o->ptr_size == 8 ? 0x140000000ULL : 0x400000ULL;
+	uint64_t ka = kb + 0x9000, ku = kb + 0x9100, kx = kb + 0x9200; /* cache entry addresses */
+	const uint64_t fa1[2] = { kb + 0x10, kb + 0x11 }, fa2[1] = { kb + 0x30 };
+	const uint64_t fu[2] = { ub + 0x100, ub + 0x200 }, fe[1] = { ub + 1 };
+	struct etlw *w = etlw_new(o);
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	/* A: a kernel key after it; its user part is logged later on CPU 1 */
+	rc |= scen_sample(w, o, 0, t0 + 1 * tick, kb + 0x10, 5001);
+	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 1 * tick + 1, t0 + 1 * tick, 500, 5001, ka);
+	/* B: the same key before it is evicted */
+	rc |= scen_sample(w, o, 0, t0 + 2 * tick, kb + 0x10, 5001);
+	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 2 * tick + 1, t0 + 2 * tick, 500, 5001, ka);
+	rc |= scen_key_ref(w, o, 1, 0x1826, t0 + 3 * tick, t0 + 1 * tick, 500, 5001, ku);
+	rc |= scen_key_def(w, o, 1, 0x1823, t0 + 4 * tick, ka, fa1, 2); /* evicted */
+	/* C: the key again, now for another stack */
+	rc |= scen_sample(w, o, 0, t0 + 5 * tick, kb + 0x30, 5001);
+	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 5 * tick + 1, t0 + 5 * tick, 500, 5001, ka);
+	/* D: a key the trace never defines */
+	rc |= scen_sample(w, o, 0, t0 + 6 * tick, kb + 0x40, 5001);
+	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 6 * tick + 1, t0 + 6 * tick, 500, 5001, kx);
+	/* E: a full stack record logged away from its event, on the other CPU */
+	rc |= scen_sample(w, o, 0, t0 + 7 * tick, ub + 1, 5002);
+	rc |= scen_stack_at(w, o, 1, t0 + 8 * tick, t0 + 7 * tick, 500, 5002, fe, 1);
+	/* the session ends: the cache's entries */
+	rc |= scen_key_def(w, o, 1, 0x1824, t0 + 9 * tick, ka, fa2, 1);
+	rc |= scen_key_def(w, o, 1, 0x1824, t0 + 9 * tick, ku, fu, 2);
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
 	return rc ? -1 : 0;
 }
 

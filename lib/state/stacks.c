@@ -1,0 +1,166 @@
+/*
+ * stacks.c - the stack index of a trace (see stacks.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "state/stacks.h"
+
+static size_t used(const struct etl_stacks *k)
+{
+	return k->pool_len + k->ndef * sizeof(*k->def) + k->nref * sizeof(*k->ref);
+}
+
+/* Grows an array of elements of size sz to hold one more; 0 or -1. */
+static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t nc;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 256;
+	na = etl__realloc(*arr, nc * sz);
+	if (!na)
+		return -1;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+/* Copies frames into the pool; their offset, or SIZE_MAX when memory ran out. */
+static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes)
+{
+	size_t off = k->pool_len;
+
+	if (k->pool_len + bytes > k->pool_cap) {
+		size_t nc = k->pool_cap ? k->pool_cap : 16384;
+		uint8_t *np;
+		while (nc < k->pool_len + bytes)
+			nc *= 2;
+		np = etl__realloc(k->pool, nc);
+		if (!np)
+			return SIZE_MAX;
+		k->pool = np;
+		k->pool_cap = nc;
+	}
+	if (bytes)
+		memcpy(k->pool + off, frames, bytes);
+	k->pool_len += bytes;
+	return off;
+}
+
+int etl__stacks_add_def(struct etl_stacks *k, uint64_t key, uint64_t ts, const uint8_t *frames,
+			uint32_t count, unsigned ptr, uint64_t max_bytes)
+{
+	size_t bytes = (size_t)count * ptr, off;
+	struct etl_stackdef *e;
+
+	if (used(k) + bytes + sizeof(*e) > max_bytes ||
+	    grow((void **)&k->def, &k->capdef, k->ndef, sizeof(*e)) != 0 ||
+	    (off = pool_put(k, frames, bytes)) == SIZE_MAX) {
+		k->dropped++;
+		return -1;
+	}
+	e = &k->def[k->ndef++];
+	e->key = key;
+	e->ts = ts;
+	e->off = off;
+	e->count = count;
+	e->ptr = (uint8_t)ptr;
+	return 0;
+}
+
+int etl__stacks_add_ref(struct etl_stacks *k, const struct etl_stackref *ref, const uint8_t *frames,
+			uint64_t max_bytes)
+{
+	size_t bytes = ref->is_key ? 0 : (size_t)ref->count * ref->ptr, off = 0;
+	struct etl_stackref *e;
+
+	if (used(k) + bytes + sizeof(*e) > max_bytes ||
+	    grow((void **)&k->ref, &k->capref, k->nref, sizeof(*e)) != 0 ||
+	    (bytes && (off = pool_put(k, frames, bytes)) == SIZE_MAX)) {
+		k->dropped++;
+		return -1;
+	}
+	e = &k->ref[k->nref++];
+	*e = *ref;
+	e->off = off;
+	return 0;
+}
+
+static int cmp_def(const void *a, const void *b)
+{
+	const struct etl_stackdef *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off; /* file order among equal times */
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct etl_stackref *x = a, *y = b;
+
+	if (x->event_ts != y->event_ts)
+		return x->event_ts < y->event_ts ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	/* kernel part before user part: a keyed kernel record has the earlier own time; for
+	 * full records, the order they were added in (qsort is not stable: compare the pool) */
+	if (x->key_ts != y->key_ts)
+		return x->key_ts < y->key_ts ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+void etl__stacks_finish(struct etl_stacks *k)
+{
+	if (k->ndef > 1)
+		qsort(k->def, k->ndef, sizeof(*k->def), cmp_def);
+	if (k->nref > 1)
+		qsort(k->ref, k->nref, sizeof(*k->ref), cmp_ref);
+	k->loaded = 1;
+}
+
+const struct etl_stackdef *etl__stacks_find_def(const struct etl_stacks *k, uint64_t key, uint64_t ts)
+{
+	size_t lo = 0, hi = k->ndef;
+
+	while (lo < hi) { /* the first entry not less than (key, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct etl_stackdef *e = &k->def[mid];
+		if (e->key < key || (e->key == key && e->ts < ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->ndef && k->def[lo].key == key ? &k->def[lo] : NULL;
+}
+
+const struct etl_stackref *etl__stacks_find_ref(const struct etl_stacks *k, uint64_t event_ts, uint32_t tid)
+{
+	size_t lo = 0, hi = k->nref;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct etl_stackref *e = &k->ref[mid];
+		if (e->event_ts < event_ts || (e->event_ts == event_ts && e->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nref && k->ref[lo].event_ts == event_ts ? &k->ref[lo] : NULL;
+}
+
+void etl__stacks_free(struct etl_stacks *k)
+{
+	etl__free(k->def);
+	etl__free(k->ref);
+	etl__free(k->pool);
+	memset(k, 0, sizeof(*k));
+}

@@ -1,0 +1,77 @@
+/*
+ * stacks.h - the stack index of a trace: compressed kernel stacks and stacks
+ * logged away from their event.
+ *
+ * Most stack walk records follow their event in its buffer and the reader
+ * attaches them by looking ahead (reader.c).  Two kinds cannot be found that
+ * way, and this index holds them:
+ *
+ * - Stack keys.  With stack caching (Windows 8 and later, WPR's default) the
+ *   kernel logs StackKeyKernel/StackKeyUser records naming a key (the address
+ *   of a cache entry) instead of frames.  The entry's frames are logged when
+ *   it is evicted (StackWalk/KeyDelete) or when the session ends
+ *   (StackWalk/KeyRundown) - after the events that use it - and an evicted
+ *   key may be used again for another stack.  A reference at time t
+ *   therefore means the first definition of its key at or after t.
+ * - Deferred stacks.  The user-mode part of a stack captured in kernel mode is
+ *   walked when the thread returns to user mode, so its record (full or keyed)
+ *   can come later, in another buffer.  Such records are indexed by the event
+ *   they name: (EventTimeStamp, StackThread).
+ *
+ * The reader fills the index in one pass over the trace, the first time a
+ * caller asks for the stack of an event of a trace that has stack records.
+ * Memory is bounded: what does not fit the limit is counted, not kept.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_STATE_STACKS_H
+#define ETL_STATE_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* a key definition (KeyDelete/KeyRundown) */
+struct etl_stackdef {
+	uint64_t key, ts; /* ts: raw time stamp of the defining record */
+	size_t off;       /* of the frames in the pool */
+	uint32_t count;   /* frames */
+	uint8_t ptr;      /* bytes per frame */
+};
+
+/* a stack record that does not follow its event */
+struct etl_stackref {
+	uint64_t event_ts;    /* the event's raw time stamp */
+	uint32_t tid;         /* StackThread */
+	uint8_t ptr, is_key;
+	uint64_t key, key_ts; /* is_key: the key and the record's own time stamp */
+	size_t off;           /* !is_key: the frames in the pool */
+	uint32_t count;
+};
+
+struct etl_stacks {
+	int loaded;               /* the index was read (possibly empty) */
+	int seen;                 /* the trace has stack records: the index is worth reading */
+	struct etl_stackdef *def; /* sorted by (key, ts) */
+	size_t ndef, capdef;
+	struct etl_stackref *ref; /* sorted by (event_ts, tid), then file order */
+	size_t nref, capref;
+	uint8_t *pool;            /* frames as logged (little-endian, ptr bytes each) */
+	size_t pool_len, pool_cap;
+	uint64_t dropped;         /* records not kept (the byte limit, memory) */
+};
+
+/* Adds a key definition or a deferred record (frames copied); 0, or -1 when it was dropped. */
+int etl__stacks_add_def(struct etl_stacks *k, uint64_t key, uint64_t ts, const uint8_t *frames,
+			uint32_t count, unsigned ptr, uint64_t max_bytes);
+int etl__stacks_add_ref(struct etl_stacks *k, const struct etl_stackref *ref, const uint8_t *frames,
+			uint64_t max_bytes);
+/* Sorts what was added; marks the index loaded. */
+void etl__stacks_finish(struct etl_stacks *k);
+/* The definition a reference to key at raw time ts means, or NULL. */
+const struct etl_stackdef *etl__stacks_find_def(const struct etl_stacks *k, uint64_t key, uint64_t ts);
+/* The first deferred record naming event_ts with a thread >= tid (the next ones follow, sorted
+ * by thread), or NULL when none names event_ts. */
+const struct etl_stackref *etl__stacks_find_ref(const struct etl_stacks *k, uint64_t event_ts, uint32_t tid);
+void etl__stacks_free(struct etl_stacks *k);
+
+#endif /* ETL_STATE_STACKS_H */
