@@ -1074,7 +1074,7 @@ void etl__reader_resolve_stack_keys(struct etl_reader *r, struct etl_event *ev)
 	 * merge-time records that repeat an event's time and thread, like ImageID, do not). */
 	tid = stack_tid(ev);
 	ref = ix->nref && is_kernel_header(ev) ? etl__stacks_find_ref(ix, ev->ts_raw, tid == ETL_ID_NONE ? 0 : tid) : NULL;
-	end = ix->ref + ix->nref;
+	end = ref ? ix->ref + ix->nref : NULL; /* (no arithmetic on the NULL of an empty index) */
 	if (ref && tid == ETL_ID_NONE) {
 		const struct etl_stackref *q = ref;
 		while (q < end && q->event_ts == ev->ts_raw && q->tid == ref->tid)
