@@ -229,6 +229,17 @@ static const struct kf k_imageid_base[] = { PTR("ImageBase"), U32("ProcessID") }
 static const struct kf k_dbgid_rsds[] = {
 	PTR("ImageBase"), U32("ProcessID"), GUIDF("GuidSig"), U32("Age"), ASTR("PDBFileName"),
 };
+/* DbgID_DBG (DBGID_LOG_TYPE_DBG, 0x22): an image whose debug directory names a .dbg file.  The
+ * three words are proven on TraceLoggingTester's 28 records by the same image's other records:
+ * Image ImageChecksum, ImageID TimeDateStamp and ImageSize (the names are libetl's) */
+static const struct kf k_dbgid_dbg[] = {
+	PTR("ImageBase"), U32("ProcessID"), X32("ImageChecksum"), X32("TimeDateStamp"), X32("ImageSize"),
+	WSTR("DbgFileName"),
+};
+/* PerfInfo/Mark (opcode 34; xperf/WPR marks): one ANSI string (the field name is libetl's) */
+static const struct kf k_mark[] = { ASTR("Text") };
+/* opcode 41: one UTF-16 string, a merge diagnostic ("<path> [<kernel path>] failure: ...") */
+static const struct kf k_imageid_text[] = { WSTR("Text") };
 static const struct kf k_dbg_ppdb[] = {
 	PTR("ImageBase"), U32("ProcessID"), X32("TimeDateStamp"), U16("MajorVersion"), U16("MinorVersion"),
 };
@@ -409,6 +420,7 @@ static const struct klayout {
 	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name), 0 },
 	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase), 0 },
 	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval), 0 },
+	{ 0x0F, { 34, 0xFF }, 0, 0, k_mark, N(k_mark), 1 },
 	{ 0x18, { 35, 36, 0xFF }, 2, 2, k_stack_key, N(k_stack_key), 0 },
 	{ 0x18, { 37, 38, 0xFF }, 2, 2, k_stack_key_ref, N(k_stack_key_ref), 0 },
 	{ 0x04, { 64, 0xFF }, 2, 2, k_fileio_create, N(k_fileio_create), 1 },
@@ -432,6 +444,8 @@ static const struct klayout {
 	{ KTC_IMAGEID, { 32, 40, 0xFF }, 0, 0xFF, k_imageid_base, N(k_imageid_base), 0 },
 	{ KTC_IMAGEID, { 36, 37, 0xFF }, 0, 0xFF, k_dbgid_rsds, N(k_dbgid_rsds), 0 },
 	{ KTC_IMAGEID, { 38, 0xFF }, 0, 0xFF, k_dbg_ppdb, N(k_dbg_ppdb), 0 },
+	{ KTC_IMAGEID, { 34, 0xFF }, 2, 2, k_dbgid_dbg, N(k_dbgid_dbg), 1 },
+	{ KTC_IMAGEID, { 41, 0xFF }, 1, 1, k_imageid_text, N(k_imageid_text), 1 },
 	{ KTC_IMAGEID, { 64, 0xFF }, 0, 0xFF, k_file_version, N(k_file_version), 0 },
 	{ KTC_SYSCONFIG, { 32, 0xFF }, 0, 0xFF, k_sc_build, N(k_sc_build), 0 },
 	{ KTC_SYSCONFIG, { 33, 0xFF }, 0, 0xFF, k_sc_paths, N(k_sc_paths), 0 },
@@ -479,7 +493,7 @@ static const struct kname {
 	{ 0x0B, 16, "SystemConfig", "Power" }, { 0x0B, 17, "SystemConfig", "Network" },
 	{ 0x0B, 21, "SystemConfig", "IRQ" }, { 0x0B, 22, "SystemConfig", "PnP" },
 	{ 0x0B, 23, "SystemConfig", "IDEChannel" }, { 0x0B, 25, "SystemConfig", "Platform" },
-	{ 0x0F, 46, "PerfInfo", "Sample" }, { 0x0F, 51, "PerfInfo", "SysClEnter" },
+	{ 0x0F, 34, "PerfInfo", "Mark" }, { 0x0F, 46, "PerfInfo", "Sample" }, { 0x0F, 51, "PerfInfo", "SysClEnter" },
 	{ 0x0F, 52, "PerfInfo", "SysClExit" }, { 0x0F, 66, "PerfInfo", "ThreadedDPC" },
 	{ 0x0F, 67, "PerfInfo", "ISR" }, { 0x0F, 68, "PerfInfo", "DPC" }, { 0x0F, 69, "PerfInfo", "TimerDPC" },
 	{ 0x0F, 73, "PerfInfo", "CollectionStart" }, { 0x0F, 74, "PerfInfo", "CollectionEnd" },
@@ -490,7 +504,7 @@ static const struct kname {
 	{ 0x18, 37, "StackWalk", "StackKeyKernel" }, { 0x18, 38, "StackWalk", "StackKeyUser" },
 	{ KTC_IMAGEID, 32, "ImageID", "None" },
 	{ KTC_IMAGEID, 36, "ImageID", "DbgID_RSDS" }, { KTC_IMAGEID, 37, "ImageID", "DbgID_ILRSDS" },
-	{ KTC_IMAGEID, 38, "ImageID", "DbgPPDB" }, { KTC_IMAGEID, 40, "ImageID", "DbgDeterm" },
+	{ KTC_IMAGEID, 34, "ImageID", "DbgID_DBG" }, { KTC_IMAGEID, 38, "ImageID", "DbgPPDB" }, { KTC_IMAGEID, 40, "ImageID", "DbgDeterm" },
 	{ KTC_IMAGEID, 64, "ImageID", "FileVersion" },
 	{ KTC_METADATA, 32, "MetaData", "EventInfo" }, { KTC_METADATA, 33, "MetaData", "EventMapInfo" },
 	{ KTC_WINSAT, 33, "WinSat", "WinSPR" }, { KTC_WINSAT, 35, "WinSat", "Metrics" },
