@@ -684,8 +684,6 @@ START_TEST(tracelogging_tester_classic_records)
 		{ "KernelTraceControl/ImageID/Opcode(39)", 4 },
 		{ "KernelTraceControl/MetaData/EventInfo", 10 },
 		{ "KernelTraceControl/MetaData/EventMapInfo", 8 },
-		{ "Windows Kernel/EventTrace/Opcode(82)", 4 },
-		{ "Windows Kernel/EventTrace/PartitionInfoExtension", 6 },
 		{ "Windows Kernel/Image/Opcode(34)", 1 },
 		{ "Windows Kernel/SysConfig/Opcode(36)", 56 },
 		{ "Windows Kernel/SysConfig/Opcode(37)", 1 },
@@ -747,6 +745,57 @@ START_TEST(tracelogging_tester_classic_records)
 	ck_assert_uint_eq(dbg, 28);
 	ck_assert_uint_eq(marks, 4);
 	ck_assert_uint_eq(text, 11);
+	etl_reader_free(r);
+}
+END_TEST
+
+/* EventTrace records of Windows 10 and later (version 2), on s4_CldFlt1 (a Windows 11 24H2
+ * trace taken in a partition): PartitionInfoExtension, BuildInfo, DbgIdRSDS; and
+ * TraceLoggingTester's LastDroppedTimes (20 time stamps, all 0). */
+START_TEST(eventtrace_v2_records)
+{
+	struct etl_reader *r = open_corpus("s4_CldFlt1-2025-12-21-121418.etlgz");
+	const struct etl_event *ev;
+	unsigned seen = 0;
+
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		const char *name;
+		if (etl_event_header_kind(ev) == ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		name = etl_decoded_name(d);
+		if (strcmp(name, "Windows Kernel/EventTrace/PartitionInfoExtension") == 0) {
+			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+			ck_assert_str_eq(fmt_by_name(d, "PartitionType"), "4");
+			ck_assert_str_eq(fmt_by_name(d, "QpcOffsetFromRoot"), "573074290");
+			ck_assert_str_eq(fmt_by_name(d, "PartitionId"), "5afba13c-746f-4634-a6d8-bc0f84c9a9c3");
+			ck_assert_str_eq(fmt_by_name(d, "ParentId"), "00000000-0000-0000-0000-000000000000");
+			seen |= 1;
+		} else if (strcmp(name, "Windows Kernel/EventTrace/BuildInfo") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "BuildString"), "26100.1.amd64fre.ge_release.240331-1435");
+			seen |= 2;
+		} else if (strcmp(name, "Windows Kernel/EventTrace/DbgIdRSDS") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "PdbName"), "cldflt.pdb");
+			ck_assert_str_eq(fmt_by_name(d, "Age"), "1");
+			seen |= 4;
+		}
+	}
+	ck_assert_uint_eq(seen, 7);
+	etl_reader_free(r);
+	r = open_corpus("etwanalyzer_TraceLoggingTester.etl.gz");
+	seen = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		if (etl_event_hook_id(ev) != 0x0052 || etl_event_header_kind(ev) == ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		ck_assert_str_eq(etl_decoded_name(d), "Windows Kernel/EventTrace/LastDroppedTimes");
+		ck_assert_str_eq(fmt_by_name(d, "TimeStampCount"), "20");
+		ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+		seen++;
+	}
+	ck_assert_uint_eq(seen, 4);
 	etl_reader_free(r);
 }
 END_TEST
@@ -816,6 +865,7 @@ int main(int argc, char **argv)
 		tcase_add_test(c, self_describing_single_event);
 		tcase_add_test(c, tracelogging_tester_facts);
 	tcase_add_test(c, tracelogging_tester_classic_records);
+	tcase_add_test(c, eventtrace_v2_records);
 		tcase_add_loop_test(c, no_undecoded_tracelogging, 0, 5);
 		tcase_set_timeout(c, 300);
 		suite_add_tcase(s, c);

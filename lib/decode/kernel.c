@@ -70,6 +70,20 @@ static const struct kf k_header[] = {
 	PTR("LogFileName"), BIN("TimeZoneInformation", 172), BIN("Padding", 4), FT("BootTime"), U64("PerfFreq"),
 	FT("StartTime"), U32("ReservedFlags"), U32("BuffersLost"), WSTR("SessionName"), WSTR("LogFileName"),
 };
+/* EventTrace records of Windows 10 and later, version 2 (field names from the system's MOF, as
+ * TDH reports them; sizes checked on the corpus: see FORMAT-NOTES section 9) */
+static const struct kf k_et_dbgid[] = { GUIDF("Guid"), U32("Age"), ASTR("PdbName") };
+static const struct kf k_et_buildinfo[] = { ASTR("BuildString") };
+static const struct kf k_et_binpath[] = {
+	U32("GuidCount"), { "Guid", IN_GUID, 0, KF_COUNT, 0 }, WSTR("BinaryPath"),
+};
+static const struct kf k_et_partition[] = {
+	U16("EventVersion"), U16("Reserved"), U32("PartitionType"), I64("QpcOffsetFromRoot"),
+	GUIDF("PartitionId"), GUIDF("ParentId"),
+};
+static const struct kf k_et_dropped[] = {
+	U32("TimeStampCount"), U32("Padding"), { "TimeStamp", IN_UINT64, 0, KF_COUNT, 0 },
+};
 static const struct kf k_extension[] = {
 	X32("GroupMask1"), X32("GroupMask2"), X32("GroupMask3"), X32("GroupMask4"), X32("GroupMask5"),
 	X32("GroupMask6"), X32("GroupMask7"), X32("GroupMask8"), U32("KernelEventVersion"),
@@ -367,6 +381,11 @@ static const struct klayout {
 	{ 0x00, { 0, 0xFF }, 0, 2, k_header, N(k_header), 0 },
 	{ 0x00, { 5, 32, 0xFF }, 0, 2, k_extension, N(k_extension), 0 },
 	{ 0x00, { 8, 0xFF }, 0, 2, k_none, 0, 0 },
+	{ 0x00, { 64, 0xFF }, 2, 2, k_et_dbgid, N(k_et_dbgid), 0 },
+	{ 0x00, { 66, 0xFF }, 2, 2, k_et_buildinfo, N(k_et_buildinfo), 0 },
+	{ 0x00, { 67, 0xFF }, 2, 2, k_et_binpath, N(k_et_binpath), 1 },
+	{ 0x00, { 80, 0xFF }, 2, 2, k_et_partition, N(k_et_partition), 0 },
+	{ 0x00, { 82, 0xFF }, 2, 2, k_et_dropped, N(k_et_dropped), 0 },
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 1, 1, k_process_v1, N(k_process_v1), 0 },
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 2, 2, k_process_v2, N(k_process_v2), 0 },
 	{ 0x03, { 1, 2, 3, 4, 39, 0xFF }, 3, 3, k_process_v3, N(k_process_v3), 0 },
@@ -466,7 +485,8 @@ static const struct kname {
 	{ 0x00, 0, "EventTrace", NULL }, { 0x00, 5, "EventTrace", "Extension" },
 	{ 0x00, 8, "EventTrace", "RundownComplete" }, { 0x00, 32, "EventTrace", "EndExtension" },
 	{ 0x00, 64, "EventTrace", "DbgIdRSDS" }, { 0x00, 66, "EventTrace", "BuildInfo" },
-	{ 0x00, 80, "EventTrace", "PartitionInfoExtension" },
+	{ 0x00, 67, "EventTrace", "ProviderBinaryPath" }, { 0x00, 80, "EventTrace", "PartitionInfoExtension" },
+	{ 0x00, 82, "EventTrace", "LastDroppedTimes" },
 	{ 0x01, 10, "DiskIO", "Read" }, { 0x01, 11, "DiskIO", "Write" }, { 0x01, 12, "DiskIO", "ReadInit" },
 	{ 0x01, 13, "DiskIO", "WriteInit" }, { 0x01, 14, "DiskIO", "FlushBuffers" }, { 0x01, 15, "DiskIO", "FlushInit" },
 	{ 0x02, 10, "Memory", "TransitionFault" }, { 0x02, 11, "Memory", "DemandZeroFault" },
