@@ -418,6 +418,73 @@ END_TEST
 
 /* Kernel layouts taken from the MOF documentation alone decode only a payload they account for
  * exactly; anything else stays raw with the reason. */
+/* FileIO version 3 (TTID a 32-bit id after the pointers), 64-bit: Create and Read decode to
+ * their fields; a Read of the version-2 size stays raw. */
+static const char *fmt_by_name(const struct etl_decoded *d, const char *name);
+
+START_TEST(fileio_v3_layouts)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d, cr[48], rd[48];
+	size_t len;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	unsigned seen = 0;
+
+	/* Create v3: IrpPtr, FileObject, TTID, CreateOptions, FileAttributes, ShareAccess, OpenPath "C:" */
+	memset(cr, 0, sizeof(cr));
+	cr[8] = 0x40; cr[9] = 0x30;          /* FileObject 0x3040 */
+	cr[16] = 0x2c; cr[17] = 0x01;        /* TTID 300 */
+	cr[20] = 0x20;                       /* CreateOptions 0x20 */
+	cr[28] = 0x07;                       /* ShareAccess 7 */
+	cr[32] = 'C'; cr[34] = ':';          /* OpenPath, then its NUL */
+	/* Read v3: Offset, IrpPtr, FileObject, FileKey, TTID, IoSize, IoFlags = 8 + 24 + 12 = 44 */
+	memset(rd, 0, sizeof(rd));
+	rd[1] = 0x10;                        /* Offset 0x1000 */
+	rd[32] = 0x2d; rd[33] = 0x01;        /* TTID 301 */
+	rd[37] = 0x02;                       /* IoSize 512 */
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x0440, 4, 8, o.start_ts + 10, cr, 38), 0);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x0443, 4, 8, o.start_ts + 11, rd, 44), 0);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x0443, 4, 8, o.start_ts + 12, rd, 48), 0); /* v2's size */
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_hook_id(ev) == 0)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		switch (seen++) {
+		case 0:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/FileIO/Create");
+			ck_assert_str_eq(fmt_by_name(dec, "FileObject"), "0x3040");
+			ck_assert_str_eq(fmt_by_name(dec, "TTID"), "300");
+			ck_assert_str_eq(fmt_by_name(dec, "CreateOptions"), "0x20");
+			ck_assert_str_eq(fmt_by_name(dec, "ShareAccess"), "0x7");
+			ck_assert_str_eq(fmt_by_name(dec, "OpenPath"), "C:");
+			break;
+		case 1:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/FileIO/Read");
+			ck_assert_str_eq(fmt_by_name(dec, "Offset"), "4096");
+			ck_assert_str_eq(fmt_by_name(dec, "TTID"), "301");
+			ck_assert_str_eq(fmt_by_name(dec, "IoSize"), "512");
+			break;
+		case 2:
+			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
+			break;
+		}
+	}
+	ck_assert_uint_eq(seen, 3);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(documented_kernel_layouts_are_strict)
 {
 	struct etlw_opts o;
@@ -687,22 +754,11 @@ START_TEST(tracelogging_tester_classic_records)
 		{ "Windows Kernel/Image/Opcode(34)", 1 },
 		{ "Windows Kernel/SysConfig/Opcode(36)", 56 },
 		{ "Windows Kernel/SysConfig/Opcode(37)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(18)", 1 },
+		{ "Windows Kernel/SystemConfig/NumaNode", 1 },
 		{ "Windows Kernel/SystemConfig/Opcode(19)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(24)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(26)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(27)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(28)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(29)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(30)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(31)", 4 },
-		{ "Windows Kernel/SystemConfig/Opcode(33)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(34)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(35)", 20 },
-		{ "Windows Kernel/SystemConfig/Opcode(36)", 1 },
-		{ "Windows Kernel/SystemConfig/Opcode(37)", 1 },
 	};
 	unsigned seen[sizeof(raw) / sizeof(raw[0])] = { 0 }, classic = 0, other = 0, dbg = 0, marks = 0, text = 0;
+	unsigned sc[4] = { 0 };
 	struct etl_reader *r = open_corpus("etwanalyzer_TraceLoggingTester.etl.gz");
 	const struct etl_event *ev;
 	size_t i;
@@ -737,7 +793,32 @@ START_TEST(tracelogging_tester_classic_records)
 		if (strcmp(name, "Windows Kernel/PerfInfo/Mark") == 0 && marks++ == 0)
 			ck_assert_str_eq(fmt_by_name(d, "Text"), "Wpr_Initiated_Rundown");
 		text += strcmp(name, "KernelTraceControl/ImageID/Opcode(41)") == 0;
+		if (strcmp(name, "Windows Kernel/SystemConfig/Processors") == 0 && !sc[0]++) {
+			ck_assert_str_eq(fmt_by_name(d, "ProcessorName"), "13th Gen Intel(R) Core(TM) i5-13600KF");
+			ck_assert_str_eq(fmt_by_name(d, "ProcessorIdentifier"), "Intel64 Family 6 Model 183 Stepping 1");
+			ck_assert_str_eq(fmt_by_name(d, "VendorIdentifier"), "GenuineIntel");
+			ck_assert_str_eq(fmt_by_name(d, "ProcessorSpeed"), "3494");
+		} else if (strcmp(name, "Windows Kernel/SystemConfig/Defragmentation") == 0 &&
+			   strcmp(fmt_by_name(d, "VolumePathNames"), "C:\\") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "BytesPerCluster"), "4096");
+			ck_assert_str_eq(fmt_by_name(d, "TotalClusters"), "488101375");
+			ck_assert_str_eq(fmt_by_name(d, "TotalUsedClusters"), "439675443");
+			ck_assert_str_eq(fmt_by_name(d, "LastRunTime"), "2025-07-16T15:48:17.6040000Z");
+			sc[1]++;
+		} else if (strcmp(name, "Windows Kernel/SystemConfig/OpticalDisk") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "DeviceType"), "5");
+			ck_assert_str_eq(fmt_by_name(d, "DriveLetter"), "D:");
+			sc[2]++;
+		} else if (strcmp(name, "Windows Kernel/SystemConfig/DeviceFamily") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "UAPInfo"), "0xa000065f4122c"); /* 10.0.26100.4652 */
+			ck_assert_str_eq(fmt_by_name(d, "DeviceFamily"), "3");
+			sc[3]++;
+		}
 	}
+	ck_assert_uint_eq(sc[0], 20);
+	ck_assert_uint_eq(sc[1], 1);
+	ck_assert_uint_eq(sc[2], 1);
+	ck_assert_uint_eq(sc[3], 1);
 	ck_assert_uint_eq(classic, 125156);
 	ck_assert_uint_eq(other, 0);
 	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
@@ -856,6 +937,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, tags_custom_schema_and_group);
 	tcase_add_test(t, undecoded_names_and_reasons);
 	tcase_add_test(t, documented_kernel_layouts_are_strict);
+	tcase_add_test(t, fileio_v3_layouts);
 	tcase_add_test(t, decoding_limits_are_configurable);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);

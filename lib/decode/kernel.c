@@ -284,6 +284,31 @@ static const struct kf k_fileio_direnum[] = {
 	U32("FileIndex"), WSTR("FileName"),
 };
 static const struct kf k_fileio_opend[] = { PTR("IrpPtr"), PTR("ExtraInfo"), X32("NtStatus") };
+/* FileIo version 3 (Windows 8 and later: TTID becomes a 32-bit thread id after the pointers), from
+ * the WDK's wmicore.mof classes FileIo_V3_* as published reimplementations give them; no corpus
+ * record has them, so they are strict */
+static const struct kf k_fileio3_create[] = {
+	PTR("IrpPtr"), PTR("FileObject"), U32("TTID"), X32("CreateOptions"), X32("FileAttributes"),
+	X32("ShareAccess"), WSTR("OpenPath"),
+};
+static const struct kf k_fileio3_simpleop[] = { PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), U32("TTID") };
+static const struct kf k_fileio3_readwrite[] = {
+	U64("Offset"), PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), U32("TTID"), U32("IoSize"), X32("IoFlags"),
+};
+static const struct kf k_fileio3_info[] = {
+	PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), PTR("ExtraInfo"), U32("TTID"), U32("InfoClass"),
+};
+static const struct kf k_fileio3_direnum[] = {
+	PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), U32("TTID"), U32("Length"), U32("InfoClass"),
+	U32("FileIndex"), WSTR("FileName"),
+};
+static const struct kf k_fileio3_pathop[] = {
+	PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), PTR("ExtraInfo"), U32("TTID"), U32("InfoClass"),
+	WSTR("FileName"),
+};
+static const struct kf k_fileio_mapfile[] = {
+	PTR("ViewBase"), PTR("FileObject"), X64("MiscInfo"), PTR("ViewSize"), U32("ProcessId"),
+};
 static const struct kf k_registry[] = {
 	I64("InitialTime"), X32("Status"), U32("Index"), PTR("KeyHandle"), WSTR("KeyName"),
 };
@@ -295,6 +320,49 @@ static const struct kf k_syscall_exit[] = { X32("SysCallNtStatus") };
 static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"), U16("Reserved") };
 static const struct kf k_dpc[] = { U64("InitialTime"), PTR("Routine") };
 static const struct kf k_alpc_message[] = { U32("MessageID") };
+/* SystemConfig records of Windows 8 and later, version 2: names from the system's MOF (as a
+ * generated wrapper of it shows them); each layout is checked on corpus records (FORMAT-NOTES
+ * section 9), the order of Processors' strings by their content */
+static const struct kf k_sc_optical[] = {
+	U16("DiskNumber"), U16("BusType"), U16("DeviceType"), U16("MediaType"), U64("StartingOffset"),
+	U64("Size"), U64("NumberOfFreeBlocks"), U64("TotalNumberOfBlocks"), U64("NextWritableAddress"),
+	U32("NumberOfSessions"), U32("NumberOfTracks"), U32("BytesPerSector"), U16("DiscStatus"),
+	U16("LastSessionStatus"), WSTR("DriveLetter"), WSTR("FileSystemName"), ASTR("DeviceName"),
+	ASTR("ManufacturerName"),
+};
+static const struct kf k_sc_procgroup[] = { U32("GroupCount"), { "Affinity", IN_POINTER, OUT_HEXINT64, KF_COUNT, 0 } };
+/* each ProcessorNumber is a PROCESSOR_NUMBER (Group u16, Number u8, Reserved u8) that the MOF
+ * declares as uint32: shown in hex, 0x10000 = group 0, processor 1 */
+static const struct kf k_sc_procnumber[] = { U32("ProcessorCount"), { "ProcessorNumber", IN_UINT32, OUT_HEXINT32, KF_COUNT, 0 } };
+static const struct kf k_sc_dpi[] = { U32("MachineDPI"), U32("UserDPI") };
+static const struct kf k_sc_ci[] = { X32("CodeIntegrityInfo") };
+static const struct kf k_sc_telemetry[] = { GUIDF("MachineId") };
+static const struct kf k_sc_devfamily[] = { X64("UAPInfo"), U32("DeviceFamily"), U32("DeviceForm") };
+static const struct kf k_sc_flightids[] = { WSTR("UpdateId"), WSTR("FlightIdList") };
+static const struct kf k_sc_processors[] = {
+	U32("ProcessorIndex"), X32("FeatureSet"), U32("ProcessorSpeed"), WCHARS("ProcessorName", 64),
+	WCHARS("ProcessorIdentifier", 128), WCHARS("VendorIdentifier", 16),
+};
+/* Defragmentation: the MOF orders the fields by size, then by name; the two run times are
+ * FILETIMEs (the MOF says uint64) */
+static const struct kf k_sc_defrag[] = {
+	U64("AlignmentClusters"), U64("AvgFreeSpaceSize"), U64("ClustersPerSlab"), U64("FragmentedDirectoryExtents"),
+	U64("FragmentedExtents"), U64("FreeSpaceCount"), U64("LargestFreeSpaceSize"), U64("LastRunActualPurgeClusters"),
+	U64("LastRunClustersTrimmed"), FT("LastRunFullDefragTime"), FT("LastRunTime"), U64("MFTSize"),
+	U64("TotalClusters"), U64("TotalUsedClusters"), U32("AvgFragmentsPerFile"), U32("BytesPerCluster"),
+	U32("DirectoryCount"), U32("FragmentedDirectories"), U32("FragmentedFiles"), U32("FragmentedSpace"),
+	U32("HardwareIssue"), U32("InUseMFTRecords"), U32("InUseSlabs"), U32("LastRunActualPurgeSlabs"),
+	U32("LastRunInitialBackedSlabs"), U32("LastRunPercentFragmentation"), U32("LastRunPinnedSlabs"),
+	U32("LastRunPotentialPurgeSlabs"), U32("LastRunSpaceInefficientSlabs"), U32("LastRunTrimmedSlabs"),
+	U32("LastRunUnknownEvictFailSlabs"), U32("LastRunVolsnapPinnedSlabs"), U32("MFTFragmentCount"),
+	U32("MovableFiles"), U32("TotalMFTRecords"), U32("TotalSlabs"), U32("UnmovableFiles"), GUIDF("VolumeId"),
+	WSTR("VolumePathNames"),
+};
+static const struct kf k_sc_virt[] = { U8("VbsEnabled"), U8("HvciEnabled"), U8("HyperVisorEnabled"), U8("Reserved") };
+static const struct kf k_sc_boot[] = {
+	X64("BootFlags"), U32("FirmwareType"), U8("SecureBootEnabled"), U8("SecureBootCapable"), U8("Reserved1"),
+	U8("Reserved2"),
+};
 static const struct kf k_sc_video[] = {
 	U32("MemorySize"), U32("XResolution"), U32("YResolution"), U32("BitsPerPixel"), U32("VRefresh"),
 	WCHARS("ChipType", 256), WCHARS("DACType", 256), WCHARS("AdapterString", 256), WCHARS("BiosString", 256),
@@ -436,7 +504,28 @@ static const struct klayout {
 	{ 0x0B, { 21, 0xFF }, 3, 3, k_sc_irq_v3, N(k_sc_irq_v3), 0 },
 	{ 0x0B, { 23, 0xFF }, 2, 2, k_sc_idechannel_v2, N(k_sc_idechannel_v2), 0 },
 	{ 0x0B, { 25, 0xFF }, 2, 2, k_sc_platform_v2, N(k_sc_platform_v2), 0 },
+	{ 0x0B, { 18, 0xFF }, 2, 2, k_sc_optical, N(k_sc_optical), 1 },
+	{ 0x0B, { 26, 0xFF }, 2, 2, k_sc_procgroup, N(k_sc_procgroup), 1 },
+	{ 0x0B, { 27, 0xFF }, 2, 2, k_sc_procnumber, N(k_sc_procnumber), 1 },
+	{ 0x0B, { 28, 0xFF }, 2, 2, k_sc_dpi, N(k_sc_dpi), 1 },
+	{ 0x0B, { 29, 0xFF }, 2, 2, k_sc_ci, N(k_sc_ci), 1 },
+	{ 0x0B, { 30, 0xFF }, 2, 2, k_sc_telemetry, N(k_sc_telemetry), 1 },
+	{ 0x0B, { 31, 0xFF }, 2, 2, k_sc_defrag, N(k_sc_defrag), 1 },
+	{ 0x0B, { 33, 0xFF }, 2, 2, k_sc_devfamily, N(k_sc_devfamily), 1 },
+	{ 0x0B, { 34, 0xFF }, 2, 2, k_sc_flightids, N(k_sc_flightids), 1 },
+	{ 0x0B, { 35, 0xFF }, 2, 2, k_sc_processors, N(k_sc_processors), 1 },
+	{ 0x0B, { 36, 0xFF }, 2, 2, k_sc_virt, N(k_sc_virt), 1 },
+	{ 0x0B, { 37, 0xFF }, 2, 2, k_sc_boot, N(k_sc_boot), 1 },
 	{ 0x04, { 0, 32, 35, 36, 0xFF }, 2, 2, k_fileio_name, N(k_fileio_name), 0 },
+	{ 0x04, { 0, 32, 35, 36, 0xFF }, 3, 3, k_fileio_name, N(k_fileio_name), 1 },
+	{ 0x04, { 64, 0xFF }, 3, 3, k_fileio3_create, N(k_fileio3_create), 1 },
+	{ 0x04, { 65, 66, 73, 0xFF }, 3, 3, k_fileio3_simpleop, N(k_fileio3_simpleop), 1 },
+	{ 0x04, { 67, 68, 0xFF }, 3, 3, k_fileio3_readwrite, N(k_fileio3_readwrite), 1 },
+	{ 0x04, { 69, 70, 71, 74, 75, 0xFF }, 3, 3, k_fileio3_info, N(k_fileio3_info), 1 },
+	{ 0x04, { 72, 77, 0xFF }, 3, 3, k_fileio3_direnum, N(k_fileio3_direnum), 1 },
+	{ 0x04, { 76, 0xFF }, 3, 3, k_fileio_opend, N(k_fileio_opend), 1 },
+	{ 0x04, { 79, 80, 81, 0xFF }, 3, 3, k_fileio3_pathop, N(k_fileio3_pathop), 1 },
+	{ 0x04, { 37, 38, 39, 40, 0xFF }, 2, 3, k_fileio_mapfile, N(k_fileio_mapfile), 1 },
 	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase), 0 },
 	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval), 0 },
 	{ 0x0F, { 34, 0xFF }, 0, 0, k_mark, N(k_mark), 1 },
@@ -513,6 +602,13 @@ static const struct kname {
 	{ 0x0B, 16, "SystemConfig", "Power" }, { 0x0B, 17, "SystemConfig", "Network" },
 	{ 0x0B, 21, "SystemConfig", "IRQ" }, { 0x0B, 22, "SystemConfig", "PnP" },
 	{ 0x0B, 23, "SystemConfig", "IDEChannel" }, { 0x0B, 25, "SystemConfig", "Platform" },
+	{ 0x0B, 18, "SystemConfig", "OpticalDisk" }, { 0x0B, 24, "SystemConfig", "NumaNode" },
+	{ 0x0B, 26, "SystemConfig", "ProcessorGroup" }, { 0x0B, 27, "SystemConfig", "ProcessorNumber" },
+	{ 0x0B, 28, "SystemConfig", "DPI" }, { 0x0B, 29, "SystemConfig", "CodeIntegrity" },
+	{ 0x0B, 30, "SystemConfig", "TelemetryConfiguration" }, { 0x0B, 31, "SystemConfig", "Defragmentation" },
+	{ 0x0B, 32, "SystemConfig", "MobilePlatform" }, { 0x0B, 33, "SystemConfig", "DeviceFamily" },
+	{ 0x0B, 34, "SystemConfig", "FlightIds" }, { 0x0B, 35, "SystemConfig", "Processors" },
+	{ 0x0B, 36, "SystemConfig", "VirtualizationConfigInfo" }, { 0x0B, 37, "SystemConfig", "BootConfigInfo" },
 	{ 0x0F, 34, "PerfInfo", "Mark" }, { 0x0F, 46, "PerfInfo", "Sample" }, { 0x0F, 51, "PerfInfo", "SysClEnter" },
 	{ 0x0F, 52, "PerfInfo", "SysClExit" }, { 0x0F, 66, "PerfInfo", "ThreadedDPC" },
 	{ 0x0F, 67, "PerfInfo", "ISR" }, { 0x0F, 68, "PerfInfo", "DPC" }, { 0x0F, 69, "PerfInfo", "TimerDPC" },
@@ -535,7 +631,10 @@ static const struct kname {
 	{ 0x04, 69, "FileIO", "SetInfo" }, { 0x04, 70, "FileIO", "Delete" }, { 0x04, 71, "FileIO", "Rename" },
 	{ 0x04, 72, "FileIO", "DirEnum" }, { 0x04, 73, "FileIO", "Flush" }, { 0x04, 74, "FileIO", "QueryInfo" },
 	{ 0x04, 75, "FileIO", "FSControl" }, { 0x04, 76, "FileIO", "OperationEnd" },
-	{ 0x04, 77, "FileIO", "DirNotify" },
+	{ 0x04, 77, "FileIO", "DirNotify" }, { 0x04, 37, "FileIO", "MapFile" }, { 0x04, 38, "FileIO", "UnmapFile" },
+	{ 0x04, 39, "FileIO", "MapFileDCStart" }, { 0x04, 40, "FileIO", "MapFileDCStop" },
+	{ 0x04, 79, "FileIO", "DeletePath" }, { 0x04, 80, "FileIO", "RenamePath" },
+	{ 0x04, 81, "FileIO", "SetLinkPath" },
 	{ 0x09, 10, "Registry", "Create" }, { 0x09, 11, "Registry", "Open" }, { 0x09, 12, "Registry", "Delete" },
 	{ 0x09, 13, "Registry", "Query" }, { 0x09, 14, "Registry", "SetValue" },
 	{ 0x09, 15, "Registry", "DeleteValue" }, { 0x09, 16, "Registry", "QueryValue" },

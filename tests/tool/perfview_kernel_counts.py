@@ -19,7 +19,7 @@ import sys
 FOLDED = [r"Windows Kernel/FileIO/(FileCreate|FileDelete|FileRundown|Name)",
           r"Windows Kernel/Image/(KernelBase|Opcode\(34\))",
           r"Windows Kernel/StackWalk/.*",
-          r"Windows Kernel/SystemConfig/(Platform|Opcode\(\d+\))",
+          r"Windows Kernel/SystemConfig/(Platform|DPI|OpticalDisk|Opcode\(\d+\))",
           r"Windows Kernel/Thread/(DCStart|DCStop)"]
 
 
