@@ -485,6 +485,67 @@ START_TEST(fileio_v3_layouts)
 }
 END_TEST
 
+/* PerfInfo events of the system's MOF, 64-bit: SetKTimer2 (three times, three pointers, a flag
+ * byte) and ISR_MSI; a SetKTimer2 one byte short stays raw. */
+START_TEST(perfinfo_mof_layouts)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d, kt[49], msi[24];
+	size_t len;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	unsigned seen = 0;
+
+	memset(kt, 0, sizeof(kt));
+	kt[0] = 0x10;                    /* DueTime 16 */
+	kt[16] = 0x05;                   /* Period 5 */
+	kt[24] = 0x88; kt[31] = 0xff;    /* Timer 0xff00000000000088 */
+	kt[48] = 0x03;                   /* TimerFlags */
+	memset(msi, 0, sizeof(msi));
+	msi[16] = 1;                     /* ReturnValue */
+	msi[17] = 0x34; msi[18] = 0x12;  /* Vector 0x1234 */
+	msi[20] = 7;                     /* MessageNumber */
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F68, o.start_ts + 10, NULL, 0, NULL, kt, 49), 0);
+	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F32, o.start_ts + 11, NULL, 0, NULL, msi, 24), 0);
+	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F68, o.start_ts + 12, NULL, 0, NULL, kt, 48), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_PERFINFO)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		switch (seen++) {
+		case 0:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/PerfInfo/SetKTimer2");
+			ck_assert_str_eq(fmt_by_name(dec, "DueTime"), "16");
+			ck_assert_str_eq(fmt_by_name(dec, "Period"), "5");
+			ck_assert_str_eq(fmt_by_name(dec, "Timer"), "0xff00000000000088");
+			ck_assert_str_eq(fmt_by_name(dec, "TimerFlags"), "0x3");
+			break;
+		case 1:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/PerfInfo/ISR_MSI");
+			ck_assert_str_eq(fmt_by_name(dec, "ReturnValue"), "1");
+			ck_assert_str_eq(fmt_by_name(dec, "Vector"), "4660");
+			ck_assert_str_eq(fmt_by_name(dec, "MessageNumber"), "7");
+			break;
+		case 2:
+			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
+			break;
+		}
+	}
+	ck_assert_uint_eq(seen, 3);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 START_TEST(documented_kernel_layouts_are_strict)
 {
 	struct etlw_opts o;
@@ -791,7 +852,7 @@ START_TEST(tracelogging_tester_classic_records)
 		}
 		dbg += strcmp(name, "KernelTraceControl/ImageID/DbgID_DBG") == 0;
 		if (strcmp(name, "Windows Kernel/PerfInfo/Mark") == 0 && marks++ == 0)
-			ck_assert_str_eq(fmt_by_name(d, "Text"), "Wpr_Initiated_Rundown");
+			ck_assert_str_eq(fmt_by_name(d, "Message"), "Wpr_Initiated_Rundown");
 		text += strcmp(name, "KernelTraceControl/ImageID/Opcode(41)") == 0;
 		if (strcmp(name, "Windows Kernel/SystemConfig/Processors") == 0 && !sc[0]++) {
 			ck_assert_str_eq(fmt_by_name(d, "ProcessorName"), "13th Gen Intel(R) Core(TM) i5-13600KF");
@@ -938,6 +999,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, undecoded_names_and_reasons);
 	tcase_add_test(t, documented_kernel_layouts_are_strict);
 	tcase_add_test(t, fileio_v3_layouts);
+	tcase_add_test(t, perfinfo_mof_layouts);
 	tcase_add_test(t, decoding_limits_are_configurable);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);

@@ -39,6 +39,7 @@ struct kf {
 
 #define U8(n) { n, IN_UINT8, 0, 0, 0 }
 #define I8(n) { n, IN_INT8, 0, 0, 0 }
+#define X8(n) { n, IN_UINT8, OUT_HEXINT8, 0, 0 }
 #define U16(n) { n, IN_UINT16, 0, 0, 0 }
 #define I16(n) { n, IN_INT16, 0, 0, 0 }
 #define U32(n) { n, IN_UINT32, 0, 0, 0 }
@@ -250,8 +251,9 @@ static const struct kf k_dbgid_dbg[] = {
 	PTR("ImageBase"), U32("ProcessID"), X32("ImageChecksum"), X32("TimeDateStamp"), X32("ImageSize"),
 	WSTR("DbgFileName"),
 };
-/* PerfInfo/Mark (opcode 34; xperf/WPR marks): one ANSI string (the field name is libetl's) */
-static const struct kf k_mark[] = { ASTR("Text") };
+/* PerfInfo/Mark (opcode 34; xperf/WPR marks): Message, ANSI (the MOF adds a Padding char that the
+ * corpus records do not have) */
+static const struct kf k_mark[] = { ASTR("Message") };
 /* opcode 41: one UTF-16 string, a merge diagnostic ("<path> [<kernel path>] failure: ...") */
 static const struct kf k_imageid_text[] = { WSTR("Text") };
 static const struct kf k_dbg_ppdb[] = {
@@ -306,6 +308,19 @@ static const struct kf k_fileio3_pathop[] = {
 	PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), PTR("ExtraInfo"), U32("TTID"), U32("InfoClass"),
 	WSTR("FileName"),
 };
+/* minifilter callbacks (version 3) */
+static const struct kf k_fileio_fltinit[] = {
+	PTR("RoutineAddr"), PTR("FileObject"), PTR("FileContext"), PTR("IrpPtr"), PTR("CallbackDataPtr"),
+	U32("MajorFunction"),
+};
+static const struct kf k_fileio_fltdone[] = {
+	U64("InitialTime"), PTR("RoutineAddr"), PTR("FileObject"), PTR("FileContext"), PTR("IrpPtr"),
+	PTR("CallbackDataPtr"), U32("MajorFunction"),
+};
+static const struct kf k_fileio_fltfail[] = {
+	PTR("RoutineAddr"), PTR("FileObject"), PTR("FileContext"), PTR("IrpPtr"), PTR("CallbackDataPtr"),
+	U32("MajorFunction"), X32("Status"),
+};
 static const struct kf k_fileio_mapfile[] = {
 	PTR("ViewBase"), PTR("FileObject"), X64("MiscInfo"), PTR("ViewSize"), U32("ProcessId"),
 };
@@ -317,7 +332,32 @@ static const struct kf k_readythread[] = {
 };
 static const struct kf k_syscall_enter[] = { PTR("SysCallAddress") };
 static const struct kf k_syscall_exit[] = { X32("SysCallNtStatus") };
-static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U8("Vector"), U16("Reserved") };
+/* ISR: the MOF documentation says Vector uint8, Reserved uint16; the MOF that TDH reads on
+ * Windows 10 and later says Vector uint16, Reserved uint8 (same size); libetl follows the latter */
+static const struct kf k_isr[] = { U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U16("Vector"), U8("Reserved") };
+static const struct kf k_isr_msi[] = {
+	U64("InitialTime"), PTR("Routine"), U8("ReturnValue"), U16("Vector"), U8("Reserved"), U32("MessageNumber"),
+};
+/* PerfInfo events of the system's MOF (as TDH reports them on Windows 10 and later; no corpus
+ * record: strict) */
+static const struct kf k_isr_unexpected[] = { U16("Vector") };
+static const struct kf k_routine[] = { PTR("Routine") };
+static const struct kf k_pmc_prof[] = { PTR("InstructionPointer"), U32("ThreadId"), U16("ProfileSource"), U16("Reserved") };
+static const struct kf k_pmc_config[] = { U32("CounterCount"), WSTRS("CounterName", 0) };
+static const struct kf k_set_interval[] = { U32("Source"), U32("NewInterval"), U32("OldInterval") };
+static const struct kf k_spinlock_config[] = {
+	U32("SpinLockSpinThreshold"), U32("SpinLockContentionSampleRate"), U32("SpinLockAcquireSampleRate"),
+	U32("SpinLockHoldThreshold"),
+};
+static const struct kf k_io_timer[] = { PTR("DeviceObject"), PTR("TimerRoutine") };
+static const struct kf k_ktimer2[] = {
+	U64("DueTime"), U64("MaximumDueTime"), U64("Period"), PTR("Timer"), PTR("Callback"), PTR("CallbackContext"),
+	X8("TimerFlags"),
+};
+static const struct kf k_ktimer2_cancel[] = { PTR("Timer") };
+static const struct kf k_ktimer2_disable[] = { PTR("Timer"), PTR("DisableCallback"), PTR("DisableContext"), X8("TimerFlags") };
+static const struct kf k_ktimer2_finalize[] = { PTR("Timer"), PTR("DisableCallback"), PTR("DisableContext") };
+static const struct kf k_hypercall[] = { X32("CallCode"), U8("IsFast"), U8("IsNested") };
 static const struct kf k_dpc[] = { U64("InitialTime"), PTR("Routine") };
 static const struct kf k_alpc_message[] = { U32("MessageID") };
 /* SystemConfig records of Windows 8 and later, version 2: names from the system's MOF (as a
@@ -525,7 +565,10 @@ static const struct klayout {
 	{ 0x04, { 72, 77, 0xFF }, 3, 3, k_fileio3_direnum, N(k_fileio3_direnum), 1 },
 	{ 0x04, { 76, 0xFF }, 3, 3, k_fileio_opend, N(k_fileio_opend), 1 },
 	{ 0x04, { 79, 80, 81, 0xFF }, 3, 3, k_fileio3_pathop, N(k_fileio3_pathop), 1 },
-	{ 0x04, { 37, 38, 39, 40, 0xFF }, 2, 3, k_fileio_mapfile, N(k_fileio_mapfile), 1 },
+	{ 0x04, { 37, 38, 39, 40, 0xFF }, 2, 2, k_fileio_mapfile, N(k_fileio_mapfile), 1 },
+	{ 0x04, { 96, 97, 0xFF }, 3, 3, k_fileio_fltinit, N(k_fileio_fltinit), 1 },
+	{ 0x04, { 98, 99, 0xFF }, 3, 3, k_fileio_fltdone, N(k_fileio_fltdone), 1 },
+	{ 0x04, { 100, 101, 0xFF }, 3, 3, k_fileio_fltfail, N(k_fileio_fltfail), 1 },
 	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase), 0 },
 	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval), 0 },
 	{ 0x0F, { 34, 0xFF }, 0, 0, k_mark, N(k_mark), 1 },
@@ -543,7 +586,22 @@ static const struct klayout {
 	{ 0x0F, { 51, 0xFF }, 2, 2, k_syscall_enter, N(k_syscall_enter), 1 },
 	{ 0x0F, { 52, 0xFF }, 2, 2, k_syscall_exit, N(k_syscall_exit), 1 },
 	{ 0x0F, { 67, 0xFF }, 2, 2, k_isr, N(k_isr), 1 },
-	{ 0x0F, { 66, 68, 69, 0xFF }, 2, 2, k_dpc, N(k_dpc), 1 },
+	{ 0x0F, { 66, 68, 69, 70, 0xFF }, 2, 2, k_dpc, N(k_dpc), 1 },
+	{ 0x0F, { 95, 0xFF }, 2, 2, k_isr, N(k_isr), 1 },
+	{ 0x0F, { 50, 0xFF }, 2, 2, k_isr_msi, N(k_isr_msi), 1 },
+	{ 0x0F, { 92, 0xFF }, 2, 2, k_isr_unexpected, N(k_isr_unexpected), 1 },
+	{ 0x0F, { 96, 97, 98, 103, 0xFF }, 2, 2, k_routine, N(k_routine), 1 },
+	{ 0x0F, { 58, 0xFF }, 2, 2, k_none, 0, 1 },
+	{ 0x0F, { 47, 0xFF }, 2, 2, k_pmc_prof, N(k_pmc_prof), 1 },
+	{ 0x0F, { 48, 0xFF }, 2, 2, k_pmc_config, N(k_pmc_config), 1 },
+	{ 0x0F, { 72, 0xFF }, 2, 2, k_set_interval, N(k_set_interval), 1 },
+	{ 0x0F, { 75, 76, 0xFF }, 3, 3, k_spinlock_config, N(k_spinlock_config), 1 },
+	{ 0x0F, { 93, 94, 0xFF }, 2, 2, k_io_timer, N(k_io_timer), 1 },
+	{ 0x0F, { 104, 105, 0xFF }, 2, 2, k_ktimer2, N(k_ktimer2), 1 },
+	{ 0x0F, { 106, 0xFF }, 2, 2, k_ktimer2_cancel, N(k_ktimer2_cancel), 1 },
+	{ 0x0F, { 107, 0xFF }, 2, 2, k_ktimer2_disable, N(k_ktimer2_disable), 1 },
+	{ 0x0F, { 108, 0xFF }, 2, 2, k_ktimer2_finalize, N(k_ktimer2_finalize), 1 },
+	{ 0x0F, { 114, 0xFF }, 2, 2, k_hypercall, N(k_hypercall), 1 },
 	{ 0x1A, { 33, 34, 35, 0xFF }, 2, 2, k_alpc_message, N(k_alpc_message), 1 },
 	{ 0x1A, { 37, 0xFF }, 2, 2, k_alpc_unwait, N(k_alpc_unwait), 1 },
 	{ 0x0B, { 14, 0xFF }, 2, 2, k_sc_video, N(k_sc_video), 1 },
@@ -613,6 +671,18 @@ static const struct kname {
 	{ 0x0F, 52, "PerfInfo", "SysClExit" }, { 0x0F, 66, "PerfInfo", "ThreadedDPC" },
 	{ 0x0F, 67, "PerfInfo", "ISR" }, { 0x0F, 68, "PerfInfo", "DPC" }, { 0x0F, 69, "PerfInfo", "TimerDPC" },
 	{ 0x0F, 73, "PerfInfo", "CollectionStart" }, { 0x0F, 74, "PerfInfo", "CollectionEnd" },
+	{ 0x0F, 47, "PerfInfo", "PmcCounterProf" }, { 0x0F, 48, "PerfInfo", "PmcCtrConfig" },
+	{ 0x0F, 50, "PerfInfo", "ISR_MSI" }, { 0x0F, 58, "PerfInfo", "DebuggerEnabled" },
+	{ 0x0F, 70, "PerfInfo", "IOTimer" }, { 0x0F, 72, "PerfInfo", "SetInterval" },
+	{ 0x0F, 75, "PerfInfo", "SpinlockConfigureCollectionStart" },
+	{ 0x0F, 76, "PerfInfo", "SpinlockConfigureCollectionEnd" }, { 0x0F, 92, "PerfInfo", "ISR_Unexpected" },
+	{ 0x0F, 93, "PerfInfo", "IoStartTimer" }, { 0x0F, 94, "PerfInfo", "IoStopTimer" },
+	{ 0x0F, 95, "PerfInfo", "ISR_PASS" }, { 0x0F, 96, "PerfInfo", "WdfISR" },
+	{ 0x0F, 97, "PerfInfo", "WdfPassiveISR" }, { 0x0F, 98, "PerfInfo", "WdfDPC" },
+	{ 0x0F, 103, "PerfInfo", "WdfWorkItem" }, { 0x0F, 104, "PerfInfo", "SetKTimer2" },
+	{ 0x0F, 105, "PerfInfo", "ExpireKTimer2" }, { 0x0F, 106, "PerfInfo", "CancelKTimer2" },
+	{ 0x0F, 107, "PerfInfo", "DisableKTimer2" }, { 0x0F, 108, "PerfInfo", "FinalizeKTimer2" },
+	{ 0x0F, 114, "PerfInfo", "KernelHypercall" },
 	{ 0x14, 2, "Image", "Unload" }, { 0x14, 3, "Image", "DCStart" }, { 0x14, 4, "Image", "DCStop" },
 	{ 0x14, 10, "Image", "Load" }, { 0x14, 33, "Image", "KernelBase" },
 	{ 0x18, 32, "StackWalk", "Stack" }, { 0x18, 34, "StackWalk", "KeyCreate" },
@@ -634,7 +704,9 @@ static const struct kname {
 	{ 0x04, 77, "FileIO", "DirNotify" }, { 0x04, 37, "FileIO", "MapFile" }, { 0x04, 38, "FileIO", "UnmapFile" },
 	{ 0x04, 39, "FileIO", "MapFileDCStart" }, { 0x04, 40, "FileIO", "MapFileDCStop" },
 	{ 0x04, 79, "FileIO", "DeletePath" }, { 0x04, 80, "FileIO", "RenamePath" },
-	{ 0x04, 81, "FileIO", "SetLinkPath" },
+	{ 0x04, 81, "FileIO", "SetLinkPath" }, { 0x04, 96, "FileIO", "PreOpInit" }, { 0x04, 97, "FileIO", "PostOpInit" },
+	{ 0x04, 98, "FileIO", "PreOpCompletion" }, { 0x04, 99, "FileIO", "PostOpCompletion" },
+	{ 0x04, 100, "FileIO", "PreOpFailure" }, { 0x04, 101, "FileIO", "PostOpFailure" },
 	{ 0x09, 10, "Registry", "Create" }, { 0x09, 11, "Registry", "Open" }, { 0x09, 12, "Registry", "Delete" },
 	{ 0x09, 13, "Registry", "Query" }, { 0x09, 14, "Registry", "SetValue" },
 	{ 0x09, 15, "Registry", "DeleteValue" }, { 0x09, 16, "Registry", "QueryValue" },

@@ -8,7 +8,7 @@
 
 #include "decode/schema.h"
 
-#define ETL_KERNEL_MAX_LAYOUTS 128
+#define ETL_KERNEL_MAX_LAYOUTS 192
 /* Pseudo-groups past the kernel's for KernelTraceControl's merge-time classes */
 #define ETL_KERNEL_KTC_FIRST 0x40
 
