@@ -513,6 +513,12 @@ START_TEST(perfinfo_mof_layouts)
 	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F68, o.start_ts + 10, NULL, 0, NULL, kt, 49), 0);
 	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F32, o.start_ts + 11, NULL, 0, NULL, msi, 24), 0);
 	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0F68, o.start_ts + 12, NULL, 0, NULL, kt, 48), 0);
+	{ /* Thread/KernelQueueDequeue v2: ThreadId, EntryCount 2, two pointers */
+		uint8_t kq[24];
+		memset(kq, 0, sizeof(kq));
+		kq[0] = 9; kq[4] = 2; kq[8] = 0x10; kq[16] = 0x20;
+		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x053F, o.start_ts + 13, NULL, 0, NULL, kq, 24), 0);
+	}
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 	r = etl_reader_new();
@@ -538,9 +544,14 @@ START_TEST(perfinfo_mof_layouts)
 		case 2:
 			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
 			break;
+		case 3:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/Thread/KernelQueueDequeue");
+			ck_assert_str_eq(fmt_by_name(dec, "EntryCount"), "2");
+			ck_assert_str_eq(fmt_by_name(dec, "Entries"), "[0x10, 0x20]");
+			break;
 		}
 	}
-	ck_assert_uint_eq(seen, 3);
+	ck_assert_uint_eq(seen, 4);
 	etl_reader_free(r);
 	free(d);
 }

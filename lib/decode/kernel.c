@@ -327,6 +327,32 @@ static const struct kf k_fileio_mapfile[] = {
 static const struct kf k_registry[] = {
 	I64("InitialTime"), X32("Status"), U32("Index"), PTR("KeyHandle"), WSTR("KeyName"),
 };
+/* Thread events of the system's MOF (Windows 10 and later, as TDH reports them; strict) */
+static const struct kf k_th_spinlock[] = {
+	PTR("SpinLockAddress"), PTR("CallerAddress"), U64("AcquireTime"), U64("ReleaseTime"),
+	U32("WaitTimeInCycles"), U32("SpinCount"), U32("ThreadId"), U32("InterruptCount"), U8("Irql"),
+	U8("AcquireDepth"), U8("Flag"), U8("Reserved"),
+};
+static const struct kf k_th_priority[] = { U32("ThreadId"), U8("OldPriority"), U8("NewPriority"), U16("Reserved") };
+static const struct kf k_th_affinity[] = { PTR("Affinity"), U32("ThreadId"), U16("Group"), U16("Reserved") };
+static const struct kf k_th_worker[] = { U32("TThreadId"), U64("StartTime"), PTR("ThreadRoutine") };
+static const struct kf k_th_antistarve[] = { U32("ThreadId"), U16("ProcessorIndex"), U8("Priority"), U8("Reserved") };
+static const struct kf k_th_migration[] = {
+	U32("ThreadId"), U16("SourceProcessorIndex"), U16("TargetProcessorIndex"), U8("Priority"),
+	U8("IdealProcessorAdjust"), U16("OldIdealProcessorIndex"),
+};
+static const struct kf k_th_kq_enqueue[] = { PTR("Entry"), U32("ThreadId") };
+static const struct kf k_th_kq_dequeue[] = {
+	U32("ThreadId"), U32("EntryCount"), { "Entries", IN_POINTER, OUT_HEXINT64, KF_COUNT, 1 },
+};
+static const struct kf k_th_callback[] = { PTR("CallbackRoutine") };
+static const struct kf k_th_boost_set[] = {
+	PTR("Lock"), U32("ThreadId"), U8("NewCpuPriorityFloor"), U8("OldCpuPriority"), U8("IoPriorities"),
+	X8("BoostFlags"),
+};
+static const struct kf k_th_boost_clear[] = { PTR("LockAddress"), U32("ThreadId"), X32("BoostBitmap") };
+static const struct kf k_th_boost_exhaust[] = { PTR("LockAddress"), U32("ThreadId") };
+static const struct kf k_th_subtag[] = { X32("OldTag"), X32("NewTag") };
 static const struct kf k_readythread[] = {
 	U32("TThreadId"), I8("AdjustReason"), I8("AdjustIncrement"), I8("Flag"), I8("Reserved"),
 };
@@ -583,6 +609,20 @@ static const struct klayout {
 	{ 0x09, { 10, 11, 12, 13, 14, 15, 16, 17, 18, 0xFF }, 2, 2, k_registry, N(k_registry), 1 },
 	{ 0x09, { 19, 20, 21, 22, 23, 24, 25, 26, 27, 0xFF }, 2, 2, k_registry, N(k_registry), 1 },
 	{ 0x05, { 50, 0xFF }, 2, 2, k_readythread, N(k_readythread), 1 },
+	{ 0x05, { 37, 0xFF }, 2, 2, k_none, 0, 1 },
+	{ 0x05, { 41, 0xFF }, 2, 2, k_th_spinlock, N(k_th_spinlock), 1 },
+	{ 0x05, { 48, 49, 51, 52, 0xFF }, 3, 3, k_th_priority, N(k_th_priority), 1 },
+	{ 0x05, { 53, 0xFF }, 2, 2, k_th_affinity, N(k_th_affinity), 1 },
+	{ 0x05, { 57, 0xFF }, 2, 2, k_th_worker, N(k_th_worker), 1 },
+	{ 0x05, { 60, 0xFF }, 2, 2, k_th_antistarve, N(k_th_antistarve), 1 },
+	{ 0x05, { 61, 0xFF }, 2, 2, k_th_migration, N(k_th_migration), 1 },
+	{ 0x05, { 62, 0xFF }, 2, 2, k_th_kq_enqueue, N(k_th_kq_enqueue), 1 },
+	{ 0x05, { 63, 0xFF }, 2, 2, k_th_kq_dequeue, N(k_th_kq_dequeue), 1 },
+	{ 0x05, { 64, 65, 0xFF }, 2, 2, k_th_callback, N(k_th_callback), 1 },
+	{ 0x05, { 66, 0xFF }, 2, 2, k_th_boost_set, N(k_th_boost_set), 1 },
+	{ 0x05, { 67, 0xFF }, 2, 2, k_th_boost_clear, N(k_th_boost_clear), 1 },
+	{ 0x05, { 68, 0xFF }, 2, 2, k_th_boost_exhaust, N(k_th_boost_exhaust), 1 },
+	{ 0x05, { 69, 0xFF }, 2, 2, k_th_subtag, N(k_th_subtag), 1 },
 	{ 0x0F, { 51, 0xFF }, 2, 2, k_syscall_enter, N(k_syscall_enter), 1 },
 	{ 0x0F, { 52, 0xFF }, 2, 2, k_syscall_exit, N(k_syscall_exit), 1 },
 	{ 0x0F, { 67, 0xFF }, 2, 2, k_isr, N(k_isr), 1 },
@@ -646,7 +686,15 @@ static const struct kname {
 	{ 0x03, 39, "Process", "Defunct" },
 	{ 0x05, 1, "Thread", "Start" }, { 0x05, 2, "Thread", "Stop" }, { 0x05, 3, "Thread", "DCStart" },
 	{ 0x05, 4, "Thread", "DCStop" }, { 0x05, 36, "Thread", "CSwitch" }, { 0x05, 50, "Thread", "ReadyThread" },
-	{ 0x05, 72, "Thread", "SetName" },
+	{ 0x05, 72, "Thread", "SetName" }, { 0x05, 37, "Thread", "CompCS" }, { 0x05, 41, "Thread", "SpinLock" },
+	{ 0x05, 48, "Thread", "SetPriority" }, { 0x05, 49, "Thread", "SetBasePriority" },
+	{ 0x05, 51, "Thread", "SetPagePriority" }, { 0x05, 52, "Thread", "SetIoPriority" },
+	{ 0x05, 53, "Thread", "ThreadAffinity" }, { 0x05, 57, "Thread", "WorkerThread" },
+	{ 0x05, 60, "Thread", "AntiStarvationBoost" }, { 0x05, 61, "Thread", "ThreadMigration" },
+	{ 0x05, 62, "Thread", "KernelQueueEnqueue" }, { 0x05, 63, "Thread", "KernelQueueDequeue" },
+	{ 0x05, 64, "Thread", "WorkerThreadStart" }, { 0x05, 65, "Thread", "WorkerThreadEnd" },
+	{ 0x05, 66, "Thread", "AutoBoostSetFloor" }, { 0x05, 67, "Thread", "AutoBoostClearFloor" },
+	{ 0x05, 68, "Thread", "AutoBoostEntryExhaustion" }, { 0x05, 69, "Thread", "SubProcessTagChanged" },
 	{ 0x06, 10, "TcpIp", "Send" }, { 0x06, 11, "TcpIp", "Recv" }, { 0x06, 12, "TcpIp", "Connect" },
 	{ 0x06, 13, "TcpIp", "Disconnect" }, { 0x06, 14, "TcpIp", "Retransmit" }, { 0x06, 15, "TcpIp", "Accept" },
 	{ 0x06, 26, "TcpIp", "SendIPV6" }, { 0x06, 27, "TcpIp", "RecvIPV6" }, { 0x06, 28, "TcpIp", "ConnectIPV6" },
