@@ -9,6 +9,8 @@
  * reports MB/s (of trace bytes) and events/s for
  *   read      read() into a 1 MiB buffer and memchr over it (the baseline)
  *   headers   every event's header through etl_reader_next, in time order
+ *   stacks    the same, plus every event's stack (etl_event_stack_depth and each frame;
+ *             compressed and deferred stacks read the trace's stack index once)
  *   decode    the same, plus etl_reader_decode() of every event and the text of
  *             every top-level property (etl_property_format)
  *   jsonl     etldump --format=jsonl > /dev/null
@@ -137,7 +139,11 @@ static unsigned long long iterate(const char *path, int touch)
 		}
 		n++;
 		sum += etl_event_timestamp_raw(ev) + etl_event_pid(ev);
-		if (touch) {
+		if (touch == 2) {
+			size_t i, depth = etl_event_stack_depth(ev);
+			for (i = 0; i < depth; i++)
+				sum += etl_event_stack_frame(ev, i);
+		} else if (touch) {
 			const struct etl_decoded *d;
 			size_t i, np;
 			if (etl_reader_decode(r, ev, &d) != ETL_OK || !d)
@@ -160,6 +166,12 @@ static unsigned long long w_headers(const char *path, const char *unused)
 {
 	(void)unused;
 	return iterate(path, 0);
+}
+
+static unsigned long long w_stacks(const char *path, const char *unused)
+{
+	(void)unused;
+	return iterate(path, 2);
 }
 
 static unsigned long long w_decode(const char *path, const char *unused)
@@ -295,6 +307,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	unsigned long long bytes = file_size(path);
 	struct result base = in_child(w_read, path, etldump, repeat);
 	struct result hdr = in_child(w_headers, path, etldump, repeat);
+	struct result stk = in_child(w_stacks, path, etldump, repeat);
 	struct result pay = in_child(w_decode, path, etldump, repeat);
 	struct result js = in_child(w_jsonl, path, etldump, repeat > 3 ? 3 : repeat);
 	struct result js2 = in_child(w_jsonl2, path, etldump, repeat > 3 ? 3 : repeat);
@@ -303,6 +316,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 
 	row(label, "read", bytes, base, base_mbs, 0);
 	row(label, "headers", bytes, hdr, base_mbs, events);
+	row(label, "stacks", bytes, stk, base_mbs, events);
 	row(label, "decode", bytes, pay, base_mbs, events);
 	row(label, "jsonl", bytes, js, base_mbs, events);
 	row(label, "jsonl-j2", bytes, js2, base_mbs, events);
