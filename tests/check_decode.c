@@ -519,6 +519,12 @@ START_TEST(perfinfo_mof_layouts)
 		kq[0] = 9; kq[4] = 2; kq[8] = 0x10; kq[16] = 0x20;
 		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x053F, o.start_ts + 13, NULL, 0, NULL, kq, 24), 0);
 	}
+	{ /* Memory/VirtualAlloc v2: BaseAddress, RegionSize, ProcessId, Flags */
+		uint8_t va[24];
+		memset(va, 0, sizeof(va));
+		va[2] = 0x01; va[9] = 0x20; va[16] = 42; va[21] = 0x30;
+		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0262, o.start_ts + 14, NULL, 0, NULL, va, 24), 0);
+	}
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 	r = etl_reader_new();
@@ -549,9 +555,16 @@ START_TEST(perfinfo_mof_layouts)
 			ck_assert_str_eq(fmt_by_name(dec, "EntryCount"), "2");
 			ck_assert_str_eq(fmt_by_name(dec, "Entries"), "[0x10, 0x20]");
 			break;
+		case 4:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/Memory/VirtualAlloc");
+			ck_assert_str_eq(fmt_by_name(dec, "BaseAddress"), "0x10000");
+			ck_assert_str_eq(fmt_by_name(dec, "RegionSize"), "0x2000");
+			ck_assert_str_eq(fmt_by_name(dec, "ProcessId"), "42");
+			ck_assert_str_eq(fmt_by_name(dec, "Flags"), "0x3000");
+			break;
 		}
 	}
-	ck_assert_uint_eq(seen, 4);
+	ck_assert_uint_eq(seen, 5);
 	etl_reader_free(r);
 	free(d);
 }

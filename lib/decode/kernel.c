@@ -203,6 +203,8 @@ static const struct kf k_diskflush_v3[] = {
 
 /* Memory */
 static const struct kf k_pagefault[] = { PTR("VirtualAddress"), PTR("ProgramCounter") };
+/* PageFault_VirtualAlloc (MOF documentation; strict): BaseAddress, RegionSize (SizeT), ProcessId, Flags */
+static const struct kf k_virtualalloc[] = { PTR("BaseAddress"), SZ("RegionSize"), U32("ProcessId"), X32("Flags") };
 static const struct kf k_hardfault[] = {
 	U64("InitialTime"), U64("ReadOffset"), PTR("VirtualAddress"), PTR("FileObject"), U32("ThreadID"),
 	U32("ByteCount"),
@@ -550,6 +552,7 @@ static const struct klayout {
 	{ 0x01, { 14, 0xFF }, 3, 3, k_diskflush_v3, N(k_diskflush_v3), 0 },
 	{ 0x02, { 10, 11, 12, 13, 14, 15, 0xFF }, 2, 2, k_pagefault, N(k_pagefault), 0 },
 	{ 0x02, { 32, 0xFF }, 2, 2, k_hardfault, N(k_hardfault), 0 },
+	{ 0x02, { 98, 99, 0xFF }, 2, 2, k_virtualalloc, N(k_virtualalloc), 1 },
 	{ 0x06, { 10, 0xFF }, 2, 2, k_tcp_send4, N(k_tcp_send4), 0 },
 	{ 0x06, { 11, 13, 14, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4), 0 },
 	{ 0x06, { 12, 15, 0xFF }, 2, 2, k_tcp_conn4, N(k_tcp_conn4), 0 },
@@ -679,7 +682,8 @@ static const struct kname {
 	{ 0x02, 10, "Memory", "TransitionFault" }, { 0x02, 11, "Memory", "DemandZeroFault" },
 	{ 0x02, 12, "Memory", "CopyOnWrite" }, { 0x02, 13, "Memory", "GuardPageFault" },
 	{ 0x02, 14, "Memory", "HardPageFault" }, { 0x02, 15, "Memory", "AccessViolation" },
-	{ 0x02, 32, "Memory", "HardFault" },
+	{ 0x02, 32, "Memory", "HardFault" }, { 0x02, 98, "Memory", "VirtualAlloc" },
+	{ 0x02, 99, "Memory", "VirtualFree" },
 	{ 0x03, 1, "Process", "Start" }, { 0x03, 2, "Process", "Stop" }, { 0x03, 3, "Process", "DCStart" },
 	{ 0x03, 4, "Process", "DCStop" }, { 0x03, 10, "Image", "Load" }, { 0x03, 11, "Process", "Terminate" },
 	{ 0x03, 32, "Process", "PerfCtr" }, { 0x03, 33, "Process", "PerfCtrRundown" },
