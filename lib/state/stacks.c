@@ -9,13 +9,14 @@
 #include "internal.h"
 #include "state/stacks.h"
 
-static size_t used(const struct etl_stacks *k)
+/* Bytes allocated (capacities, not contents: the limit bounds real memory). */
+static uint64_t held(const struct etl_stacks *k)
 {
-	return k->pool_len + k->ndef * sizeof(*k->def) + k->nref * sizeof(*k->ref);
+	return (uint64_t)k->pool_cap + (uint64_t)k->capdef * sizeof(*k->def) + (uint64_t)k->capref * sizeof(*k->ref);
 }
 
-/* Grows an array of elements of size sz to hold one more; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
+/* Grows an array of elements of size sz to hold one more, within max bytes held; 0 or -1. */
+static int grow(struct etl_stacks *k, void **arr, size_t *cap, size_t n, size_t sz, uint64_t max)
 {
 	size_t nc;
 	void *na;
@@ -23,6 +24,11 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
 	if (n < *cap)
 		return 0;
 	nc = *cap ? *cap * 2 : 256;
+	if (held(k) + (uint64_t)(nc - *cap) * sz > max) {
+		nc = *cap + 1; /* what still fits, one at a time */
+		if (held(k) + sz > max)
+			return -1;
+	}
 	na = etl__realloc(*arr, nc * sz);
 	if (!na)
 		return -1;
@@ -31,8 +37,8 @@ static int grow(void **arr, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
-/* Copies frames into the pool; their offset, or SIZE_MAX when memory ran out. */
-static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes)
+/* Copies frames into the pool, within max bytes held; their offset, or SIZE_MAX. */
+static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes, uint64_t max)
 {
 	size_t off = k->pool_len;
 
@@ -41,6 +47,11 @@ static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes
 		uint8_t *np;
 		while (nc < k->pool_len + bytes)
 			nc *= 2;
+		if (held(k) - k->pool_cap + nc > max) {
+			nc = k->pool_len + bytes; /* exactly what is needed, if that fits */
+			if (held(k) - k->pool_cap + nc > max)
+				return SIZE_MAX;
+		}
 		np = etl__realloc(k->pool, nc);
 		if (!np)
 			return SIZE_MAX;
@@ -59,9 +70,8 @@ int etl__stacks_add_def(struct etl_stacks *k, uint64_t key, uint64_t ts, const u
 	size_t bytes = (size_t)count * ptr, off;
 	struct etl_stackdef *e;
 
-	if (used(k) + bytes + sizeof(*e) > max_bytes ||
-	    grow((void **)&k->def, &k->capdef, k->ndef, sizeof(*e)) != 0 ||
-	    (off = pool_put(k, frames, bytes)) == SIZE_MAX) {
+	if (grow(k, (void **)&k->def, &k->capdef, k->ndef, sizeof(*e), max_bytes) != 0 ||
+	    (off = pool_put(k, frames, bytes, max_bytes)) == SIZE_MAX) {
 		k->dropped++;
 		return -1;
 	}
@@ -80,9 +90,8 @@ int etl__stacks_add_ref(struct etl_stacks *k, const struct etl_stackref *ref, co
 	size_t bytes = ref->is_key ? 0 : (size_t)ref->count * ref->ptr, off = 0;
 	struct etl_stackref *e;
 
-	if (used(k) + bytes + sizeof(*e) > max_bytes ||
-	    grow((void **)&k->ref, &k->capref, k->nref, sizeof(*e)) != 0 ||
-	    (bytes && (off = pool_put(k, frames, bytes)) == SIZE_MAX)) {
+	if (grow(k, (void **)&k->ref, &k->capref, k->nref, sizeof(*e), max_bytes) != 0 ||
+	    (bytes && (off = pool_put(k, frames, bytes, max_bytes)) == SIZE_MAX)) {
 		k->dropped++;
 		return -1;
 	}
