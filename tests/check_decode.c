@@ -525,13 +525,19 @@ START_TEST(perfinfo_mof_layouts)
 		va[2] = 0x01; va[9] = 0x20; va[16] = 42; va[21] = 0x30;
 		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0262, o.start_ts + 14, NULL, 0, NULL, va, 24), 0);
 	}
+	{ /* ALPC/WaitForNewMessage v2: IsServerPort, PortName - in ANSI, then in UTF-16 */
+		static const uint8_t a[] = { 1, 0, 0, 0, 'P', 'o', 'r', 't', 0 };
+		static const uint8_t u[] = { 0, 0, 0, 0, 'P', 0, 'o', 0, 'r', 0, 't', 0, 0, 0 };
+		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x1A24, 4, 8, o.start_ts + 15, a, sizeof(a)), 0);
+		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x1A24, 4, 8, o.start_ts + 16, u, sizeof(u)), 0);
+	}
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 	r = etl_reader_new();
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
 	while (etl_reader_next(r, &ev) == ETL_OK) {
-		if (etl_event_header_kind(ev) != ETL_HEADER_PERFINFO)
-			continue;
+		if (etl_event_hook_id(ev) == 0)
+			continue; /* the logfile header */
 		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
 		switch (seen++) {
 		case 0:
@@ -562,9 +568,15 @@ START_TEST(perfinfo_mof_layouts)
 			ck_assert_str_eq(fmt_by_name(dec, "ProcessId"), "42");
 			ck_assert_str_eq(fmt_by_name(dec, "Flags"), "0x3000");
 			break;
+		case 5:
+		case 6:
+			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/ALPC/WaitForNewMessage");
+			ck_assert_str_eq(fmt_by_name(dec, "IsServerPort"), seen == 6 ? "1" : "0");
+			ck_assert_str_eq(fmt_by_name(dec, "PortName"), "Port");
+			break;
 		}
 	}
-	ck_assert_uint_eq(seen, 5);
+	ck_assert_uint_eq(seen, 7);
 	etl_reader_free(r);
 	free(d);
 }

@@ -437,6 +437,10 @@ static const struct kf k_sc_video[] = {
 	WCHARS("DeviceId", 256), X32("StateFlags"),
 };
 static const struct kf k_alpc_unwait[] = { X32("Status") };
+/* ALPC WaitForNewMessage: the documentation says "string PortName" without its encoding: tried as
+ * ANSI, then as UTF-16; only one of them can account for every byte of a payload */
+static const struct kf k_alpc_wait_new_a[] = { U32("IsServerPort"), ASTR("PortName") };
+static const struct kf k_alpc_wait_new_w[] = { U32("IsServerPort"), WSTR("PortName") };
 
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
 static const struct kf k_sc_cpu_v3[] = {
@@ -503,6 +507,7 @@ static const struct kf k_sc_volume[] = { WSTR("Value") };
 static const struct kf k_sc_mapping[] = { WSTR("NtPath"), WSTR("DosPath") };
 
 #define N(a) (uint8_t)(sizeof(a) / sizeof(a[0]))
+#define STRICT_OR_NEXT 2
 
 static const struct klayout {
 	uint8_t group;
@@ -511,7 +516,9 @@ static const struct klayout {
 	const struct kf *fields;
 	uint8_t nfields;
 	/* 1: a layout from the WDK's MOF documentation that no corpus record has checked; it is
-	 * used only when it accounts for every payload byte, else the event stays raw */
+	 * used only when it accounts for every payload byte, else the event stays raw.
+	 * STRICT_OR_NEXT: the same, but a payload that does not fit is tried against the next row
+	 * (an alternative the documentation leaves open, e.g. a string's encoding) */
 	uint8_t strict;
 } layouts[] = {
 	{ 0x00, { 0, 0xFF }, 0, 2, k_header, N(k_header), 0 },
@@ -647,6 +654,8 @@ static const struct klayout {
 	{ 0x0F, { 114, 0xFF }, 2, 2, k_hypercall, N(k_hypercall), 1 },
 	{ 0x1A, { 33, 34, 35, 0xFF }, 2, 2, k_alpc_message, N(k_alpc_message), 1 },
 	{ 0x1A, { 37, 0xFF }, 2, 2, k_alpc_unwait, N(k_alpc_unwait), 1 },
+	{ 0x1A, { 36, 0xFF }, 2, 2, k_alpc_wait_new_a, N(k_alpc_wait_new_a), STRICT_OR_NEXT },
+	{ 0x1A, { 36, 0xFF }, 2, 2, k_alpc_wait_new_w, N(k_alpc_wait_new_w), 1 },
 	{ 0x0B, { 14, 0xFF }, 2, 2, k_sc_video, N(k_sc_video), 1 },
 	/* KernelTraceControl ImageID: any version (the payload proves the layout) */
 	{ KTC_IMAGEID, { 0, 0xFF }, 0, 0xFF, k_imageid, N(k_imageid), 0 },
@@ -1048,14 +1057,20 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 		/* the header's pointer size when the payload proves it, else the one it proves */
 		ptr = (ptr == 8 ? ok8 : ok4) ? ptr : (ok8 ? 8 : 4);
 	}
-	if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
-		return st;
-	st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
-	if (l->strict && ((st != ETL_OK && st != ETL_E_NOMEM && st != ETL_E_LIMIT) ||
-			  (st == ETL_OK && d->trailing != 0))) {
+	for (;;) {
+		if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
+			return st;
+		st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+		if (!l->strict || !((st != ETL_OK && st != ETL_E_NOMEM && st != ETL_E_LIMIT) ||
+				    (st == ETL_OK && d->trailing != 0)))
+			break;
 		/* an unchecked layout that does not account for the payload exactly: not used */
 		d->nnodes = d->ntop = 0;
 		d->trailing = 0;
+		if (l->strict == STRICT_OR_NEXT) {
+			l++; /* the alternative on the next row */
+			continue;
+		}
 		d->reason = "the payload does not fit the documented layout of this kernel event exactly: not decoded";
 		return ETL_END;
 	}
