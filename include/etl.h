@@ -197,6 +197,9 @@ enum etl_counter {
 	ETL_COUNT_BYTES_SKIPPED = 5,     /**< file bytes that could not be attributed to a record */
 	ETL_COUNT_ERRORS = 6,            /**< errors reported through etl_reader_next() */
 	ETL_COUNT_BUFFERS_EVENTS_LOST = 7, /**< buffers flagged EVENTS_LOST by the logger */
+	ETL_COUNT_STACKS_DROPPED = 8,    /**< stack-key definitions and away-from-event stack records the
+	                                      stack index could not keep (ETL_LIMIT_STACK_KEY_BYTES): the
+	                                      stacks of their events come out incomplete */
 	ETL_COUNT_COUNT_
 };
 /** Value of a counter, summed over all inputs. @since 0.1 */

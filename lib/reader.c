@@ -1051,6 +1051,7 @@ static void load_stack_index(struct etl_reader *r, struct trace *t)
 	etl__free(sc.mem);
 	etl__free(sc.dmem);
 	etl__stacks_finish(&t->stacks);
+	r->counts[ETL_COUNT_STACKS_DROPPED] += t->stacks.dropped;
 }
 
 void etl__reader_resolve_stack_keys(struct etl_reader *r, struct etl_event *ev)

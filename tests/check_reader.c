@@ -896,6 +896,7 @@ START_TEST(stack_keys_and_deferred_stacks)
 	ck_assert_uint_eq(samples, 5);
 	ck_assert_uint_eq(n, 15); /* 14 written + the logfile header */
 	ck_assert_int_eq(etl_reader_count(r, ETL_COUNT_ERRORS), 0);
+	ck_assert_int_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
 	etl_reader_free(r);
 	/* the copy holds its frames */
 	expect_frames(copy_a, a, 4);
@@ -912,6 +913,7 @@ START_TEST(stack_keys_and_deferred_stacks)
 			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
 	}
 	ck_assert_uint_eq(n, 15);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 5); /* 3 definitions, 2 records */
 	etl_reader_free(r);
 	free(d);
 }
