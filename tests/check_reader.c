@@ -915,6 +915,18 @@ START_TEST(stack_keys_and_deferred_stacks)
 	ck_assert_uint_eq(n, 15);
 	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 5); /* 3 definitions, 2 records */
 	etl_reader_free(r);
+
+	/* room for part of the index: some records kept, the rest counted */
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 200), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "keys"), ETL_OK);
+	n = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		n += etl_event_stack_depth(ev) > 0;
+	ck_assert_uint_gt(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+	ck_assert_uint_lt(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 5);
+	ck_assert_uint_gt(n, 0);
+	etl_reader_free(r);
 	free(d);
 }
 END_TEST

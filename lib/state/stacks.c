@@ -25,9 +25,13 @@ static int grow(struct etl_stacks *k, void **arr, size_t *cap, size_t n, size_t 
 		return 0;
 	nc = *cap ? *cap * 2 : 256;
 	if (held(k) + (uint64_t)(nc - *cap) * sz > max) {
-		nc = *cap + 1; /* what still fits, one at a time */
-		if (held(k) + sz > max)
+		/* near the limit: all that still fits, in one step (then nothing more) */
+		uint64_t room = max > held(k) ? (max - held(k)) / sz : 0;
+		if (room > SIZE_MAX / sz - *cap)
+			room = SIZE_MAX / sz - *cap; /* (a limit beyond the address space) */
+		if (room == 0)
 			return -1;
+		nc = *cap + (size_t)room;
 	}
 	na = etl__realloc(*arr, nc * sz);
 	if (!na)
@@ -48,9 +52,14 @@ static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes
 		while (nc < k->pool_len + bytes)
 			nc *= 2;
 		if (held(k) - k->pool_cap + nc > max) {
-			nc = k->pool_len + bytes; /* exactly what is needed, if that fits */
-			if (held(k) - k->pool_cap + nc > max)
+			/* near the limit: all the room left, in one step (then nothing more) */
+			uint64_t others = held(k) - k->pool_cap;
+			uint64_t room = max > others ? max - others : 0;
+			if (room > SIZE_MAX / 2)
+				room = SIZE_MAX / 2; /* (a limit beyond the address space) */
+			if (room < (uint64_t)k->pool_len + bytes)
 				return SIZE_MAX;
+			nc = (size_t)room;
 		}
 		np = etl__realloc(k->pool, nc);
 		if (!np)
