@@ -42,6 +42,10 @@ struct etl_diag {
 
 void etl__diag_set(struct etl_diag *d, int code, uint64_t offset, const char *fmt, ...)
 	ETL_PRINTF(4, 5);
+/* Context for a diagnostic a lower layer made: text before its message, or after it (both
+ * cut to fit the message buffer). */
+void etl__diag_prefix(struct etl_diag *d, const char *prefix);
+void etl__diag_append(struct etl_diag *d, const char *fmt, ...) ETL_PRINTF(2, 3);
 
 /* ---- memory (one place, so tests can inject failures) ---- */
 
@@ -69,6 +73,13 @@ static inline int etl__mul_size(size_t a, size_t b, size_t *out)
 	*out = a * b;
 	return 1;
 }
+
+/*
+ * Makes room for `need` elements of `size` bytes in the array *arrp (a pointer to the array
+ * pointer) whose capacity is *cap: doubles the capacity (from `first`, or 16, when empty) until
+ * it holds `need`.  0, or -1 on overflow or out of memory (the array and *cap unchanged).
+ */
+int etl__grow(void *arrp, size_t *cap, size_t need, size_t size, size_t first);
 
 /* ---- strings ---- */
 

@@ -10,25 +10,22 @@
 #include "decode/kernel.h"
 #include "manifest/manifest.h"
 
-struct es_chunks;
+#include "util/htab.h"
 
-struct tlg_entry;
-struct tei_entry;
+struct es_chunks;
 struct map_entry;
 
 struct etl_decode_state {
 	struct etl_decoded out;   /* the last decoded event */
-	struct tlg_entry *tlg;    /* TraceLogging schemas by metadata bytes (open addressing) */
-	size_t tlg_cap, tlg_count;
-	struct tei_entry *tei;    /* merge-time TRACE_EVENT_INFO by (input, provider, id, version) */
-	size_t tei_cap, tei_count;
+	struct etl_htab tlg;      /* TraceLogging schemas by metadata bytes (metadata.c) */
+	struct etl_htab tei;      /* merge-time TRACE_EVENT_INFO by (input, provider, id, version) */
 	struct map_entry *maps;   /* merge-time maps by (input, provider, name) */
 	size_t map_count, map_cap;
 	uint64_t metadata_rejected;
 	struct etl_manifest_db *manifests;   /* loaded by the caller */
 	struct etl_manifest_db *eventsource; /* manifests logged inside the traces */
 	struct es_chunks *es;                /* EventSource manifests being collected */
-	size_t es_count;
+	size_t es_count, es_cap;
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
 	struct etl_kernel_cache *kernel;     /* built-in layouts, built on first use */
 	/* the event being decoded, for map lookups */

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "state/state.h"
+#include "util/htab.h"
 #include "util/cursor.h"
 
 enum { G_PROCESS = 0x03, G_THREAD = 0x05, G_IMAGE = 0x14 };
@@ -23,49 +24,29 @@ static uint64_t make_key(int trace, uint32_t id)
 	return (((uint64_t)(uint32_t)trace << 32) | id) + 1;
 }
 
-static size_t slot_hash(uint64_t key, size_t cap)
+static int slot_eq(const void *entry, const void *key)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (size_t)key & (cap - 1);
+	return ((const struct etl_state_slot *)entry)->key == *(const uint64_t *)key;
 }
 
-static struct etl_state_slot *slot_find(struct etl_state_slot *t, size_t cap, uint64_t key)
+static struct etl_state_slot *slot_find(const struct etl_htab *t, uint64_t key)
 {
-	size_t i;
-
-	if (!t)
-		return NULL;
-	for (i = slot_hash(key, cap);; i = (i + 1) & (cap - 1)) {
-		if (t[i].key == key || t[i].key == 0)
-			return &t[i];
-	}
+	return etl__htab_find(t, etl__hash_mix(key), slot_eq, &key);
 }
 
-/* Sets key -> value, growing the table at half load.  0 on out of memory. */
-static int slot_put(struct etl_state_slot **t, size_t *cap, size_t *count, uint64_t key, uint32_t value)
+/* Sets key -> value.  0 on out of memory. */
+static int slot_put(struct etl_htab *t, uint64_t key, uint32_t value)
 {
-	struct etl_state_slot *s;
+	struct etl_state_slot *s = slot_find(t, key);
 
-	if (*count + 1 > *cap / 2) {
-		size_t ncap = *cap ? *cap * 2 : 256, i;
-		struct etl_state_slot *n = etl__calloc(ncap, sizeof(*n));
-
-		if (!n)
+	if (!s) {
+		if (!t->size)
+			etl__htab_init(t, sizeof(*s));
+		s = etl__htab_insert(t, etl__hash_mix(key));
+		if (!s)
 			return 0;
-		for (i = 0; i < *cap; i++) {
-			if ((*t)[i].key)
-				*slot_find(n, ncap, (*t)[i].key) = (*t)[i];
-		}
-		etl__free(*t);
-		*t = n;
-		*cap = ncap;
+		s->key = key;
 	}
-	s = slot_find(*t, *cap, key);
-	if (s->key == 0)
-		(*count)++;
-	s->key = key;
 	s->value = value;
 	return 1;
 }
@@ -118,41 +99,28 @@ static void replace_str(char **dst, char *src)
 
 /* ---- processes ---- */
 
-static size_t pid_count(const struct etl_state *st)
-{
-	return st->nprocs; /* every process record has, or had, its pid slot */
-}
-
 const struct etl_process *etl__state_find(const struct etl_state *st, int trace, uint32_t pid)
 {
-	struct etl_state_slot *s;
+	const struct etl_state_slot *s;
 
 	if (pid == ETL_ID_NONE)
 		return NULL;
-	s = slot_find(st->by_pid, st->pid_cap, make_key(trace, pid));
-	return s && s->key ? st->procs[s->value] : NULL;
+	s = slot_find(&st->by_pid, make_key(trace, pid));
+	return s ? st->procs[s->value] : NULL;
 }
 
 /* A new record for pid (replacing the one the pid named, if any).  NULL when not kept. */
 static struct etl_process *process_new(struct etl_state *st, int trace, uint32_t pid)
 {
 	struct etl_process *p;
-	size_t npid = pid_count(st);
 
 	if (st->nprocs >= ETL_STATE_MAX_PROCESSES) {
 		st->dropped++;
 		return NULL;
 	}
-	if (st->nprocs == st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 64;
-		struct etl_process **n = etl__realloc(st->procs, ncap * sizeof(*n));
-
-		if (!n) {
-			st->dropped++;
-			return NULL;
-		}
-		st->procs = n;
-		st->cap = ncap;
+	if (etl__grow(&st->procs, &st->cap, st->nprocs + 1, sizeof(*st->procs), 64) != 0) {
+		st->dropped++;
+		return NULL;
 	}
 	p = etl__calloc(1, sizeof(*p));
 	if (!p || !(p->image_name = etl__strdup("")) || !(p->command_line = etl__strdup(""))) {
@@ -167,7 +135,7 @@ static struct etl_process *process_new(struct etl_state *st, int trace, uint32_t
 	p->pid = pid;
 	p->parent_pid = ETL_ID_NONE;
 	p->session_id = ETL_ID_NONE;
-	if (!slot_put(&st->by_pid, &st->pid_cap, &npid, make_key(trace, pid), (uint32_t)st->nprocs)) {
+	if (!slot_put(&st->by_pid, make_key(trace, pid), (uint32_t)st->nprocs)) {
 		etl__free(p->image_name);
 		etl__free(p->command_line);
 		etl__free(p);
@@ -256,16 +224,10 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 	if (i < p->nthreads && strcmp(p->threads[i].name, s) == 0)
 		return;
 	if (i == p->nthreads) {
-		if (p->nthreads == p->cap_threads) {
-			size_t cap = p->cap_threads ? 2 * p->cap_threads : 4;
-			struct etl_thread_name *t;
-			if (st->named_threads >= ETL_STATE_MAX_THREADS ||
-			    !(t = etl__realloc(p->threads, cap * sizeof(*t)))) {
-				st->dropped++;
-				return;
-			}
-			p->threads = t;
-			p->cap_threads = cap;
+		if (st->named_threads >= ETL_STATE_MAX_THREADS ||
+		    etl__grow(&p->threads, &p->cap_threads, p->nthreads + 1, sizeof(*p->threads), 4) != 0) {
+			st->dropped++;
+			return;
 		}
 		p->threads[i].tid = tid;
 		p->threads[i].name = NULL;
@@ -294,13 +256,12 @@ static void on_thread(struct etl_state *st, const struct etl_event *ev, const st
 		return;
 	if (ev->opcode != 2 && ev->opcode != 4)
 		name_thread(st, ev, d, (uint32_t)pid, (uint32_t)tid);
-	if (st->ntids >= ETL_STATE_MAX_THREADS) {
+	if (st->by_tid.count >= ETL_STATE_MAX_THREADS) {
 		st->dropped++;
 		return;
 	}
 	/* A thread stays known after it ends: later records may still name it. */
-	if (!slot_put(&st->by_tid, &st->tid_cap, &st->ntids, make_key(ev->trace_index, (uint32_t)tid),
-		      (uint32_t)pid))
+	if (!slot_put(&st->by_tid, make_key(ev->trace_index, (uint32_t)tid), (uint32_t)pid))
 		st->dropped++;
 }
 
@@ -339,16 +300,9 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		st->dropped++;
 		return;
 	}
-	if (p->nimages == p->cap_images) {
-		size_t ncap = p->cap_images ? p->cap_images * 2 : 16;
-		struct etl_image_rec *n = etl__realloc(p->images, ncap * sizeof(*n));
-
-		if (!n) {
-			st->dropped++;
-			return;
-		}
-		p->images = n;
-		p->cap_images = ncap;
+	if (etl__grow(&p->images, &p->cap_images, p->nimages + 1, sizeof(*p->images), 16) != 0) {
+		st->dropped++;
+		return;
 	}
 	im = &p->images[p->nimages];
 	memset(im, 0, sizeof(*im));
@@ -439,8 +393,8 @@ const struct etl_process *etl__state_process_of(const struct etl_state *st, cons
 	    ev->payload_len >= 8)
 		p = etl__state_find(st, ev->trace_index, etl_le32(ev->payload));
 	if (!p && tid != ETL_ID_NONE && tid != 0) {
-		s = slot_find(st->by_tid, st->tid_cap, make_key(ev->trace_index, tid));
-		if (s && s->key)
+		s = slot_find(&st->by_tid, make_key(ev->trace_index, tid));
+		if (s)
 			p = etl__state_find(st, ev->trace_index, s->value);
 	}
 	return p;
@@ -448,12 +402,12 @@ const struct etl_process *etl__state_process_of(const struct etl_state *st, cons
 
 const struct etl_process *etl__state_thread_process(const struct etl_state *st, int trace, uint32_t tid)
 {
-	struct etl_state_slot *s;
+	const struct etl_state_slot *s;
 
-	if (tid == ETL_ID_NONE || !st->by_tid)
+	if (tid == ETL_ID_NONE)
 		return NULL;
-	s = slot_find(st->by_tid, st->tid_cap, make_key(trace, tid));
-	return s && s->key ? etl__state_find(st, trace, s->value) : NULL;
+	s = slot_find(&st->by_tid, make_key(trace, tid));
+	return s ? etl__state_find(st, trace, s->value) : NULL;
 }
 
 const char *etl__state_thread_name(const struct etl_state *st, int trace, uint32_t tid)
@@ -493,8 +447,8 @@ void etl__state_free(struct etl_state *st)
 		etl__free(p);
 	}
 	etl__free(st->procs);
-	etl__free(st->by_pid);
-	etl__free(st->by_tid);
+	etl__htab_free(&st->by_pid);
+	etl__htab_free(&st->by_tid);
 	etl__free(st->scratch.nodes);
 	etl__free(st->scratch.field_values);
 	etl__arena_free(&st->scratch.arena);

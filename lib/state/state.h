@@ -13,6 +13,7 @@
 #define ETL_STATE_STATE_H
 
 #include "decode/decode.h"
+#include "util/htab.h"
 
 struct etl_image_rec {
 	uint64_t base, size;
@@ -39,15 +40,15 @@ struct etl_process {
 };
 
 struct etl_state_slot {
-	uint64_t key;   /* (trace << 32 | id) + 1; 0 = empty */
+	uint64_t key;   /* trace << 32 | id, plus 1 */
 	uint32_t value; /* process index (pid table) or pid (tid table) */
 };
 
 struct etl_state {
 	struct etl_process **procs; /* in the order first seen */
 	size_t nprocs, cap;
-	struct etl_state_slot *by_pid, *by_tid; /* open addressing, power-of-two sizes */
-	size_t pid_cap, tid_cap, ntids, named_threads;
+	struct etl_htab by_pid, by_tid; /* of struct etl_state_slot */
+	size_t named_threads;
 	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
 	size_t string_bytes;        /* held by names and command lines */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -34,4 +35,24 @@ const char *etl_status_string(int status)
 	case ETL_E_MISUSE: return "misuse";
 	default: return "unknown";
 	}
+}
+
+void etl__diag_prefix(struct etl_diag *d, const char *prefix)
+{
+	char tmp[sizeof(d->msg)];
+
+	snprintf(tmp, sizeof(tmp), "%s%s", prefix, d->msg);
+	memcpy(d->msg, tmp, sizeof(d->msg));
+}
+
+void etl__diag_append(struct etl_diag *d, const char *fmt, ...)
+{
+	size_t l = strlen(d->msg);
+	va_list ap;
+
+	if (l >= sizeof(d->msg) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->msg + l, sizeof(d->msg) - l, fmt, ap);
+	va_end(ap);
 }

@@ -1,0 +1,279 @@
+/*
+ * access.c - the public accessors of a decoded event and its properties.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/schema.h"
+#include "util/cursor.h"
+
+const char *etl_decoder_name(enum etl_decoder k)
+{
+	switch (k) {
+	case ETL_DECODER_NONE: return "none";
+	case ETL_DECODER_MANIFEST: return "manifest";
+	case ETL_DECODER_EVENTSOURCE: return "eventsource";
+	case ETL_DECODER_TRACELOGGING: return "tracelogging";
+	case ETL_DECODER_TRACE_METADATA: return "trace-metadata";
+	case ETL_DECODER_BUILTIN: return "builtin";
+	}
+	return "unknown";
+}
+
+enum etl_decoder etl_decoded_source(const struct etl_decoded *d) { return d->source; }
+const char *etl_decoded_name(const struct etl_decoded *d) { return d->name ? d->name : ""; }
+const char *etl_decoded_provider_name(const struct etl_decoded *d) { return d->provider_name; }
+const char *etl_decoded_event_name(const struct etl_decoded *d) { return d->event_name; }
+const char *etl_decoded_task_name(const struct etl_decoded *d) { return d->task_name; }
+const char *etl_decoded_opcode_name(const struct etl_decoded *d) { return d->opcode_name; }
+const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; }
+uint32_t etl_decoded_event_tags(const struct etl_decoded *d) { return d->event_tags; }
+const char *etl_decoded_level_name(const struct etl_decoded *d) { return d->level_name; }
+const char *etl_decoded_channel_name(const struct etl_decoded *d) { return d->channel_name; }
+const char *etl_decoded_keywords_name(const struct etl_decoded *d) { return d->keywords_name; }
+
+/* Windows message inserts: %N (1-based property), %N!fmt! (format ignored), %% %n %t %r %. */
+const char *etl_decoded_message(const struct etl_decoded *cd)
+{
+	struct etl_decoded *d = (struct etl_decoded *)(uintptr_t)cd; /* the reader owns it */
+	const char *s = d->message_template;
+	char *out;
+	size_t cap, n = 0;
+
+	if (!s)
+		return NULL;
+	if (d->message)
+		return d->message;
+	cap = strlen(s) * 2 + 256;
+	out = etl__malloc(cap);
+	if (!out)
+		return NULL;
+	while (*s) {
+		const char *piece = NULL;
+		char one[2] = { 0, 0 };
+		size_t pl;
+
+		if (*s == '%' && s[1] >= '1' && s[1] <= '9') {
+			unsigned long k = strtoul(s + 1, (char **)&s, 10);
+			if (*s == '!') { /* skip a printf-style format */
+				const char *e = strchr(s + 1, '!');
+				s = e ? e + 1 : s;
+			}
+			piece = k >= 1 && k <= d->ntop ? etl_property_format(&d->nodes[k - 1]) : "";
+			if (!piece)
+				piece = "";
+		} else if (*s == '%' && s[1]) {
+			switch (s[1]) {
+			case 'n': one[0] = '\n'; break;
+			case 't': one[0] = '\t'; break;
+			case 'r': one[0] = '\r'; break;
+			default: one[0] = s[1]; break;
+			}
+			piece = one;
+			s += 2;
+		} else {
+			one[0] = *s++;
+			piece = one;
+		}
+		pl = strlen(piece);
+		if (n + pl + 1 > cap) {
+			char *nb;
+			cap = (n + pl + 1) * 2;
+			nb = etl__realloc(out, cap);
+			if (!nb) {
+				etl__free(out);
+				return NULL;
+			}
+			out = nb;
+		}
+		memcpy(out + n, piece, pl);
+		n += pl;
+	}
+	out[n] = 0;
+	d->message = etl__arena_strndup(&d->arena, out, n);
+	etl__free(out);
+	return d->message;
+}
+
+int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *group)
+{
+	if (!d->has_group)
+		return 0;
+	if (group)
+		*group = d->provider_group;
+	return 1;
+}
+
+const char *etl_property_map_name(const struct etl_property *p)
+{
+	return p->map ? p->map->name : NULL;
+}
+
+uint32_t etl_property_tags(const struct etl_property *p)
+{
+	return p->field ? p->field->tags : 0;
+}
+
+int etl_property_custom_schema(const struct etl_property *p, const uint8_t **schema, size_t *size)
+{
+	if (!p->field || !(p->field->flags & FF_CUSTOM))
+		return ETL_E_MISUSE;
+	*schema = p->field->custom_schema;
+	*size = p->field->custom_len;
+	return ETL_OK;
+}
+size_t etl_decoded_trailing_bytes(const struct etl_decoded *d) { return d->trailing; }
+size_t etl_decoded_property_count(const struct etl_decoded *d) { return d->ntop; }
+
+const struct etl_property *etl_decoded_property_at(const struct etl_decoded *d, size_t i)
+{
+	return i < d->ntop ? &d->nodes[i] : NULL;
+}
+
+const struct etl_property *etl_decoded_property_by_name(const struct etl_decoded *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->ntop; i++)
+		if (d->nodes[i].name && strcmp(d->nodes[i].name, name) == 0)
+			return &d->nodes[i];
+	return NULL;
+}
+
+const char *etl_property_name(const struct etl_property *p) { return p->name ? p->name : ""; }
+enum etl_property_kind etl_property_kind(const struct etl_property *p) { return (enum etl_property_kind)p->kind; }
+uint16_t etl_property_in_type(const struct etl_property *p) { return p->in_type; }
+uint16_t etl_property_out_type(const struct etl_property *p) { return p->out_type; }
+size_t etl_property_child_count(const struct etl_property *p) { return p->child_count; }
+
+const struct etl_property *etl_property_child_at(const struct etl_property *p, size_t i)
+{
+	return i < p->child_count ? &p->owner->nodes[p->first_child + i] : NULL;
+}
+
+static int is_int(const struct etl_property *p)
+{
+	uint16_t t = p->in_type;
+	return p->kind == ETL_PROPERTY_VALUE && p->data &&
+	       ((t >= IN_INT8 && t <= IN_UINT64) || t == IN_HEXINT32 || t == IN_HEXINT64 ||
+		t == IN_POINTER || t == IN_SIZET || t == IN_BOOLEAN || t == IN_FILETIME) &&
+	       (p->len == 1 || p->len == 2 || p->len == 4 || p->len == 8);
+}
+
+static int is_signed_in(uint16_t t)
+{
+	return t == IN_INT8 || t == IN_INT16 || t == IN_INT32 || t == IN_INT64;
+}
+
+int etl_property_as_u64(const struct etl_property *p, uint64_t *v)
+{
+	if (!is_int(p))
+		return ETL_E_MISUSE;
+	switch (p->len) {
+	case 1: *v = p->data[0]; break;
+	case 2: *v = etl_le16(p->data); break;
+	case 4: *v = etl_le32(p->data); break;
+	default: *v = etl_le64(p->data); break;
+	}
+	return ETL_OK;
+}
+
+int etl_property_as_i64(const struct etl_property *p, int64_t *v)
+{
+	uint64_t u;
+
+	if (etl_property_as_u64(p, &u) != ETL_OK)
+		return ETL_E_MISUSE;
+	if (!is_signed_in(p->in_type)) {
+		*v = (int64_t)u;
+		return ETL_OK;
+	}
+	switch (p->len) {
+	case 1: *v = (int8_t)u; break;
+	case 2: *v = (int16_t)u; break;
+	case 4: *v = (int32_t)u; break;
+	default: *v = (int64_t)u; break;
+	}
+	return ETL_OK;
+}
+
+int etl_property_as_double(const struct etl_property *p, double *v)
+{
+	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == IN_FLOAT && p->len == 4) {
+		uint32_t u = etl_le32(p->data);
+		float f;
+		memcpy(&f, &u, sizeof(f));
+		*v = f;
+		return ETL_OK;
+	}
+	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == IN_DOUBLE && p->len == 8) {
+		uint64_t u = etl_le64(p->data);
+		memcpy(v, &u, sizeof(*v));
+		return ETL_OK;
+	}
+	if (is_int(p)) {
+		int64_t i;
+		uint64_t u;
+		if (is_signed_in(p->in_type) && etl_property_as_i64(p, &i) == ETL_OK)
+			*v = (double)i;
+		else if (etl_property_as_u64(p, &u) == ETL_OK)
+			*v = (double)u;
+		return ETL_OK;
+	}
+	return ETL_E_MISUSE;
+}
+
+int etl_property_as_guid(const struct etl_property *p, struct etl_guid *v)
+{
+	if (p->kind != ETL_PROPERTY_VALUE || !p->data || p->in_type != IN_GUID || p->len != 16)
+		return ETL_E_MISUSE;
+	etl_guid_from_le(p->data, v);
+	return ETL_OK;
+}
+
+int etl_property_as_bytes(const struct etl_property *p, const uint8_t **data, size_t *size)
+{
+	if (!p->data && p->len)
+		return ETL_E_MISUSE;
+	*data = p->data;
+	*size = p->len;
+	return ETL_OK;
+}
+
+static int is_text(uint16_t t)
+{
+	return t == IN_UNICODESTRING || t == IN_ANSISTRING || t == IN_COUNTEDSTRING ||
+	       t == IN_COUNTEDANSISTRING || t == IN_MOF_COUNTEDSTRING || t == IN_MOF_COUNTEDANSISTRING ||
+	       t == IN_REVERSEDCOUNTEDSTRING || t == IN_REVERSEDCOUNTEDANSISTRING ||
+	       t == IN_NONNULLTERMINATEDSTRING || t == IN_NONNULLTERMINATEDANSISTRING;
+}
+
+static int is_char_text(const struct etl_property *p)
+{
+	uint16_t t = p->in_type;
+	return p->out_type == OUT_STRING && (t == IN_UINT8 || t == IN_UINT16 || t == IN_INT8 || t == IN_INT16);
+}
+
+int etl_property_as_utf8(const struct etl_property *p, const char **s, size_t *len)
+{
+	const char *t;
+
+	if (p->kind != ETL_PROPERTY_VALUE || !(is_text(p->in_type) || is_char_text(p)))
+		return ETL_E_MISUSE;
+	t = etl_property_format(p);
+	if (!t)
+		return ETL_E_NOMEM;
+	*s = t;
+	if (len)
+		*len = strlen(t);
+	return ETL_OK;
+}
+
+const char *etl_property_format(const struct etl_property *p)
+{
+	/* The tree belongs to the reader; the cache of formatted text lives in it. */
+	return etl__format_property((struct etl_property *)(uintptr_t)p);
+}
+

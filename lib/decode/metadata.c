@@ -1,0 +1,313 @@
+/*
+ * metadata.c - the decoder's memory of in-trace metadata (see metadata.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "decode/metadata.h"
+#include "decode/tlg.h"
+#include "util/cursor.h"
+
+#define TLG_CACHE_MAX 16384u   /* schemas kept before the cache is emptied */
+#define TEI_MAX 65536u
+#define MAP_MAX 65536u
+#define ES_MAX_BYTES (16u << 20)
+#define ES_MAX_PENDING 256u
+
+static const struct etl_guid metadata_guid = { 0xbbccf6c1, 0x6cd1, 0x48c4,
+					       { 0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71 } };
+
+struct map_entry {
+	int trace;
+	struct etl_guid provider;
+	struct etl_map *map;
+};
+
+struct es_chunks {
+	int trace;
+	struct etl_guid provider;
+	uint16_t total, next;
+	uint8_t *buf;
+	size_t len;
+};
+
+/* ---- TraceLogging schemas, by their metadata bytes ---- */
+
+struct tlg_key {
+	const uint8_t *p;
+	size_t len;
+};
+
+static int tlg_eq(const void *entry, const void *key)
+{
+	const struct tlg_entry *e = entry;
+	const struct tlg_key *k = key;
+
+	return e->key_len == k->len && memcmp(e->key, k->p, k->len) == 0;
+}
+
+static void tlg_cache_clear(struct etl_decode_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->tlg.cap; i++) {
+		struct tlg_entry *e = etl__htab_at(&st->tlg, i);
+		if (e) {
+			etl__free(e->key);
+			etl__schema_free(&e->schema);
+		}
+	}
+	etl__htab_clear(&st->tlg);
+}
+
+struct tlg_entry *etl__meta_tlg_lookup(struct etl_decode_state *st, const uint8_t *meta, size_t len,
+				       struct etl_diag *d)
+{
+	struct tlg_key k = { meta, len };
+	uint64_t h = etl__hash_bytes(meta, len);
+	struct tlg_entry *e, made;
+
+	if (!st->tlg.size)
+		etl__htab_init(&st->tlg, sizeof(struct tlg_entry));
+	e = etl__htab_find(&st->tlg, h, tlg_eq, &k);
+	if (e)
+		return e;
+	memset(&made, 0, sizeof(made));
+	if (etl__tlg_schema(meta, len, &made.schema, &made.diag) != ETL_OK) {
+		if (made.diag.code == ETL_E_NOMEM) { /* not remembered: the next event tries again */
+			*d = made.diag;
+			return NULL;
+		}
+		made.bad = 1; /* rejected: remembered, not parsed again */
+	}
+	if (st->tlg.count >= TLG_CACHE_MAX)
+		tlg_cache_clear(st); /* beyond the limit, start over */
+	made.key = etl__malloc(len ? len : 1);
+	if (!made.key || !(e = etl__htab_insert(&st->tlg, h))) {
+		etl__free(made.key);
+		etl__schema_free(&made.schema);
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return NULL;
+	}
+	memcpy(made.key, meta, len);
+	made.key_len = len;
+	*e = made;
+	return e;
+}
+
+/* ---- merge-time metadata ---- */
+
+struct tei_key {
+	int trace;
+	const struct etl_guid *g;
+	uint16_t id;
+	uint8_t version;
+};
+
+static uint64_t tei_hash(int trace, const struct etl_guid *g, uint16_t id, uint8_t version)
+{
+	return etl__hash_mix((uint64_t)g->data1 << 32 ^ (uint64_t)id << 16 ^ (uint64_t)version << 8 ^
+			     (uint64_t)(unsigned)trace << 40 ^ g->data2 ^ (uint64_t)g->data4[7] << 24);
+}
+
+static int tei_eq(const void *entry, const void *key)
+{
+	const struct tei_entry *e = entry;
+	const struct tei_key *k = key;
+
+	return e->trace == k->trace && e->tei.id == k->id && e->tei.version == k->version &&
+	       etl_guid_equal(&e->tei.provider, k->g);
+}
+
+struct tei_entry *etl__meta_tei_find(struct etl_decode_state *st, int trace, const struct etl_guid *g,
+				     uint16_t id, uint8_t version)
+{
+	struct tei_key k = { trace, g, id, version };
+
+	return etl__htab_find(&st->tei, tei_hash(trace, g, id, version), tei_eq, &k);
+}
+
+static void tei_add(struct etl_decode_state *st, int trace, struct etl_tei *t)
+{
+	struct tei_entry *e = etl__meta_tei_find(st, trace, &t->provider, t->id, t->version);
+
+	if (e) { /* the newer description wins */
+		etl__schema_free(&e->tei.schema);
+		e->tei = *t;
+		return;
+	}
+	if (!st->tei.size)
+		etl__htab_init(&st->tei, sizeof(struct tei_entry));
+	if (st->tei.count >= TEI_MAX ||
+	    !(e = etl__htab_insert(&st->tei, tei_hash(trace, &t->provider, t->id, t->version)))) {
+		etl__schema_free(&t->schema);
+		st->metadata_rejected++;
+		return;
+	}
+	e->trace = trace;
+	e->tei = *t;
+}
+
+static void map_add(struct etl_decode_state *st, int trace, const struct etl_guid *g, struct etl_map *m)
+{
+	if (st->map_count >= MAP_MAX ||
+	    etl__grow(&st->maps, &st->map_cap, st->map_count + 1, sizeof(*st->maps), 16) != 0) {
+		etl__free(m);
+		st->metadata_rejected++;
+		return;
+	}
+	st->maps[st->map_count].trace = trace;
+	st->maps[st->map_count].provider = *g;
+	st->maps[st->map_count].map = m;
+	st->map_count++;
+}
+
+const struct etl_map *etl__meta_resolve_map(const void *ctx, const char *name)
+{
+	const struct etl_decode_state *st = ctx;
+	size_t i;
+
+	/* the newest map of that name for the provider wins */
+	for (i = st->map_count; i-- > 0;) {
+		const struct map_entry *m = &st->maps[i];
+		if (m->trace == st->cur_trace && etl_guid_equal(&m->provider, &st->cur_provider) &&
+		    strcmp(m->map->name, name) == 0)
+			return m->map;
+	}
+	return NULL;
+}
+
+/* ---- EventSource manifests logged in the trace (id 0xFFFE, format reference 5d) ---- */
+
+static void es_drop(struct etl_decode_state *st, size_t i)
+{
+	etl__free(st->es[i].buf);
+	st->es[i] = st->es[--st->es_count];
+}
+
+/* The collection of ev's provider: found, or started by chunk 0; NULL when none. */
+static struct es_chunks *es_collection(struct etl_decode_state *st, const struct etl_event *ev, uint16_t total,
+				       uint16_t chunk)
+{
+	struct es_chunks *c = NULL;
+	size_t i;
+
+	for (i = 0; i < st->es_count; i++)
+		if (st->es[i].trace == ev->trace_index && etl_guid_equal(&st->es[i].provider, &ev->provider)) {
+			c = &st->es[i];
+			break;
+		}
+	if (chunk != 0)
+		return c;
+	if (c) { /* a (new) manifest starts */
+		c->len = 0;
+	} else {
+		if (st->es_count >= ES_MAX_PENDING ||
+		    etl__grow(&st->es, &st->es_cap, st->es_count + 1, sizeof(*st->es), 4) != 0)
+			return NULL;
+		c = &st->es[st->es_count++];
+		memset(c, 0, sizeof(*c));
+		c->trace = ev->trace_index;
+		c->provider = ev->provider;
+	}
+	c->total = total;
+	c->next = 0;
+	return c;
+}
+
+static void es_load(struct etl_decode_state *st, struct es_chunks *c)
+{
+	struct etl_diag d;
+	unsigned warnings = 0;
+
+	if (!st->eventsource)
+		st->eventsource = etl__mdb_new();
+	if (!st->eventsource ||
+	    etl__mdb_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)", &warnings,
+				 &d) != ETL_OK)
+		st->metadata_rejected++;
+	es_drop(st, (size_t)(c - st->es));
+}
+
+static void observe_eventsource(struct etl_decode_state *st, const struct etl_event *ev)
+{
+	const uint8_t *p = ev->payload;
+	uint16_t total, chunk;
+	size_t body;
+	struct es_chunks *c;
+	uint8_t *nb;
+
+	if (ev->payload_len < 8 || p[3] != 0x5B || p[0] != 1)
+		return;
+	total = etl_le16(p + 4);
+	chunk = etl_le16(p + 6);
+	body = ev->payload_len - 8;
+	if (total == 0 || chunk >= total)
+		return;
+	c = es_collection(st, ev, total, chunk);
+	if (!c || c->next != chunk || c->total != total)
+		return; /* out of order: wait for the next chunk 0 */
+	if (body > ES_MAX_BYTES - c->len) {
+		es_drop(st, (size_t)(c - st->es));
+		st->metadata_rejected++;
+		return;
+	}
+	nb = etl__realloc(c->buf, c->len + body + 1);
+	if (!nb)
+		return;
+	c->buf = nb;
+	memcpy(c->buf + c->len, p + 8, body);
+	c->len += body;
+	c->next++;
+	if (c->next == c->total)
+		es_load(st, c);
+}
+
+void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev)
+{
+	struct etl_diag d;
+
+	if (ev->kind == ETL_HEADER_EVENT) {
+		if (ev->id == 0xFFFE && ev->opcode == 0xFE)
+			observe_eventsource(st, ev);
+		return;
+	}
+	if (ev->kind != ETL_HEADER_FULL || !etl_guid_equal(&ev->provider, &metadata_guid))
+		return;
+	if (ev->opcode == ETL_METADATA_EVENTINFO) {
+		struct etl_tei t;
+		if (etl__tei_parse(ev->payload, ev->payload_len, &t, &d) == ETL_OK)
+			tei_add(st, ev->trace_index, &t);
+		else
+			st->metadata_rejected++;
+	} else if (ev->opcode == ETL_METADATA_EVENTMAPINFO) {
+		struct etl_map *m;
+		struct etl_guid g;
+		if (etl__map_parse(ev->payload, ev->payload_len, &g, &m, &d) == ETL_OK)
+			map_add(st, ev->trace_index, &g, m);
+		else
+			st->metadata_rejected++;
+	}
+}
+
+void etl__meta_free(struct etl_decode_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->tei.cap; i++) {
+		struct tei_entry *e = etl__htab_at(&st->tei, i);
+		if (e)
+			etl__schema_free(&e->tei.schema);
+	}
+	etl__htab_free(&st->tei);
+	for (i = 0; i < st->map_count; i++)
+		etl__free(st->maps[i].map);
+	etl__free(st->maps);
+	tlg_cache_clear(st);
+	etl__htab_free(&st->tlg);
+	etl__mdb_free(st->eventsource);
+	for (i = 0; i < st->es_count; i++)
+		etl__free(st->es[i].buf);
+	etl__free(st->es);
+}

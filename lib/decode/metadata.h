@@ -1,0 +1,40 @@
+/*
+ * metadata.h - what the traces say about their own events, kept by the
+ * decoder: TraceLogging schemas (cached by their metadata bytes), merge-time
+ * TRACE_EVENT_INFO and EVENT_MAP_INFO records, and .NET EventSource
+ * manifests logged in the trace (collected chunk by chunk).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_DECODE_METADATA_H
+#define ETL_DECODE_METADATA_H
+
+#include "decode/decode.h"
+#include "decode/tei.h"
+
+struct tlg_entry {
+	uint8_t *key;               /* the metadata bytes */
+	size_t key_len;
+	struct etl_schema schema;
+	int bad;                    /* the metadata was rejected: remember, do not reparse */
+	struct etl_diag diag;
+};
+
+struct tei_entry {
+	int trace;
+	struct etl_tei tei;
+};
+
+/* The schema of TraceLogging metadata (parsed once, then cached); NULL with d set when out
+ * of memory.  The entry is valid until the next lookup. */
+struct tlg_entry *etl__meta_tlg_lookup(struct etl_decode_state *st, const uint8_t *meta, size_t len,
+				       struct etl_diag *d);
+/* The merge-time description of an event, or NULL. */
+struct tei_entry *etl__meta_tei_find(struct etl_decode_state *st, int trace, const struct etl_guid *g,
+				     uint16_t id, uint8_t version);
+/* Map lookup for the event being decoded (st->cur_trace, st->cur_provider): resolve_map of
+ * struct etl_decoded. */
+const struct etl_map *etl__meta_resolve_map(const void *ctx, const char *name);
+void etl__meta_free(struct etl_decode_state *st);
+
+#endif

@@ -1,0 +1,363 @@
+/*
+ * db.c - the manifests a reader loaded: their providers, an index of their
+ * events, and loading documents from memory, files and directories.
+ *
+ * Manifests are untrusted input: libxml2 reads them with no network access
+ * and no entity substitution or DTD loading; a manifest larger than the
+ * size limit is refused, templates are bounded in fields and depth, and
+ * every reference (template, map, count/length field, task, opcode) is
+ * checked.  A bad template or event costs itself, counted as a warning.
+ *
+ * Each provider keeps everything it owns (names, schemas, maps, events) in
+ * one arena, freed at once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libxml/parser.h>
+
+#include "manifest/mxml.h"
+
+struct etl_manifest_db *etl__mdb_new(void)
+{
+	return etl__calloc(1, sizeof(struct etl_manifest_db));
+}
+
+void etl__mdb_free(struct etl_manifest_db *db)
+{
+	size_t i;
+
+	if (!db)
+		return;
+	for (i = 0; i < db->nproviders; i++)
+		etl__mx_provider_free(db->providers[i]);
+	etl__free(db->providers);
+	etl__htab_free(&db->index);
+	etl__free(db);
+}
+
+struct ev_key {
+	const struct etl_guid *g;
+	uint16_t id;
+	uint8_t version;
+};
+
+static uint64_t ev_hash(const struct etl_guid *g, uint16_t id, uint8_t version)
+{
+	return etl__hash_mix((uint64_t)g->data1 << 32 ^ (uint64_t)id << 8 ^ version ^ (uint64_t)g->data3 << 24 ^
+			     (uint64_t)g->data4[7] << 40);
+}
+
+static int ev_eq(const void *entry, const void *key)
+{
+	const struct etl_mevent *e = *(const struct etl_mevent *const *)entry;
+	const struct ev_key *k = key;
+
+	return e->id == k->id && e->version == k->version && etl_guid_equal(&e->provider->guid, k->g);
+}
+
+static int rebuild_index(struct etl_manifest_db *db)
+{
+	struct etl_htab ix;
+	size_t i, k;
+
+	etl__htab_init(&ix, sizeof(const struct etl_mevent *));
+	for (i = 0; i < db->nproviders; i++) {
+		const struct etl_mprovider *p = db->providers[i];
+		for (k = 0; k < p->nevents; k++) {
+			const struct etl_mevent *e = &p->events[k];
+			struct ev_key key = { &p->guid, e->id, e->version };
+			uint64_t h = ev_hash(&p->guid, e->id, e->version);
+			const struct etl_mevent **slot = etl__htab_find(&ix, h, ev_eq, &key);
+			if (!slot && !(slot = etl__htab_insert(&ix, h))) {
+				etl__htab_free(&ix);
+				return ETL_E_NOMEM;
+			}
+			*slot = e; /* a later duplicate replaces the earlier one */
+		}
+	}
+	etl__htab_free(&db->index);
+	db->index = ix;
+	return ETL_OK;
+}
+
+const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *g,
+				       uint16_t id, uint8_t version)
+{
+	struct ev_key key = { g, id, version };
+	const struct etl_mevent **e;
+
+	if (!db)
+		return NULL;
+	e = etl__htab_find(&db->index, ev_hash(g, id, version), ev_eq, &key);
+	return e ? *e : NULL;
+}
+
+const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+						   const struct etl_guid *g, uint16_t id, uint8_t version)
+{
+	const struct etl_mevent *best = NULL;
+	size_t i, k;
+
+	if (!db)
+		return NULL;
+	for (i = 0; i < db->nproviders; i++) {
+		const struct etl_mprovider *p = db->providers[i];
+		if (!etl_guid_equal(&p->guid, g))
+			continue;
+		/* the highest version not above the one asked for, else the lowest above it */
+		for (k = 0; k < p->nevents; k++) {
+			const struct etl_mevent *e = &p->events[k];
+			if (e->id != id)
+				continue;
+			if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
+			    (e->version > version && best->version > version && e->version < best->version))
+				best = e;
+		}
+	}
+	return best;
+}
+
+const char *etl__mdb_provider_name(const struct etl_mprovider *p)
+{
+	return p->name;
+}
+
+const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (strcmp(p->maps[i]->name, name) == 0)
+			return p->maps[i];
+	return NULL;
+}
+
+size_t etl__mdb_provider_count(const struct etl_manifest_db *db)
+{
+	return db ? db->nproviders : 0;
+}
+
+static void collect_localization(struct strtab *st, struct etl_arena *sa, const xmlNode *n, int depth)
+{
+	const xmlNode *c;
+
+	if (depth > 4)
+		return;
+	for (c = n->children; c; c = c->next) {
+		if (etl__mx_is_el(c, "localization"))
+			etl__mx_strtab_collect(st, sa, c, 0);
+		else if (c->type == XML_ELEMENT_NODE && !etl__mx_is_el(c, "events"))
+			collect_localization(st, sa, c, depth + 1);
+	}
+}
+
+static void find_providers(const xmlNode *n, const xmlNode **out, size_t *count, size_t max, int depth)
+{
+	const xmlNode *c;
+
+	if (depth > 6)
+		return;
+	for (c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (etl__mx_is_el(c, "provider")) {
+			/* ETW providers live under <events>; others (performance counters) are not ours */
+			if (etl__mx_is_el(n, "events") && *count < max)
+				out[(*count)++] = c;
+		} else if (!etl__mx_is_el(c, "localization") && !etl__mx_is_el(c, "counters")) {
+			find_providers(c, out, count, max, depth + 1);
+		}
+	}
+}
+
+int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+			 unsigned *warnings, struct etl_diag *d)
+{
+	xmlDoc *doc;
+	const xmlNode *root, *provs[256];
+	size_t nprov = 0, i, k;
+	struct strtab st = { 0 };
+	struct etl_arena sa = { 0 };
+	struct load_ctx x;
+	int st_code = ETL_OK;
+
+	x.warnings = 0;
+	x.d = d;
+	x.doc = name ? name : "(memory)";
+	if (len > MAX_MANIFEST_BYTES || len > INT32_MAX) {
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "manifest %s: %zu bytes exceed the %u-byte limit",
+			      x.doc, len, MAX_MANIFEST_BYTES);
+		return ETL_E_LIMIT;
+	}
+	/* no network, no entity substitution, no DTD loading, quiet */
+	doc = xmlReadMemory((const char *)xml, (int)len, x.doc, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
+	if (!doc) {
+		const xmlError *e = xmlGetLastError();
+		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: not well-formed XML%s%s", x.doc,
+			      e && e->message ? ": " : "", e && e->message ? e->message : "");
+		d->msg[strcspn(d->msg, "\n")] = 0; /* libxml2 ends its message with a newline */
+		return ETL_E_FORMAT;
+	}
+	root = xmlDocGetRootElement(doc);
+	/* an instrumentation manifest, or a Windows side-by-side assembly manifest that holds one */
+	if (!root || !(etl__mx_is_el(root, "instrumentationManifest") || etl__mx_is_el(root, "assembly"))) {
+		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE,
+			      "manifest %s: the root is neither <instrumentationManifest> nor <assembly>", x.doc);
+		xmlFreeDoc(doc);
+		return ETL_E_FORMAT;
+	}
+	collect_localization(&st, &sa, root, 0);
+	find_providers(root, provs, &nprov, sizeof(provs) / sizeof(provs[0]), 0);
+	for (i = 0; i < nprov; i++) {
+		struct etl_mprovider *p = etl__mx_provider(provs[i], &st, &x);
+		if (!p)
+			continue;
+		/* the localized strings live in sa: copy each event's texts into the provider */
+		for (k = 0; k < p->nevents; k++) {
+			struct etl_mevent *e = &p->events[k];
+			if (e->message)
+				e->message = etl__arena_strndup(&p->arena, e->message, strlen(e->message));
+			if (e->task_name)
+				e->task_name = etl__arena_strndup(&p->arena, e->task_name, strlen(e->task_name));
+			if (e->opcode_name)
+				e->opcode_name = etl__arena_strndup(&p->arena, e->opcode_name, strlen(e->opcode_name));
+			if (e->level_name)
+				e->level_name = etl__arena_strndup(&p->arena, e->level_name, strlen(e->level_name));
+		}
+		/* a provider loaded again replaces the old one */
+		for (k = 0; k < db->nproviders; k++) {
+			if (etl_guid_equal(&db->providers[k]->guid, &p->guid)) {
+				etl__mx_provider_free(db->providers[k]);
+				db->providers[k] = p;
+				p = NULL;
+				break;
+			}
+		}
+		if (!p)
+			continue;
+		if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0) {
+			etl__mx_provider_free(p);
+			st_code = ETL_E_NOMEM;
+			break;
+		}
+		db->providers[db->nproviders++] = p;
+	}
+	etl__mx_strtab_free(&st);
+	etl__arena_free(&sa);
+	xmlFreeDoc(doc);
+	if (st_code == ETL_OK)
+		st_code = rebuild_index(db);
+	if (st_code == ETL_E_NOMEM)
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	if (warnings)
+		*warnings += x.warnings;
+	return st_code;
+}
+
+static int load_file(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+	int st;
+
+	if (!f) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: cannot open: %s", path, strerror(errno));
+		return ETL_E_IO;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: cannot size it", path);
+		return ETL_E_IO;
+	}
+	if ((unsigned long)n > MAX_MANIFEST_BYTES) {
+		fclose(f);
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "manifest %s: %ld bytes exceed the %u-byte limit", path,
+			      n, MAX_MANIFEST_BYTES);
+		return ETL_E_LIMIT;
+	}
+	buf = etl__malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		etl__free(buf);
+		etl__diag_set(d, buf ? ETL_E_IO : ETL_E_NOMEM, ETL_OFFSET_NONE, "manifest %s: cannot read it", path);
+		return buf ? ETL_E_IO : ETL_E_NOMEM;
+	}
+	fclose(f);
+	st = etl__mdb_load_memory(db, buf, (size_t)n, path, warnings, d);
+	etl__free(buf);
+	return st;
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+{
+	struct stat sb;
+	DIR *dir;
+	struct dirent *e;
+	int st = ETL_OK;
+
+	if (stat(path, &sb) != 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: %s", path, strerror(errno));
+		return ETL_E_IO;
+	}
+	if (!S_ISDIR(sb.st_mode))
+		return load_file(db, path, warnings, d);
+	dir = opendir(path);
+	if (!dir) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest directory %s: %s", path, strerror(errno));
+		return ETL_E_IO;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		char full[4096];
+		int s;
+		if (!has_suffix(e->d_name, ".man") && !has_suffix(e->d_name, ".xml") &&
+		    !has_suffix(e->d_name, ".manifest"))
+			continue;
+		snprintf(full, sizeof(full), "%s/%s", path, e->d_name);
+		s = load_file(db, full, warnings, d);
+		if (s == ETL_E_NOMEM) {
+			st = s;
+			break;
+		}
+		if (s != ETL_OK && warnings)
+			(*warnings)++; /* a bad file in a directory costs itself */
+	}
+	closedir(dir);
+	return st;
+}
+
+const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i)
+{
+	size_t k;
+
+	for (k = 0; db && k < db->nproviders; k++) {
+		if (i < db->providers[k]->nevents)
+			return &db->providers[k]->events[i];
+		i -= db->providers[k]->nevents;
+	}
+	return NULL;
+}
+
+const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
+{
+	size_t i;
+
+	for (i = 0; db && i < db->nproviders; i++)
+		if (etl_guid_equal(&db->providers[i]->guid, g))
+			return db->providers[i]->name;
+	return NULL;
+}
