@@ -87,6 +87,15 @@ struct etl_guid {
 
 /** Writes the lower-case, brace-less form of @p g into @p out. @since 0.1 */
 ETL_API void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE]);
+/** Length of a formatted FILETIME with its NUL: "YYYY-MM-DDTHH:MM:SS.fffffffZ" (a year past 9999
+ *  takes five digits). */
+#define ETL_FILETIME_STRING_SIZE 32
+
+/** Writes a FILETIME (100 ns since 1601-01-01, UTC) as ISO 8601 UTC with 7 fraction digits into
+ *  @p out, e.g. "2024-01-02T03:04:05.1234567Z"; every value has a text (0 is
+ *  "1601-01-01T00:00:00.0000000Z").  Returns the length written. @since 0.2 */
+ETL_API size_t etl_filetime_format(uint64_t filetime, char out[ETL_FILETIME_STRING_SIZE]);
+
 /** Parses "xxxxxxxx-...", with or without braces. @retval ETL_OK @retval ETL_E_FORMAT @since 0.1 */
 ETL_API int etl_guid_parse(const char *s, struct etl_guid *out);
 /** 1 if the two GUIDs are equal, else 0. @since 0.1 */
@@ -129,6 +138,22 @@ enum etl_limit {
 ETL_API int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t value);
 /** Current value of a limit (0 for an unknown one). @since 0.1 */
 ETL_API uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which);
+
+/** Reader options (etl_reader_set_option). @since 0.2 */
+enum etl_option {
+	/** 1 (default): before an event is delivered, attach its call stack (etl_event_stack_depth):
+	 *  the StackWalk records that follow it, and - through the trace's stack index, read in one
+	 *  extra pass the first time a trace shows stack records - compressed stacks (stack keys)
+	 *  and stacks logged away from it.  0: attach no StackWalk records (no extra pass; stack
+	 *  extended items of EVENT_HEADER records are still the event's stack). */
+	ETL_OPTION_STACKS = 0,
+	ETL_OPTION_COUNT_
+};
+/** Sets an option; only before the first etl_reader_next().
+ *  @retval ETL_OK @retval ETL_E_MISUSE (unknown option, bad value or too late) @since 0.2 */
+ETL_API int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t value);
+/** Current value of an option (0 for an unknown one). @since 0.2 */
+ETL_API int64_t etl_reader_get_option(const struct etl_reader *r, enum etl_option which);
 
 /**
  * Loads the providers of an instrumentation manifest (.man/.xml, UTF-8 or UTF-16 with a BOM), or
@@ -238,6 +263,9 @@ enum etl_clock {
 	ETL_CLOCK_SYSTEM_TIME = 2, /**< FILETIME (100 ns) */
 	ETL_CLOCK_CPU_CYCLES = 3   /**< CPU cycle counter */
 };
+
+/** Short name of a clock type ("qpc", "system-time", "cpu-cycles", "unknown"). Static storage. @since 0.2 */
+ETL_API const char *etl_clock_name(enum etl_clock c);
 
 /** Name the input was opened under (path, or the name given). borrowed. @since 0.1 */
 ETL_API const char *etl_trace_info_name(const struct etl_trace_info *t);
@@ -405,10 +433,11 @@ ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
  * in its buffer naming its time stamp and thread (kernel part, then user part; those records
  * are still delivered as events of their own).  Compressed stacks (StackWalk StackKeyKernel/
  * StackKeyUser records, stack-key extended items) are resolved through the trace's
- * KeyDelete/KeyRundown records, which come later in the trace: the first call for such an
- * event reads the trace's stack-key definitions in one extra pass (the reader's own thread;
- * memory bounded by ETL_LIMIT_STACK_KEY_BYTES).  0 frames when none was recorded, or when a
- * compressed stack's key is not defined in the trace.
+ * KeyDelete/KeyRundown records, which come later in the trace: the reader reads the trace's
+ * stack-key definitions in one extra pass when it delivers the first event of a trace that
+ * has stack records (memory bounded by ETL_LIMIT_STACK_KEY_BYTES; ETL_OPTION_STACKS turns it
+ * off).  0 frames when none was recorded, or when a compressed stack's key is not defined in
+ * the trace.  Pure getters: the stack was attached before the event was delivered.
  * Resolve frames with etl_reader_resolve_address().
  */
 ETL_API size_t etl_event_stack_depth(const struct etl_event *ev);
@@ -454,6 +483,9 @@ enum etl_decoder {
 };
 /** Short name of a decoder ("manifest", "tracelogging", ...). Static storage. */
 ETL_API const char *etl_decoder_name(enum etl_decoder d);
+/** Where the decoder's schemas come from, for people ("built-in", "in-trace (EventSource
+ *  manifest)", ...). Static storage. @since 0.2 */
+ETL_API const char *etl_decoder_description(enum etl_decoder d);
 
 /**
  * Decodes the payload of @p ev (an event just returned by etl_reader_next()).
@@ -506,8 +538,52 @@ enum etl_property_kind {
 	ETL_PROPERTY_ARRAY = 2   /**< children are the elements */
 };
 
-/** In-types are TDH_IN_TYPE values (1 UNICODESTRING ... 25 MANIFEST_COUNTEDBINARY,
- *  300 COUNTEDSTRING ... 310 WBEMSID); out-types are TDH_OUT_TYPE values. */
+/** TDH in-types: how a property is laid out in the payload (tdh.h TDH_IN_TYPE). @since 0.2 */
+enum etl_in_type {
+	ETL_IN_NULL = 0, ETL_IN_UNICODESTRING = 1, ETL_IN_ANSISTRING = 2, ETL_IN_INT8 = 3, ETL_IN_UINT8 = 4,
+	ETL_IN_INT16 = 5, ETL_IN_UINT16 = 6, ETL_IN_INT32 = 7, ETL_IN_UINT32 = 8, ETL_IN_INT64 = 9, ETL_IN_UINT64 = 10,
+	ETL_IN_FLOAT = 11, ETL_IN_DOUBLE = 12, ETL_IN_BOOLEAN = 13, ETL_IN_BINARY = 14, ETL_IN_GUID = 15,
+	ETL_IN_POINTER = 16, ETL_IN_FILETIME = 17, ETL_IN_SYSTEMTIME = 18, ETL_IN_SID = 19, ETL_IN_HEXINT32 = 20,
+	ETL_IN_HEXINT64 = 21, ETL_IN_COUNTEDSTRING = 22, ETL_IN_COUNTEDANSISTRING = 23, ETL_IN_COUNTEDBINARY = 25,
+	ETL_IN_MOF_COUNTEDSTRING = 300, ETL_IN_MOF_COUNTEDANSISTRING = 301, ETL_IN_REVERSEDCOUNTEDSTRING = 302,
+	ETL_IN_REVERSEDCOUNTEDANSISTRING = 303, ETL_IN_NONNULLTERMINATEDSTRING = 304,
+	ETL_IN_NONNULLTERMINATEDANSISTRING = 305, ETL_IN_UNICODECHAR = 306, ETL_IN_ANSICHAR = 307,
+	ETL_IN_SIZET = 308, ETL_IN_HEXDUMP = 309, ETL_IN_WBEMSID = 310
+};
+
+/** TDH out-types: how a value is meant to be shown (tdh.h TDH_OUT_TYPE). @since 0.2 */
+enum etl_out_type {
+	ETL_OUT_NULL = 0, ETL_OUT_STRING = 1, ETL_OUT_DATETIME = 2, ETL_OUT_BYTE = 3, ETL_OUT_UNSIGNEDBYTE = 4,
+	ETL_OUT_SHORT = 5, ETL_OUT_UNSIGNEDSHORT = 6, ETL_OUT_INT = 7, ETL_OUT_UNSIGNEDINT = 8, ETL_OUT_LONG = 9,
+	ETL_OUT_UNSIGNEDLONG = 10, ETL_OUT_FLOAT = 11, ETL_OUT_DOUBLE = 12, ETL_OUT_BOOLEAN = 13, ETL_OUT_GUID = 14,
+	ETL_OUT_HEXBINARY = 15, ETL_OUT_HEXINT8 = 16, ETL_OUT_HEXINT16 = 17, ETL_OUT_HEXINT32 = 18, ETL_OUT_HEXINT64 = 19,
+	ETL_OUT_PID = 20, ETL_OUT_TID = 21, ETL_OUT_PORT = 22, ETL_OUT_IPV4 = 23, ETL_OUT_IPV6 = 24,
+	ETL_OUT_SOCKETADDRESS = 25, ETL_OUT_CIMDATETIME = 26, ETL_OUT_ETWTIME = 27, ETL_OUT_XML = 28,
+	ETL_OUT_ERRORCODE = 29, ETL_OUT_WIN32ERROR = 30, ETL_OUT_NTSTATUS = 31, ETL_OUT_HRESULT = 32,
+	ETL_OUT_CULTURE_INSENSITIVE_DATETIME = 33, ETL_OUT_JSON = 34, ETL_OUT_UTF8 = 35, ETL_OUT_PKCS7 = 36,
+	ETL_OUT_CODE_POINTER = 37, ETL_OUT_DATETIME_UTC = 38, ETL_OUT_REDUCEDSTRING = 300, ETL_OUT_NOPRINT = 301
+};
+
+/** What a value is, as its canonical text (etl_property_format) shows it; pick the typed getter
+ *  from it.  A value a map names (etl_property_map_name) keeps the kind of its number. @since 0.2 */
+enum etl_value_kind {
+	ETL_VALUE_NONE = 0,     /**< no value: a struct or array, a null in-type, or not decoded (after a fault) */
+	ETL_VALUE_SIGNED = 1,   /**< an integer shown in decimal: etl_property_as_i64() */
+	ETL_VALUE_UNSIGNED = 2, /**< an integer shown in decimal: etl_property_as_u64() */
+	ETL_VALUE_HEX = 3,      /**< an integer shown in hexadecimal (pointers, HexInt, error and status codes):
+	                             etl_property_as_u64() */
+	ETL_VALUE_BOOLEAN = 4,  /**< etl_property_as_u64(): 0 or not */
+	ETL_VALUE_REAL = 5,     /**< etl_property_as_double() */
+	ETL_VALUE_STRING = 6,   /**< text: etl_property_as_utf8() */
+	ETL_VALUE_GUID = 7,     /**< etl_property_as_guid() */
+	ETL_VALUE_TIME = 8,     /**< a FILETIME (etl_property_as_u64() is the FILETIME) or a SYSTEMTIME
+	                             (16 bytes, etl_property_as_bytes()) */
+	ETL_VALUE_SID = 9,      /**< a security identifier, shown S-1-...: etl_property_as_bytes() */
+	ETL_VALUE_BINARY = 10,  /**< bytes, shown in hexadecimal: etl_property_as_bytes() */
+	ETL_VALUE_ADDRESS = 11  /**< an IPv4/IPv6 address, port or socket address, shown as text */
+};
+
+/** In-types are enum etl_in_type values, out-types enum etl_out_type values. */
 ETL_API const char *etl_property_name(const struct etl_property *p);
 ETL_API enum etl_property_kind etl_property_kind(const struct etl_property *p);
 ETL_API uint16_t etl_property_in_type(const struct etl_property *p);
@@ -533,6 +609,15 @@ ETL_API int etl_property_as_utf8(const struct etl_property *p, const char **s, s
 /** The canonical text of the value (see docs/OUTPUT.md); arrays and structs in JSON-like
  *  brackets.  borrowed as the decoded view; NULL only when out of memory. */
 ETL_API const char *etl_property_format(const struct etl_property *p);
+/** What kind of value p holds. @since 0.2 */
+ETL_API enum etl_value_kind etl_property_value_kind(const struct etl_property *p);
+/** Flags of etl_property_format_flags(). @since 0.2 */
+enum etl_format_flag {
+	ETL_FORMAT_NO_MAPS = 1  /**< a value that a value or bit map names is shown as its number */
+};
+/** The text of the value as etl_property_format(), changed by ETL_FORMAT_* flags.  borrowed as
+ *  the decoded view; NULL only when out of memory. @since 0.2 */
+ETL_API const char *etl_property_format_flags(const struct etl_property *p, unsigned flags);
 
 /* ------------------------------------------------------------------ */
 /* System state: processes, threads and images                         */

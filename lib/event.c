@@ -159,8 +159,6 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 	uint8_t *p;
 
 	*copy = NULL;
-	if (ev->stack_keys_pending) /* the copy outlives the buffer: resolve and copy the frames */
-		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		stack_len += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
 	total = sizeof(*c) + pmc_len + ev->ext_len + ev->payload_len + stack_len;
@@ -190,8 +188,6 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 		c->stack_part[k] = n ? p : NULL;
 		p += n;
 	}
-	c->stack_keys_pending = 0;
-	c->owner = NULL;
 	c->flags |= ETL_EVF_OWNED;
 	*copy = c;
 	return ETL_OK;
@@ -230,8 +226,6 @@ size_t etl_event_stack_depth(const struct etl_event *ev)
 
 	if (!ev)
 		return 0;
-	if (ev->stack_keys_pending) /* the resolution is cached in the event */
-		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		n += ev->stack_count[k];
 	return n ? n : ext_stack(ev, &f, &ptr);
@@ -245,8 +239,6 @@ uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i)
 
 	if (!ev)
 		return 0;
-	if (ev->stack_keys_pending)
-		etl__reader_resolve_stack_keys(ev->owner, (struct etl_event *)ev);
 	for (k = 0; k < ev->nstack_parts; k++) {
 		if (i < ev->stack_count[k])
 			return ev->stack_ptr[k] == 8 ? etl_le64(ev->stack_part[k] + 8 * i)

@@ -7,8 +7,10 @@
  *   codec/   buffer decompression (MS-XCA Plain LZ77)
  *   record/  trace headers: the logfile header and every event header kind
  *   clock/   raw session ticks -> FILETIME / Unix time
- *   reader.c the public reader: lifecycle, time-ordered merge, errors
  *   event.c  the public event view accessors
+ *   decode/, manifest/  payloads into properties
+ *   state/   processes, threads, images and call stacks
+ *   reader/  the public reader: lifecycle, inputs, time-ordered merge, errors
  *
  * SPDX-License-Identifier: MIT
  */
@@ -183,20 +185,15 @@ struct etl_event {
 	uint64_t file_offset;
 	uint64_t buffer_index;
 	uint32_t buffer_offset;
-	/* StackWalk records that follow the event in its buffer and name its time and thread
-	 * (kernel part, then user part): frames of stack_ptr[k] bytes each.  A compressed part
-	 * (StackKeyKernel/User, or a stack-key extended item) names a key, resolved through the
-	 * trace's stack-key table; until then its stack_part is NULL and stack_keys_pending set. */
+	/* The call stack, in parts (kernel part, then user part): frames of stack_ptr[k] bytes
+	 * each, set by the reader before the event is delivered (state/stacks.h).  A compressed
+	 * part (StackKeyKernel/User, or a stack-key extended item) names a key; its stack_part
+	 * stays NULL when the trace does not define the key. */
 	unsigned nstack_parts;
 	const uint8_t *stack_part[ETL_STACK_PARTS];
 	uint32_t stack_count[ETL_STACK_PARTS];
 	uint8_t stack_ptr[ETL_STACK_PARTS];
 	uint64_t stack_key[ETL_STACK_PARTS], stack_key_ts[ETL_STACK_PARTS];
-	unsigned stack_keys_pending;
-	struct etl_reader *owner; /* resolves pending keys (NULL for copies) */
 };
-
-/* Resolves ev's pending stack keys (reading the trace's key definitions the first time). */
-void etl__reader_resolve_stack_keys(struct etl_reader *r, struct etl_event *ev);
 
 #endif /* ETL_INTERNAL_H */

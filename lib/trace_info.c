@@ -54,3 +54,13 @@ const char *etl_trace_info_other_member(const struct etl_trace_info *t, size_t i
 {
 	return i < t->other_member_count ? t->other_members[i] : NULL;
 }
+
+const char *etl_clock_name(enum etl_clock c)
+{
+	switch (c) {
+	case ETL_CLOCK_QPC: return "qpc";
+	case ETL_CLOCK_SYSTEM_TIME: return "system-time";
+	case ETL_CLOCK_CPU_CYCLES: return "cpu-cycles";
+	default: return "unknown";
+	}
+}

@@ -9,6 +9,19 @@
 #include "decode/schema.h"
 #include "util/cursor.h"
 
+const char *etl_decoder_description(enum etl_decoder k)
+{
+	switch (k) {
+	case ETL_DECODER_NONE: return "unknown";
+	case ETL_DECODER_MANIFEST: return "manifest";
+	case ETL_DECODER_EVENTSOURCE: return "in-trace (EventSource manifest)";
+	case ETL_DECODER_TRACELOGGING: return "TraceLogging";
+	case ETL_DECODER_TRACE_METADATA: return "in-trace (merge metadata)";
+	case ETL_DECODER_BUILTIN: return "built-in";
+	}
+	return "unknown";
+}
+
 const char *etl_decoder_name(enum etl_decoder k)
 {
 	switch (k) {
@@ -157,14 +170,14 @@ static int is_int(const struct etl_property *p)
 {
 	uint16_t t = p->in_type;
 	return p->kind == ETL_PROPERTY_VALUE && p->data &&
-	       ((t >= IN_INT8 && t <= IN_UINT64) || t == IN_HEXINT32 || t == IN_HEXINT64 ||
-		t == IN_POINTER || t == IN_SIZET || t == IN_BOOLEAN || t == IN_FILETIME) &&
+	       ((t >= ETL_IN_INT8 && t <= ETL_IN_UINT64) || t == ETL_IN_HEXINT32 || t == ETL_IN_HEXINT64 ||
+		t == ETL_IN_POINTER || t == ETL_IN_SIZET || t == ETL_IN_BOOLEAN || t == ETL_IN_FILETIME) &&
 	       (p->len == 1 || p->len == 2 || p->len == 4 || p->len == 8);
 }
 
 static int is_signed_in(uint16_t t)
 {
-	return t == IN_INT8 || t == IN_INT16 || t == IN_INT32 || t == IN_INT64;
+	return t == ETL_IN_INT8 || t == ETL_IN_INT16 || t == ETL_IN_INT32 || t == ETL_IN_INT64;
 }
 
 int etl_property_as_u64(const struct etl_property *p, uint64_t *v)
@@ -201,14 +214,14 @@ int etl_property_as_i64(const struct etl_property *p, int64_t *v)
 
 int etl_property_as_double(const struct etl_property *p, double *v)
 {
-	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == IN_FLOAT && p->len == 4) {
+	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == ETL_IN_FLOAT && p->len == 4) {
 		uint32_t u = etl_le32(p->data);
 		float f;
 		memcpy(&f, &u, sizeof(f));
 		*v = f;
 		return ETL_OK;
 	}
-	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == IN_DOUBLE && p->len == 8) {
+	if (p->kind == ETL_PROPERTY_VALUE && p->data && p->in_type == ETL_IN_DOUBLE && p->len == 8) {
 		uint64_t u = etl_le64(p->data);
 		memcpy(v, &u, sizeof(*v));
 		return ETL_OK;
@@ -227,7 +240,7 @@ int etl_property_as_double(const struct etl_property *p, double *v)
 
 int etl_property_as_guid(const struct etl_property *p, struct etl_guid *v)
 {
-	if (p->kind != ETL_PROPERTY_VALUE || !p->data || p->in_type != IN_GUID || p->len != 16)
+	if (p->kind != ETL_PROPERTY_VALUE || !p->data || p->in_type != ETL_IN_GUID || p->len != 16)
 		return ETL_E_MISUSE;
 	etl_guid_from_le(p->data, v);
 	return ETL_OK;
@@ -244,16 +257,16 @@ int etl_property_as_bytes(const struct etl_property *p, const uint8_t **data, si
 
 static int is_text(uint16_t t)
 {
-	return t == IN_UNICODESTRING || t == IN_ANSISTRING || t == IN_COUNTEDSTRING ||
-	       t == IN_COUNTEDANSISTRING || t == IN_MOF_COUNTEDSTRING || t == IN_MOF_COUNTEDANSISTRING ||
-	       t == IN_REVERSEDCOUNTEDSTRING || t == IN_REVERSEDCOUNTEDANSISTRING ||
-	       t == IN_NONNULLTERMINATEDSTRING || t == IN_NONNULLTERMINATEDANSISTRING;
+	return t == ETL_IN_UNICODESTRING || t == ETL_IN_ANSISTRING || t == ETL_IN_COUNTEDSTRING ||
+	       t == ETL_IN_COUNTEDANSISTRING || t == ETL_IN_MOF_COUNTEDSTRING || t == ETL_IN_MOF_COUNTEDANSISTRING ||
+	       t == ETL_IN_REVERSEDCOUNTEDSTRING || t == ETL_IN_REVERSEDCOUNTEDANSISTRING ||
+	       t == ETL_IN_NONNULLTERMINATEDSTRING || t == ETL_IN_NONNULLTERMINATEDANSISTRING;
 }
 
 static int is_char_text(const struct etl_property *p)
 {
 	uint16_t t = p->in_type;
-	return p->out_type == OUT_STRING && (t == IN_UINT8 || t == IN_UINT16 || t == IN_INT8 || t == IN_INT16);
+	return p->out_type == ETL_OUT_STRING && (t == ETL_IN_UINT8 || t == ETL_IN_UINT16 || t == ETL_IN_INT8 || t == ETL_IN_INT16);
 }
 
 int etl_property_as_utf8(const struct etl_property *p, const char **s, size_t *len)
@@ -274,6 +287,96 @@ int etl_property_as_utf8(const struct etl_property *p, const char **s, size_t *l
 const char *etl_property_format(const struct etl_property *p)
 {
 	/* The tree belongs to the reader; the cache of formatted text lives in it. */
-	return etl__format_property((struct etl_property *)(uintptr_t)p);
+	return etl__format_property((struct etl_property *)(uintptr_t)p, 0);
+}
+
+const char *etl_property_format_flags(const struct etl_property *p, unsigned flags)
+{
+	return etl__format_property((struct etl_property *)(uintptr_t)p, flags & ETL_FORMAT_NO_MAPS);
+}
+
+/* The kind of an integer-typed value, from its out-type first (as format.c renders it). */
+static enum etl_value_kind integer_kind(const struct etl_property *p)
+{
+	uint16_t in = p->in_type;
+	size_t n = p->len;
+
+	switch (p->out_type) {
+	case ETL_OUT_BOOLEAN:
+		return ETL_VALUE_BOOLEAN;
+	case ETL_OUT_STRING:
+		if (in == ETL_IN_UINT8 || in == ETL_IN_INT8 || in == ETL_IN_UINT16 || in == ETL_IN_INT16)
+			return ETL_VALUE_STRING;
+		break;
+	case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+	case ETL_OUT_CODE_POINTER: case ETL_OUT_ERRORCODE: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS:
+	case ETL_OUT_HRESULT:
+		return ETL_VALUE_HEX;
+	case ETL_OUT_PORT:
+		if (n == 2)
+			return ETL_VALUE_ADDRESS;
+		break;
+	case ETL_OUT_IPV4:
+		if (n == 4)
+			return ETL_VALUE_ADDRESS;
+		break;
+	case ETL_OUT_DATETIME: case ETL_OUT_DATETIME_UTC:
+		if (n == 8)
+			return ETL_VALUE_TIME;
+		break;
+	case ETL_OUT_BYTE: case ETL_OUT_SHORT: case ETL_OUT_INT: case ETL_OUT_LONG:
+		return ETL_VALUE_SIGNED;
+	case ETL_OUT_UNSIGNEDBYTE: case ETL_OUT_UNSIGNEDSHORT: case ETL_OUT_UNSIGNEDINT: case ETL_OUT_UNSIGNEDLONG:
+		return ETL_VALUE_UNSIGNED;
+	default:
+		break;
+	}
+	if (in == ETL_IN_HEXINT32 || in == ETL_IN_HEXINT64 || in == ETL_IN_POINTER || in == ETL_IN_SIZET)
+		return ETL_VALUE_HEX;
+	if (in == ETL_IN_BOOLEAN)
+		return ETL_VALUE_BOOLEAN;
+	return is_signed_in(in) ? ETL_VALUE_SIGNED : ETL_VALUE_UNSIGNED;
+}
+
+/* The kind of a binary value, by its out-type. */
+static enum etl_value_kind binary_kind(const struct etl_property *p)
+{
+	uint16_t out = p->out_type;
+	size_t n = p->len;
+
+	if (out == ETL_OUT_IPV6 && n == 16)
+		return ETL_VALUE_ADDRESS;
+	if (out == ETL_OUT_SOCKETADDRESS && n >= 8 &&
+	    (etl_le16(p->data) == 2 || (etl_le16(p->data) == 23 && n >= 24)))
+		return ETL_VALUE_ADDRESS;
+	if (out == ETL_OUT_UTF8 || out == ETL_OUT_STRING || out == ETL_OUT_XML || out == ETL_OUT_JSON)
+		return ETL_VALUE_STRING;
+	return ETL_VALUE_BINARY;
+}
+
+enum etl_value_kind etl_property_value_kind(const struct etl_property *p)
+{
+	uint16_t in = p->in_type;
+
+	if (p->kind != ETL_PROPERTY_VALUE || in == ETL_IN_NULL)
+		return ETL_VALUE_NONE;
+	if (is_text(in) || in == ETL_IN_UNICODECHAR || in == ETL_IN_ANSICHAR)
+		return ETL_VALUE_STRING;
+	if (!p->data)
+		return in == ETL_IN_BINARY || in == ETL_IN_COUNTEDBINARY ? ETL_VALUE_BINARY : ETL_VALUE_NONE;
+	switch (in) {
+	case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY: case ETL_IN_HEXDUMP:
+		return binary_kind(p);
+	case ETL_IN_GUID:
+		return ETL_VALUE_GUID;
+	case ETL_IN_FILETIME: case ETL_IN_SYSTEMTIME:
+		return ETL_VALUE_TIME;
+	case ETL_IN_SID: case ETL_IN_WBEMSID:
+		return ETL_VALUE_SID;
+	case ETL_IN_FLOAT: case ETL_IN_DOUBLE:
+		return ETL_VALUE_REAL;
+	default:
+		return etl__is_integer_in(in) ? integer_kind(p) : ETL_VALUE_BINARY;
+	}
 }
 

@@ -10,32 +10,7 @@
 #define ETL_DECODE_SCHEMA_H
 
 #include "internal.h"
-
-/* TDH in-types used on the wire (tdh.h TDH_IN_TYPE) */
-enum {
-	IN_NULL = 0, IN_UNICODESTRING = 1, IN_ANSISTRING = 2, IN_INT8 = 3, IN_UINT8 = 4,
-	IN_INT16 = 5, IN_UINT16 = 6, IN_INT32 = 7, IN_UINT32 = 8, IN_INT64 = 9, IN_UINT64 = 10,
-	IN_FLOAT = 11, IN_DOUBLE = 12, IN_BOOLEAN = 13, IN_BINARY = 14, IN_GUID = 15,
-	IN_POINTER = 16, IN_FILETIME = 17, IN_SYSTEMTIME = 18, IN_SID = 19, IN_HEXINT32 = 20,
-	IN_HEXINT64 = 21, IN_COUNTEDSTRING = 22, IN_COUNTEDANSISTRING = 23, IN_COUNTEDBINARY = 25,
-	IN_MOF_COUNTEDSTRING = 300, IN_MOF_COUNTEDANSISTRING = 301, IN_REVERSEDCOUNTEDSTRING = 302,
-	IN_REVERSEDCOUNTEDANSISTRING = 303, IN_NONNULLTERMINATEDSTRING = 304,
-	IN_NONNULLTERMINATEDANSISTRING = 305, IN_UNICODECHAR = 306, IN_ANSICHAR = 307,
-	IN_SIZET = 308, IN_HEXDUMP = 309, IN_WBEMSID = 310
-};
-
-/* TDH out-types (tdh.h TDH_OUT_TYPE) */
-enum {
-	OUT_NULL = 0, OUT_STRING = 1, OUT_DATETIME = 2, OUT_BYTE = 3, OUT_UNSIGNEDBYTE = 4,
-	OUT_SHORT = 5, OUT_UNSIGNEDSHORT = 6, OUT_INT = 7, OUT_UNSIGNEDINT = 8, OUT_LONG = 9,
-	OUT_UNSIGNEDLONG = 10, OUT_FLOAT = 11, OUT_DOUBLE = 12, OUT_BOOLEAN = 13, OUT_GUID = 14,
-	OUT_HEXBINARY = 15, OUT_HEXINT8 = 16, OUT_HEXINT16 = 17, OUT_HEXINT32 = 18, OUT_HEXINT64 = 19,
-	OUT_PID = 20, OUT_TID = 21, OUT_PORT = 22, OUT_IPV4 = 23, OUT_IPV6 = 24,
-	OUT_SOCKETADDRESS = 25, OUT_CIMDATETIME = 26, OUT_ETWTIME = 27, OUT_XML = 28,
-	OUT_ERRORCODE = 29, OUT_WIN32ERROR = 30, OUT_NTSTATUS = 31, OUT_HRESULT = 32,
-	OUT_CULTURE_INSENSITIVE_DATETIME = 33, OUT_JSON = 34, OUT_UTF8 = 35, OUT_PKCS7 = 36,
-	OUT_CODE_POINTER = 37, OUT_DATETIME_UTC = 38, OUT_REDUCEDSTRING = 300, OUT_NOPRINT = 301
-};
+#include "util/cursor.h"
 
 /* field flags */
 enum {
@@ -150,6 +125,39 @@ struct etl_decoded {
 int etl__decode_payload(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *payload,
 			size_t len, unsigned ptr_size, struct etl_diag *diag);
 
-const char *etl__format_property(struct etl_property *p);
+/* The canonical text of a value (format.c), cached in the property; flags: ETL_FORMAT_*, the text
+ * not cached then. */
+const char *etl__format_property(struct etl_property *p, unsigned flags);
+
+/* integer in-types, and the value of an integer node (0 for other sizes) */
+static inline int etl__is_integer_in(uint16_t t)
+{
+	return (t >= ETL_IN_INT8 && t <= ETL_IN_UINT64) || t == ETL_IN_HEXINT32 || t == ETL_IN_HEXINT64 ||
+	       t == ETL_IN_POINTER || t == ETL_IN_SIZET || t == ETL_IN_BOOLEAN;
+}
+
+/* Unsigned value of an integer-typed node (0 otherwise). */
+static inline uint64_t etl__node_u64(const struct etl_property *p)
+{
+	switch (p->len) {
+	case 1: return p->data[0];
+	case 2: return etl_le16(p->data);
+	case 4: return etl_le32(p->data);
+	case 8: return etl_le64(p->data);
+	default: return 0;
+	}
+}
+
+static inline int64_t etl__node_i64(const struct etl_property *p)
+{
+	switch (p->len) {
+	case 1: return (int8_t)p->data[0];
+	case 2: return (int16_t)etl_le16(p->data);
+	case 4: return (int32_t)etl_le32(p->data);
+	case 8: return (int64_t)etl_le64(p->data);
+	default: return 0;
+	}
+}
+
 
 #endif

@@ -55,15 +55,156 @@ static const char *strip_win(const char *s)
 	return s && strncmp(s, "win:", 4) == 0 ? s + 4 : s;
 }
 
+/* Builds a schema in one block: fields, member and top pools, then the names. */
+struct tei_build {
+	const uint8_t *p;
+	size_t len;
+	uint32_t pc;       /* properties */
+	uint16_t *pool;    /* member lists (pc entries), then the top list */
+	char *strp, *end;  /* names still to write */
+	struct etl_diag *d;
+};
+
+/* The next name of the block from the UTF-16 name at off: NULL when there is none. */
+static const char *take_name(struct tei_build *b, uint32_t off)
+{
+	size_t n = name_at(b->p, b->len, off, b->strp, (size_t)(b->end - b->strp));
+	const char *s = n ? b->strp : NULL;
+
+	b->strp += n;
+	return s;
+}
+
+/* The fixed header: ids, descriptor, the name offsets, and the property counts. */
+static int parse_header(struct etl_cursor *c, size_t len, struct etl_tei *out, uint32_t offs[12], uint32_t *pc,
+			uint32_t *tpc, struct etl_diag *d)
+{
+	uint32_t i;
+
+	cur_guid(c, &out->provider);
+	cur_skip(c, 16); /* EventGuid */
+	out->id = cur_u16(c);
+	out->version = cur_u8(c);
+	cur_skip(c, 1);
+	cur_skip(c, 1);
+	out->opcode = cur_u8(c);
+	out->task = cur_u16(c);
+	cur_skip(c, 8);
+	out->decoding_source = cur_u32(c);
+	for (i = 0; i < 12; i++)
+		offs[i] = cur_u32(c);
+	*pc = cur_u32(c);
+	*tpc = cur_u32(c);
+	cur_skip(c, 4);
+	if (!cur_ok(c)) {
+		etl__diag_set(d, ETL_E_TRUNCATED, 0, "TRACE_EVENT_INFO: %zu bytes are too few for its header", len);
+		return ETL_E_TRUNCATED;
+	}
+	if (*pc > 0xFFFF || *tpc > *pc || (size_t)*pc * EPI_SIZE > len - TEI_FIXED) {
+		etl__diag_set(d, ETL_E_FORMAT, 100, "TRACE_EVENT_INFO: %u properties (%u top-level) do not fit %zu bytes",
+			      (unsigned)*pc, (unsigned)*tpc, len);
+		return ETL_E_FORMAT;
+	}
+	return ETL_OK;
+}
+
+/* Bytes of the names: provider, task, opcode, event, then each property and map name. */
+static size_t names_size(const uint8_t *p, size_t len, const uint32_t offs[12], uint32_t pc)
+{
+	size_t names = name_at(p, len, offs[0], NULL, 0) + name_at(p, len, offs[4], NULL, 0) +
+		       name_at(p, len, offs[5], NULL, 0) + name_at(p, len, offs[10], NULL, 0);
+	uint32_t i;
+
+	for (i = 0; i < pc; i++) {
+		const uint8_t *e = p + TEI_FIXED + (size_t)i * EPI_SIZE;
+		names += name_at(p, len, etl_le32(e + 4), NULL, 0) + 1;
+		if (!(etl_le32(e) & PROP_STRUCT))
+			names += name_at(p, len, etl_le32(e + 12), NULL, 0);
+	}
+	return names;
+}
+
+/* Count and length of property i (EVENT_PROPERTY_INFO flags fl, count/length words). */
+static int count_and_length(struct tei_build *b, uint32_t i, struct etl_field *f, uint32_t fl, uint16_t cnt,
+			    uint16_t ln)
+{
+	int text = f->in_type == ETL_IN_BINARY || f->in_type == ETL_IN_UNICODESTRING || f->in_type == ETL_IN_ANSISTRING;
+
+	if ((fl & PROP_PARAM_FIXED_COUNT) || (!(fl & PROP_PARAM_COUNT) && cnt > 1)) {
+		/* older TDH (before Windows 8) marks a fixed array only by count > 1 */
+		f->flags |= FF_COUNT_CONST;
+		f->count = cnt;
+	} else if (fl & PROP_PARAM_COUNT) {
+		if (cnt >= b->pc) {
+			etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
+				      "TRACE_EVENT_INFO: count of '%s' refers to property %u of %u", f->name, (unsigned)cnt,
+				      (unsigned)b->pc);
+			return ETL_E_FORMAT;
+		}
+		f->flags |= FF_COUNT_FIELD;
+		f->count = cnt;
+	}
+	if (fl & PROP_PARAM_LENGTH) {
+		if (ln >= b->pc) {
+			etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
+				      "TRACE_EVENT_INFO: length of '%s' refers to property %u of %u", f->name, (unsigned)ln,
+				      (unsigned)b->pc);
+			return ETL_E_FORMAT;
+		}
+		f->flags |= FF_LEN_FIELD;
+		f->length = ln;
+	} else if (((fl & PROP_PARAM_FIXED_LENGTH) || (text && ln > 0 && !(fl & PROP_STRUCT))) && text) {
+		/* for strings and binaries TDH puts a fixed length here */
+		f->flags |= FF_LEN_CONST;
+		f->length = ln;
+	}
+	if (fl & PROP_CUSTOM_SCHEMA)
+		f->flags |= FF_CUSTOM;
+	return ETL_OK;
+}
+
+/* EVENT_PROPERTY_INFO i into field f. */
+static int parse_property(struct tei_build *b, uint32_t i, struct etl_field *f)
+{
+	const uint8_t *e = b->p + TEI_FIXED + (size_t)i * EPI_SIZE;
+	uint32_t fl = etl_le32(e);
+
+	memset(f, 0, sizeof(*f));
+	f->name = take_name(b, etl_le32(e + 4));
+	if (!f->name) {
+		*b->strp = 0;
+		f->name = b->strp++;
+	}
+	if (fl & PROP_STRUCT) {
+		uint16_t start = etl_le16(e + 8), num = etl_le16(e + 10);
+		if ((uint32_t)start + num > b->pc || start <= i) {
+			etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
+				      "TRACE_EVENT_INFO: struct '%s' members %u..%u are out of range", f->name,
+				      (unsigned)start, (unsigned)(start + num));
+			return ETL_E_FORMAT;
+		}
+		f->flags |= FF_STRUCT;
+		f->nmembers = num;
+		f->members = b->pool + start; /* struct members are consecutive properties */
+		for (; num > 0; num--, start++)
+			b->pool[start] = start;
+	} else {
+		f->in_type = etl_le16(e + 8);
+		f->out_type = etl_le16(e + 10);
+		f->map_name = take_name(b, etl_le32(e + 12));
+	}
+	return count_and_length(b, i, f, fl, etl_le16(e + 16), etl_le16(e + 18));
+}
+
 int etl__tei_parse(const uint8_t *p, size_t len, struct etl_tei *out, struct etl_diag *d)
 {
 	struct etl_cursor c;
-	uint32_t offs[15], pc, tpc, i;
-	size_t names = 0, bytes, k;
+	struct tei_build b;
+	uint32_t offs[12], pc, tpc, i;
+	size_t bytes;
 	uint8_t *block;
-	char *strp;
-	uint16_t *pool;
 	struct etl_schema *s = &out->schema;
+	int st;
 
 	memset(out, 0, sizeof(*out));
 	if (len < TEI_FIXED) {
@@ -71,40 +212,9 @@ int etl__tei_parse(const uint8_t *p, size_t len, struct etl_tei *out, struct etl
 		return ETL_E_TRUNCATED;
 	}
 	cur_init(&c, p, len);
-	cur_guid(&c, &out->provider);
-	cur_skip(&c, 16); /* EventGuid */
-	out->id = cur_u16(&c);
-	out->version = cur_u8(&c);
-	cur_skip(&c, 1);
-	cur_skip(&c, 1);
-	out->opcode = cur_u8(&c);
-	out->task = cur_u16(&c);
-	cur_skip(&c, 8);
-	out->decoding_source = cur_u32(&c);
-	for (i = 0; i < 12; i++)
-		offs[i] = cur_u32(&c);
-	pc = cur_u32(&c);
-	tpc = cur_u32(&c);
-	cur_skip(&c, 4);
-	if (!cur_ok(&c)) {
-		etl__diag_set(d, ETL_E_TRUNCATED, 0, "TRACE_EVENT_INFO: %zu bytes are too few for its header", len);
-		return ETL_E_TRUNCATED;
-	}
-	if (pc > 0xFFFF || tpc > pc || (size_t)pc * EPI_SIZE > len - TEI_FIXED) {
-		etl__diag_set(d, ETL_E_FORMAT, 100, "TRACE_EVENT_INFO: %u properties (%u top-level) do not fit %zu bytes",
-			      (unsigned)pc, (unsigned)tpc, len);
-		return ETL_E_FORMAT;
-	}
-	/* sizes of the names: provider, task, opcode, event, then each property and map name */
-	names += name_at(p, len, offs[0], NULL, 0) + name_at(p, len, offs[4], NULL, 0) +
-		 name_at(p, len, offs[5], NULL, 0) + name_at(p, len, offs[10], NULL, 0);
-	for (i = 0; i < pc; i++) {
-		const uint8_t *e = p + TEI_FIXED + (size_t)i * EPI_SIZE;
-		names += name_at(p, len, etl_le32(e + 4), NULL, 0) + 1;
-		if (!(etl_le32(e) & PROP_STRUCT))
-			names += name_at(p, len, etl_le32(e + 12), NULL, 0);
-	}
-	bytes = (size_t)pc * sizeof(struct etl_field) + (size_t)pc * sizeof(uint16_t) * 2 + names + 8;
+	if ((st = parse_header(&c, len, out, offs, &pc, &tpc, d)) != ETL_OK)
+		return st;
+	bytes = (size_t)pc * sizeof(struct etl_field) + (size_t)pc * sizeof(uint16_t) * 2 + names_size(p, len, offs, pc) + 8;
 	block = etl__malloc(bytes);
 	if (!block) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
@@ -112,108 +222,29 @@ int etl__tei_parse(const uint8_t *p, size_t len, struct etl_tei *out, struct etl
 	}
 	s->block = block;
 	s->fields = (struct etl_field *)(void *)block;
-	pool = (uint16_t *)(void *)(block + (size_t)pc * sizeof(struct etl_field));
-	s->top = pool + pc;
-	strp = (char *)(pool + 2 * (size_t)pc);
-#define TAKE_NAME(off, dst)                                                    \
-	do {                                                                   \
-		size_t n_ = name_at(p, len, (off), strp, bytes);               \
-		(dst) = n_ ? strp : NULL;                                      \
-		strp += n_;                                                    \
-	} while (0)
-	TAKE_NAME(offs[0], out->provider_name);
-	TAKE_NAME(offs[4], out->task_name);
-	TAKE_NAME(offs[5], out->opcode_name);
-	TAKE_NAME(offs[10], out->event_name);
-	for (i = 0; i < pc; i++) {
-		const uint8_t *e = p + TEI_FIXED + (size_t)i * EPI_SIZE;
-		struct etl_field *f = &s->fields[i];
-		uint32_t fl = etl_le32(e);
-		uint16_t cnt = etl_le16(e + 16), ln = etl_le16(e + 18);
-		size_t nlen;
-
-		memset(f, 0, sizeof(*f));
-		nlen = name_at(p, len, etl_le32(e + 4), strp, bytes);
-		if (nlen) {
-			f->name = strp;
-			strp += nlen;
-		} else {
-			*strp = 0;
-			f->name = strp++;
+	b.p = p;
+	b.len = len;
+	b.pc = pc;
+	b.d = d;
+	b.pool = (uint16_t *)(void *)(block + (size_t)pc * sizeof(struct etl_field));
+	s->top = b.pool + pc;
+	b.strp = (char *)(b.pool + 2 * (size_t)pc);
+	b.end = (char *)block + bytes;
+	out->provider_name = take_name(&b, offs[0]);
+	out->task_name = strip_win(take_name(&b, offs[4]));
+	out->opcode_name = strip_win(take_name(&b, offs[5]));
+	out->event_name = take_name(&b, offs[10]);
+	for (i = 0; i < pc; i++)
+		if (parse_property(&b, i, &s->fields[i]) != ETL_OK) {
+			etl__free(block);
+			memset(out, 0, sizeof(*out));
+			return d->code;
 		}
-		if (fl & PROP_STRUCT) {
-			uint16_t start = etl_le16(e + 8), num = etl_le16(e + 10);
-			if ((uint32_t)start + num > pc || start <= i) {
-				etl__diag_set(d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
-					      "TRACE_EVENT_INFO: struct '%s' members %u..%u are out of range", f->name,
-					      (unsigned)start, (unsigned)(start + num));
-				goto fail;
-			}
-			f->flags |= FF_STRUCT;
-			f->nmembers = num;
-			f->members = pool + start; /* filled below: member j is field start + j */
-		} else {
-			f->in_type = etl_le16(e + 8);
-			f->out_type = etl_le16(e + 10);
-			TAKE_NAME(etl_le32(e + 12), f->map_name);
-		}
-		if ((fl & PROP_PARAM_FIXED_COUNT) || (!(fl & PROP_PARAM_COUNT) && cnt > 1)) {
-			/* older TDH (before Windows 8) marks a fixed array only by count > 1 */
-			f->flags |= FF_COUNT_CONST;
-			f->count = cnt;
-		} else if (fl & PROP_PARAM_COUNT) {
-			if (cnt >= pc) {
-				etl__diag_set(d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
-					      "TRACE_EVENT_INFO: count of '%s' refers to property %u of %u", f->name,
-					      (unsigned)cnt, (unsigned)pc);
-				goto fail;
-			}
-			f->flags |= FF_COUNT_FIELD;
-			f->count = cnt;
-		}
-		if (fl & PROP_PARAM_LENGTH) {
-			if (ln >= pc) {
-				etl__diag_set(d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
-					      "TRACE_EVENT_INFO: length of '%s' refers to property %u of %u", f->name,
-					      (unsigned)ln, (unsigned)pc);
-				goto fail;
-			}
-			f->flags |= FF_LEN_FIELD;
-			f->length = ln;
-		} else if ((fl & PROP_PARAM_FIXED_LENGTH) ||
-			   ((f->in_type == IN_BINARY || f->in_type == IN_UNICODESTRING || f->in_type == IN_ANSISTRING) &&
-			    ln > 0 && !(fl & PROP_STRUCT))) {
-			/* for strings and binaries TDH puts a fixed length here */
-			if (f->in_type == IN_BINARY || f->in_type == IN_UNICODESTRING || f->in_type == IN_ANSISTRING) {
-				f->flags |= FF_LEN_CONST;
-				f->length = ln;
-			}
-		}
-		if (fl & PROP_CUSTOM_SCHEMA)
-			f->flags |= FF_CUSTOM;
-	}
-#undef TAKE_NAME
-	/* member lists: struct members are consecutive properties */
-	for (i = 0; i < pc; i++) {
-		struct etl_field *f = &s->fields[i];
-		if (f->flags & FF_STRUCT) {
-			uint16_t start = (uint16_t)(f->members - pool);
-			for (k = 0; k < f->nmembers; k++)
-				pool[start + k] = (uint16_t)(start + k);
-		}
-	}
-	/* top-level properties: the first TopLevelPropertyCount */
-	for (i = 0; i < tpc; i++)
+	for (i = 0; i < tpc; i++) /* top-level properties: the first TopLevelPropertyCount */
 		s->top[i] = (uint16_t)i;
 	s->ntop = (uint16_t)tpc;
 	s->nfields = (uint16_t)pc;
-	out->opcode_name = strip_win(out->opcode_name);
-	out->task_name = strip_win(out->task_name);
 	return ETL_OK;
-fail:
-	etl__free(block);
-	memset(out, 0, sizeof(*out));
-	return d->code;
 }
 
 int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, struct etl_map **out,

@@ -66,41 +66,41 @@ static const char *read_cstr(struct etl_cursor *c, size_t *len)
 static uint16_t map_out(uint8_t tlg_out, uint16_t in)
 {
 	switch (tlg_out & 0x7F) {
-	case 1: return OUT_NOPRINT;
-	case 2: return OUT_STRING;
-	case 3: return OUT_BOOLEAN;
+	case 1: return ETL_OUT_NOPRINT;
+	case 2: return ETL_OUT_STRING;
+	case 3: return ETL_OUT_BOOLEAN;
 	case 4:
 		switch (in) {
-		case IN_INT8: case IN_UINT8: return OUT_HEXINT8;
-		case IN_INT16: case IN_UINT16: return OUT_HEXINT16;
-		case IN_INT32: case IN_UINT32: return OUT_HEXINT32;
-		case IN_INT64: case IN_UINT64: return OUT_HEXINT64;
-		default: return OUT_HEXBINARY;
+		case ETL_IN_INT8: case ETL_IN_UINT8: return ETL_OUT_HEXINT8;
+		case ETL_IN_INT16: case ETL_IN_UINT16: return ETL_OUT_HEXINT16;
+		case ETL_IN_INT32: case ETL_IN_UINT32: return ETL_OUT_HEXINT32;
+		case ETL_IN_INT64: case ETL_IN_UINT64: return ETL_OUT_HEXINT64;
+		default: return ETL_OUT_HEXBINARY;
 		}
-	case 5: return OUT_PID;
-	case 6: return OUT_TID;
-	case 7: return OUT_PORT;
-	case 8: return OUT_IPV4;
-	case 9: return OUT_IPV6;
-	case 10: return OUT_SOCKETADDRESS;
-	case 11: return OUT_XML;
-	case 12: return OUT_JSON;
-	case 13: return OUT_WIN32ERROR;
-	case 14: return OUT_NTSTATUS;
-	case 15: return OUT_HRESULT;
-	case 16: return OUT_DATETIME;
-	case 17: return OUT_LONG;
-	case 18: return OUT_UNSIGNEDLONG;
-	case 35: return OUT_UTF8;
-	case 36: return OUT_PKCS7;
-	case 37: return OUT_CODE_POINTER;
-	case 38: return OUT_DATETIME_UTC;
-	default: return OUT_NULL;
+	case 5: return ETL_OUT_PID;
+	case 6: return ETL_OUT_TID;
+	case 7: return ETL_OUT_PORT;
+	case 8: return ETL_OUT_IPV4;
+	case 9: return ETL_OUT_IPV6;
+	case 10: return ETL_OUT_SOCKETADDRESS;
+	case 11: return ETL_OUT_XML;
+	case 12: return ETL_OUT_JSON;
+	case 13: return ETL_OUT_WIN32ERROR;
+	case 14: return ETL_OUT_NTSTATUS;
+	case 15: return ETL_OUT_HRESULT;
+	case 16: return ETL_OUT_DATETIME;
+	case 17: return ETL_OUT_LONG;
+	case 18: return ETL_OUT_UNSIGNEDLONG;
+	case 35: return ETL_OUT_UTF8;
+	case 36: return ETL_OUT_PKCS7;
+	case 37: return ETL_OUT_CODE_POINTER;
+	case 38: return ETL_OUT_DATETIME_UTC;
+	default: return ETL_OUT_NULL;
 	}
 }
 
 struct builder {
-	struct raw_field *raw;
+	const struct raw_field *raw;
 	struct etl_field *fields;
 	uint16_t n, next;
 	uint16_t *pool;
@@ -151,15 +151,139 @@ static int take_members(struct builder *b, uint16_t *list, unsigned count, unsig
 	return ETL_OK;
 }
 
+/* The raw field descriptions after the event name; *names grows by the bytes their names and
+ * custom schemas need. */
+static int read_raw_fields(struct etl_cursor *c, struct raw_field *raw, size_t cap, size_t *nraw, size_t *names,
+			   struct etl_diag *d)
+{
+	while (cur_left(c) > 0) {
+		struct raw_field *f = &raw[*nraw];
+		size_t at = c->pos;
+
+		if (*nraw == cap) {
+			etl__diag_set(d, ETL_E_LIMIT, at, "tracelogging metadata: too many fields");
+			return ETL_E_LIMIT;
+		}
+		f->name = read_cstr(c, &f->name_len);
+		f->in = cur_u8(c);
+		if (f->in & 0x80) {
+			f->has_out = 1;
+			f->out = cur_u8(c);
+			if (f->out & 0x80)
+				f->tags = read_tags(c);
+		}
+		if ((f->in & 0x60) == 0x20) {
+			f->ccount = cur_u16(c);
+		} else if ((f->in & 0x60) == 0x60) {
+			f->custom_len = cur_u16(c);
+			f->custom = cur_take(c, f->custom_len);
+			*names += f->custom_len;
+		}
+		if (!cur_ok(c)) {
+			etl__diag_set(d, ETL_E_FORMAT, at, "tracelogging metadata: field %zu runs past the metadata", *nraw);
+			return ETL_E_FORMAT;
+		}
+		*names += f->name_len + 1;
+		(*nraw)++;
+	}
+	return ETL_OK;
+}
+
+/* Field f from its raw description; its name (and custom schema) are copied to *p. */
+static int fill_field(const struct raw_field *r, struct etl_field *f, uint8_t **p, struct etl_diag *d)
+{
+	uint8_t base = r->in & 0x1F;
+
+	memset(f, 0, sizeof(*f));
+	memcpy(*p, r->name, r->name_len);
+	(*p)[r->name_len] = 0;
+	f->name = (const char *)*p;
+	*p += r->name_len + 1;
+	f->tags = r->tags;
+	switch (r->in & 0x60) {
+	case 0x20: f->flags |= FF_COUNT_CONST; f->count = r->ccount; break;
+	case 0x40: f->flags |= FF_COUNT_DATA; break;
+	case 0x60:
+		f->flags |= FF_CUSTOM;
+		memcpy(*p, r->custom, r->custom_len);
+		f->custom_schema = *p;
+		f->custom_len = r->custom_len;
+		*p += r->custom_len;
+		break;
+	default: break;
+	}
+	if (base == TLG_STRUCT) {
+		f->flags |= FF_STRUCT;
+		f->nmembers = r->out & 0x7F;
+		if (!r->has_out || f->nmembers == 0) {
+			etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE, "tracelogging metadata: struct '%s' has no member count",
+				      f->name);
+			return ETL_E_FORMAT;
+		}
+		return ETL_OK;
+	}
+	if (base == 16 || base > 25) {
+		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "tracelogging metadata: field '%s' has in-type %u",
+			      f->name, (unsigned)base);
+		return ETL_E_UNSUPPORTED;
+	}
+	f->in_type = base;
+	if (base == 14) /* TlgInBINARY: u16 size, then the bytes */
+		f->flags |= FF_LEN_PREFIX16;
+	f->out_type = r->has_out ? map_out(r->out, base) : ETL_OUT_NULL;
+	if (f->flags & FF_CUSTOM)
+		f->in_type = ETL_IN_BINARY;
+	return ETL_OK;
+}
+
+/* The fields in one block (fields, two index pools, names, event name) and the tree of members. */
+static int build(struct etl_schema *out, const struct raw_field *raw, size_t nraw, size_t names,
+		 const char *event_name, size_t event_len, struct etl_diag *d)
+{
+	size_t bytes = nraw * sizeof(struct etl_field) + 2 * nraw * sizeof(uint16_t) + names + event_len + 1 + 16, i;
+	uint8_t *block = etl__malloc(bytes), *p;
+	struct builder b;
+	int st;
+
+	if (!block) {
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	out->block = block;
+	out->fields = (struct etl_field *)(void *)block; /* malloc alignment */
+	p = block + nraw * sizeof(struct etl_field);
+	b.pool = (uint16_t *)(void *)p; /* after the fields: 2-byte aligned */
+	out->top = b.pool + nraw;
+	p += 2 * nraw * sizeof(uint16_t);
+	for (i = 0; i < nraw; i++)
+		if ((st = fill_field(&raw[i], &out->fields[i], &p, d)) != ETL_OK)
+			return st;
+	memcpy(p, event_name, event_len);
+	p[event_len] = 0;
+	out->event_name = (char *)p;
+	out->nfields = (uint16_t)nraw;
+	b.raw = raw;
+	b.fields = out->fields;
+	b.n = (uint16_t)nraw;
+	b.next = 0;
+	b.pool_next = 0;
+	b.d = d;
+	out->ntop = 0;
+	while (b.next < b.n) {
+		if ((st = take_members(&b, out->top + out->ntop, 1, 0)) != ETL_OK)
+			return st;
+		out->ntop++;
+	}
+	return ETL_OK;
+}
+
 int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, struct etl_diag *d)
 {
 	struct etl_cursor c;
-	struct raw_field *raw = NULL;
-	size_t nraw = 0, cap, names = 0, i, event_len = 0, bytes;
+	struct raw_field *raw;
+	size_t nraw = 0, cap, names = 0, event_len = 0;
 	const char *event_name;
 	uint16_t size;
-	uint8_t *block, *p;
-	struct builder b;
 	uint32_t event_tags;
 	int st;
 
@@ -187,125 +311,17 @@ int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, str
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
-	while (cur_left(&c) > 0) {
-		struct raw_field *f = &raw[nraw];
-		size_t at = c.pos;
-
-		if (nraw == cap) {
-			st = ETL_E_LIMIT;
-			etl__diag_set(d, st, at, "tracelogging metadata: too many fields");
-			goto fail;
-		}
-		f->name = read_cstr(&c, &f->name_len);
-		f->in = cur_u8(&c);
-		if (f->in & 0x80) {
-			f->has_out = 1;
-			f->out = cur_u8(&c);
-			if (f->out & 0x80)
-				f->tags = read_tags(&c);
-		}
-		if ((f->in & 0x60) == 0x20) {
-			f->ccount = cur_u16(&c);
-		} else if ((f->in & 0x60) == 0x60) {
-			f->custom_len = cur_u16(&c);
-			f->custom = cur_take(&c, f->custom_len);
-			names += f->custom_len;
-		}
-		if (!cur_ok(&c)) {
-			st = ETL_E_FORMAT;
-			etl__diag_set(d, st, at, "tracelogging metadata: field %zu runs past the metadata", nraw);
-			goto fail;
-		}
-		names += f->name_len + 1;
-		nraw++;
+	st = read_raw_fields(&c, raw, cap, &nraw, &names, d);
+	if (st == ETL_OK)
+		st = build(out, raw, nraw, names, event_name, event_len, d);
+	etl__free(raw);
+	if (st != ETL_OK) {
+		etl__free(out->block);
+		memset(out, 0, sizeof(*out));
+		return st;
 	}
-	/* one block: fields, two index pools, names, event name */
-	bytes = nraw * sizeof(struct etl_field) + 2 * nraw * sizeof(uint16_t) + names + event_len + 1 + 16;
-	block = etl__malloc(bytes);
-	if (!block) {
-		st = ETL_E_NOMEM;
-		etl__diag_set(d, st, ETL_OFFSET_NONE, "out of memory");
-		goto fail;
-	}
-	out->block = block;
-	out->fields = (struct etl_field *)(void *)block; /* malloc alignment */
-	p = block + nraw * sizeof(struct etl_field);
-	b.pool = (uint16_t *)(void *)p; /* after the fields: 2-byte aligned */
-	out->top = b.pool + nraw;
-	p += 2 * nraw * sizeof(uint16_t);
-	for (i = 0; i < nraw; i++) {
-		struct etl_field *f = &out->fields[i];
-		uint8_t base = raw[i].in & 0x1F;
-
-		memset(f, 0, sizeof(*f));
-		memcpy(p, raw[i].name, raw[i].name_len);
-		p[raw[i].name_len] = 0;
-		f->name = (const char *)p;
-		p += raw[i].name_len + 1;
-		f->tags = raw[i].tags;
-		switch (raw[i].in & 0x60) {
-		case 0x20: f->flags |= FF_COUNT_CONST; f->count = raw[i].ccount; break;
-		case 0x40: f->flags |= FF_COUNT_DATA; break;
-		case 0x60:
-			f->flags |= FF_CUSTOM;
-			memcpy(p, raw[i].custom, raw[i].custom_len);
-			f->custom_schema = p;
-			f->custom_len = raw[i].custom_len;
-			p += raw[i].custom_len;
-			break;
-		default: break;
-		}
-		if (base == TLG_STRUCT) {
-			f->flags |= FF_STRUCT;
-			f->nmembers = raw[i].out & 0x7F;
-			if (!raw[i].has_out || f->nmembers == 0) {
-				st = ETL_E_FORMAT;
-				etl__diag_set(d, st, ETL_OFFSET_NONE,
-					      "tracelogging metadata: struct '%s' has no member count", f->name);
-				goto fail_block;
-			}
-			continue;
-		}
-		if (base == 16 || base > 25) {
-			st = ETL_E_UNSUPPORTED;
-			etl__diag_set(d, st, ETL_OFFSET_NONE, "tracelogging metadata: field '%s' has in-type %u",
-				      f->name, (unsigned)base);
-			goto fail_block;
-		}
-		f->in_type = base;
-		if (base == 14) /* TlgInBINARY: u16 size, then the bytes */
-			f->flags |= FF_LEN_PREFIX16;
-		f->out_type = raw[i].has_out ? map_out(raw[i].out, base) : OUT_NULL;
-		if (f->flags & FF_CUSTOM)
-			f->in_type = IN_BINARY;
-	}
-	memcpy(p, event_name, event_len);
-	p[event_len] = 0;
-	out->event_name = (char *)p;
 	out->event_tags = event_tags;
-	out->nfields = (uint16_t)nraw;
-	b.raw = raw;
-	b.fields = out->fields;
-	b.n = (uint16_t)nraw;
-	b.next = 0;
-	b.pool_next = 0;
-	b.d = d;
-	out->ntop = 0;
-	while (b.next < b.n) {
-		st = take_members(&b, out->top + out->ntop, 1, 0);
-		if (st != ETL_OK)
-			goto fail_block;
-		out->ntop++;
-	}
-	etl__free(raw);
 	return ETL_OK;
-fail_block:
-	etl__free(block);
-	out->block = NULL;
-fail:
-	etl__free(raw);
-	memset(out, 0, sizeof(*out));
-	return st;
 }
 
 int etl__tlg_provider_name(const uint8_t *traits, size_t len, const char **name, size_t *name_len)

@@ -325,10 +325,9 @@ static int unpack_member(const struct etl_source *src, struct etl_member *m, uns
 		return st;
 	}
 	if (st != ETL_OK) {
-		size_t l = strlen(m->diag.msg);
 		m->damaged = 1;
-		snprintf(m->diag.msg + l, sizeof(m->diag.msg) - l, " (zip member '%s', %llu bytes recovered)",
-			 m->name, (unsigned long long)out.len);
+		etl__diag_append(&m->diag, " (zip member '%s', %llu bytes recovered)", m->name,
+				 (unsigned long long)out.len);
 	} else if (sizes_known && (out.len != usize || out.crc != crc)) {
 		m->damaged = 1;
 		etl__diag_set(&m->diag, ETL_E_FORMAT, data_off,
@@ -596,10 +595,8 @@ int etl__container_unpack(const struct etl_source *src, enum etl_container kind,
 			goto fail;
 		}
 		if (st != ETL_OK) {
-			size_t l = strlen(m->diag.msg);
 			m->damaged = 1;
-			snprintf(m->diag.msg + l, sizeof(m->diag.msg) - l, " (%llu bytes recovered)",
-				 (unsigned long long)sp.len);
+			etl__diag_append(&m->diag, " (%llu bytes recovered)", (unsigned long long)sp.len);
 		}
 		st = spool_finish(&sp, &m->src, d);
 		if (st != ETL_OK)

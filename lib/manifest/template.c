@@ -102,7 +102,7 @@ static int parse_items(struct tbuild *b, const xmlNode *n, uint16_t *list, uint1
 				return 0;
 			}
 			if (out && !etl__mx_type(out, 0, &f->out_type))
-				f->out_type = OUT_NULL; /* an unknown outType only changes the rendering */
+				f->out_type = ETL_OUT_NULL; /* an unknown outType only changes the rendering */
 			f->map_name = etl__mx_attr(b->a, c, "map");
 		} else {
 			uint16_t *members = b->pool + b->pool_n, m = 0;

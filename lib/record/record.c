@@ -97,236 +97,260 @@ static int too_small(struct etl_diag *d, size_t pos, unsigned htype, unsigned si
 	return ETL_E_FORMAT;
 }
 
+#define TOO_SMALL 2 /* internal: the record is smaller than its kind's fixed header */
+
+static int kind_system(struct etl_cursor *c, unsigned htype, struct etl_event *ev)
+{
+	int compact = htype == ETL_HT_COMPACT32 || htype == ETL_HT_COMPACT64;
+
+	if (c->len < (compact ? 0x18u : 0x20u))
+		return TOO_SMALL;
+	ev->kind = compact ? ETL_HEADER_COMPACT : ETL_HEADER_SYSTEM;
+	ev->ptr_size = (htype == ETL_HT_SYSTEM32 || htype == ETL_HT_COMPACT32) ? 4 : 8;
+	ev->version = (uint8_t)cur_u16(c);
+	cur_skip(c, 4);
+	set_kernel_provider(ev, cur_u16(c));
+	ev->tid = cur_u32(c);
+	ev->pid = cur_u32(c);
+	ev->ts_raw = cur_u64(c);
+	if (!compact) {
+		ev->kernel_time = cur_u32(c);
+		ev->user_time = cur_u32(c);
+	}
+	return ETL_OK;
+}
+
+static int kind_perfinfo(struct etl_cursor *c, unsigned htype, struct etl_event *ev, size_t pos,
+			 struct etl_diag *d)
+{
+	uint16_t ver;
+	unsigned npmc;
+	size_t extra;
+
+	if (c->len < 0x10)
+		return TOO_SMALL;
+	ev->kind = ETL_HEADER_PERFINFO;
+	ev->ptr_size = htype == ETL_HT_PERFINFO32 ? 4 : 8;
+	ver = cur_u16(c);
+	ev->version = (uint8_t)ver;
+	cur_skip(c, 4);
+	set_kernel_provider(ev, cur_u16(c));
+	ev->ts_raw = cur_u64(c);
+	npmc = (ver >> 8) & 7;
+	extra = (size_t)npmc * 8 + ((ver & 0x8000) ? 8 : 0);
+	if (extra > cur_left(c)) {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "perfinfo header: %u PMC counters%s do not fit record size %zu",
+			      npmc, (ver & 0x8000) ? " and a PEBS index" : "", c->len);
+		return ETL_E_FORMAT;
+	}
+	if (ver & 0x8000) {
+		ev->pebs = cur_u64(c);
+		ev->flags |= ETL_EVF_PEBS;
+	}
+	ev->pmc_count = npmc;
+	ev->pmc = cur_take(c, (size_t)npmc * 8);
+	return ETL_OK;
+}
+
+static int kind_full(struct etl_cursor *c, unsigned htype, struct etl_event *ev)
+{
+	int inst = htype == ETL_HT_INSTANCE32 || htype == ETL_HT_INSTANCE64;
+
+	if (c->len < (inst ? 0x48u : 0x30u))
+		return TOO_SMALL;
+	ev->kind = inst ? ETL_HEADER_INSTANCE : ETL_HEADER_FULL;
+	ev->ptr_size = (htype == ETL_HT_FULL32 || htype == ETL_HT_INSTANCE32) ? 4 : 8;
+	cur_skip(c, 4);
+	ev->opcode = cur_u8(c);
+	ev->level = cur_u8(c);
+	ev->version = (uint8_t)cur_u16(c);
+	ev->tid = cur_u32(c);
+	ev->pid = cur_u32(c);
+	ev->ts_raw = cur_u64(c);
+	cur_guid(c, &ev->provider);
+	ev->kernel_time = cur_u32(c);
+	ev->user_time = cur_u32(c);
+	if (inst) {
+		ev->instance_id = cur_u32(c);
+		ev->parent_instance_id = cur_u32(c);
+		cur_guid(c, &ev->parent_guid);
+		ev->flags |= ETL_EVF_INSTANCE;
+	}
+	return ETL_OK;
+}
+
+static int kind_event(struct etl_cursor *c, unsigned htype, struct etl_event *ev, size_t pos,
+		      struct etl_diag *d)
+{
+	if (c->len < 0x50)
+		return TOO_SMALL;
+	ev->kind = ETL_HEADER_EVENT;
+	ev->ptr_size = htype == ETL_HT_EVENT32 ? 4 : 8;
+	cur_skip(c, 4);
+	ev->hdr_flags = cur_u16(c);
+	ev->prop_flags = cur_u16(c);
+	ev->tid = cur_u32(c);
+	ev->pid = cur_u32(c);
+	ev->ts_raw = cur_u64(c);
+	cur_guid(c, &ev->provider);
+	ev->id = cur_u16(c);
+	ev->version = cur_u8(c);
+	ev->channel = cur_u8(c);
+	ev->level = cur_u8(c);
+	ev->opcode = cur_u8(c);
+	ev->task = cur_u16(c);
+	ev->keywords = cur_u64(c);
+	ev->kernel_time = cur_u32(c);
+	ev->user_time = cur_u32(c);
+	cur_guid(c, &ev->activity);
+	ev->flags |= ETL_EVF_ACTIVITY;
+	if (ev->hdr_flags & 0x0001)
+		return parse_ext(c, ev, pos, d);
+	return ETL_OK;
+}
+
+/* MESSAGE_TRACE_HEADER (WPP): its option bits say which items follow. */
+static int kind_message(struct etl_cursor *c, struct etl_event *ev, unsigned default_ptr_size, size_t pos,
+			struct etl_diag *d)
+{
+	uint16_t opt;
+
+	ev->kind = ETL_HEADER_MESSAGE;
+	cur_skip(c, 4);
+	ev->id = cur_u16(c);
+	opt = cur_u16(c);
+	ev->msg_flags = opt;
+	ev->ptr_size = (opt & ETL_MSG_POINTER32) ? 4 : (opt & ETL_MSG_POINTER64) ? 8 : (uint8_t)default_ptr_size;
+	if (opt & ETL_MSG_SEQUENCE) {
+		ev->msg_seq = cur_u32(c);
+		ev->flags |= ETL_EVF_MSG_SEQ;
+	}
+	if (opt & ETL_MSG_COMPONENT_ID) {
+		ev->msg_compid = cur_u32(c);
+		ev->flags |= ETL_EVF_MSG_COMPID;
+	} else if (opt & ETL_MSG_GUID) {
+		cur_guid(c, &ev->provider);
+	}
+	if (opt & ETL_MSG_TIMESTAMP)
+		ev->ts_raw = cur_u64(c);
+	else
+		ev->flags |= ETL_EVF_TS_INHERITED;
+	if (opt & ETL_MSG_SYSTEMINFO) {
+		ev->tid = cur_u32(c);
+		ev->pid = cur_u32(c);
+	}
+	if (!cur_ok(c)) {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "message header: option items 0x%04x do not fit record size %zu",
+			      (unsigned)opt, c->len);
+		return ETL_E_FORMAT;
+	}
+	return ETL_OK;
+}
+
+/* The header type and size of the record at pos (room bytes left in the buffer). */
+static int record_bounds(const uint8_t *p, size_t room, size_t pos, unsigned *htype, size_t *size,
+			 struct etl_diag *d)
+{
+	uint32_t m = etl_le32(p);
+
+	if ((m & 0xC0000000u) == 0xC0000000u) {
+		*htype = (m >> 16) & 0xFF;
+		switch (*htype) {
+		case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+		case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+		case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+			if (room < 8) {
+				etl__diag_set(d, ETL_E_TRUNCATED, pos, "record header runs past the buffer's filled bytes");
+				return ETL_E_TRUNCATED;
+			}
+			*size = etl_le16(p + 4);
+			break;
+		default:
+			*size = m & 0xFFFF;
+			break;
+		}
+	} else if ((m & 0xD0000000u) == 0x90000000u) {
+		*htype = 0x0F; /* MESSAGE */
+		*size = m & 0xFFFF;
+	} else {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "record marker 0x%08x is not a trace header", (unsigned)m);
+		return ETL_E_FORMAT;
+	}
+	if (*size > room) {
+		etl__diag_set(d, ETL_E_TRUNCATED, pos, "record size %zu runs past the buffer's filled bytes (%zu left)",
+			      *size, room);
+		return ETL_E_TRUNCATED;
+	}
+	if (*size < 8) {
+		etl__diag_set(d, ETL_E_FORMAT, pos, "record size %zu is too small for any trace header", *size);
+		return ETL_E_FORMAT;
+	}
+	return ETL_OK;
+}
+
+static int parse_kind(struct etl_cursor *c, unsigned htype, struct etl_event *ev, unsigned default_ptr_size,
+		      size_t pos, struct etl_diag *d)
+{
+	switch (htype) {
+	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+	case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+		return kind_system(c, htype, ev);
+	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+		return kind_perfinfo(c, htype, ev, pos, d);
+	case ETL_HT_FULL32: case ETL_HT_FULL64:
+	case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+		return kind_full(c, htype, ev);
+	case ETL_HT_EVENT32: case ETL_HT_EVENT64:
+		return kind_event(c, htype, ev, pos, d);
+	case 0x0F:
+		return kind_message(c, ev, default_ptr_size, pos, d);
+	default:
+		etl__diag_set(d, ETL_E_UNSUPPORTED, pos, "record with %s header type 0x%02x (%zu bytes) skipped",
+			      (htype == ETL_HT_TIMED || htype == ETL_HT_ERROR || htype == ETL_HT_WNODE) ? "obsolete"
+												  : "unknown",
+			      htype, c->len);
+		return ETL_E_UNSUPPORTED;
+	}
+}
+
 int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned default_ptr_size,
 		      struct etl_event *ev, size_t *advance, struct etl_diag *d)
 {
 	struct etl_cursor c;
-	uint32_t m;
 	size_t room, size;
 	unsigned htype;
+	int st;
 
 	*advance = 0;
 	if (pos >= fill || fill - pos < 4)
 		return ETL_END;
 	room = fill - pos;
-	m = etl_le32(buf + pos);
-	if (m == ETL_END_MARKER)
+	if (etl_le32(buf + pos) == ETL_END_MARKER)
 		return ETL_END;
-
 	memset(ev, 0, sizeof(*ev));
 	ev->pid = ETL_ID_NONE;
 	ev->tid = ETL_ID_NONE;
-
-	if ((m & 0xC0000000u) == 0xC0000000u) {
-		htype = (m >> 16) & 0xFF;
-		switch (htype) {
-		case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
-		case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
-		case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
-			if (room < 8)
-				goto short_room;
-			size = etl_le16(buf + pos + 4);
-			break;
-		default:
-			size = m & 0xFFFF;
-			break;
-		}
-	} else if ((m & 0xD0000000u) == 0x90000000u) {
-		htype = 0x0F; /* MESSAGE */
-		size = m & 0xFFFF;
-	} else {
-		etl__diag_set(d, ETL_E_FORMAT, pos, "record marker 0x%08x is not a trace header", (unsigned)m);
-		return ETL_E_FORMAT;
-	}
-	if (size > room) {
-		etl__diag_set(d, ETL_E_TRUNCATED, pos,
-			      "record size %zu runs past the buffer's filled bytes (%zu left)", size, room);
-		return ETL_E_TRUNCATED;
-	}
-	if (size < 8) {
-		etl__diag_set(d, ETL_E_FORMAT, pos, "record size %zu is too small for any trace header", size);
-		return ETL_E_FORMAT;
-	}
+	st = record_bounds(buf + pos, room, pos, &htype, &size, d);
+	if (st != ETL_OK)
+		return st;
 	cur_init(&c, buf + pos, size);
 	ev->record_size = (uint32_t)size;
-
-	switch (htype) {
-	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
-	case ETL_HT_COMPACT32: case ETL_HT_COMPACT64: {
-		int compact = htype == ETL_HT_COMPACT32 || htype == ETL_HT_COMPACT64;
-		unsigned hsz = compact ? 0x18 : 0x20;
-
-		if (size < hsz)
-			goto fail_small;
-		ev->kind = compact ? ETL_HEADER_COMPACT : ETL_HEADER_SYSTEM;
-		ev->ptr_size = (htype == ETL_HT_SYSTEM32 || htype == ETL_HT_COMPACT32) ? 4 : 8;
-		ev->version = (uint8_t)cur_u16(&c);
-		cur_skip(&c, 4);
-		set_kernel_provider(ev, cur_u16(&c));
-		ev->tid = cur_u32(&c);
-		ev->pid = cur_u32(&c);
-		ev->ts_raw = cur_u64(&c);
-		if (!compact) {
-			ev->kernel_time = cur_u32(&c);
-			ev->user_time = cur_u32(&c);
-		}
-		break;
-	}
-	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: {
-		uint16_t ver;
-		unsigned npmc;
-		size_t extra;
-
-		if (size < 0x10)
-			goto fail_small;
-		ev->kind = ETL_HEADER_PERFINFO;
-		ev->ptr_size = htype == ETL_HT_PERFINFO32 ? 4 : 8;
-		ver = cur_u16(&c);
-		ev->version = (uint8_t)ver;
-		cur_skip(&c, 4);
-		set_kernel_provider(ev, cur_u16(&c));
-		ev->ts_raw = cur_u64(&c);
-		npmc = (ver >> 8) & 7;
-		extra = (size_t)npmc * 8 + ((ver & 0x8000) ? 8 : 0);
-		if (extra > cur_left(&c)) {
-			etl__diag_set(d, ETL_E_FORMAT, pos,
-				      "perfinfo header: %u PMC counters%s do not fit record size %zu", npmc,
-				      (ver & 0x8000) ? " and a PEBS index" : "", size);
-			*advance = (size + 7) & ~(size_t)7;
-			return ETL_E_FORMAT;
-		}
-		if (ver & 0x8000) {
-			ev->pebs = cur_u64(&c);
-			ev->flags |= ETL_EVF_PEBS;
-		}
-		ev->pmc_count = npmc;
-		ev->pmc = cur_take(&c, (size_t)npmc * 8);
-		break;
-	}
-	case ETL_HT_FULL32: case ETL_HT_FULL64:
-	case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64: {
-		int inst = htype == ETL_HT_INSTANCE32 || htype == ETL_HT_INSTANCE64;
-
-		if (size < (inst ? 0x48u : 0x30u))
-			goto fail_small;
-		ev->kind = inst ? ETL_HEADER_INSTANCE : ETL_HEADER_FULL;
-		ev->ptr_size = (htype == ETL_HT_FULL32 || htype == ETL_HT_INSTANCE32) ? 4 : 8;
-		cur_skip(&c, 4);
-		ev->opcode = cur_u8(&c);
-		ev->level = cur_u8(&c);
-		ev->version = (uint8_t)cur_u16(&c);
-		ev->tid = cur_u32(&c);
-		ev->pid = cur_u32(&c);
-		ev->ts_raw = cur_u64(&c);
-		cur_guid(&c, &ev->provider);
-		ev->kernel_time = cur_u32(&c);
-		ev->user_time = cur_u32(&c);
-		if (inst) {
-			ev->instance_id = cur_u32(&c);
-			ev->parent_instance_id = cur_u32(&c);
-			cur_guid(&c, &ev->parent_guid);
-			ev->flags |= ETL_EVF_INSTANCE;
-		}
-		break;
-	}
-	case ETL_HT_EVENT32: case ETL_HT_EVENT64: {
-		int st;
-
-		if (size < 0x50)
-			goto fail_small;
-		ev->kind = ETL_HEADER_EVENT;
-		ev->ptr_size = htype == ETL_HT_EVENT32 ? 4 : 8;
-		cur_skip(&c, 4);
-		ev->hdr_flags = cur_u16(&c);
-		ev->prop_flags = cur_u16(&c);
-		ev->tid = cur_u32(&c);
-		ev->pid = cur_u32(&c);
-		ev->ts_raw = cur_u64(&c);
-		cur_guid(&c, &ev->provider);
-		ev->id = cur_u16(&c);
-		ev->version = cur_u8(&c);
-		ev->channel = cur_u8(&c);
-		ev->level = cur_u8(&c);
-		ev->opcode = cur_u8(&c);
-		ev->task = cur_u16(&c);
-		ev->keywords = cur_u64(&c);
-		ev->kernel_time = cur_u32(&c);
-		ev->user_time = cur_u32(&c);
-		cur_guid(&c, &ev->activity);
-		ev->flags |= ETL_EVF_ACTIVITY;
-		if (ev->hdr_flags & 0x0001) {
-			st = parse_ext(&c, ev, pos, d);
-			if (st != ETL_OK) {
-				*advance = (size + 7) & ~(size_t)7;
-				return st;
-			}
-		}
-		break;
-	}
-	case 0x0F: { /* MESSAGE_TRACE_HEADER (WPP) */
-		uint16_t opt;
-
-		ev->kind = ETL_HEADER_MESSAGE;
-		cur_skip(&c, 4);
-		ev->id = cur_u16(&c);
-		opt = cur_u16(&c);
-		ev->msg_flags = opt;
-		ev->ptr_size = (opt & ETL_MSG_POINTER32) ? 4 : (opt & ETL_MSG_POINTER64) ? 8
-							       : (uint8_t)default_ptr_size;
-		if (opt & ETL_MSG_SEQUENCE) {
-			ev->msg_seq = cur_u32(&c);
-			ev->flags |= ETL_EVF_MSG_SEQ;
-		}
-		if (opt & ETL_MSG_COMPONENT_ID) {
-			ev->msg_compid = cur_u32(&c);
-			ev->flags |= ETL_EVF_MSG_COMPID;
-		} else if (opt & ETL_MSG_GUID) {
-			cur_guid(&c, &ev->provider);
-		}
-		if (opt & ETL_MSG_TIMESTAMP)
-			ev->ts_raw = cur_u64(&c);
-		else
-			ev->flags |= ETL_EVF_TS_INHERITED;
-		if (opt & ETL_MSG_SYSTEMINFO) {
-			ev->tid = cur_u32(&c);
-			ev->pid = cur_u32(&c);
-		}
-		if (!cur_ok(&c)) {
-			etl__diag_set(d, ETL_E_FORMAT, pos,
-				      "message header: option items 0x%04x do not fit record size %zu",
-				      (unsigned)opt, size);
-			*advance = (size + 7) & ~(size_t)7;
-			return ETL_E_FORMAT;
-		}
-		break;
-	}
-	default:
-		etl__diag_set(d, ETL_E_UNSUPPORTED, pos,
-			      "record with %s header type 0x%02x (%zu bytes) skipped",
-			      (htype == ETL_HT_TIMED || htype == ETL_HT_ERROR || htype == ETL_HT_WNODE)
-				      ? "obsolete" : "unknown",
-			      htype, size);
-		*advance = (size + 7) & ~(size_t)7;
-		return ETL_E_UNSUPPORTED;
-	}
-	if (!cur_ok(&c)) { /* cannot happen after the size checks above; kept as a guard */
+	st = parse_kind(&c, htype, ev, default_ptr_size, pos, d);
+	if (st == ETL_OK && !cur_ok(&c)) { /* cannot happen after the size checks; kept as a guard */
 		etl__diag_set(d, ETL_E_FORMAT, pos, "record header runs past its size %zu", size);
-		*advance = (size + 7) & ~(size_t)7;
-		return ETL_E_FORMAT;
+		st = ETL_E_FORMAT;
 	}
+	*advance = (size + 7) & ~(size_t)7;
+	if (st == TOO_SMALL) {
+		if (*advance > room)
+			*advance = room;
+		return too_small(d, pos, htype, (unsigned)size);
+	}
+	if (st != ETL_OK)
+		return st;
 	ev->payload = c.base + c.pos;
 	ev->payload_len = cur_left(&c);
-	*advance = (size + 7) & ~(size_t)7;
 	if (*advance > room)
 		*advance = room; /* the last record may end without padding */
 	return ETL_OK;
-
-fail_small:
-	*advance = (size + 7) & ~(size_t)7;
-	if (*advance > room)
-		*advance = room;
-	return too_small(d, pos, htype, (unsigned)size);
-short_room:
-	etl__diag_set(d, ETL_E_TRUNCATED, pos, "record header runs past the buffer's filled bytes");
-	return ETL_E_TRUNCATED;
 }

@@ -18,8 +18,8 @@
  *   can come later, in another buffer.  Such records are indexed by the event
  *   they name: (EventTimeStamp, StackThread).
  *
- * The reader fills the index in one pass over the trace, the first time a
- * caller asks for the stack of an event of a trace that has stack records.
+ * The index is filled in one pass over the trace (stackwalk.c), made when
+ * the reader delivers the first event of a trace that has stack records.
  * Memory is bounded: what does not fit the limit is counted, not kept.
  *
  * SPDX-License-Identifier: MIT
@@ -29,6 +29,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "internal.h"
+#include "walk/load.h"
 
 /* a key definition (KeyDelete/KeyRundown) */
 struct etl_stackdef {
@@ -73,5 +76,20 @@ const struct etl_stackdef *etl__stacks_find_def(const struct etl_stacks *k, uint
  * by thread), or NULL when none names event_ts. */
 const struct etl_stackref *etl__stacks_find_ref(const struct etl_stacks *k, uint64_t event_ts, uint32_t tid);
 void etl__stacks_free(struct etl_stacks *k);
+
+/* ---- stack records and events (stackwalk.c) ---- */
+
+/* Attaches to ev (delivered from data[0, fill), its record ending at pos) the StackWalk records
+ * that follow it and name its time and thread, and its stack-key extended item; notes in k
+ * whether the trace has stack records at all.  1 when the index may complete ev's stack (then
+ * etl__stacks_resolve), 0 when not (no stack records seen yet, or ev is a stack record). */
+int etl__stacks_attach(struct etl_stacks *k, struct etl_event *ev, const uint8_t *data, size_t fill,
+		       size_t pos);
+/* Reads the trace's key definitions and away-from-event stack records in one pass over its
+ * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it). */
+void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
+		      unsigned ptr_size, uint64_t max_bytes);
+/* Completes ev's stack from the loaded index: records logged away from it, frames of keys. */
+void etl__stacks_resolve(const struct etl_stacks *k, struct etl_event *ev);
 
 #endif /* ETL_STATE_STACKS_H */

@@ -106,17 +106,9 @@ static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t co
 			      (unsigned long long)count_limit);
 		return ETL_E_LIMIT;
 	}
-	if (ix->count == ix->cap) {
-		size_t ncap = ix->cap ? ix->cap + ix->cap / 2 : 64, bytes; /* 1.5x: a smaller peak */
-		void *n;
-
-		if (!etl__mul_size(ncap, sizeof(*ix->ent), &bytes) ||
-		    !(n = etl__realloc(ix->ent, bytes))) {
-			etl__diag_set(d, ETL_E_NOMEM, e->off, "out of memory for the buffer index");
-			return ETL_E_NOMEM;
-		}
-		ix->ent = n;
-		ix->cap = ncap;
+	if (etl__grow(&ix->ent, &ix->cap, ix->count + 1, sizeof(*ix->ent), 64) != 0) {
+		etl__diag_set(d, ETL_E_NOMEM, e->off, "out of memory for the buffer index");
+		return ETL_E_NOMEM;
 	}
 	ix->ent[ix->count] = *e;
 	ix->ent[ix->count].ordinal = (uint32_t)ix->count;
@@ -276,14 +268,10 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, u
 			if (st != ETL_OK)
 				return st;
 			bad.buffer_index = (int64_t)ix->count;
-			{
-				size_t l = strlen(bad.msg);
-				snprintf(bad.msg + l, sizeof(bad.msg) - l,
-					 "; skipped %llu bytes to %s at offset 0x%llx",
+			etl__diag_append(&bad, "; skipped %llu bytes to %s at offset 0x%llx",
 					 (unsigned long long)(next - off),
 					 next < src->size ? "the next plausible buffer" : "the end of the file",
 					 (unsigned long long)next);
-			}
 			report(ctx, &bad);
 			ix->bytes_skipped += next - off;
 			off = next;

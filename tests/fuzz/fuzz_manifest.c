@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			out.max_nodes = 1u << 14;
 			(void)etl__decode_payload(&out, e->schema, data + 2 + xlen, size - 2 - xlen, 8, &d);
 			for (k = 0; k < out.nnodes; k++)
-				(void)etl__format_property(&out.nodes[k]);
+				(void)etl__format_property(&out.nodes[k], 0);
 			etl__free(out.nodes);
 			etl__free(out.field_values);
 			etl__arena_free(&out.arena);

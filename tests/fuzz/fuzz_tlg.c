@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	out.max_nodes = 1u << 16;
 	(void)etl__decode_payload(&out, &s, data + 2 + mlen, size - 2 - mlen, (data[0] & 1) ? 4 : 8, &d);
 	for (i = 0; i < out.nnodes; i++)
-		(void)etl__format_property(&out.nodes[i]);
+		(void)etl__format_property(&out.nodes[i], 0);
 	etl__free(out.nodes);
 	etl__free(out.field_values);
 	etl__arena_free(&out.arena);

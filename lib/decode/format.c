@@ -1,0 +1,550 @@
+/*
+ * format.c - the canonical text of a decoded value (docs/OUTPUT.md): strings
+ * as UTF-8, integers by their out-type or map, times in ISO 8601 UTC, GUIDs,
+ * SIDs, addresses; structs and arrays in JSON-like brackets.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/schema.h"
+
+#define MAX_DEPTH 32
+
+/* Text being built: in the inline bytes while it fits (most values do), on the heap after. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int failed;
+	char inline_bytes[256];
+};
+
+static void sb_init(struct sbuf *b)
+{
+	b->p = b->inline_bytes;
+	b->len = 0;
+	b->cap = sizeof(b->inline_bytes);
+	b->failed = 0;
+}
+
+static void sb_release(struct sbuf *b)
+{
+	if (b->p != b->inline_bytes)
+		etl__free(b->p);
+}
+
+/* Room for n more bytes and a NUL; returns where they go, or NULL (b->failed). */
+static char *sb_reserve(struct sbuf *b, size_t n)
+{
+	if (b->failed)
+		return NULL;
+	if (b->cap - b->len < n + 1) {
+		size_t ncap = b->cap;
+		char *q;
+		while (ncap - b->len < n + 1) {
+			if (ncap > SIZE_MAX / 2) {
+				b->failed = 1;
+				return NULL;
+			}
+			ncap *= 2;
+		}
+		if (b->p == b->inline_bytes) {
+			q = etl__malloc(ncap);
+			if (q)
+				memcpy(q, b->p, b->len);
+		} else {
+			q = etl__realloc(b->p, ncap);
+		}
+		if (!q) {
+			b->failed = 1;
+			return NULL;
+		}
+		b->p = q;
+		b->cap = ncap;
+	}
+	return b->p + b->len;
+}
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	char *o;
+
+	if (n == 0)
+		return;
+	o = sb_reserve(b, n);
+	if (!o)
+		return;
+	memcpy(o, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void sb_u64(struct sbuf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sb_add(b, tmp + i, sizeof(tmp) - i);
+}
+
+static void sb_i64(struct sbuf *b, int64_t v)
+{
+	if (v < 0) {
+		sb_add(b, "-", 1);
+		sb_u64(b, -(uint64_t)v);
+	} else {
+		sb_u64(b, (uint64_t)v);
+	}
+}
+
+/* "0x" and lower-case hex digits, at least min_digits of them */
+static void sb_hex64(struct sbuf *b, uint64_t v, unsigned min_digits)
+{
+	static const char dig[] = "0123456789abcdef";
+	char tmp[18];
+	size_t i = sizeof(tmp);
+	unsigned k = 0;
+
+	do {
+		tmp[--i] = dig[v & 15];
+		v >>= 4;
+		k++;
+	} while (v || k < min_digits);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	sb_add(b, tmp + i, sizeof(tmp) - i);
+}
+
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static void sb_fmt(struct sbuf *b, const char *fmt, ...) ETL_PRINTF(2, 3);
+static void sb_fmt(struct sbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static void sb_hex(struct sbuf *b, const uint8_t *p, size_t n)
+{
+	static const char dig[] = "0123456789abcdef";
+	char tmp[64];
+	size_t i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		tmp[o++] = dig[p[i] >> 4];
+		tmp[o++] = dig[p[i] & 15];
+		if (o == sizeof(tmp)) {
+			sb_add(b, tmp, o);
+			o = 0;
+		}
+	}
+	sb_add(b, tmp, o);
+}
+
+static void sb_utf16(struct sbuf *b, const uint8_t *p, size_t bytes)
+{
+	size_t n = etl__utf16_units(p, bytes / 2);
+	char *o;
+
+	if (n == 0 || n > (SIZE_MAX - 1) / 3)
+		return;
+	o = sb_reserve(b, 3 * n);
+	if (o)
+		b->len += etl__utf16_convert(p, n, (uint8_t *)o);
+}
+
+static int valid_utf8(const uint8_t *p, size_t n)
+{
+	size_t i = 0, j, k;
+
+	while (i < n) {
+		uint8_t c = p[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xC2 && c <= 0xDF)
+			k = 1;
+		else if ((c & 0xF0) == 0xE0)
+			k = 2;
+		else if (c >= 0xF0 && c <= 0xF4)
+			k = 3;
+		else
+			return 0;
+		if (n - i - 1 < k)
+			return 0;
+		for (j = 1; j <= k; j++)
+			if ((p[i + j] & 0xC0) != 0x80)
+				return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* 8-bit text up to a NUL: kept if valid UTF-8, else read as Latin-1. */
+static void sb_ansi(struct sbuf *b, const uint8_t *p, size_t n)
+{
+	size_t i, len = 0;
+
+	while (len < n && p[len])
+		len++;
+	if (valid_utf8(p, len)) {
+		sb_add(b, (const char *)p, len);
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		char two[2];
+		if (p[i] < 0x80) {
+			sb_add(b, (const char *)p + i, 1);
+			continue;
+		}
+		two[0] = (char)(0xC0 | p[i] >> 6);
+		two[1] = (char)(0x80 | (p[i] & 0x3F));
+		sb_add(b, two, 2);
+	}
+}
+
+/* A FILETIME as ISO 8601 UTC; 0 (no time) as "0". */
+static void sb_filetime(struct sbuf *b, uint64_t ft)
+{
+	char s[ETL_FILETIME_STRING_SIZE];
+
+	if (ft == 0) {
+		sb_str(b, "0");
+		return;
+	}
+	sb_add(b, s, etl_filetime_format(ft, s));
+}
+
+static void sb_double(struct sbuf *b, double v)
+{
+	char tmp[40];
+	int prec;
+
+	if (isnan(v)) {
+		sb_str(b, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		sb_str(b, v < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
+	/* the shortest text that reads back as the same double */
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	sb_str(b, tmp);
+}
+
+static void sb_sid(struct sbuf *b, const uint8_t *p, size_t n)
+{
+	uint64_t auth;
+	unsigned i, count;
+
+	if (n < 8) {
+		sb_hex(b, p, n);
+		return;
+	}
+	count = p[1];
+	auth = (uint64_t)p[2] << 40 | (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
+	       (uint64_t)p[6] << 8 | p[7];
+	sb_fmt(b, "S-%u-%llu", p[0], (unsigned long long)auth);
+	for (i = 0; i < count && 8 + 4 * (size_t)i + 4 <= n; i++)
+		sb_fmt(b, "-%u", (unsigned)etl_le32(p + 8 + 4 * i));
+}
+
+static void sb_ipv6(struct sbuf *b, const uint8_t *a)
+{
+	/* RFC 5952: lower case, the longest run of zero groups (2+) as "::" */
+	int best = -1, bestlen = 0, i;
+
+	for (i = 0; i < 8;) {
+		int j = i;
+		while (j < 8 && a[2 * j] == 0 && a[2 * j + 1] == 0)
+			j++;
+		if (j - i > bestlen && j - i >= 2) {
+			best = i;
+			bestlen = j - i;
+		}
+		i = j > i ? j : i + 1;
+	}
+	for (i = 0; i < 8; i++) {
+		if (i == best) {
+			sb_str(b, "::");
+			i += bestlen - 1;
+			continue;
+		}
+		if (i > 0 && i != best + bestlen)
+			sb_str(b, ":");
+		sb_fmt(b, "%x", (unsigned)(a[2 * i] << 8 | a[2 * i + 1]));
+	}
+}
+
+/* Binary in-types: addresses and text by their out-type, else hex. */
+static void format_binary(struct sbuf *b, const uint8_t *d, size_t n, uint16_t out)
+{
+	if (out == ETL_OUT_IPV6 && n == 16) {
+		sb_ipv6(b, d);
+		return;
+	}
+	if (out == ETL_OUT_SOCKETADDRESS && n >= 8) {
+		unsigned fam = etl_le16(d), port = (unsigned)(d[2] << 8 | d[3]);
+		if (fam == 2) {
+			sb_fmt(b, "%u.%u.%u.%u:%u", d[4], d[5], d[6], d[7], port);
+			return;
+		}
+		if (fam == 23 && n >= 24) {
+			sb_str(b, "[");
+			sb_ipv6(b, d + 8);
+			sb_fmt(b, "]:%u", port);
+			return;
+		}
+	}
+	if (out == ETL_OUT_UTF8 || out == ETL_OUT_STRING || out == ETL_OUT_XML || out == ETL_OUT_JSON) {
+		sb_ansi(b, d, n);
+		return;
+	}
+	sb_str(b, "0x");
+	sb_hex(b, d, n);
+}
+
+/* Values that are not integers: 1 when p was one of them (and is formatted). */
+static int format_other(struct sbuf *b, const struct etl_property *p)
+{
+	const uint8_t *d = p->data;
+	size_t n = p->len;
+
+	switch (p->in_type) {
+	case ETL_IN_UNICODESTRING: case ETL_IN_COUNTEDSTRING: case ETL_IN_MOF_COUNTEDSTRING:
+	case ETL_IN_REVERSEDCOUNTEDSTRING: case ETL_IN_NONNULLTERMINATEDSTRING: case ETL_IN_UNICODECHAR:
+		sb_utf16(b, d, n);
+		return 1;
+	case ETL_IN_ANSISTRING: case ETL_IN_COUNTEDANSISTRING: case ETL_IN_MOF_COUNTEDANSISTRING:
+	case ETL_IN_REVERSEDCOUNTEDANSISTRING: case ETL_IN_NONNULLTERMINATEDANSISTRING: case ETL_IN_ANSICHAR:
+		sb_ansi(b, d, n);
+		return 1;
+	case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY: case ETL_IN_HEXDUMP:
+		format_binary(b, d, n, p->out_type);
+		return 1;
+	case ETL_IN_GUID: {
+		struct etl_guid g;
+		char s[ETL_GUID_STRING_SIZE];
+		etl_guid_from_le(d, &g);
+		etl_guid_format(&g, s);
+		sb_str(b, s);
+		return 1;
+	}
+	case ETL_IN_FILETIME:
+		sb_filetime(b, etl_le64(d));
+		return 1;
+	case ETL_IN_SYSTEMTIME:
+		sb_fmt(b, "%04u-%02u-%02uT%02u:%02u:%02u.%03u", etl_le16(d), etl_le16(d + 2), etl_le16(d + 6),
+		       etl_le16(d + 8), etl_le16(d + 10), etl_le16(d + 12), etl_le16(d + 14));
+		return 1;
+	case ETL_IN_SID: case ETL_IN_WBEMSID:
+		sb_sid(b, d, n);
+		return 1;
+	case ETL_IN_FLOAT: {
+		uint32_t u = etl_le32(d);
+		float fl;
+		memcpy(&fl, &u, sizeof(fl));
+		sb_double(b, (double)fl);
+		return 1;
+	}
+	case ETL_IN_DOUBLE: {
+		uint64_t u = etl_le64(d);
+		double v;
+		memcpy(&v, &u, sizeof(v));
+		sb_double(b, v);
+		return 1;
+	}
+	case ETL_IN_NULL:
+		return 1;
+	default:
+		if (etl__is_integer_in(p->in_type))
+			return 0;
+		sb_str(b, "0x");
+		sb_hex(b, d, n);
+		return 1;
+	}
+}
+
+/* A value or bit map's text for an integer; 0 when the map names nothing (the number is shown). */
+static int format_mapped(struct sbuf *b, const struct etl_property *p)
+{
+	uint64_t v = etl__node_u64(p), rest = v;
+	uint32_t i;
+	int any = 0;
+
+	if (!p->map->bitmap) {
+		for (i = 0; i < p->map->count; i++)
+			if (p->map->entries[i].value == v) {
+				sb_str(b, p->map->entries[i].text);
+				return 1;
+			}
+		return 0;
+	}
+	for (i = 0; i < p->map->count; i++) {
+		uint32_t bit = p->map->entries[i].value;
+		if (bit && (v & bit) == bit) {
+			if (any++)
+				sb_str(b, ", ");
+			sb_str(b, p->map->entries[i].text);
+			rest &= ~(uint64_t)bit;
+		}
+	}
+	if (any && rest)
+		sb_fmt(b, ", 0x%llx", (unsigned long long)rest);
+	return any;
+}
+
+/* An integer as its out-type asks (a character, hex, a code, a port, an address, a time), or as
+ * a number signed by its out- or in-type. */
+static void format_integer(struct sbuf *b, const struct etl_property *p)
+{
+	const uint8_t *d = p->data;
+	size_t n = p->len;
+	uint16_t in = p->in_type;
+	uint64_t u = etl__node_u64(p);
+	int is_signed = in == ETL_IN_INT8 || in == ETL_IN_INT16 || in == ETL_IN_INT32 || in == ETL_IN_INT64;
+
+	switch (p->out_type) {
+	case ETL_OUT_BOOLEAN:
+		sb_str(b, u ? "true" : "false");
+		return;
+	case ETL_OUT_STRING: /* a character, or an array of them read as text */
+		if (in == ETL_IN_UINT8 || in == ETL_IN_INT8) {
+			sb_ansi(b, d, n);
+			return;
+		}
+		if (in == ETL_IN_UINT16 || in == ETL_IN_INT16) {
+			sb_utf16(b, d, n);
+			return;
+		}
+		break;
+	case ETL_OUT_HEXINT8: case ETL_OUT_HEXINT16: case ETL_OUT_HEXINT32: case ETL_OUT_HEXINT64:
+	case ETL_OUT_CODE_POINTER:
+		sb_hex64(b, u, 1);
+		return;
+	case ETL_OUT_ERRORCODE: case ETL_OUT_WIN32ERROR: case ETL_OUT_NTSTATUS: case ETL_OUT_HRESULT:
+		sb_hex64(b, u, 8);
+		return;
+	case ETL_OUT_PORT:
+		if (n == 2) {
+			sb_u64(b, (unsigned)(d[0] << 8 | d[1]));
+			return;
+		}
+		break;
+	case ETL_OUT_IPV4:
+		if (n == 4) {
+			sb_fmt(b, "%u.%u.%u.%u", d[0], d[1], d[2], d[3]);
+			return;
+		}
+		break;
+	case ETL_OUT_DATETIME: case ETL_OUT_DATETIME_UTC:
+		if (n == 8) {
+			sb_filetime(b, u);
+			return;
+		}
+		break;
+	case ETL_OUT_BYTE: case ETL_OUT_SHORT: case ETL_OUT_INT: case ETL_OUT_LONG:
+		is_signed = 1;
+		break;
+	case ETL_OUT_UNSIGNEDBYTE: case ETL_OUT_UNSIGNEDSHORT: case ETL_OUT_UNSIGNEDINT: case ETL_OUT_UNSIGNEDLONG:
+		is_signed = 0;
+		break;
+	default:
+		break;
+	}
+	if (in == ETL_IN_HEXINT32 || in == ETL_IN_HEXINT64 || in == ETL_IN_POINTER || in == ETL_IN_SIZET)
+		sb_hex64(b, u, 1);
+	else if (in == ETL_IN_BOOLEAN)
+		sb_str(b, u ? "true" : "false");
+	else if (is_signed)
+		sb_i64(b, etl__node_i64(p));
+	else
+		sb_u64(b, u);
+}
+
+/* Whether p holds no value: not decoded (after a fault), where its in-type has one. */
+static int undecoded(const struct etl_property *p)
+{
+	uint16_t in = p->in_type;
+
+	return !p->data && p->len == 0 && in != ETL_IN_NULL && in != ETL_IN_UNICODESTRING &&
+	       in != ETL_IN_ANSISTRING && in != ETL_IN_BINARY && in != ETL_IN_COUNTEDSTRING &&
+	       in != ETL_IN_COUNTEDANSISTRING && in != ETL_IN_COUNTEDBINARY;
+}
+
+static void format_value(struct sbuf *b, const struct etl_property *p, unsigned flags)
+{
+	if (undecoded(p) || format_other(b, p))
+		return;
+	if (p->map && p->len <= 8 && !(flags & ETL_FORMAT_NO_MAPS) && format_mapped(b, p))
+		return;
+	format_integer(b, p);
+}
+
+static void format_any(struct sbuf *b, const struct etl_property *p, unsigned flags, unsigned depth)
+{
+	uint32_t i;
+
+	if (p->kind == ETL_PROPERTY_VALUE) {
+		format_value(b, p, flags);
+		return;
+	}
+	if (depth > MAX_DEPTH * 2)
+		return;
+	sb_str(b, p->kind == ETL_PROPERTY_ARRAY ? "[" : "{");
+	for (i = 0; i < p->child_count; i++) {
+		const struct etl_property *c = &p->owner->nodes[p->first_child + i];
+		if (i)
+			sb_str(b, ", ");
+		if (p->kind == ETL_PROPERTY_STRUCT) {
+			sb_str(b, c->name ? c->name : "?");
+			sb_str(b, ": ");
+		}
+		format_any(b, c, flags, depth + 1);
+	}
+	sb_str(b, p->kind == ETL_PROPERTY_ARRAY ? "]" : "}");
+}
+
+const char *etl__format_property(struct etl_property *p, unsigned flags)
+{
+	struct sbuf b;
+	const char *s;
+
+	if (p->text && !flags)
+		return p->text;
+	sb_init(&b);
+	b.p[0] = 0;
+	format_any(&b, p, flags, 0);
+	if (b.failed) {
+		sb_release(&b);
+		return NULL;
+	}
+	s = etl__arena_strndup(&p->owner->arena, b.p, b.len);
+	sb_release(&b);
+	if (!flags)
+		p->text = s;
+	return s;
+}

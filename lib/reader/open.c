@@ -1,0 +1,337 @@
+/*
+ * open.c - adding inputs to a reader: a plain trace (path, descriptor or
+ * memory), or the traces inside a gzip stream or zip archive.  Each input is
+ * checked (header buffer, logfile header), its clock set up and its buffers
+ * indexed; damage found while indexing is queued for etl_reader_next().
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "io/container.h"
+#include "reader/reader.h"
+#include "record/record.h"
+
+void etl__reader_queue_diag(void *ctx, const struct etl_diag *d)
+{
+	struct etl_reader *r = ctx;
+
+	if (r->q_len >= DIAG_QUEUE_MAX) {
+		r->q_dropped++;
+		return;
+	}
+	if (!r->queue) {
+		r->queue = etl__malloc(DIAG_QUEUE_MAX * sizeof(*r->queue));
+		if (!r->queue) {
+			r->q_dropped++;
+			return;
+		}
+	}
+	r->queue[r->q_len] = *d;
+	r->queue[r->q_len].trace = r->ntraces; /* the input being opened */
+	r->q_len++;
+}
+
+/* Reads the header buffer and the logfile header; builds the buffer index. */
+static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
+{
+	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
+	struct etl_bufhdr h;
+	uint8_t *hb;
+	size_t avail;
+	enum etl_clock ck;
+	int st;
+
+	t->info.file_size = t->src.size;
+	if (t->src.size < ETL_BUFFER_HEADER_SIZE) {
+		etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %llu bytes is too small for a buffer header",
+			      (unsigned long long)t->src.size);
+		return ETL_E_FORMAT;
+	}
+	st = etl__source_read(&t->src, 0, raw, sizeof(raw), d);
+	if (st != ETL_OK)
+		return st;
+	etl__bufhdr_decode(raw, &h);
+	if (h.type != ETL_BUFTYPE_HEADER) {
+		etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
+			      (unsigned)h.type);
+		return ETL_E_FORMAT;
+	}
+	st = etl__bufhdr_check(&h, 0, r->limits[ETL_LIMIT_BUFFER_SIZE], 0, d);
+	if (st != ETL_OK) {
+		etl__diag_prefix(d, "not a trace: ");
+		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
+	}
+	if (h.flags & ETL_BUF_COMPRESSED) {
+		etl__diag_set(d, ETL_E_FORMAT, 0x34, "the header buffer is marked compressed, which Windows never writes");
+		return ETL_E_FORMAT;
+	}
+	avail = h.size;
+	if (avail > t->src.size)
+		avail = (size_t)t->src.size;
+	hb = etl__malloc(avail);
+	if (!hb) {
+		etl__diag_set(d, ETL_E_NOMEM, 0, "out of memory for the header buffer");
+		return ETL_E_NOMEM;
+	}
+	st = etl__source_read(&t->src, 0, hb, avail, d);
+	if (st == ETL_OK)
+		st = etl__logfile_parse(hb, etl__bufhdr_fill(&h, avail), &t->info, d);
+	etl__free(hb);
+	if (st != ETL_OK)
+		return st;
+	if (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED)
+		t->info.compression_format = h.state & 0xFFFF;
+	t->ptr_size = t->info.pointer_size;
+
+	ck = (enum etl_clock)t->info.reserved_flags;
+	if (ck != ETL_CLOCK_QPC && ck != ETL_CLOCK_SYSTEM_TIME && ck != ETL_CLOCK_CPU_CYCLES)
+		ck = ETL_CLOCK_QPC; /* 0: the default clock, QPC */
+	etl__clock_init(&t->clock, ck, t->info.start_raw, t->info.start_time, t->info.perf_freq,
+			t->info.cpu_speed_mhz);
+
+	st = etl__bufindex_build(&t->ix, &t->src, t->info.buffer_size,
+				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
+				 etl__reader_queue_diag, r, d);
+	if (st != ETL_OK)
+		return st;
+	if (t->ix.cap > t->ix.count && t->ix.count > 0) { /* give back the growth slack */
+		struct etl_bufent *fit = etl__realloc(t->ix.ent, t->ix.count * sizeof(*fit));
+		if (fit) {
+			t->ix.ent = fit;
+			t->ix.cap = t->ix.count;
+		}
+	}
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;
+	r->counts[ETL_COUNT_BUFFERS] += t->ix.count;
+	return ETL_OK;
+}
+
+static int add_trace(struct etl_reader *r, struct trace *t, const char *name)
+{
+	struct etl_diag d;
+	size_t q_before = r->q_len;
+	int st;
+
+	t->index = r->ntraces;
+	st = trace_load(r, t, &d);
+	if (st == ETL_OK) {
+		t->info.name = etl__strdup(name);
+		if (!t->info.name)
+			etl__diag_set(&d, st = ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	}
+	if (st == ETL_OK) {
+		if (etl__grow(&r->traces, &r->cap_traces, (size_t)r->ntraces + 1, sizeof(*r->traces), 4) != 0)
+			etl__diag_set(&d, st = ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	}
+	if (st != ETL_OK) {
+		r->q_len = q_before; /* forget the diagnostics of an input that was not added */
+		etl__reader_trace_free(t);
+		return etl__reader_set_error(r, &d, -1, 0);
+	}
+	r->traces[r->ntraces++] = t;
+	return ETL_OK;
+}
+
+static struct trace *new_trace(void)
+{
+	struct trace *t = etl__calloc(1, sizeof(*t));
+
+	if (t)
+		etl__source_init(&t->src);
+	return t;
+}
+
+static int open_check(struct etl_reader *r)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "inputs can only be added before the first event is read");
+	if (r->ntraces >= 65535)
+		return etl__reader_misuse(r, "too many inputs");
+	return ETL_OK;
+}
+
+/* Queues d for input `trace` at position `at` of the queue (or at the end). */
+static void push_diag(struct etl_reader *r, const struct etl_diag *d, int trace, size_t at)
+{
+	size_t before = r->q_len;
+
+	etl__reader_queue_diag(r, d);
+	if (r->q_len == before)
+		return; /* dropped (counted) */
+	if (at > before)
+		at = before;
+	memmove(r->queue + at + 1, r->queue + at, (before - at) * sizeof(*r->queue));
+	r->queue[at] = *d;
+	r->queue[at].trace = trace;
+}
+
+/* Adds the traces inside a gzip stream or zip archive; takes the source. */
+static int open_container(struct etl_reader *r, struct etl_source *src, enum etl_container kind,
+			  const char *name)
+{
+	struct etl_members ms;
+	struct etl_diag d, first;
+	char **others = NULL;
+	size_t nothers = 0, i, k, q_at;
+	int st, added = 0, have_first = 0;
+	const char *kname = kind == ETL_CONTAINER_GZIP ? "gzip" : "zip";
+
+	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], &ms, &d);
+	etl__source_close(src);
+	if (st != ETL_OK)
+		return etl__reader_set_error(r, &d, -1, 0);
+	for (i = 0; i < ms.count; i++)
+		if (!ms.m[i].is_trace)
+			nothers++;
+	if (nothers && !(others = etl__calloc(nothers, sizeof(*others)))) {
+		etl__members_free(&ms);
+		return etl__reader_nomem(r);
+	}
+	for (i = 0, k = 0; i < ms.count; i++)
+		if (!ms.m[i].is_trace)
+			others[k++] = ms.m[i].name;
+	for (i = 0; i < ms.count; i++) {
+		struct etl_member *m = &ms.m[i];
+		struct trace *t;
+		char *tname;
+		size_t j, len;
+
+		if (!m->is_trace) {
+			if (m->damaged) { /* unreadable: it may have been a trace */
+				push_diag(r, &m->diag, -1, SIZE_MAX);
+				if (!have_first) {
+					first = m->diag;
+					have_first = 1;
+				}
+			}
+			continue;
+		}
+		len = strlen(name) + strlen(m->name) + 2;
+		tname = etl__malloc(len);
+		t = new_trace();
+		if (!tname || !t) {
+			etl__free(tname);
+			etl__free(t);
+			st = ETL_E_NOMEM;
+			break;
+		}
+		if (kind == ETL_CONTAINER_ZIP)
+			snprintf(tname, len, "%s:%s", name, m->name);
+		else
+			snprintf(tname, len, "%s", name);
+		t->src = m->src;
+		etl__source_init(&m->src);
+		t->info.container = kname;
+		if (nothers) {
+			t->info.other_members = etl__calloc(nothers, sizeof(char *));
+			for (j = 0; t->info.other_members && j < nothers; j++) {
+				t->info.other_members[j] = etl__strdup(others[j]);
+				if (!t->info.other_members[j])
+					break;
+				t->info.other_member_count++;
+			}
+		}
+		q_at = r->q_len;
+		st = add_trace(r, t, tname);
+		etl__free(tname);
+		if (st == ETL_E_NOMEM)
+			break;
+		if (st != ETL_OK) {
+			if (!have_first) {
+				first.code = r->err.code;
+				first.offset = r->err.offset;
+				snprintf(first.msg, sizeof(first.msg), "%.*s", (int)sizeof(first.msg) - 1, r->err.msg);
+				have_first = 1;
+			}
+			st = ETL_OK;
+			continue;
+		}
+		added++;
+		if (m->damaged) /* the cause first, then what it did to the buffers */
+			push_diag(r, &m->diag, r->ntraces - 1, q_at);
+	}
+	etl__free(others);
+	etl__members_free(&ms);
+	if (st == ETL_E_NOMEM)
+		return etl__reader_nomem(r);
+	if (added == 0) {
+		if (!have_first)
+			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace", kname);
+		first.buffer_index = -1;
+		return etl__reader_set_error(r, &first, -1, 0);
+	}
+	return ETL_OK;
+}
+
+/* Takes the source: a plain trace, or a container of traces. */
+static int open_source(struct etl_reader *r, struct etl_source *src, const char *name)
+{
+	enum etl_container kind = etl__container_sniff(src);
+	struct trace *t;
+
+	if (kind != ETL_CONTAINER_NONE)
+		return open_container(r, src, kind, name);
+	t = new_trace();
+	if (!t) {
+		etl__source_close(src);
+		return etl__reader_nomem(r);
+	}
+	t->src = *src;
+	return add_trace(r, t, name);
+}
+
+int etl_reader_open_memory(struct etl_reader *r, const void *data, size_t size, const char *name)
+{
+	struct etl_source src;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (!data && size)
+		return etl__reader_misuse(r, "NULL data");
+	etl__source_init(&src);
+	etl__source_open_memory(&src, data ? data : "", size);
+	return open_source(r, &src, name ? name : "(memory)");
+}
+
+int etl_reader_open_fd(struct etl_reader *r, int fd, const char *name)
+{
+	struct etl_source src;
+	struct etl_diag d;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (fd < 0)
+		return etl__reader_misuse(r, "negative file descriptor");
+	etl__source_init(&src);
+	st = etl__source_open_fd(&src, fd, &d);
+	if (st == ETL_E_UNSUPPORTED) /* a pipe or terminal: spool it */
+		st = etl__source_spool_fd(&src, fd, r->limits[ETL_LIMIT_SPOOL_SIZE], &d);
+	if (st != ETL_OK)
+		return etl__reader_set_error(r, &d, -1, 0);
+	return open_source(r, &src, name ? name : "(fd)");
+}
+
+int etl_reader_open_path(struct etl_reader *r, const char *path)
+{
+	struct etl_source src;
+	struct etl_diag d;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (!path)
+		return etl__reader_misuse(r, "NULL path");
+	etl__source_init(&src);
+	st = etl__source_open_path(&src, path, &d);
+	if (st != ETL_OK)
+		return etl__reader_set_error(r, &d, -1, 0);
+	return open_source(r, &src, path);
+}
+

@@ -1,0 +1,314 @@
+/*
+ * reader.c - the public reader: lifecycle, options and limits, the error
+ * flow, counters, decoding, and what the reader keeps (traces, manifests,
+ * processes).  Inputs are added in open.c; events are merged in merge.c.
+ *
+ * Damage is reported, not fatal: a bad record or buffer becomes an error
+ * "head" of its stream, delivered in place of an event, and reading goes
+ * on after it.  Only I/O errors, allocation failures and misuse are fatal.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reader/reader.h"
+
+static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
+	[ETL_LIMIT_BUFFER_SIZE] = 64u << 20,
+	[ETL_LIMIT_BUFFER_COUNT] = 16u << 20,
+	[ETL_LIMIT_STREAMS] = 4096,
+	[ETL_LIMIT_SPOOL_SIZE] = (uint64_t)64 << 30,
+	[ETL_LIMIT_PROPERTIES] = 1u << 20,
+	[ETL_LIMIT_DEPTH] = 32,
+	[ETL_LIMIT_STACK_KEY_BYTES] = 256u << 20,
+};
+
+
+/* ---- errors ---- */
+
+int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int trace, int fatal)
+{
+	r->err.code = d->code;
+	r->err.fatal = fatal;
+	r->err.trace = trace;
+	r->err.buffer = d->buffer_index;
+	r->err.offset = d->offset;
+	snprintf(r->err.msg, sizeof(r->err.msg), "%s", d->msg);
+	r->has_err = 1;
+	if (fatal)
+		r->state = ST_FATAL;
+	return d->code;
+}
+
+int etl__reader_misuse(struct etl_reader *r, const char *what)
+{
+	struct etl_diag d;
+
+	etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "%s", what);
+	return etl__reader_set_error(r, &d, -1, 0);
+}
+
+int etl__reader_nomem(struct etl_reader *r)
+{
+	struct etl_diag d;
+
+	etl__diag_set(&d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	return etl__reader_set_error(r, &d, -1, 0);
+}
+
+const struct etl_error *etl_reader_error(const struct etl_reader *r)
+{
+	return r && r->has_err ? &r->err : NULL;
+}
+
+int etl_error_code(const struct etl_error *e) { return e ? e->code : ETL_OK; }
+const char *etl_error_message(const struct etl_error *e) { return e ? e->msg : ""; }
+uint64_t etl_error_offset(const struct etl_error *e) { return e ? e->offset : ETL_OFFSET_NONE; }
+int etl_error_trace_index(const struct etl_error *e) { return e ? e->trace : -1; }
+int64_t etl_error_buffer_index(const struct etl_error *e) { return e ? e->buffer : -1; }
+int etl_error_is_fatal(const struct etl_error *e) { return e ? e->fatal : 0; }
+
+/* ---- lifecycle and options ---- */
+
+struct etl_reader *etl_reader_new(void)
+{
+	struct etl_reader *r = etl__calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	memcpy(r->limits, default_limits, sizeof(r->limits));
+	r->options[ETL_OPTION_STACKS] = 1;
+	r->order = ETL_ORDER_TIME;
+	return r;
+}
+
+void etl__reader_trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	etl__source_close(&t->src);
+	etl__trace_info_clear(&t->info);
+	etl__bufindex_free(&t->ix);
+	etl__stacks_free(&t->stacks);
+	etl__free(t);
+}
+
+void etl_reader_free(struct etl_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nstreams; i++)
+		etl__bufload_free(&r->streams[i].ld);
+	etl__free(r->streams);
+	etl__free(r->heap);
+	for (i = 0; i < (size_t)r->ntraces; i++)
+		etl__reader_trace_free(r->traces[i]);
+	etl__free(r->traces);
+	etl__free(r->queue);
+	etl__decode_state_free(&r->dec);
+	etl__state_free(&r->sys);
+	etl__free(r);
+}
+
+int etl_reader_set_order(struct etl_reader *r, enum etl_order order)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "the order can only be set before the first event is read");
+	if (order != ETL_ORDER_TIME && order != ETL_ORDER_FILE)
+		return etl__reader_misuse(r, "unknown order");
+	r->order = order;
+	return ETL_OK;
+}
+
+int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t value)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if ((unsigned)which >= ETL_LIMIT_COUNT_)
+		return etl__reader_misuse(r, "unknown limit");
+	if (r->ntraces > 0 || r->state != ST_NEW)
+		return etl__reader_misuse(r, "limits can only be set before the first input is opened");
+	if (value == 0)
+		return etl__reader_misuse(r, "a limit must be at least 1");
+	if (which == ETL_LIMIT_BUFFER_SIZE && value < ETL_BUFFER_HEADER_SIZE)
+		return etl__reader_misuse(r, "the buffer-size limit must be at least 72 bytes");
+	if (which == ETL_LIMIT_BUFFER_SIZE && value > UINT32_MAX)
+		value = UINT32_MAX;
+	if (which == ETL_LIMIT_PROPERTIES && value > UINT32_MAX)
+		value = UINT32_MAX;
+	if (which == ETL_LIMIT_DEPTH && value > 1024)
+		value = 1024;
+	r->limits[which] = value;
+	return ETL_OK;
+}
+
+uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which)
+{
+	if (!r || (unsigned)which >= ETL_LIMIT_COUNT_)
+		return 0;
+	return r->limits[which];
+}
+
+int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t value)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if ((unsigned)which >= ETL_OPTION_COUNT_)
+		return etl__reader_misuse(r, "unknown option");
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "options can only be set before the first event is read");
+	if (which == ETL_OPTION_STACKS && value != 0 && value != 1)
+		return etl__reader_misuse(r, "ETL_OPTION_STACKS is 0 or 1");
+	r->options[which] = value;
+	return ETL_OK;
+}
+
+int64_t etl_reader_get_option(const struct etl_reader *r, enum etl_option which)
+{
+	if (!r || (unsigned)which >= ETL_OPTION_COUNT_)
+		return 0;
+	return r->options[which];
+}
+
+uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which)
+{
+	if (!r || (unsigned)which >= ETL_COUNT_COUNT_)
+		return 0;
+	return r->counts[which];
+}
+
+int etl_reader_trace_count(const struct etl_reader *r)
+{
+	return r ? r->ntraces : 0;
+}
+
+const struct etl_trace_info *etl_reader_trace_info(const struct etl_reader *r, int index)
+{
+	if (!r || index < 0 || index >= r->ntraces)
+		return NULL;
+	return &r->traces[index]->info;
+}
+
+/* ---- decoding and manifests ---- */
+
+int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const struct etl_decoded **decoded)
+{
+	struct etl_diag d;
+	int st;
+
+	if (!r || !ev || !decoded)
+		return r ? etl__reader_misuse(r, "NULL event or result pointer") : ETL_E_MISUSE;
+	*decoded = NULL;
+	r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
+	r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
+	st = etl__decode_event(&r->dec, ev, decoded, &d);
+	if (st != ETL_OK) {
+		/* The decoder speaks in payload offsets (or none, for metadata faults):
+		 * make them file offsets, as every other error. */
+		uint64_t at = ev->file_offset, hdr = ev->record_size - ev->payload_len;
+
+		if (ev->flags & ETL_EVF_COMPRESSED)
+			etl__diag_append(&d, " (record at offset 0x%x of the decompressed buffer)",
+					 (unsigned)ev->buffer_offset);
+		else if (d.offset != ETL_OFFSET_NONE)
+			at += hdr + d.offset;
+		d.offset = at;
+		d.buffer_index = (int64_t)ev->buffer_index;
+		etl__reader_set_error(r, &d, ev->trace_index, d.code == ETL_E_NOMEM);
+		if (d.code == ETL_E_NOMEM)
+			*decoded = NULL;
+	}
+	return st;
+}
+
+static int add_manifest(struct etl_reader *r, const char *path, const void *xml, size_t size, const char *name)
+{
+	struct etl_diag d;
+	unsigned before;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!path && !xml)
+		return etl__reader_misuse(r, "NULL manifest");
+	before = r->manifest_warnings;
+	d.code = ETL_OK;
+	st = etl__decode_add_manifest(&r->dec, path, xml, size, name, &r->manifest_warnings, &d);
+	if (st != ETL_OK)
+		return etl__reader_set_error(r, &d, -1, st == ETL_E_NOMEM);
+	if (r->manifest_warnings != before && d.code != ETL_OK)
+		etl__reader_set_error(r, &d, -1, 0); /* loaded, with the first problem on record */
+	return ETL_OK;
+}
+
+int etl_reader_add_manifest_path(struct etl_reader *r, const char *path)
+{
+	return add_manifest(r, path, NULL, 0, NULL);
+}
+
+int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t size, const char *name)
+{
+	return add_manifest(r, NULL, xml ? xml : "", size, name);
+}
+
+unsigned etl_reader_manifest_warnings(const struct etl_reader *r)
+{
+	return r ? r->manifest_warnings : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* system state                                                        */
+/* ------------------------------------------------------------------ */
+
+size_t etl_reader_process_count(const struct etl_reader *r)
+{
+	return r ? r->sys.nprocs : 0;
+}
+
+const struct etl_process *etl_reader_process_at(const struct etl_reader *r, size_t i)
+{
+	return r && i < r->sys.nprocs ? r->sys.procs[i] : NULL;
+}
+
+const struct etl_process *etl_reader_find_process(const struct etl_reader *r, int trace, uint32_t pid)
+{
+	return r ? etl__state_find(&r->sys, trace, pid) : NULL;
+}
+
+const struct etl_process *etl_reader_event_process(const struct etl_reader *r, const struct etl_event *ev)
+{
+	return r && ev ? etl__state_process_of(&r->sys, ev) : NULL;
+}
+
+const struct etl_process *etl_reader_thread_process(const struct etl_reader *r, int trace_index, uint32_t tid)
+{
+	return r ? etl__state_thread_process(&r->sys, trace_index, tid) : NULL;
+}
+
+const char *etl_reader_thread_name(const struct etl_reader *r, int trace_index, uint32_t tid)
+{
+	return r ? etl__state_thread_name(&r->sys, trace_index, tid) : NULL;
+}
+
+uint64_t etl_reader_state_dropped(const struct etl_reader *r)
+{
+	return r ? r->sys.dropped : 0;
+}
+
+const char *etl_reader_resolve_address(const struct etl_reader *r, const struct etl_process *p, uint64_t addr,
+				       uint64_t *offset)
+{
+	const char *name;
+
+	if (!r)
+		return NULL;
+	if (p && (name = etl__process_resolve(p, addr, offset)) != NULL)
+		return name;
+	p = etl__state_find(&r->sys, p ? p->trace : 0, 0);
+	return p ? etl__process_resolve(p, addr, offset) : NULL;
+}

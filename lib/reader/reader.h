@@ -1,0 +1,94 @@
+/*
+ * reader.h - the reader's own structures, shared by its three parts:
+ *   reader.c  lifecycle, options and limits, errors, counters, decoding and
+ *             the accessors of what the reader keeps (traces, processes)
+ *   open.c    adding inputs: plain traces and containers of traces
+ *   merge.c   per-CPU streams and the time-ordered merge (etl_reader_next)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_READER_READER_H
+#define ETL_READER_READER_H
+
+#include "decode/decode.h"
+#include "io/source.h"
+#include "state/stacks.h"
+#include "state/state.h"
+#include "walk/buffer.h"
+#include "walk/load.h"
+
+#define DIAG_QUEUE_MAX 1024
+
+enum reader_state { ST_NEW = 0, ST_ITERATING = 1, ST_FATAL = 2 };
+enum head_kind { HEAD_NONE = 0, HEAD_EVENT = 1, HEAD_ERROR = 2 };
+
+struct etl_error {
+	int code;
+	int fatal;
+	int trace;
+	int64_t buffer;
+	uint64_t offset;
+	char msg[320];
+};
+
+struct trace {
+	int index;
+	struct etl_source src;
+	struct etl_trace_info info;
+	struct etl_clockconv clock;
+	struct etl_bufindex ix;
+	unsigned ptr_size;
+	struct etl_stacks stacks; /* compressed and deferred stacks: read when first needed */
+};
+
+struct stream {
+	struct trace *t;
+	uint32_t id;
+	size_t next, end;    /* index entries still to load: [next, end) */
+	size_t cur;          /* entry of the loaded buffer, SIZE_MAX if none */
+	struct etl_bufload ld; /* the loaded buffer */
+	const uint8_t *data; /* its bytes, header included (NULL if none) */
+	size_t fill, pos;
+	uint32_t cpu;
+	uint64_t last_ts;
+	enum head_kind head;
+	struct etl_event ev;
+	struct etl_diag diag;
+	uint64_t key_ft, key_raw;
+};
+
+struct etl_reader {
+	enum reader_state state;
+	enum etl_order order;
+	uint64_t limits[ETL_LIMIT_COUNT_];
+	int64_t options[ETL_OPTION_COUNT_];
+	struct trace **traces;
+	int ntraces;
+	size_t cap_traces;
+	struct stream *streams;
+	size_t nstreams;
+	struct stream **heap;
+	size_t heap_len;
+	struct stream *pending; /* heap[0], delivered its head; advance before the next delivery */
+	struct etl_diag *queue; /* damage found while indexing, delivered first */
+	size_t q_head, q_len;
+	uint64_t q_dropped;
+	struct etl_error err;
+	int has_err;
+	uint64_t counts[ETL_COUNT_COUNT_];
+	struct etl_decode_state dec;
+	unsigned manifest_warnings;
+	struct etl_state sys; /* processes, threads, images */
+};
+
+/* reader.c */
+int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int trace, int fatal);
+int etl__reader_misuse(struct etl_reader *r, const char *what);
+int etl__reader_nomem(struct etl_reader *r);
+void etl__reader_trace_free(struct trace *t);
+
+/* open.c */
+/* Queues d (damage found while indexing input r->ntraces) for delivery. */
+void etl__reader_queue_diag(void *ctx, const struct etl_diag *d);
+
+#endif
