@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/ktables.h"
 #include "internal.h"
 #include "scenario.h"
 
@@ -1016,6 +1017,45 @@ START_TEST(no_undecoded_tracelogging)
 }
 END_TEST
 
+/* The kernel tables agree: every layout has PerfView's names, no (group, opcode) is named twice,
+ * and no two layouts claim one (group, opcode, version) unless the first hands a payload that
+ * does not fit to the next (STRICT_OR_NEXT). */
+START_TEST(kernel_layout_and_name_tables_agree)
+{
+	size_t n = etl__kernel_layout_count(), i, j, k, m, names = 0;
+	unsigned g, o, g2, o2;
+	const char *task, *op, *task2, *op2;
+
+	ck_assert_uint_gt(n, 100);
+	for (i = 0; i < n; i++) {
+		const struct klayout *l = &etl__klayouts[i];
+		for (k = 0; k < sizeof(l->ops) && l->ops[k] != 0xFF; k++) {
+			/* opcode 0 is named Provider/Task: its task is enough; ImageID opcode 41 has a layout
+			 * proven by its records but no name anywhere (FORMAT-NOTES section 9) */
+			int unnamed = l->ops[k] == 0 || (l->group == ETL_KERNEL_KTC_FIRST && l->ops[k] == 41);
+			ck_assert_msg(etl__kernel_names(l->group, l->ops[k], &task, &op) == 1 || unnamed,
+				      "layout %zu: group 0x%02x opcode %u has no name", i, l->group, l->ops[k]);
+			ck_assert_ptr_nonnull(task);
+			for (j = i + 1; j < n; j++) {
+				const struct klayout *x = &etl__klayouts[j];
+				if (x->group != l->group || x->vmin > l->vmax || x->vmax < l->vmin)
+					continue;
+				for (m = 0; m < sizeof(x->ops) && x->ops[m] != 0xFF; m++)
+					ck_assert_msg(x->ops[m] != l->ops[k] || (j == i + 1 && l->strict == STRICT_OR_NEXT),
+						      "layouts %zu and %zu both claim group 0x%02x opcode %u", i, j, l->group,
+						      l->ops[k]);
+			}
+		}
+	}
+	for (i = 0; etl__kernel_name_at(i, &g, &o, &task, &op); i++) {
+		names++;
+		for (j = i + 1; etl__kernel_name_at(j, &g2, &o2, &task2, &op2); j++)
+			ck_assert_msg(g != g2 || o != o2, "group 0x%02x opcode %u is named twice", g, o);
+	}
+	ck_assert_uint_gt(names, 150);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("decode");
@@ -1037,6 +1077,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, fileio_v3_layouts);
 	tcase_add_test(t, perfinfo_mof_layouts);
 	tcase_add_test(t, decoding_limits_are_configurable);
+	tcase_add_test(t, kernel_layout_and_name_tables_agree);
 	suite_add_tcase(s, t);
 	snprintf(path, sizeof(path), "%s/etl/perfview_SelfDescribingSingleEvent.etl", corpus_dir);
 	probe = fopen(path, "rb");
@@ -1044,8 +1085,8 @@ int main(int argc, char **argv)
 		fclose(probe);
 		tcase_add_test(c, self_describing_single_event);
 		tcase_add_test(c, tracelogging_tester_facts);
-	tcase_add_test(c, tracelogging_tester_classic_records);
-	tcase_add_test(c, eventtrace_v2_records);
+		tcase_add_test(c, tracelogging_tester_classic_records);
+		tcase_add_test(c, eventtrace_v2_records);
 		tcase_add_loop_test(c, no_undecoded_tracelogging, 0, 5);
 		tcase_set_timeout(c, 300);
 		suite_add_tcase(s, c);

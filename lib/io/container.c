@@ -21,7 +21,6 @@
 
 #include "io/container.h"
 #include "util/cursor.h"
-#include "walk/buffer.h"
 
 #define CHUNK 65536u
 #define ZIP_LOCAL 0x04034b50u
@@ -268,23 +267,6 @@ void etl__members_free(struct etl_members *ms)
 	ms->count = 0;
 }
 
-static void classify(struct etl_member *m)
-{
-	uint8_t b[ETL_BUFFER_HEADER_SIZE + 8];
-	struct etl_diag ignored;
-	struct etl_bufhdr h;
-
-	m->is_trace = 0;
-	if (!m->unpacked || m->src.size < sizeof(b) ||
-	    etl__source_read(&m->src, 0, b, sizeof(b), &ignored) != ETL_OK)
-		return;
-	etl__bufhdr_decode(b, &h);
-	/* a header buffer whose first record is a system header with HookId 0 */
-	m->is_trace = h.type == ETL_BUFTYPE_HEADER && h.size >= ETL_BUFFER_HEADER_SIZE &&
-		      (b[0x48 + 3] & 0xC0) == 0xC0 && (b[0x48 + 2] == 1 || b[0x48 + 2] == 2) &&
-		      etl_le16(b + 0x48 + 6) == 0;
-}
-
 /* Unpacks one member's data; damage is recorded in the member. */
 static int unpack_member(const struct etl_source *src, struct etl_member *m, unsigned method,
 			 uint64_t data_off, uint64_t csize, uint64_t usize, int sizes_known,
@@ -339,7 +321,6 @@ static int unpack_member(const struct etl_source *src, struct etl_member *m, uns
 	if (spool_finish(&out, &m->src, fatal) != ETL_OK)
 		return ETL_E_IO;
 	m->unpacked = 1;
-	classify(m);
 	return ETL_OK;
 }
 
@@ -602,7 +583,6 @@ int etl__container_unpack(const struct etl_source *src, enum etl_container kind,
 		if (st != ETL_OK)
 			goto fail;
 		m->unpacked = 1;
-		classify(m);
 		return ETL_OK;
 	}
 	{

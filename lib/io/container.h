@@ -18,7 +18,7 @@ struct etl_member {
 	char *name;             /* member path inside the archive ("" for gzip) */
 	struct etl_source src;  /* the unpacked bytes (valid if unpacked) */
 	int unpacked;           /* src holds the member's bytes (all, or up to damage) */
-	int is_trace;           /* the bytes start like a trace */
+	int is_trace;           /* the bytes start like a trace (set by the caller) */
 	int damaged;            /* diag describes what went wrong */
 	struct etl_diag diag;   /* offsets are in the container file */
 };

@@ -185,9 +185,11 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 	etl__source_close(src);
 	if (st != ETL_OK)
 		return etl__reader_set_error(r, &d, -1, 0);
-	for (i = 0; i < ms.count; i++)
+	for (i = 0; i < ms.count; i++) {
+		ms.m[i].is_trace = ms.m[i].unpacked && etl__source_looks_like_trace(&ms.m[i].src);
 		if (!ms.m[i].is_trace)
 			nothers++;
+	}
 	if (nothers && !(others = etl__calloc(nothers, sizeof(*others)))) {
 		etl__members_free(&ms);
 		return etl__reader_nomem(r);

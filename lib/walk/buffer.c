@@ -304,3 +304,17 @@ void etl__bufindex_free(struct etl_bufindex *ix)
 	etl__free(ix->ent);
 	memset(ix, 0, sizeof(*ix));
 }
+
+int etl__source_looks_like_trace(const struct etl_source *src)
+{
+	uint8_t b[ETL_BUFFER_HEADER_SIZE + 8];
+	struct etl_diag ignored;
+	struct etl_bufhdr h;
+
+	if (src->size < sizeof(b) || etl__source_read(src, 0, b, sizeof(b), &ignored) != ETL_OK)
+		return 0;
+	etl__bufhdr_decode(b, &h);
+	/* a header buffer whose first record is a system header with HookId 0 */
+	return h.type == ETL_BUFTYPE_HEADER && h.size >= ETL_BUFFER_HEADER_SIZE && (b[0x48 + 3] & 0xC0) == 0xC0 &&
+	       (b[0x48 + 2] == 1 || b[0x48 + 2] == 2) && etl_le16(b + 0x48 + 6) == 0;
+}

@@ -1,0 +1,79 @@
+/*
+ * etldump.h - what the parts of etldump share.
+ *
+ *   etldump.c  main: options, outputs (-o, -O), one run per output
+ *   options.c  the command line and --help
+ *   run.c      one run: readers, filters, decoding, damage reports, progress
+ *   pool.c     --threads: workers that decode and format batches in order
+ *   render.c   values, stacks and times as text and JSON
+ *   summary.c  --stats, --providers, --processes and --info
+ *   writers/   one file per output format behind struct writer
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLDUMP_ETLDUMP_H
+#define ETLDUMP_ETLDUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <etl.h>
+
+#include "exit_codes.h"
+#include "filter.h"
+
+struct writer;
+
+#define MAX_MANIFESTS 256
+
+struct options {
+	const struct writer *writer; /* the output format */
+	enum etl_order order;
+	int info;
+	int quiet;
+	int raw;             /* do not decode payloads */
+	int no_maps;         /* mapped values as numbers */
+	int stats;           /* --stats */
+	int providers;       /* --providers */
+	int processes;       /* --processes */
+	const char *output;  /* -o FILE */
+	const char *outdir;  /* -O DIR */
+	struct filter filter;
+	uint64_t max_events; /* 0 = all */
+	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
+	unsigned threads;    /* --threads: decoding and formatting threads (1 = none) */
+	int threads_auto;    /* --threads=0: one per processor, for inputs large enough */
+	const char *manifests[MAX_MANIFESTS];
+	size_t nmanifests;
+};
+
+extern const char *progname;
+
+/* options.c: parses the command line into o; -1 to go on, else the exit status (help, version,
+ * usage errors).  *first_input is the index of the first input in argv. */
+int parse_options(int argc, char **argv, struct options *o, int *first_input);
+
+/* run.c: reads the inputs (merged) and writes what o asks for to stdout; the exit status. */
+int run_inputs(char **files, int nfiles, const struct options *o);
+/* The more severe of two exit statuses. */
+int worse(int a, int b);
+/* The reader's last error on stderr (unless quiet), as one line. */
+void report(const struct etl_reader *r, const char *fallback_name, const struct options *o);
+/* The exit status an error status of etl_reader_next() calls for. */
+int status_exit(int st);
+/* Adds the manifests and opens the inputs; reports problems unless quiet. The inputs opened. */
+int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
+		 int *exit_code);
+/* Filters, decodes and writes one event (or adds it to the summary); 1 if it was selected. */
+struct summary;
+int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct options *o,
+		 struct summary *sm);
+/* Payload faults reported by this thread (workers add theirs up). */
+extern _Thread_local int decode_errors;
+
+/* pool.c: --threads; the exit status. */
+int run_threaded(char **files, int nfiles, const struct options *o, unsigned n);
+/* Whether --threads applies to this run. */
+int threads_usable(const struct options *o, char **files, int nfiles);
+
+#endif

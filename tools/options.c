@@ -1,0 +1,279 @@
+/*
+ * options.c - etldump's command line: --help, and the options into struct
+ * options.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "etldump.h"
+#include "writers/writer.h"
+
+/* long options without a short form */
+enum {
+	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
+	OPT_SINCE, OPT_UNTIL
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [OPTIONS] FILE...\n"
+		"Print the events of Windows ETW trace files (.etl), merged in time order.\n"
+		"\n"
+		"Options:\n"
+		"  -f, --format=FORMAT   output format: text (default), jsonl, csv, xml or chrome\n"
+		"  -i, --info            print the trace information instead of events\n"
+		"      --stats           print events and bytes per provider and event name, decoding\n"
+		"                        counts, time span and losses instead of events\n"
+		"      --providers       print each provider with its name source and event count\n"
+		"      --processes       print the processes that the kernel events describe\n"
+		"  -o, --output=FILE     write to FILE instead of standard output\n"
+		"  -O, --output-dir=DIR  one output per input in DIR, named after the input\n"
+		"\n"
+		"Filters (applied before decoding where they can be):\n"
+		"  -p, --provider=P      provider GUID, name or glob (repeatable)\n"
+		"      --id=LIST         event ids, e.g. 1,5-9\n"
+		"      --opcode=LIST     opcodes\n"
+		"      --level=N         level at most N (1 critical ... 5 verbose)\n"
+		"      --keywords-any=M  keyword mask: any bit set\n"
+		"      --keywords-all=M  keyword mask: all bits set\n"
+		"      --pid=LIST        process ids\n"
+		"      --process=NAME    process image name or glob, e.g. 'chrome*' (repeatable; from\n"
+		"                        the trace's kernel process events)\n"
+		"      --tid=LIST        thread ids\n"
+		"      --cpu=LIST        processors\n"
+		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
+		"      --until=T         up to T (same forms)\n"
+		"\n"
+		"Other options:\n"
+		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
+		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
+		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
+		"  -n, --count=N         stop after N events\n"
+		"  -j, --threads=N       decode and format with N threads (0 = one per processor when\n"
+		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
+		"      --raw             do not decode payloads: show header fields and payload hex\n"
+		"      --no-maps         print values that a value or bit map names as numbers\n"
+		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
+		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
+		"  -h, --help            show this help and exit\n"
+		"  -V, --version         show the version of etldump and its libraries and exit\n"
+		"\n"
+		"FILE may be '-' for standard input.\n"
+		"\n"
+		"Exit status: 0 all input read cleanly; 1 damaged or unsupported data was skipped\n"
+		"(everything intact was still printed); 2 usage error; 3 an input could not be opened\n"
+		"or read; 4 out of memory.\n",
+		progname);
+}
+
+/* -f FORMAT */
+static int set_format(struct options *o, const char *name)
+{
+	o->writer = writer_find(name);
+	if (!o->writer) {
+		fprintf(stderr, "%s: unknown format '%s' (text, jsonl, csv, xml, chrome)\n", progname, name);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int set_order(struct options *o, const char *v)
+{
+	if (strcmp(v, "time") == 0)
+		o->order = ETL_ORDER_TIME;
+	else if (strcmp(v, "file") == 0)
+		o->order = ETL_ORDER_FILE;
+	else {
+		fprintf(stderr, "%s: unknown order '%s' (time, file)\n", progname, v);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int set_threads(struct options *o, const char *v)
+{
+	char *end;
+	uint64_t n;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || !*v || v[0] == '-' || n > 64) {
+		fprintf(stderr, "%s: --threads wants a number from 0 to 64, not '%s'\n", progname, v);
+		return EXIT_USAGE;
+	}
+	o->threads_auto = n == 0;
+	if (n == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus < 1 ? 1 : cpus > 64 ? 64 : (uint64_t)cpus;
+	}
+	o->threads = (unsigned)n;
+	return -1;
+}
+
+static int set_count(struct options *o, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	o->max_events = strtoull(v, &end, 10);
+	if (errno || *end || v[0] == '-' || o->max_events == 0) {
+		fprintf(stderr, "%s: --count wants a positive number, not '%s'\n", progname, v);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int set_payload_bytes(struct options *o, const char *v)
+{
+	char *end;
+	long long pb = strtoll(v, &end, 10);
+
+	if (*end || pb < -1) {
+		fprintf(stderr, "%s: --payload-bytes wants a number >= -1\n", progname);
+		return EXIT_USAGE;
+	}
+	o->max_payload = pb < 0 ? SIZE_MAX : (size_t)pb;
+	return -1;
+}
+
+/* The filter options; -1 (go on) or EXIT_USAGE with the message printed. */
+static int set_filter(struct options *o, int c, const char *v)
+{
+	struct filter *f = &o->filter;
+	char err[160];
+	uint64_t n;
+	int rc = 0;
+
+	switch (c) {
+	case 'p': rc = filter_add_provider(f, v, err, sizeof(err)); break;
+	case OPT_PROCESS: rc = filter_add_process(f, v, err, sizeof(err)); break;
+	case OPT_ID: rc = filter_add_ranges(f->ids, &f->nids, v, err, sizeof(err)); break;
+	case OPT_OPCODE: rc = filter_add_ranges(f->opcodes, &f->nopcodes, v, err, sizeof(err)); break;
+	case OPT_PID: rc = filter_add_ranges(f->pids, &f->npids, v, err, sizeof(err)); break;
+	case OPT_TID: rc = filter_add_ranges(f->tids, &f->ntids, v, err, sizeof(err)); break;
+	case OPT_CPU: rc = filter_add_ranges(f->cpus, &f->ncpus, v, err, sizeof(err)); break;
+	case OPT_SINCE: case OPT_UNTIL: rc = filter_set_time(f, c == OPT_UNTIL, v, err, sizeof(err)); break;
+	case OPT_LEVEL:
+		if (filter_parse_u64(v, &n) != 0 || n > 255) {
+			snprintf(err, sizeof(err), "--level wants a number 0-255, not '%s'", v);
+			rc = -1;
+		} else {
+			f->max_level = (int)n;
+		}
+		break;
+	default: /* OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL */
+		if (filter_parse_u64(v, &n) != 0) {
+			snprintf(err, sizeof(err), "a keyword mask wants a number like 0x10, not '%s'", v);
+			rc = -1;
+		} else if (c == OPT_KEYWORDS_ANY) {
+			f->keywords_any = n;
+			f->have_any = 1;
+		} else {
+			f->keywords_all = n;
+			f->have_all = 1;
+		}
+		break;
+	}
+	if (rc == 0)
+		return -1;
+	fprintf(stderr, "%s: %s\n", progname, err);
+	return EXIT_USAGE;
+}
+
+/* One option; -1 to go on, else the exit status. */
+static int take_option(struct options *o, int c, const char *v)
+{
+	switch (c) {
+	case 'f': return set_format(o, v);
+	case 'i': o->info = 1; return -1;
+	case 'm':
+		if (o->nmanifests < MAX_MANIFESTS)
+			o->manifests[o->nmanifests++] = v;
+		return -1;
+	case OPT_ORDER: return set_order(o, v);
+	case 'j': return set_threads(o, v);
+	case 'n': return set_count(o, v);
+	case OPT_PAYLOAD_BYTES: return set_payload_bytes(o, v);
+	case 'q': o->quiet = 1; return -1;
+	case OPT_RAW: o->raw = 1; return -1;
+	case OPT_NO_MAPS: o->no_maps = 1; return -1;
+	case OPT_STATS: o->stats = 1; return -1;
+	case OPT_PROVIDERS: o->providers = 1; return -1;
+	case OPT_PROCESSES: o->processes = 1; return -1;
+	case 'o': o->output = v; return -1;
+	case 'O': o->outdir = v; return -1;
+	case 'h': usage(stdout); return EXIT_OK;
+	case 'V':
+		printf("etldump %s\n%s\n", etl_version_string(), etl_version_details());
+		return EXIT_OK;
+	case 'p': case OPT_PROCESS: case OPT_ID: case OPT_OPCODE: case OPT_PID: case OPT_TID: case OPT_CPU:
+	case OPT_SINCE: case OPT_UNTIL: case OPT_LEVEL: case OPT_KEYWORDS_ANY: case OPT_KEYWORDS_ALL:
+		return set_filter(o, c, v);
+	default:
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+}
+
+int parse_options(int argc, char **argv, struct options *o, int *first_input)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "count", required_argument, NULL, 'n' },
+		{ "manifest", required_argument, NULL, 'm' },
+		{ "payload-bytes", required_argument, NULL, OPT_PAYLOAD_BYTES },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "no-maps", no_argument, NULL, OPT_NO_MAPS },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "providers", no_argument, NULL, OPT_PROVIDERS },
+		{ "processes", no_argument, NULL, OPT_PROCESSES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "output-dir", required_argument, NULL, 'O' },
+		{ "provider", required_argument, NULL, 'p' },
+		{ "process", required_argument, NULL, OPT_PROCESS },
+		{ "id", required_argument, NULL, OPT_ID },
+		{ "opcode", required_argument, NULL, OPT_OPCODE },
+		{ "level", required_argument, NULL, OPT_LEVEL },
+		{ "keywords-any", required_argument, NULL, OPT_KEYWORDS_ANY },
+		{ "keywords-all", required_argument, NULL, OPT_KEYWORDS_ALL },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->writer = writer_find("text");
+	o->order = ETL_ORDER_TIME;
+	o->max_payload = 64;
+	o->threads = 1;
+	filter_init(&o->filter);
+	while ((c = getopt_long(argc, argv, "f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
+		int rc = take_option(o, c, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no input file (try --help)\n", progname);
+		return EXIT_USAGE;
+	}
+	*first_input = optind;
+	return -1;
+}

@@ -1,0 +1,200 @@
+/*
+ * render.c - values, stacks and times as etldump shows them (render.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "out.h"
+#include "render.h"
+
+int render_no_maps;
+
+const char *value_text(const struct etl_property *p)
+{
+	return etl_property_format_flags(p, render_no_maps ? ETL_FORMAT_NO_MAPS : 0);
+}
+
+void out_text_value(const char *v)
+{
+	const char *p;
+	int plain = *v != 0;
+
+	for (p = v; *p && plain; p++)
+		plain = *p != ' ' && *p != '"' && *p != '=' && (unsigned char)*p >= 0x20;
+	if (plain) {
+		out_cstr(v);
+		return;
+	}
+	out_char('"');
+	for (p = v; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\')
+			out_printf("\\%c", c);
+		else if (c == '\n')
+			out_cstr("\\n");
+		else if (c == '\r')
+			out_cstr("\\r");
+		else if (c == '\t')
+			out_cstr("\\t");
+		else if (c < 0x20)
+			out_printf("\\x%02x", c);
+		else
+			out_char(c);
+	}
+	out_char('"');
+}
+
+int is_json_number(const char *t)
+{
+	const char *p = t;
+
+	if (*p == '-')
+		p++;
+	if (!(*p >= '0' && *p <= '9'))
+		return 0;
+	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '.') {
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == 0;
+}
+
+/* A value as its kind says: numbers and booleans bare (unless a map named them), the rest as
+ * JSON strings of their text. */
+static void out_json_scalar(const struct etl_property *p)
+{
+	enum etl_value_kind k = etl_property_value_kind(p);
+	int integer = k == ETL_VALUE_SIGNED || k == ETL_VALUE_UNSIGNED;
+	const char *text;
+	int64_t iv;
+	uint64_t uv;
+
+	/* the common case, a plain integer with no map and no out-type: straight from its value */
+	if (integer && etl_property_out_type(p) == ETL_OUT_NULL && !etl_property_map_name(p)) {
+		if (k == ETL_VALUE_SIGNED && etl_property_as_i64(p, &iv) == ETL_OK) {
+			out_i64(iv);
+			return;
+		}
+		if (k == ETL_VALUE_UNSIGNED && etl_property_as_u64(p, &uv) == ETL_OK) {
+			out_u64(uv);
+			return;
+		}
+	}
+	text = value_text(p);
+	if (!text)
+		text = "";
+	if ((k == ETL_VALUE_BOOLEAN && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) ||
+	    ((integer || k == ETL_VALUE_REAL) && is_json_number(text))) {
+		out_cstr(text); /* a map may have turned a number into a name: then it is a string */
+		return;
+	}
+	out_char('"');
+	out_json_str(text);
+	out_char('"');
+}
+
+void out_json_value(const struct etl_property *p, unsigned depth)
+{
+	enum etl_property_kind k = etl_property_kind(p);
+	size_t i, n = etl_property_child_count(p);
+
+	if (k == ETL_PROPERTY_VALUE || depth >= 64) {
+		out_json_scalar(p);
+		return;
+	}
+	out_char(k == ETL_PROPERTY_ARRAY ? '[' : '{');
+	for (i = 0; i < n; i++) {
+		const struct etl_property *c = etl_property_child_at(p, i);
+		if (i)
+			out_char(',');
+		if (k == ETL_PROPERTY_STRUCT) {
+			out_char('"');
+			out_json_str(etl_property_name(c));
+			out_cstr("\":");
+		}
+		out_json_value(c, depth + 1);
+	}
+	out_char(k == ETL_PROPERTY_ARRAY ? ']' : '}');
+}
+
+/* A stack frame as module!+offset (the module's file name without its folders), or the
+ * address in hex when no loaded image holds it. */
+static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr)
+{
+	uint64_t off = 0;
+	const char *img = etl_reader_resolve_address(r, proc, addr, &off);
+	char hex[24];
+
+	if (img) {
+		const char *base = strrchr(img, '\\');
+		out_cstr(base ? base + 1 : img);
+		snprintf(hex, sizeof(hex), "!+0x%" PRIx64, off);
+	} else {
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
+	}
+	out_cstr(hex);
+}
+
+void out_stack(struct etl_reader *r, const struct etl_event *ev, int json)
+{
+	size_t i, n = etl_event_stack_depth(ev);
+	const struct etl_process *proc;
+
+	if (!n)
+		return;
+	proc = etl_reader_event_process(r, ev);
+	out_cstr(json ? ",\"stack\":[" : " stack=");
+	for (i = 0; i < n; i++) {
+		if (i)
+			out_char(',');
+		if (json)
+			out_char('"');
+		out_frame(r, proc, etl_event_stack_frame(ev, i));
+		if (json)
+			out_char('"');
+	}
+	if (json)
+		out_char(']');
+}
+
+void out_guid_field(const char *key, const struct etl_guid *g)
+{
+	char s[ETL_GUID_STRING_SIZE];
+
+	if (!g)
+		return;
+	etl_guid_format(g, s);
+	out_char(',');
+	out_char('"');
+	out_cstr(key);
+	OUT_LIT("\":\"");
+	out_mem(s, ETL_GUID_STRING_SIZE - 1);
+	out_char('"');
+}
+
+void out_json_kv_str(const char *k, const char *v, int comma)
+{
+	out_printf("%s\"%s\":\"", comma ? "," : "", k);
+	out_json_str(v);
+	out_char('"');
+}
+

@@ -1,0 +1,33 @@
+/*
+ * render.h - how etldump shows values, stacks and times, shared by the
+ * writers: text values (bare tokens or quoted), JSON values (numbers, bools
+ * or strings), stacks as module!+offset.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLDUMP_RENDER_H
+#define ETLDUMP_RENDER_H
+
+#include <etl.h>
+
+#include "etldump.h"
+
+/* --no-maps (set once, before any thread starts) */
+extern int render_no_maps;
+
+/* The text of a value: the canonical one, or the number behind a map with --no-maps. */
+const char *value_text(const struct etl_property *p);
+/* A text value: bare when it is a plain token, else in double quotes with \" \\ \n escapes. */
+void out_text_value(const char *v);
+/* A value as JSON: a number, true/false, or a string; structs and arrays as objects and arrays. */
+void out_json_value(const struct etl_property *p, unsigned depth);
+/* Whether text is a JSON number (so that it may be written bare). */
+int is_json_number(const char *t);
+/* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack. */
+void out_stack(struct etl_reader *r, const struct etl_event *ev, int json);
+/* ,"key":"xxxxxxxx-..." when g is not NULL. */
+void out_guid_field(const char *key, const struct etl_guid *g);
+/* ,"key":"value" (no comma before the first when comma is 0). */
+void out_json_kv_str(const char *k, const char *v, int comma);
+
+#endif

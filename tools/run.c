@@ -1,0 +1,262 @@
+/*
+ * run.c - one run of etldump over its inputs: a reader with the manifests
+ * and inputs, the filters, decoding, the writer or the summary, damage
+ * reports on stderr and progress on a terminal.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "etldump.h"
+#include "out.h"
+#include "summary.h"
+#include "writers/writer.h"
+
+_Thread_local int decode_errors; /* per thread: workers add theirs up */
+
+/* A payload that contradicts its schema: reported like damage, printing goes on. */
+static void report_decode(const struct etl_reader *r, const struct options *o)
+{
+	const struct etl_error *e = etl_reader_error(r);
+	int ti;
+
+	decode_errors++;
+	if (!e || o->quiet)
+		return;
+	ti = etl_error_trace_index(e);
+	flockfile(stderr); /* one line, whole, whichever worker thread reports */
+	fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname,
+		ti >= 0 && etl_reader_trace_info(r, ti) ? etl_trace_info_name(etl_reader_trace_info(r, ti)) : "?",
+		(unsigned long long)etl_error_offset(e), etl_error_message(e));
+	funlockfile(stderr);
+}
+
+void report(const struct etl_reader *r, const char *fallback_name, const struct options *o)
+{
+	const struct etl_error *e = etl_reader_error(r);
+	int ti;
+	const char *name = fallback_name;
+
+	if (!e || o->quiet)
+		return;
+	ti = etl_error_trace_index(e);
+	if (ti >= 0 && etl_reader_trace_info(r, ti))
+		name = etl_trace_info_name(etl_reader_trace_info(r, ti));
+	flockfile(stderr); /* one line, whole, whichever worker thread reports */
+	fprintf(stderr, "%s: %s: ", progname, name ? name : "?");
+	if (etl_error_offset(e) != UINT64_MAX)
+		fprintf(stderr, "offset 0x%" PRIx64 ": ", etl_error_offset(e));
+	if (etl_error_buffer_index(e) >= 0)
+		fprintf(stderr, "buffer %" PRId64 ": ", etl_error_buffer_index(e));
+	fprintf(stderr, "%s\n", etl_error_message(e));
+	funlockfile(stderr);
+}
+
+int status_exit(int st)
+{
+	switch (st) {
+	case ETL_E_IO: return EXIT_IO;
+	case ETL_E_NOMEM: return EXIT_NOMEM;
+	default: return EXIT_DAMAGED;
+	}
+}
+
+int worse(int a, int b)
+{
+	/* Order of severity: ok < damaged < io < nomem. */
+	static const int rank[] = { [EXIT_OK] = 0, [EXIT_DAMAGED] = 1, [EXIT_USAGE] = 2,
+				    [EXIT_IO] = 3, [EXIT_NOMEM] = 4 };
+	return rank[a] >= rank[b] ? a : b;
+}
+
+/* Progress on a terminal: a line on stderr, at most five times a second. */
+static void progress(const struct etl_reader *r, const struct etl_event *ev, uint64_t n, int done)
+{
+	static struct timespec last;
+	struct timespec now;
+	const struct etl_trace_info *t;
+	double pct;
+
+	if (done) {
+		if (last.tv_sec || last.tv_nsec)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
+		return;
+	last = now;
+	t = etl_reader_trace_info(r, etl_event_trace_index(ev));
+	pct = t && etl_trace_info_file_size(t) ? 100.0 * (double)etl_event_file_offset(ev) /
+							 (double)etl_trace_info_file_size(t) : 0;
+	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events", t ? etl_trace_info_name(t) : "", pct, n);
+}
+
+/* The manifests: the environment's search path first, then --manifest (later ones win). */
+static void add_manifests(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
+{
+	size_t k;
+	char *env_copy = NULL;
+
+	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
+		char *p, *save = NULL;
+		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
+		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+			if (etl_reader_add_manifest_path(r, p) != ETL_OK && !quiet) {
+				report(r, p, o);
+				*exit_code = worse(*exit_code, EXIT_DAMAGED);
+			}
+		}
+	}
+	free(env_copy);
+	for (k = 0; k < o->nmanifests; k++) {
+		unsigned before = etl_reader_manifest_warnings(r);
+		if (etl_reader_add_manifest_path(r, o->manifests[k]) != ETL_OK) {
+			if (!quiet) {
+				report(r, o->manifests[k], o);
+				*exit_code = worse(*exit_code, EXIT_DAMAGED);
+			}
+		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet && !quiet) {
+			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, o->manifests[k],
+				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+		}
+	}
+}
+
+int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
+		 int *exit_code)
+{
+	int opened = 0, i;
+
+	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
+		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
+	add_manifests(r, o, quiet, exit_code);
+	for (i = 0; i < nfiles; i++) {
+		int st;
+		if (strcmp(files[i], "-") == 0)
+			st = etl_reader_open_fd(r, 0, "(stdin)");
+		else
+			st = etl_reader_open_path(r, files[i]);
+		if (st != ETL_OK) {
+			struct options loud = *o;
+			if (quiet)
+				continue;
+			loud.quiet = 0;
+			report(r, files[i], &loud);
+			*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
+			continue;
+		}
+		opened++;
+	}
+	return opened;
+}
+
+
+int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct options *o, struct summary *sm)
+{
+	const struct etl_decoded *d = NULL;
+	int dst = ETL_OK;
+
+	if (!filter_header(&o->filter, r, ev))
+		return 0;
+	/* decode for the output, the summaries and name filters; --processes alone needs
+	 * only the reader's own tables */
+	if (filter_needs_name(&o->filter) || o->stats || o->providers || (!o->raw && !o->processes)) {
+		dst = etl_reader_decode(r, ev, &d);
+		if (dst != ETL_OK)
+			report_decode(r, o);
+	}
+	if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
+		return 0;
+	if (o->stats || o->providers)
+		summary_add(sm, ev, d, dst);
+	else if (o->processes)
+		; /* listed after the last event */
+	else
+		o->writer->event(r, o, ev, o->raw ? NULL : d);
+	return 1;
+}
+
+/* Reads the events of the opened inputs and hands each to the writer (or the summary). */
+static int read_events(struct etl_reader *r, const struct options *o, struct summary *sm)
+{
+	int show_progress = !o->quiet && isatty(2), exit_code = EXIT_OK;
+	const struct etl_event *ev;
+	uint64_t n = 0;
+
+	for (;;) {
+		int st = etl_reader_next(r, &ev);
+		if (st == ETL_END)
+			break;
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			report(r, NULL, o);
+			sm->damage++;
+			exit_code = worse(exit_code, status_exit(st));
+			if (!e || etl_error_is_fatal(e))
+				break;
+			continue;
+		}
+		if (!handle_event(r, ev, o, sm))
+			continue;
+		if (out_buf.failed)
+			break;
+		++n;
+		if (show_progress && (n & 1023) == 0)
+			progress(r, ev, n, 0);
+		if (o->max_events && n >= o->max_events)
+			break;
+	}
+	if (show_progress)
+		progress(r, NULL, n, 1);
+	return exit_code;
+}
+
+int run_inputs(char **files, int nfiles, const struct options *o)
+{
+	struct etl_reader *r = etl_reader_new();
+	int exit_code = EXIT_OK, opened, i;
+	struct summary sm;
+	int summarise = o->stats || o->providers || o->processes;
+
+	memset(&sm, 0, sizeof(sm));
+	decode_errors = 0;
+	if (!r) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_NOMEM;
+	}
+	if (etl_reader_set_order(r, o->order) != ETL_OK) {
+		etl_reader_free(r);
+		return EXIT_USAGE;
+	}
+	opened = setup_reader(r, files, nfiles, o, 0, &exit_code);
+	if (opened == 0 || o->info) {
+		for (i = 0; o->info && i < etl_reader_trace_count(r); i++)
+			o->writer->info(etl_reader_trace_info(r, i), i);
+		etl_reader_free(r);
+		return exit_code;
+	}
+	if (!summarise && o->writer->begin)
+		o->writer->begin(r, o);
+	if (!summarise && threads_usable(o, files, nfiles) && opened == nfiles) {
+		/* the workers open the inputs again: this reader was for the reports */
+		etl_reader_free(r);
+		exit_code = worse(exit_code, run_threaded(files, nfiles, o, o->threads));
+		if (o->writer->end)
+			o->writer->end(NULL, o);
+		return decode_errors ? worse(exit_code, EXIT_DAMAGED) : exit_code;
+	}
+	exit_code = worse(exit_code, read_events(r, o, &sm));
+	if (summarise)
+		o->writer->summary(&sm, r, o);
+	else if (o->writer->end)
+		o->writer->end(r, o);
+	summary_free(&sm);
+	etl_reader_free(r);
+	return decode_errors ? worse(exit_code, EXIT_DAMAGED) : exit_code;
+}

@@ -1,0 +1,41 @@
+/*
+ * summary.h - etldump's summaries (--stats, --providers, --processes) and
+ * --info, as text or JSON.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLDUMP_SUMMARY_H
+#define ETLDUMP_SUMMARY_H
+
+#include <etl.h>
+
+#include "etldump.h"
+
+struct tally {
+	char *key;
+	uint64_t events, bytes;
+	int source;
+};
+
+struct tallies {
+	struct tally *t;
+	size_t n, cap;
+};
+
+struct summary {
+	struct tallies providers, names;
+	uint64_t events, decoded, undecoded, decode_errors, damage;
+	uint64_t first, last;
+};
+
+/* Counts one event (st: what decoding it returned). */
+void summary_add(struct summary *sm, const struct etl_event *ev, const struct etl_decoded *d, int st);
+void summary_free(struct summary *sm);
+/* What --stats, --providers and --processes asked for. */
+void summary_text(struct summary *sm, struct etl_reader *r, const struct options *o);
+void summary_json(struct summary *sm, struct etl_reader *r, const struct options *o);
+/* The trace information of input index. */
+void info_text(const struct etl_trace_info *t, int index);
+void info_json(const struct etl_trace_info *t, int index);
+
+#endif

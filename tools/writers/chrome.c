@@ -1,0 +1,215 @@
+/*
+ * chrome.c - the Chrome trace-event writer (chrome://tracing, Perfetto):
+ * events as instants, Start/Stop pairs as slices, context switches as
+ * "Running" slices on the thread tracks, processes and threads named by
+ * metadata events.  Not stateless: pairs and names span events.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+#include "render.h"
+#include "summary.h"
+#include "writers/writer.h"
+
+static int chrome_first = 1;
+static uint64_t chrome_origin; /* FILETIME of the earliest input start */
+static double chrome_last_us;  /* time of the latest event written */
+
+/* Context switches become "Running" slices on the thread tracks: what runs on each CPU of
+ * each input since when. */
+struct chrome_cpu {
+	int trace;
+	unsigned cpu;
+	uint32_t pid, tid; /* tid 0: idle or not known yet */
+	double since_us;
+};
+#define CHROME_MAX_CPUS 4096
+static struct chrome_cpu *chrome_cpus;
+static size_t chrome_ncpus;
+
+static struct chrome_cpu *chrome_cpu_of(int trace, unsigned cpu)
+{
+	size_t i;
+	struct chrome_cpu *c;
+
+	for (i = 0; i < chrome_ncpus; i++)
+		if (chrome_cpus[i].trace == trace && chrome_cpus[i].cpu == cpu)
+			return &chrome_cpus[i];
+	if (chrome_ncpus == CHROME_MAX_CPUS)
+		return NULL;
+	c = realloc(chrome_cpus, (chrome_ncpus + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	chrome_cpus = c;
+	c = &chrome_cpus[chrome_ncpus++];
+	memset(c, 0, sizeof(*c));
+	c->trace = trace;
+	c->cpu = cpu;
+	return c;
+}
+
+static void chrome_slice(const struct chrome_cpu *c, double end_us, const char *wait_reason)
+{
+	if (c->tid == 0 || end_us < c->since_us)
+		return;
+	out_cstr(chrome_first ? "\n" : ",\n");
+	chrome_first = 0;
+	out_printf("{\"name\":\"Running\",\"cat\":\"cpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+		   "\"pid\":%u,\"tid\":%u,\"args\":{\"cpu\":%u",
+		   c->since_us, end_us - c->since_us, c->pid, c->tid, c->cpu);
+	if (wait_reason) {
+		out_cstr(",\"old_thread_wait_reason\":\"");
+		out_json_str(wait_reason);
+		out_char('"');
+	}
+	out_cstr("}}");
+}
+
+/* A context switch: the slice of the thread switched out ends, the new one's begins. */
+static void chrome_cswitch(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d,
+			   double us)
+{
+	const struct etl_property *np = etl_decoded_property_by_name(d, "NewThreadID");
+	const struct etl_property *wp = etl_decoded_property_by_name(d, "OldThreadWaitReason");
+	struct chrome_cpu *c = chrome_cpu_of(etl_event_trace_index(ev), etl_event_cpu(ev));
+	const struct etl_process *p;
+	uint64_t ntid;
+
+	if (!c || !np || etl_property_as_u64(np, &ntid) != ETL_OK || ntid >= ETL_ID_NONE)
+		return;
+	chrome_slice(c, us, wp ? etl_property_format(wp) : NULL);
+	p = etl_reader_thread_process(r, etl_event_trace_index(ev), (uint32_t)ntid);
+	c->tid = (uint32_t)ntid;
+	c->pid = p ? etl_process_id(p) : 0;
+	c->since_us = us;
+}
+
+static void chrome_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+			 const struct etl_decoded *d)
+{
+	/* records without a pid or tid in their header (CPU samples) go to the thread and process
+	 * they name, so they land on its track */
+	const struct etl_process *proc = etl_reader_event_process(r, ev);
+	uint32_t pid = etl_event_pid(ev) != ETL_ID_NONE ? etl_event_pid(ev) : proc ? etl_process_id(proc) : 0;
+	uint32_t tid = etl_event_tid(ev);
+	uint64_t v;
+
+	(void)o;
+	if (tid == ETL_ID_NONE) {
+		const struct etl_property *t = d ? etl_decoded_property_by_name(d, "ThreadID") : NULL;
+		tid = t && etl_property_as_u64(t, &v) == ETL_OK && v < ETL_ID_NONE ? (uint32_t)v : 0;
+	}
+	const char *name = d ? etl_decoded_name(d) : "event", *ph = "i";
+	char base[512];
+	size_t i, l;
+	double us = ((double)etl_event_filetime(ev) - (double)chrome_origin) / 10.0;
+
+	snprintf(base, sizeof(base), "%s", name);
+	l = strlen(base);
+	/* Start/Stop pairs (opcodes 1 and 2) become durations named without the opcode */
+	if (etl_event_opcode(ev) == 1 && l > 6 && strcmp(base + l - 6, "/Start") == 0) {
+		base[l - 6] = 0;
+		ph = "B";
+	} else if (etl_event_opcode(ev) == 2 && l > 5 && strcmp(base + l - 5, "/Stop") == 0) {
+		base[l - 5] = 0;
+		ph = "E";
+	}
+	out_cstr(chrome_first ? "\n" : ",\n");
+	chrome_first = 0;
+	out_cstr("{\"name\":\"");
+	out_json_str(base);
+	out_cstr("\",\"cat\":\"");
+	out_json_str(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown");
+	out_printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
+	       pid, tid);
+	out_cstr(",\"args\":{");
+	out_printf("\"cpu\":%u", etl_event_cpu(ev));
+	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		out_cstr(",\"");
+		out_json_str(etl_property_name(p));
+		out_cstr("\":");
+		out_json_value(p, 0);
+	}
+	out_stack(r, ev, 1);
+	out_cstr("}}");
+	if (us > chrome_last_us)
+		chrome_last_us = us;
+	if (d && etl_decoded_source(d) != ETL_DECODER_NONE && strcmp(name, "Windows Kernel/Thread/CSwitch") == 0)
+		chrome_cswitch(ev, r, d, us);
+}
+
+static void chrome_begin(struct etl_reader *r, const struct options *o)
+{
+	int i;
+
+	(void)o;
+	chrome_origin = UINT64_MAX;
+	for (i = 0; i < etl_reader_trace_count(r); i++) {
+		uint64_t st = etl_trace_info_start_time(etl_reader_trace_info(r, i));
+		if (st < chrome_origin)
+			chrome_origin = st;
+	}
+	chrome_first = 1;
+	chrome_last_us = 0;
+	out_cstr("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+}
+
+static void chrome_end(struct etl_reader *r, const struct options *o)
+{
+	size_t np = etl_reader_process_count(r), j;
+
+	(void)o;
+	/* name the processes the kernel events described (the latest record of each pid) */
+	for (j = 0; j < np; j++) {
+		const struct etl_process *p = etl_reader_process_at(r, j);
+		if (!*etl_process_image_name(p) ||
+		    etl_reader_find_process(r, etl_process_trace_index(p), etl_process_id(p)) != p)
+			continue;
+		out_cstr(chrome_first ? "\n" : ",\n");
+		chrome_first = 0;
+		out_printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"",
+		       etl_process_id(p));
+		out_json_str(etl_process_image_name(p));
+		out_cstr("\"}}");
+	}
+	/* and the threads that were named (the latest name of each) */
+	for (j = 0; j < np; j++) {
+		const struct etl_process *p = etl_reader_process_at(r, j);
+		size_t t, nt = etl_process_thread_name_count(p);
+		for (t = 0; t < nt; t++) {
+			uint32_t tid;
+			const char *tn = etl_process_thread_name_at(p, t, &tid);
+			out_cstr(chrome_first ? "\n" : ",\n");
+			chrome_first = 0;
+			out_printf("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"",
+				   etl_process_id(p), tid);
+			out_json_str(tn);
+			out_cstr("\"}}");
+		}
+	}
+	/* the slices still running when the trace ends */
+	for (j = 0; j < chrome_ncpus; j++)
+		chrome_slice(&chrome_cpus[j], chrome_last_us, NULL);
+	free(chrome_cpus);
+	chrome_cpus = NULL;
+	chrome_ncpus = 0;
+	out_cstr("\n]}\n");
+}
+
+const struct writer writer_chrome = {
+	.name = "chrome",
+	.ext = "json",
+	.summary_ext = "txt",
+	.stacks = 1,
+	.begin = chrome_begin,
+	.event = chrome_event,
+	.end = chrome_end,
+	.summary = summary_text,
+	.info = info_text,
+};

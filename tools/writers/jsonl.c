@@ -1,0 +1,265 @@
+/*
+ * jsonl.c - the JSON Lines writer: one object per event with its header
+ * fields, its decoded fields (or why it was not decoded), its stack and its
+ * payload in hex; the schema is in docs/OUTPUT.md.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "out.h"
+#include "render.h"
+#include "summary.h"
+#include "writers/writer.h"
+
+static int is_kernel_kind(enum etl_header_kind k)
+{
+	return k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO;
+}
+
+/* "process" (and "process_pid" where the header has no pid) from the reader's process table */
+static void process_json(struct etl_reader *r, const struct etl_event *ev)
+{
+	const struct etl_process *p = etl_reader_event_process(r, ev);
+
+	if (!p || !*etl_process_image_name(p))
+		return;
+	out_cstr(",\"process\":\"");
+	out_json_str(etl_process_image_name(p));
+	out_cstr("\"");
+	if (etl_event_pid(ev) == ETL_ID_NONE)
+		out_printf(",\"process_pid\":%u", etl_process_id(p));
+}
+
+/* Where the event is, when, and who logged it. */
+static void json_location(struct etl_reader *r, const struct etl_event *ev)
+{
+	char when[ETL_FILETIME_STRING_SIZE];
+
+	etl_filetime_format(etl_event_filetime(ev), when);
+	OUT_LIT("{\"type\":\"event\",\"file\":\"");
+	out_json_str(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
+	OUT_LIT("\",\"file_offset\":");
+	out_u64(etl_event_file_offset(ev));
+	OUT_LIT(",\"buffer\":");
+	out_u64(etl_event_buffer_index(ev));
+	OUT_LIT(",\"buffer_offset\":");
+	out_u64(etl_event_buffer_offset(ev));
+	OUT_LIT(",\"time\":\"");
+	out_cstr(when);
+	OUT_LIT("\",\"unix_ns\":");
+	out_i64(etl_event_unix_ns(ev));
+	OUT_LIT(",\"timestamp\":");
+	out_u64(etl_event_timestamp_raw(ev));
+	if (etl_event_timestamp_inherited(ev))
+		OUT_LIT(",\"timestamp_inherited\":true");
+	OUT_LIT(",\"header\":\"");
+	out_cstr(etl_header_kind_name(etl_event_header_kind(ev)));
+	OUT_LIT("\",\"pointer_size\":");
+	out_u64(etl_event_pointer_size(ev));
+	OUT_LIT(",\"cpu\":");
+	out_u64(etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE) {
+		OUT_LIT(",\"pid\":");
+		out_u64(etl_event_pid(ev));
+	}
+	if (etl_event_tid(ev) != ETL_ID_NONE) {
+		OUT_LIT(",\"tid\":");
+		out_u64(etl_event_tid(ev));
+	}
+	process_json(r, ev);
+}
+
+/* The provider, the kernel hook, the event descriptor and the header flags. */
+static void json_descriptor(const struct etl_event *ev)
+{
+	char guid[ETL_GUID_STRING_SIZE];
+	enum etl_header_kind k = etl_event_header_kind(ev);
+	uint8_t kw[8];
+	uint64_t x = etl_event_keywords(ev);
+	unsigned i;
+
+	etl_guid_format(etl_event_provider(ev), guid);
+	OUT_LIT(",\"provider\":\"");
+	out_mem(guid, ETL_GUID_STRING_SIZE - 1);
+	out_char('"');
+	if (is_kernel_kind(k)) {
+		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+		OUT_LIT(",\"hook_id\":");
+		out_u64(etl_event_hook_id(ev));
+		if (g) {
+			OUT_LIT(",\"kernel_group\":\"");
+			out_cstr(g);
+			out_char('"');
+		}
+	}
+	OUT_LIT(",\"id\":");
+	out_u64(etl_event_id(ev));
+	OUT_LIT(",\"version\":");
+	out_u64(etl_event_version(ev));
+	OUT_LIT(",\"channel\":");
+	out_u64(etl_event_channel(ev));
+	OUT_LIT(",\"level\":");
+	out_u64(etl_event_level(ev));
+	OUT_LIT(",\"opcode\":");
+	out_u64(etl_event_opcode(ev));
+	OUT_LIT(",\"task\":");
+	out_u64(etl_event_task(ev));
+	OUT_LIT(",\"keywords\":\"0x");
+	for (i = 0; i < 8; i++)
+		kw[i] = (uint8_t)(x >> (56 - 8 * i));
+	out_hex(kw, 8);
+	out_char('"');
+	if (k == ETL_HEADER_EVENT) {
+		OUT_LIT(",\"header_flags\":");
+		out_u64(etl_event_header_flags(ev));
+		OUT_LIT(",\"event_property\":");
+		out_u64(etl_event_property_flags(ev));
+	}
+	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_FULL || k == ETL_HEADER_INSTANCE || k == ETL_HEADER_EVENT) {
+		OUT_LIT(",\"kernel_time\":");
+		out_u64(etl_event_kernel_time(ev));
+		OUT_LIT(",\"user_time\":");
+		out_u64(etl_event_user_time(ev));
+	}
+}
+
+/* Activity ids, instance, WPP message fields, PEBS and PMC counters. */
+static void json_optional(const struct etl_event *ev)
+{
+	uint32_t a, b;
+	uint64_t v;
+	struct etl_guid pg;
+	unsigned i, n;
+
+	out_guid_field("activity_id", etl_event_activity_id(ev));
+	out_guid_field("related_activity_id", etl_event_related_activity_id(ev));
+	if (etl_event_instance(ev, &a, &b, &pg)) {
+		OUT_LIT(",\"instance_id\":");
+		out_u64(a);
+		OUT_LIT(",\"parent_instance_id\":");
+		out_u64(b);
+		out_guid_field("parent_guid", &pg);
+	}
+	if (etl_event_header_kind(ev) == ETL_HEADER_MESSAGE) {
+		OUT_LIT(",\"message_flags\":");
+		out_u64(etl_event_message_flags(ev));
+		if (etl_event_message_sequence(ev, &a)) {
+			OUT_LIT(",\"sequence\":");
+			out_u64(a);
+		}
+		if (etl_event_message_component_id(ev, &a)) {
+			OUT_LIT(",\"component_id\":");
+			out_u64(a);
+		}
+	}
+	if (etl_event_pebs_index(ev, &v)) {
+		OUT_LIT(",\"pebs_index\":");
+		out_u64(v);
+	}
+	n = etl_event_pmc_count(ev);
+	if (n) {
+		OUT_LIT(",\"pmc\":[");
+		for (i = 0; i < n; i++) {
+			if (i)
+				out_char(',');
+			out_u64(etl_event_pmc_at(ev, i));
+		}
+		out_char(']');
+	}
+}
+
+static void json_extended(const struct etl_event *ev)
+{
+	unsigned i, n = etl_event_extended_count(ev);
+
+	if (!n)
+		return;
+	OUT_LIT(",\"extended\":[");
+	for (i = 0; i < n; i++) {
+		uint16_t type;
+		const uint8_t *xd;
+		size_t dl;
+
+		etl_event_extended_at(ev, i, &type, &xd, &dl);
+		if (i)
+			out_char(',');
+		OUT_LIT("{\"type\":");
+		out_u64(type);
+		OUT_LIT(",\"data\":\"");
+		out_hex(xd, dl);
+		OUT_LIT("\"}");
+	}
+	out_char(']');
+}
+
+/* The name, the decoder, and the fields or why there are none. */
+static void json_decoded(const struct etl_decoded *d)
+{
+	size_t i;
+
+	OUT_LIT(",\"name\":\"");
+	out_json_str(etl_decoded_name(d));
+	OUT_LIT("\",\"decoder\":\"");
+	out_cstr(etl_decoder_name(etl_decoded_source(d)));
+	out_char('"');
+	if (etl_decoded_source(d) == ETL_DECODER_NONE) {
+		if (etl_decoded_reason(d)) {
+			OUT_LIT(",\"undecoded_reason\":\"");
+			out_json_str(etl_decoded_reason(d));
+			out_char('"');
+		}
+		return;
+	}
+	OUT_LIT(",\"fields\":{");
+	for (i = 0; i < etl_decoded_property_count(d); i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		if (i)
+			out_char(',');
+		out_char('"');
+		out_json_str(etl_property_name(p));
+		out_cstr("\":");
+		out_json_value(p, 0);
+	}
+	out_char('}');
+	if (etl_decoded_trailing_bytes(d)) {
+		OUT_LIT(",\"trailing_bytes\":");
+		out_u64(etl_decoded_trailing_bytes(d));
+	}
+}
+
+static void jsonl_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+			const struct etl_decoded *d)
+{
+	const uint8_t *payload;
+	size_t len;
+
+	(void)o;
+	etl_event_payload(ev, &payload, &len);
+	json_location(r, ev);
+	json_descriptor(ev);
+	json_optional(ev);
+	json_extended(ev);
+	if (d)
+		json_decoded(d);
+	out_stack(r, ev, 1);
+	OUT_LIT(",\"record_size\":");
+	out_u64(etl_event_record_size(ev));
+	OUT_LIT(",\"payload_size\":");
+	out_u64(len);
+	OUT_LIT(",\"payload\":\"");
+	out_hex(payload, len);
+	OUT_LIT("\"}\n");
+}
+
+const struct writer writer_jsonl = {
+	.name = "jsonl",
+	.ext = "jsonl",
+	.summary_ext = "json",
+	.stateless = 1,
+	.stacks = 1,
+	.event = jsonl_event,
+	.summary = summary_json,
+	.info = info_json,
+};

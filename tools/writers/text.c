@@ -1,0 +1,86 @@
+/*
+ * text.c - the text writer: one line per event, "name=value" properties
+ * (values quoted when they are not plain tokens), raw events with their
+ * header fields and payload hex.  docs/OUTPUT.md has the format.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "out.h"
+#include "render.h"
+#include "summary.h"
+#include "writers/writer.h"
+
+static void text_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+		       const struct etl_decoded *d)
+{
+	const struct etl_process *proc = etl_reader_event_process(r, ev);
+
+	char when[ETL_FILETIME_STRING_SIZE], guid[ETL_GUID_STRING_SIZE];
+	const uint8_t *payload;
+	size_t len, shown, i;
+	enum etl_header_kind k = etl_event_header_kind(ev);
+
+	etl_filetime_format(etl_event_filetime(ev), when);
+	etl_event_payload(ev, &payload, &len);
+	out_printf("%s cpu=%u", when, etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE)
+		out_printf(" pid=%u", etl_event_pid(ev));
+	if (etl_event_tid(ev) != ETL_ID_NONE)
+		out_printf(" tid=%u", etl_event_tid(ev));
+	if (proc && *etl_process_image_name(proc)) {
+		out_cstr(" process=");
+		out_text_value(etl_process_image_name(proc));
+	}
+	if (d) {
+		out_char(' ');
+		out_cstr(etl_decoded_name(d));
+	}
+	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
+		for (i = 0; i < etl_decoded_property_count(d); i++) {
+			const struct etl_property *p = etl_decoded_property_at(d, i);
+			const char *v = value_text(p);
+			out_char(' ');
+			out_cstr(etl_property_name(p));
+			out_char('=');
+			out_text_value(v ? v : "");
+		}
+		out_stack(r, ev, 0);
+		out_char('\n');
+		return;
+	}
+	if (!d) {
+		if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO) {
+			const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+			out_printf(" kernel=%s hook=0x%04x", g ? g : "?", etl_event_hook_id(ev));
+		} else {
+			etl_guid_format(etl_event_provider(ev), guid);
+			out_printf(" provider={%s} id=%u", guid, etl_event_id(ev));
+		}
+		out_printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
+		       etl_event_level(ev));
+	}
+	out_printf(" len=%zu", len);
+	shown = len < o->max_payload ? len : o->max_payload;
+	if (shown) {
+		out_cstr(" payload=");
+		out_hex(payload, shown);
+		if (shown < len)
+			out_cstr("...");
+	}
+	out_stack(r, ev, 0);
+	out_char('\n');
+}
+
+const struct writer writer_text = {
+	.name = "text",
+	.ext = "txt",
+	.summary_ext = "txt",
+	.stateless = 1,
+	.stacks = 1,
+	.event = text_event,
+	.summary = summary_text,
+	.info = info_text,
+};
