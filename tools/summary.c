@@ -258,6 +258,18 @@ static uint64_t summary_prepare(struct summary *sm, struct etl_reader *r, char a
 	return lost;
 }
 
+/* {"name":...,"events":...,"bytes":...} of each tally, comma-separated */
+static void tallies_json(const struct tallies *ts)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n; i++) {
+		out_printf("%s{\"name\":\"", i ? "," : "");
+		out_json_str(ts->t[i].key);
+		out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", ts->t[i].events, ts->t[i].bytes);
+	}
+}
+
 static void stats_json(struct summary *sm, struct etl_reader *r, const struct options *o)
 {
 	char a[ETL_FILETIME_STRING_SIZE], b[ETL_FILETIME_STRING_SIZE];
@@ -279,19 +291,9 @@ static void stats_json(struct summary *sm, struct etl_reader *r, const struct op
 	       ",\"buffers_flagged_events_lost\":%" PRIu64 ",\"first\":\"%s\",\"last\":\"%s\",\"providers\":[",
 	       sm->events, sm->decoded, sm->undecoded, sm->decode_errors, sm->damage, lost,
 	       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST), a, b);
-	for (i = 0; i < sm->providers.n; i++) {
-		out_printf("%s{\"name\":\"", i ? "," : "");
-		out_json_str(sm->providers.t[i].key);
-		out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->providers.t[i].events,
-		       sm->providers.t[i].bytes);
-	}
+	tallies_json(&sm->providers);
 	out_printf("],\"event_names\":[");
-	for (i = 0; i < sm->names.n; i++) {
-		out_printf("%s{\"name\":\"", i ? "," : "");
-		out_json_str(sm->names.t[i].key);
-		out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", sm->names.t[i].events,
-		       sm->names.t[i].bytes);
-	}
+	tallies_json(&sm->names);
 	out_printf("]}\n");
 }
 

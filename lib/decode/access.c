@@ -91,15 +91,9 @@ const char *etl_decoded_message(const struct etl_decoded *cd)
 			piece = one;
 		}
 		pl = strlen(piece);
-		if (n + pl + 1 > cap) {
-			char *nb;
-			cap = (n + pl + 1) * 2;
-			nb = etl__realloc(out, cap);
-			if (!nb) {
-				etl__free(out);
-				return NULL;
-			}
-			out = nb;
+		if (etl__grow(&out, &cap, n + pl + 1, 1, 256) != 0) {
+			etl__free(out);
+			return NULL;
 		}
 		memcpy(out + n, piece, pl);
 		n += pl;

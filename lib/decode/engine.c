@@ -118,18 +118,9 @@ static int reserve_nodes(struct dctx *x, uint32_t n, uint32_t *first)
 			      "more than %u properties in one event (property limit)", (unsigned)d->max_nodes);
 		return ETL_E_LIMIT;
 	}
-	if (d->nnodes + n > d->cap) {
-		uint32_t ncap = d->cap ? d->cap : 64;
-		struct etl_property *p;
-		while (ncap < d->nnodes + n)
-			ncap *= 2;
-		p = etl__realloc(d->nodes, (size_t)ncap * sizeof(*p));
-		if (!p) {
-			etl__diag_set(x->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for properties");
-			return ETL_E_NOMEM;
-		}
-		d->nodes = p;
-		d->cap = ncap;
+	if (etl__grow(&d->nodes, &d->cap, (size_t)d->nnodes + n, sizeof(*d->nodes), 64) != 0) {
+		etl__diag_set(x->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for properties");
+		return ETL_E_NOMEM;
 	}
 	*first = d->nnodes;
 	for (i = 0; i < n; i++) {
@@ -432,14 +423,9 @@ int etl__decode_payload(struct etl_decoded *d, const struct etl_schema *s, const
 	x.ptr = ptr_size;
 	x.diag = diag;
 	cur_init(&x.c, payload, len);
-	if (d->field_values_cap < s->nfields) {
-		uint64_t *v = etl__realloc(d->field_values, (size_t)s->nfields * sizeof(*v));
-		if (!v) {
-			etl__diag_set(diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
-			return ETL_E_NOMEM;
-		}
-		d->field_values = v;
-		d->field_values_cap = s->nfields;
+	if (etl__grow(&d->field_values, &d->field_values_cap, s->nfields, sizeof(*d->field_values), 16) != 0) {
+		etl__diag_set(diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
 	}
 	if (s->nfields)
 		memset(d->field_values, 0, (size_t)s->nfields * sizeof(*d->field_values));

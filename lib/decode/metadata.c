@@ -29,7 +29,7 @@ struct es_chunks {
 	struct etl_guid provider;
 	uint16_t total, next;
 	uint8_t *buf;
-	size_t len;
+	size_t len, cap;
 };
 
 /* ---- TraceLogging schemas, by their metadata bytes ---- */
@@ -236,7 +236,6 @@ static void observe_eventsource(struct etl_decode_state *st, const struct etl_ev
 	uint16_t total, chunk;
 	size_t body;
 	struct es_chunks *c;
-	uint8_t *nb;
 
 	if (ev->payload_len < 8 || p[3] != 0x5B || p[0] != 1)
 		return;
@@ -253,10 +252,8 @@ static void observe_eventsource(struct etl_decode_state *st, const struct etl_ev
 		st->metadata_rejected++;
 		return;
 	}
-	nb = etl__realloc(c->buf, c->len + body + 1);
-	if (!nb)
+	if (etl__grow(&c->buf, &c->cap, c->len + body + 1, 1, 4096) != 0)
 		return;
-	c->buf = nb;
 	memcpy(c->buf + c->len, p + 8, body);
 	c->len += body;
 	c->next++;

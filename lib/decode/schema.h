@@ -105,7 +105,8 @@ struct etl_decoded {
 	int has_group;
 	struct etl_guid provider_group;
 	struct etl_property *nodes;
-	uint32_t nnodes, cap;
+	uint32_t nnodes;
+	size_t cap;              /* nodes allocated */
 	uint32_t ntop;           /* top-level properties are nodes[0 .. ntop-1] */
 	uint64_t *field_values;  /* per schema field: last integer value decoded (counts, lengths) */
 	size_t field_values_cap;

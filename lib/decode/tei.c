@@ -124,6 +124,14 @@ static size_t names_size(const uint8_t *p, size_t len, const uint32_t offs[12], 
 	return names;
 }
 
+/* A count or length that names a property past the last one. */
+static int bad_reference(struct tei_build *b, uint32_t i, const char *what, const char *name, unsigned ref)
+{
+	etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
+		      "TRACE_EVENT_INFO: %s of '%s' refers to property %u of %u", what, name, ref, (unsigned)b->pc);
+	return ETL_E_FORMAT;
+}
+
 /* Count and length of property i (EVENT_PROPERTY_INFO flags fl, count/length words). */
 static int count_and_length(struct tei_build *b, uint32_t i, struct etl_field *f, uint32_t fl, uint16_t cnt,
 			    uint16_t ln)
@@ -135,22 +143,14 @@ static int count_and_length(struct tei_build *b, uint32_t i, struct etl_field *f
 		f->flags |= FF_COUNT_CONST;
 		f->count = cnt;
 	} else if (fl & PROP_PARAM_COUNT) {
-		if (cnt >= b->pc) {
-			etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
-				      "TRACE_EVENT_INFO: count of '%s' refers to property %u of %u", f->name, (unsigned)cnt,
-				      (unsigned)b->pc);
-			return ETL_E_FORMAT;
-		}
+		if (cnt >= b->pc)
+			return bad_reference(b, i, "count", f->name, cnt);
 		f->flags |= FF_COUNT_FIELD;
 		f->count = cnt;
 	}
 	if (fl & PROP_PARAM_LENGTH) {
-		if (ln >= b->pc) {
-			etl__diag_set(b->d, ETL_E_FORMAT, TEI_FIXED + (size_t)i * EPI_SIZE,
-				      "TRACE_EVENT_INFO: length of '%s' refers to property %u of %u", f->name, (unsigned)ln,
-				      (unsigned)b->pc);
-			return ETL_E_FORMAT;
-		}
+		if (ln >= b->pc)
+			return bad_reference(b, i, "length", f->name, ln);
 		f->flags |= FF_LEN_FIELD;
 		f->length = ln;
 	} else if (((fl & PROP_PARAM_FIXED_LENGTH) || (text && ln > 0 && !(fl & PROP_STRUCT))) && text) {

@@ -235,16 +235,13 @@ static int add_member(struct etl_members *ms, const char *name, size_t name_len,
 			      ZIP_MAX_MEMBERS);
 		return ETL_E_LIMIT;
 	}
-	n = etl__realloc(ms->m, (ms->count + 1) * sizeof(*n));
 	s = etl__malloc(name_len + 1);
-	if (!n || !s) {
-		if (n)
-			ms->m = n;
+	if (!s || etl__grow(&ms->m, &ms->cap, ms->count + 1, sizeof(*ms->m), 4) != 0) {
 		etl__free(s);
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
-	ms->m = n;
+	n = ms->m;
 	memcpy(s, name, name_len);
 	s[name_len] = 0;
 	memset(&n[ms->count], 0, sizeof(n[0]));
@@ -264,7 +261,7 @@ void etl__members_free(struct etl_members *ms)
 	}
 	etl__free(ms->m);
 	ms->m = NULL;
-	ms->count = 0;
+	ms->count = ms->cap = 0;
 }
 
 /* Unpacks one member's data; damage is recorded in the member. */

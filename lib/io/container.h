@@ -25,7 +25,7 @@ struct etl_member {
 
 struct etl_members {
 	struct etl_member *m;
-	size_t count;
+	size_t count, cap;
 };
 
 /*
