@@ -209,6 +209,29 @@ ETL_API ETL_WARN_UNUSED int etl_reader_open_memory(struct etl_reader *r, const v
  */
 ETL_API int etl_reader_next(struct etl_reader *r, const struct etl_event **event);
 
+/**
+ * Delivers only the events whose time (FILETIME, etl_event_filetime) is in [from, to); to = 0
+ * means no end.  Only before the first etl_reader_next().  The events before the window are
+ * still read, for the processes, threads, images and in-trace metadata they describe (so that
+ * the events in the window decode and resolve as in a whole reading), but not delivered, and
+ * damage before the window is not reported; reading stops at the first event at or after to.
+ * Windows that tile the time line - as etl_reader_time_slices() gives them - deliver every
+ * event of an input exactly once (per-CPU times never go backwards in an intact trace), and
+ * damage found while indexing is reported by the window that starts at 0.
+ * @retval ETL_OK @retval ETL_E_MISUSE @since 0.2
+ */
+ETL_API int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to);
+
+/**
+ * Cuts input @p trace into at most @p n time slices of about equal bytes, by the flush times of
+ * its buffers: writes k + 1 bounds into @p bounds (room for n + 1), bounds[0] = 0 and
+ * bounds[k] = 0 (no end), and returns k (1 <= k <= n; fewer when the input has few buffers).
+ * Each [bounds[i], bounds[i+1]) is a window for etl_reader_set_time_window() on a reader of its
+ * own.  Reads the buffer headers (72 bytes each).  0 on a bad argument or an I/O error.
+ * @since 0.2
+ */
+ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds);
+
 /** The last error (borrowed until the next call on the reader), or NULL. @since 0.1 */
 ETL_API const struct etl_error *etl_reader_error(const struct etl_reader *r);
 
@@ -225,6 +248,8 @@ enum etl_counter {
 	ETL_COUNT_STACKS_DROPPED = 8,    /**< stack-key definitions and away-from-event stack records the
 	                                      stack index could not keep (ETL_LIMIT_STACK_KEY_BYTES): the
 	                                      stacks of their events come out incomplete */
+	ETL_COUNT_EVENTS_BEFORE_WINDOW = 9, /**< events read before the time window (etl_reader_set_time_window)
+	                                      for what they tell of later ones, not delivered (since 0.2) */
 	ETL_COUNT_COUNT_
 };
 /** Value of a counter, summed over all inputs. @since 0.1 */

@@ -240,6 +240,80 @@ START_TEST(gzip_traces_read_clean)
 }
 END_TEST
 
+/* Time slices tile a trace: the events of readers that each read one slice (in time order)
+ * are, concatenated, the events of the whole reading, with the same decoded names and the same
+ * processes resolved - for every corpus trace and 1 to 5 slices. */
+struct seen {
+	uint64_t off, ts;
+	uint32_t boff;
+	char name[96];
+	char proc[32];
+};
+
+static size_t read_window(const char *file, uint64_t from, uint64_t to, struct seen **out, size_t have)
+{
+	struct etl_reader *r = open_corpus(file);
+	const struct etl_event *ev;
+	const struct etl_decoded *d;
+	size_t n = have;
+	int st;
+
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_STACKS, 0), ETL_OK);
+	if (from || to)
+		ck_assert_int_eq(etl_reader_set_time_window(r, from, to), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const struct etl_process *p;
+		ck_assert_msg(st == ETL_OK, "%s: %s", file, etl_error_message(etl_reader_error(r)));
+		*out = realloc(*out, (n + 1) * sizeof(**out));
+		ck_assert_ptr_nonnull(*out);
+		(*out)[n].off = etl_event_file_offset(ev);
+		(*out)[n].ts = etl_event_timestamp_raw(ev);
+		(*out)[n].boff = etl_event_buffer_offset(ev);
+		etl_reader_decode(r, ev, &d);
+		snprintf((*out)[n].name, sizeof((*out)[n].name), "%s", d ? etl_decoded_name(d) : "");
+		p = etl_reader_event_process(r, ev);
+		snprintf((*out)[n].proc, sizeof((*out)[n].proc), "%s", p ? etl_process_image_name(p) : "");
+		n++;
+	}
+	etl_reader_free(r);
+	return n;
+}
+
+START_TEST(time_slices_tile_every_trace)
+{
+	const char *file = facts[_i % (sizeof(facts) / sizeof(facts[0]))].file;
+	size_t slices = (size_t)(_i / (int)(sizeof(facts) / sizeof(facts[0]))) * 2 + 2; /* 2 and 4 */
+	struct etl_reader *r = open_corpus(file);
+	uint64_t bounds[8];
+	struct seen *whole = NULL, *parts = NULL;
+	size_t n_whole, n_parts = 0, k, i;
+
+	k = etl_reader_time_slices(r, 0, slices, bounds);
+	etl_reader_free(r);
+	ck_assert_uint_ge(k, 1);
+	ck_assert_uint_le(k, slices);
+	if (facts[_i % (int)(sizeof(facts) / sizeof(facts[0]))].buffers_written >= 26)
+		ck_assert_uint_eq(k, slices); /* enough buffers to cut where asked */
+	ck_assert_uint_eq(bounds[0], 0);
+	ck_assert_uint_eq(bounds[k], 0);
+	for (i = 1; i < k; i++)
+		ck_assert_uint_gt(bounds[i], bounds[i - 1]);
+	n_whole = read_window(file, 0, 0, &whole, 0);
+	for (i = 0; i < k; i++)
+		n_parts = read_window(file, bounds[i], bounds[i + 1], &parts, n_parts);
+	ck_assert_uint_eq(n_parts, n_whole);
+	for (i = 0; i < n_whole; i++) {
+		ck_assert_uint_eq(parts[i].off, whole[i].off);
+		ck_assert_uint_eq(parts[i].boff, whole[i].boff);
+		ck_assert_uint_eq(parts[i].ts, whole[i].ts);
+		ck_assert_str_eq(parts[i].name, whole[i].name);
+		ck_assert_str_eq(parts[i].proc, whole[i].proc);
+	}
+	free(whole);
+	free(parts);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("corpus");
@@ -261,6 +335,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, every_corpus_file_is_in_the_table);
 	tcase_add_loop_test(t, archive_equals_extracted_twin, 0, (int)(sizeof(twins) / sizeof(twins[0])));
 	tcase_add_loop_test(t, gzip_traces_read_clean, 0, 3);
+	tcase_add_loop_test(t, time_slices_tile_every_trace, 0, 2 * (int)(sizeof(facts) / sizeof(facts[0])));
 	tcase_set_timeout(t, 120);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

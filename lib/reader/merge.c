@@ -333,6 +333,42 @@ static int deliver_queued(struct etl_reader *r)
 	return ETL_OK;
 }
 
+/* Takes note of what a delivered (or, before a time window, skipped) event tells about later
+ * ones: in-trace metadata, processes, threads and images. */
+static void observe(struct etl_reader *r, const struct etl_event *ev)
+{
+	if (ev->kind == ETL_HEADER_FULL || (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE))
+		etl__decode_observe(&r->dec, ev); /* metadata that describes later events */
+	if (ev->kind != ETL_HEADER_EVENT)
+		etl__state_observe(&r->sys, &r->dec, ev); /* processes, threads, images */
+}
+
+/* The heap's next head: advances the stream delivered last first.  NULL at the end. */
+static struct stream *next_head(struct etl_reader *r)
+{
+	struct stream *s = r->pending;
+
+	if (s) {
+		/* the stream delivered last is still the heap's top: advance it and sift it down
+		 * once (a pop and a push would walk the heap twice) */
+		r->pending = NULL;
+		stream_advance(r, s);
+		if (s->head != HEAD_NONE)
+			heap_sift_top(r);
+		else
+			heap_remove_top(r);
+	}
+	if (r->heap_len == 0 || r->window_done)
+		return NULL;
+	s = r->heap[0];
+	if (r->windowed && r->win_to && s->key_ft >= r->win_to) {
+		r->window_done = 1; /* the streams go on in time: nothing later is in the window */
+		return NULL;
+	}
+	r->pending = s;
+	return s;
+}
+
 int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 {
 	struct stream *s;
@@ -352,36 +388,44 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		if (st != ETL_OK)
 			return st;
 	}
-	st = deliver_queued(r);
-	if (st != ETL_OK)
-		return st;
-	if (r->pending) {
-		/* the stream delivered last is still the heap's top: advance it and sift it
-		 * down once (a pop and a push would walk the heap twice) */
-		s = r->pending;
-		r->pending = NULL;
-		stream_advance(r, s);
-		if (s->head != HEAD_NONE)
-			heap_sift_top(r);
-		else
-			heap_remove_top(r);
+	if (!r->windowed || r->win_from == 0) { /* a window from a later time leaves them to the first */
+		st = deliver_queued(r);
+		if (st != ETL_OK)
+			return st;
 	}
-	if (r->heap_len == 0)
-		return ETL_END;
-	s = r->heap[0];
-	r->pending = s;
-	if (s->head == HEAD_ERROR) {
-		int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;
-		r->counts[ETL_COUNT_ERRORS]++;
-		return etl__reader_set_error(r, &s->diag, s->t->index, fatal);
+	while ((s = next_head(r)) != NULL) {
+		int before = r->windowed && s->key_ft < r->win_from;
+		if (s->head == HEAD_ERROR) {
+			int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;
+			if (before && !fatal)
+				continue; /* damage before the window: the window that holds it reports it */
+			r->counts[ETL_COUNT_ERRORS]++;
+			return etl__reader_set_error(r, &s->diag, s->t->index, fatal);
+		}
+		if (before) {
+			r->counts[ETL_COUNT_EVENTS_BEFORE_WINDOW]++;
+			observe(r, &s->ev);
+			continue;
+		}
+		r->counts[ETL_COUNT_EVENTS]++;
+		attach_stacks(r, s);
+		observe(r, &s->ev);
+		*event = &s->ev;
+		return ETL_OK;
 	}
-	r->counts[ETL_COUNT_EVENTS]++;
-	attach_stacks(r, s);
-	if (s->ev.kind == ETL_HEADER_FULL || (s->ev.kind == ETL_HEADER_EVENT && s->ev.id == 0xFFFE))
-		etl__decode_observe(&r->dec, &s->ev); /* metadata that describes later events */
-	if (s->ev.kind != ETL_HEADER_EVENT)
-		etl__state_observe(&r->sys, &r->dec, &s->ev); /* processes, threads, images */
-	*event = &s->ev;
-	return ETL_OK;
+	return ETL_END;
 }
 
+int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "the time window can only be set before the first event is read");
+	if (to && to <= from)
+		return etl__reader_misuse(r, "the time window ends before it starts");
+	r->windowed = from != 0 || to != 0;
+	r->win_from = from;
+	r->win_to = to;
+	return ETL_OK;
+}

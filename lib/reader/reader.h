@@ -79,6 +79,10 @@ struct etl_reader {
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
 	struct etl_state sys; /* processes, threads, images */
+	/* etl_reader_set_time_window: events before win_from are read for what they tell (state,
+	 * metadata) but not delivered; reading ends at the first event at or after win_to */
+	int windowed, window_done;
+	uint64_t win_from, win_to;
 };
 
 /* reader.c */

@@ -1,0 +1,78 @@
+/*
+ * slices.c - cutting an input into time slices of about equal bytes, for
+ * readers that each read one slice (etl_reader_set_time_window).
+ *
+ * A buffer's header carries the time it was flushed: the records of a
+ * per-CPU buffer are no later than it.  Sorting the buffers by flush time
+ * and cutting where the bytes before reach i/n of the whole gives bounds
+ * that split the work evenly enough; the windows they make are exact
+ * whatever the bounds (each event belongs to the window of its own time).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/reader.h"
+#include "util/cursor.h"
+
+struct flushed {
+	uint64_t ft;
+	uint64_t bytes;
+};
+
+static int cmp_flushed(const void *a, const void *b)
+{
+	const struct flushed *x = a, *y = b;
+
+	return x->ft < y->ft ? -1 : x->ft > y->ft;
+}
+
+/* The flush time (FILETIME) and size of every data buffer; how many. */
+static size_t read_flush_times(struct trace *t, struct flushed *out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < t->ix.count; i++) {
+		const struct etl_bufent *e = &t->ix.ent[i];
+		uint8_t h[ETL_BUFFER_HEADER_SIZE];
+		struct etl_diag d;
+
+		if (e->type == ETL_BUFTYPE_HEADER || e->avail < sizeof(h) ||
+		    etl__source_read(&t->src, e->off, h, sizeof(h), &d) != ETL_OK)
+			continue;
+		out[k].ft = etl__clock_filetime(&t->clock, etl_le64(h + 0x10));
+		out[k].bytes = e->avail;
+		k++;
+	}
+	return k;
+}
+
+size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds)
+{
+	struct flushed *f;
+	uint64_t total = 0, seen = 0;
+	size_t count, i, k = 1;
+
+	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || !bounds)
+		return 0;
+	bounds[0] = 0;
+	f = etl__calloc(r->traces[trace]->ix.count + 1, sizeof(*f));
+	if (!f)
+		return 0;
+	count = read_flush_times(r->traces[trace], f);
+	qsort(f, count, sizeof(*f), cmp_flushed);
+	for (i = 0; i < count; i++)
+		total += f[i].bytes;
+	for (i = 0; i < count && k < n; i++) {
+		seen += f[i].bytes;
+		/* cut after the buffer that brings the bytes to k/n of the whole, at a new time */
+		if (seen * n >= total * k && i + 1 < count && f[i + 1].ft > f[i].ft && f[i].ft > bounds[k - 1]) {
+			bounds[k] = f[i].ft + 1;
+			k++;
+		}
+	}
+	bounds[k] = 0;
+	etl__free(f);
+	return k;
+}
