@@ -1,0 +1,256 @@
+"""libetl: read Windows ETW trace files (.etl) offline, fast.
+
+A thin layer over the libetl C library (its CPython extension ``libetl._libetl``)::
+
+    import libetl
+
+    with libetl.open("trace.etl") as reader:
+        for ev in reader:
+            print(ev.time, ev.name, ev.pid, ev.fields)
+
+    df = libetl.to_pandas("trace.etl", fields=["ProcessID", "ImageFileName"])
+
+``libetl.dask`` reads collections of traces on a Dask cluster.  docs/PYTHON.md has the whole
+guide; every public name has its docstring.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os as _os
+from typing import Any, Callable, Iterable, Optional, Sequence, Union
+
+from . import _libetl
+from ._libetl import DamageWarning, Error, Event, Reader
+
+__all__ = [
+    "open",
+    "to_pandas",
+    "time_slices",
+    "Reader",
+    "Event",
+    "Error",
+    "DamageWarning",
+    "HEADER_COLUMNS",
+    "DEFAULT_COLUMNS",
+    "filetime",
+    "__version__",
+]
+
+__version__ = _libetl.library_version()
+
+#: Columns that need no decoding (to_pandas reads them at the speed of the header walk).
+HEADER_COLUMNS = (
+    "time", "trace_index", "cpu", "pid", "tid", "provider_id", "id", "version", "level",
+    "channel", "opcode", "task", "keywords", "header", "record_size", "payload_size",
+)
+#: The columns to_pandas gives when none are asked for: the header ones, and the decoded names.
+DEFAULT_COLUMNS = HEADER_COLUMNS + ("provider", "name", "decoder", "process")
+#: Every column to_pandas knows (fields aside).
+ALL_COLUMNS = DEFAULT_COLUMNS + ("unix_ns", "timestamp", "hook_id", "file_offset")
+
+_FILETIME_EPOCH = _dt.datetime(1601, 1, 1, tzinfo=_dt.timezone.utc)
+
+TimeLike = Union[None, int, str, _dt.datetime]
+PathLike = Union[str, bytes, "os.PathLike[str]", Any]
+
+
+def filetime(t: TimeLike) -> int:
+    """A time as a FILETIME (100 ns since 1601-01-01 UTC): an int is taken as one already, a
+    datetime (naive ones are UTC) or an ISO 8601 text is converted exactly; None is 0."""
+    if t is None:
+        return 0
+    if isinstance(t, bool):
+        raise TypeError("a time is None, a FILETIME int, a datetime or an ISO 8601 text")
+    if isinstance(t, int):
+        return t
+    if isinstance(t, str):
+        t = _dt.datetime.fromisoformat(t.replace("Z", "+00:00"))
+    if not isinstance(t, _dt.datetime):
+        raise TypeError("a time is None, a FILETIME int, a datetime or an ISO 8601 text")
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=_dt.timezone.utc)
+    d = t - _FILETIME_EPOCH
+    ft = (d.days * 86400 + d.seconds) * 10_000_000 + d.microseconds * 10
+    ns = getattr(t, "nanosecond", 0)  # a pandas Timestamp
+    return ft + ns // 100
+
+
+def _inputs(paths: Any, keep: list) -> list:
+    """The inputs as the C reader takes them: path text, bytes, or (fd, name)."""
+    if isinstance(paths, (str, bytes, bytearray, memoryview, _os.PathLike)) or hasattr(paths, "read"):
+        paths = [paths]
+    out = []
+    for p in paths:
+        if isinstance(p, (bytes, bytearray, memoryview)):
+            out.append(bytes(p))
+        elif isinstance(p, _os.PathLike) or isinstance(p, str):
+            out.append(_os.fsdecode(p))
+        elif hasattr(p, "read"):
+            out.append(_file_input(p, keep))
+        else:
+            raise TypeError(f"an input is a path, bytes or a binary file object, not {type(p).__name__}")
+    return out
+
+
+def _file_input(f: Any, keep: list):
+    """A file object: read through its descriptor when it has one that seeks, else its bytes."""
+    try:
+        fd = f.fileno()
+        if f.seekable():
+            keep.append(f)  # the descriptor must stay open as long as the reader
+            return (fd, getattr(f, "name", "(file)") if isinstance(getattr(f, "name", None), str) else "(file)")
+    except (AttributeError, OSError, ValueError):
+        pass
+    data = f.read()
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError("a file object input must be opened in binary mode")
+    return bytes(data)
+
+
+def _manifests(manifests: Any) -> Optional[list]:
+    if manifests is None:
+        return None
+    if isinstance(manifests, (str, _os.PathLike, bytes)):
+        manifests = [manifests]
+    return [m if isinstance(m, bytes) else _os.fsdecode(m) for m in manifests]
+
+
+def open(
+    paths: Union[PathLike, Sequence[PathLike]],
+    manifests: Union[None, str, Sequence[str]] = None,
+    order: str = "time",
+    *,
+    stacks: bool = True,
+    since: TimeLike = None,
+    until: TimeLike = None,
+    providers: Union[None, str, Iterable[str]] = None,
+    names: Union[None, str, Iterable[str]] = None,
+    ids: Union[None, int, Iterable[int]] = None,
+    level: Optional[int] = None,
+    pids: Union[None, int, Iterable[int]] = None,
+    on_damage: Optional[Callable[[dict], Any]] = None,
+) -> Reader:
+    """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
+    Event objects, and a context manager that closes the inputs.
+
+    paths: a path (.etl, .etl.zip, .gz), bytes holding a trace, a binary file object, or a
+    list of them.  manifests: provider manifests (files or folders) for events their traces do
+    not describe themselves.  order: "time" (all CPUs and inputs merged by time) or "file".
+    stacks: attach call stacks (Event.stack; costs a pass over traces with stack records).
+
+    Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
+    8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
+    names (event name globs, "Windows Kernel/Process/*"), ids, level (at most), pids.
+
+    Damage (a bad buffer or record, a payload that contradicts its schema) is never silent:
+    each one is a dict in reader.damage and goes to on_damage(dict), or without it to
+    warnings.warn as a libetl.DamageWarning; reading goes on.  libetl.Error is raised when an
+    input cannot be read at all.
+    """
+    keep: list = []
+    reader = Reader(
+        _inputs(paths, keep),
+        manifests=_manifests(manifests),
+        order=order,
+        stacks=stacks,
+        since=filetime(since),
+        until=filetime(until),
+        providers=providers,
+        names=names,
+        ids=ids,
+        level=level,
+        pids=pids,
+        on_damage=on_damage,
+        keep=keep,
+    )
+    return reader
+
+
+def time_slices(path: PathLike, n: int) -> list:
+    """At most n + 1 FILETIME bounds that cut the trace at path into time slices of about equal
+    bytes (from its buffers' flush times); bounds[0] is 0 and the last bound 0 means "no end".
+    Reading each [bounds[i], bounds[i+1]) with open(path, since=..., until=...) gives every
+    event exactly once, decoded as in a whole reading."""
+    with Reader(_inputs(path, []), stacks=False) as r:
+        return r.time_slices(n)
+
+
+def _column(kind: tuple, rows: int, pd: Any, np: Any):
+    tag = kind[0]
+    if tag == "array":
+        return np.frombuffer(kind[1], dtype=kind[2])
+    if tag == "masked":
+        values = np.frombuffer(kind[1], dtype=kind[2]).astype("int64")
+        mask = np.frombuffer(kind[3], dtype="uint8").astype(bool)
+        return pd.arrays.IntegerArray(values, mask)
+    if tag == "categorical":
+        codes = np.frombuffer(kind[1], dtype="int32")
+        return pd.Categorical.from_codes(codes, categories=pd.Index(kind[2], dtype=object))
+    return _typed_objects(kind[1], pd)
+
+
+def _typed_objects(values: list, pd: Any):
+    """Decoded field values as a typed column where they share a type (nullable where some
+    event lacks the field), else as objects."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {bool}:
+        return pd.array(values, dtype="boolean")
+    if kinds == {int} and all(v is None or -(2**63) <= v < 2**63 for v in values):
+        return pd.array(values, dtype="Int64")
+    if kinds <= {int, float} and float in kinds:
+        return pd.array([None if v is None else float(v) for v in values], dtype="Float64")
+    if kinds == {str}:
+        return pd.array(values, dtype="string")
+    if kinds == {_dt.datetime}:
+        return pd.to_datetime(values, utc=True)
+    series = pd.Series(values, dtype=object)
+    return series.array
+
+
+def to_pandas(
+    paths: Union[PathLike, Sequence[PathLike]],
+    *,
+    fields: Union[None, bool, Sequence[str]] = None,
+    columns: Optional[Sequence[str]] = None,
+    manifests: Union[None, str, Sequence[str]] = None,
+    order: str = "time",
+    since: TimeLike = None,
+    until: TimeLike = None,
+    providers: Union[None, str, Iterable[str]] = None,
+    names: Union[None, str, Iterable[str]] = None,
+    ids: Union[None, int, Iterable[int]] = None,
+    level: Optional[int] = None,
+    pids: Union[None, int, Iterable[int]] = None,
+    on_damage: Optional[Callable[[dict], Any]] = None,
+    limit: int = 0,
+):
+    """The events of one trace or several (merged) as a pandas DataFrame, built column by column
+    in C: no Python object per event for the header columns.
+
+    columns: names from libetl.ALL_COLUMNS (default DEFAULT_COLUMNS; HEADER_COLUMNS need no
+    decoding and read fastest).  "time" is a datetime64[ns, UTC] column; provider_id, provider,
+    name, decoder, process and header are categoricals; pid and tid are nullable (the headers
+    of some kernel records carry none).
+    fields: True for one "fields" column of dicts; a list of field names for one typed column
+    each (Int64, Float64, boolean, string or datetime where every value shares a type,
+    missing where an event has no such field).
+    The other arguments are those of libetl.open(); limit stops after that many rows.
+    """
+    import numpy as np
+    import pandas as pd
+
+    cols = list(DEFAULT_COLUMNS if columns is None else columns)
+    if fields is not None and not isinstance(fields, bool):
+        fields = [fields] if isinstance(fields, str) else list(fields)
+    with open(paths, manifests, order, stacks=False, since=since, until=until, providers=providers,
+              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage) as reader:
+        raw = _libetl.columns(reader, cols, fields, limit)
+    rows = raw.pop("__rows__")
+    data = {}
+    for name, kind in raw.items():
+        col = _column(kind, rows, pd, np)
+        if name == "time":
+            col = pd.to_datetime(col, unit="ns", utc=True)
+        data[name] = col
+    return pd.DataFrame(data, index=pd.RangeIndex(rows))

@@ -1,0 +1,101 @@
+"""Type hints of the libetl package (see __init__.py and docs/PYTHON.md)."""
+import datetime
+import os
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+TimeLike = Union[None, int, str, datetime.datetime]
+PathLike = Union[str, bytes, os.PathLike, Any]
+
+HEADER_COLUMNS: Tuple[str, ...]
+DEFAULT_COLUMNS: Tuple[str, ...]
+ALL_COLUMNS: Tuple[str, ...]
+
+class Error(OSError): ...
+class DamageWarning(RuntimeWarning): ...
+
+class Event:
+    name: str
+    provider: str
+    provider_id: str
+    id: int
+    version: int
+    level: int
+    channel: int
+    opcode: int
+    task: int
+    keywords: int
+    pid: Optional[int]
+    tid: Optional[int]
+    cpu: int
+    unix_ns: int
+    filetime: int
+    time: Optional[datetime.datetime]
+    timestamp: int
+    decoder: str
+    fields: Dict[str, Any]
+    undecoded_reason: Optional[str]
+    decode_error: Optional[str]
+    payload: bytes
+    stack: List[str]
+    process: Optional[str]
+    hook_id: int
+    header: str
+    activity_id: Optional[str]
+    related_activity_id: Optional[str]
+    trace_index: int
+    file_offset: int
+    record_size: int
+    pointer_size: int
+    def as_dict(self) -> Dict[str, Any]: ...
+
+class Reader(Iterator[Event]):
+    info: List[Dict[str, Any]]
+    counts: Dict[str, int]
+    damage: List[Dict[str, Any]]
+    def __iter__(self) -> "Reader": ...
+    def __next__(self) -> Event: ...
+    def __enter__(self) -> "Reader": ...
+    def __exit__(self, *exc: Any) -> bool: ...
+    def close(self) -> None: ...
+    def processes(self) -> List[Dict[str, Any]]: ...
+    def time_slices(self, n: int, trace: int = 0) -> List[int]: ...
+
+def filetime(t: TimeLike) -> int: ...
+
+def open(
+    paths: Union[PathLike, Sequence[PathLike]],
+    manifests: Union[None, str, Sequence[str]] = ...,
+    order: str = ...,
+    *,
+    stacks: bool = ...,
+    since: TimeLike = ...,
+    until: TimeLike = ...,
+    providers: Union[None, str, Iterable[str]] = ...,
+    names: Union[None, str, Iterable[str]] = ...,
+    ids: Union[None, int, Iterable[int]] = ...,
+    level: Optional[int] = ...,
+    pids: Union[None, int, Iterable[int]] = ...,
+    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+) -> Reader: ...
+
+def time_slices(path: PathLike, n: int) -> List[int]: ...
+
+def to_pandas(
+    paths: Union[PathLike, Sequence[PathLike]],
+    *,
+    fields: Union[None, bool, Sequence[str]] = ...,
+    columns: Optional[Sequence[str]] = ...,
+    manifests: Union[None, str, Sequence[str]] = ...,
+    order: str = ...,
+    since: TimeLike = ...,
+    until: TimeLike = ...,
+    providers: Union[None, str, Iterable[str]] = ...,
+    names: Union[None, str, Iterable[str]] = ...,
+    ids: Union[None, int, Iterable[int]] = ...,
+    level: Optional[int] = ...,
+    pids: Union[None, int, Iterable[int]] = ...,
+    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    limit: int = ...,
+) -> Any: ...

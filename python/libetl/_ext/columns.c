@@ -1,0 +1,498 @@
+/*
+ * columns.c - events into columns for libetl.to_pandas(), with no Python
+ * object per event: header values go into raw arrays (numpy views them),
+ * names and other repeating text into categorical codes, and only decoded
+ * fields - when asked for - become Python values.
+ *
+ * The result is a dict: column name -> (kind, ...):
+ *   ("array", bytes, dtype)                 values, numpy dtype string
+ *   ("masked", bytes, dtype, mask_bytes)    values, and 1 where the value is missing
+ *   ("categorical", int32 codes, [str])     codes into the categories
+ *   ("objects", [values])                   Python values (decoded fields)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <string.h>
+
+/* ---- growing byte buffers ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int buf_add(struct buf *b, const void *v, size_t n)
+{
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *q;
+		while (cap - b->len < n)
+			cap *= 2;
+		q = PyMem_Realloc(b->p, cap);
+		if (!q) {
+			PyErr_NoMemory();
+			return -1;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+	return 0;
+}
+
+/* ---- categories: text (or a GUID) -> code ---- */
+
+struct cat_slot {
+	uint64_t hash; /* 0: free */
+	char *key;
+	size_t len;
+	int32_t code;
+};
+
+struct cat {
+	struct cat_slot *slot;
+	size_t cap, count;
+	PyObject *names; /* list of str, by code */
+};
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+static struct cat_slot *cat_find(struct cat *c, const void *key, size_t len, uint64_t h)
+{
+	size_t i;
+
+	for (i = (size_t)h & (c->cap - 1); c->slot[i].hash; i = (i + 1) & (c->cap - 1))
+		if (c->slot[i].hash == h && c->slot[i].len == len && memcmp(c->slot[i].key, key, len) == 0)
+			break;
+	return &c->slot[i];
+}
+
+static int cat_grow(struct cat *c)
+{
+	struct cat_slot *old = c->slot;
+	size_t oldcap = c->cap, i;
+
+	c->cap = c->cap ? c->cap * 2 : 64;
+	c->slot = PyMem_Calloc(c->cap, sizeof(*c->slot));
+	if (!c->slot) {
+		c->slot = old;
+		c->cap = oldcap;
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < oldcap; i++)
+		if (old[i].hash)
+			*cat_find(c, old[i].key, old[i].len, old[i].hash) = old[i];
+	PyMem_Free(old);
+	return 0;
+}
+
+/* The code of key; a new category shown as text (a new reference stolen) the first time. */
+static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*text)(const void *, size_t))
+{
+	uint64_t h = hash_bytes(key, len);
+	struct cat_slot *s;
+	PyObject *t;
+
+	if (c->cap && (s = cat_find(c, key, len, h))->hash)
+		return s->code;
+	if ((c->count + 1) * 2 > c->cap && cat_grow(c) < 0)
+		return -2;
+	s = cat_find(c, key, len, h);
+	t = text(key, len);
+	s->key = PyMem_Malloc(len ? len : 1);
+	if (!t || !s->key || PyList_Append(c->names, t) < 0) {
+		Py_XDECREF(t);
+		PyMem_Free(s->key);
+		s->key = NULL;
+		if (!PyErr_Occurred())
+			PyErr_NoMemory();
+		return -2;
+	}
+	Py_DECREF(t);
+	memcpy(s->key, key, len);
+	s->len = len;
+	s->hash = h;
+	s->code = (int32_t)c->count++;
+	return s->code;
+}
+
+static void cat_free(struct cat *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->cap; i++)
+		if (c->slot[i].hash)
+			PyMem_Free(c->slot[i].key);
+	PyMem_Free(c->slot);
+	Py_CLEAR(c->names);
+}
+
+static PyObject *text_of(const void *key, size_t len)
+{
+	return PyUnicode_DecodeUTF8(key, (Py_ssize_t)len, "replace");
+}
+
+static PyObject *guid_of(const void *key, size_t len)
+{
+	struct etl_guid g;
+
+	(void)len;
+	memcpy(&g, key, sizeof(g));
+	return pyetl_guid(&g);
+}
+
+/* ---- the columns ---- */
+
+enum col_kind { K_I64, K_U64, K_U32, K_U16, K_U8, K_I32, K_OPT_U32, K_CAT_TEXT, K_CAT_GUID, K_OBJECTS };
+
+enum col_id {
+	COL_TIME, COL_UNIX_NS, COL_TIMESTAMP, COL_TRACE, COL_CPU, COL_PID, COL_TID, COL_PROVIDER_ID, COL_ID,
+	COL_VERSION, COL_LEVEL, COL_CHANNEL, COL_OPCODE, COL_TASK, COL_KEYWORDS, COL_HEADER, COL_RECORD_SIZE,
+	COL_PAYLOAD_SIZE, COL_HOOK_ID, COL_FILE_OFFSET, COL_PROCESS, COL_NAME, COL_PROVIDER, COL_DECODER
+};
+
+static const struct coldef {
+	const char *name;
+	enum col_kind kind;
+	int decoded; /* needs the decoded event */
+} coldefs[] = {
+	[COL_TIME] = { "time", K_I64, 0 },          [COL_UNIX_NS] = { "unix_ns", K_I64, 0 },
+	[COL_TIMESTAMP] = { "timestamp", K_U64, 0 }, [COL_TRACE] = { "trace_index", K_I32, 0 },
+	[COL_CPU] = { "cpu", K_U32, 0 },            [COL_PID] = { "pid", K_OPT_U32, 0 },
+	[COL_TID] = { "tid", K_OPT_U32, 0 },        [COL_PROVIDER_ID] = { "provider_id", K_CAT_GUID, 0 },
+	[COL_ID] = { "id", K_U16, 0 },              [COL_VERSION] = { "version", K_U8, 0 },
+	[COL_LEVEL] = { "level", K_U8, 0 },         [COL_CHANNEL] = { "channel", K_U8, 0 },
+	[COL_OPCODE] = { "opcode", K_U8, 0 },       [COL_TASK] = { "task", K_U16, 0 },
+	[COL_KEYWORDS] = { "keywords", K_U64, 0 },  [COL_HEADER] = { "header", K_CAT_TEXT, 0 },
+	[COL_RECORD_SIZE] = { "record_size", K_U32, 0 }, [COL_PAYLOAD_SIZE] = { "payload_size", K_U32, 0 },
+	[COL_HOOK_ID] = { "hook_id", K_U16, 0 },    [COL_FILE_OFFSET] = { "file_offset", K_U64, 0 },
+	[COL_PROCESS] = { "process", K_CAT_TEXT, 0 }, [COL_NAME] = { "name", K_CAT_TEXT, 1 },
+	[COL_PROVIDER] = { "provider", K_CAT_TEXT, 1 }, [COL_DECODER] = { "decoder", K_CAT_TEXT, 1 },
+};
+
+#define NCOLDEFS (sizeof(coldefs) / sizeof(coldefs[0]))
+
+struct column {
+	const char *name;
+	enum col_id id;
+	enum col_kind kind;
+	struct buf data, mask;
+	struct cat cat;
+	PyObject *objs;       /* K_OBJECTS: decoded field values, or the fields dicts */
+	const char *field;    /* K_OBJECTS: the field's name, NULL for the whole dict */
+};
+
+struct table {
+	struct column *col;
+	size_t n;
+	int decode;           /* some column or filter needs the decoded event */
+};
+
+static const char *dtype_of(enum col_kind k)
+{
+	switch (k) {
+	case K_I64: return "int64";
+	case K_U64: return "uint64";
+	case K_U32: case K_OPT_U32: return "uint32";
+	case K_U16: return "uint16";
+	case K_U8: return "uint8";
+	default: return "int32";
+	}
+}
+
+static int add_column(struct table *t, const char *name, int id, enum col_kind kind, const char *field)
+{
+	struct column *c = &t->col[t->n++];
+
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->id = (enum col_id)id;
+	c->kind = kind;
+	c->field = field;
+	if (kind == K_CAT_TEXT || kind == K_CAT_GUID)
+		c->cat.names = PyList_New(0);
+	else if (kind == K_OBJECTS)
+		c->objs = PyList_New(0);
+	return (kind == K_CAT_TEXT || kind == K_CAT_GUID) && !c->cat.names ? -1 : kind == K_OBJECTS && !c->objs ? -1 : 0;
+}
+
+/* The columns asked for: header ones by name, then fields (True: one "fields" column of dicts;
+ * a list: one column per field). */
+static int table_init(struct table *t, PyObject *names, PyObject *fields)
+{
+	Py_ssize_t i, n = PySequence_Size(names), nf = fields && PyList_Check(fields) ? PyList_GET_SIZE(fields) : 1;
+	size_t k;
+
+	if (n < 0)
+		return -1;
+	t->col = PyMem_Calloc((size_t)(n + nf + 1), sizeof(*t->col));
+	if (!t->col) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		PyObject *o = PySequence_GetItem(names, i);
+		const char *s = o ? PyUnicode_AsUTF8(o) : NULL;
+		Py_XDECREF(o); /* the names list keeps the text alive */
+		if (!s)
+			return -1;
+		for (k = 0; k < NCOLDEFS && strcmp(coldefs[k].name, s) != 0; k++)
+			;
+		if (k == NCOLDEFS) {
+			PyErr_Format(PyExc_ValueError, "unknown column '%s'", s);
+			return -1;
+		}
+		t->decode |= coldefs[k].decoded;
+		if (add_column(t, coldefs[k].name, (int)k, coldefs[k].kind, NULL) < 0)
+			return -1;
+	}
+	if (fields && PyList_Check(fields)) {
+		for (i = 0; i < PyList_GET_SIZE(fields); i++) {
+			const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(fields, i));
+			if (!s || add_column(t, s, -1, K_OBJECTS, s) < 0)
+				return -1;
+		}
+		t->decode = 1;
+	} else if (fields && PyObject_IsTrue(fields)) {
+		if (add_column(t, "fields", -1, K_OBJECTS, NULL) < 0)
+			return -1;
+		t->decode = 1;
+	}
+	return 0;
+}
+
+static void table_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; t->col && i < t->n; i++) {
+		PyMem_Free(t->col[i].data.p);
+		PyMem_Free(t->col[i].mask.p);
+		cat_free(&t->col[i].cat);
+		Py_CLEAR(t->col[i].objs);
+	}
+	PyMem_Free(t->col);
+}
+
+/* The number of a header column, widened to 64 bits. */
+static uint64_t header_value(enum col_id id, const struct etl_event *ev)
+{
+	switch (id) {
+	case COL_TIME: case COL_UNIX_NS: return (uint64_t)etl_event_unix_ns(ev);
+	case COL_TIMESTAMP: return etl_event_timestamp_raw(ev);
+	case COL_TRACE: return (uint64_t)etl_event_trace_index(ev);
+	case COL_CPU: return etl_event_cpu(ev);
+	case COL_PID: return etl_event_pid(ev);
+	case COL_TID: return etl_event_tid(ev);
+	case COL_ID: return etl_event_id(ev);
+	case COL_VERSION: return etl_event_version(ev);
+	case COL_LEVEL: return etl_event_level(ev);
+	case COL_CHANNEL: return etl_event_channel(ev);
+	case COL_OPCODE: return etl_event_opcode(ev);
+	case COL_TASK: return etl_event_task(ev);
+	case COL_KEYWORDS: return etl_event_keywords(ev);
+	case COL_RECORD_SIZE: return etl_event_record_size(ev);
+	case COL_HOOK_ID: return etl_event_hook_id(ev);
+	case COL_FILE_OFFSET: return etl_event_file_offset(ev);
+	case COL_PAYLOAD_SIZE: {
+		size_t n;
+		etl_event_payload(ev, NULL, &n);
+		return n;
+	}
+	default: return 0;
+	}
+}
+
+static int add_number(struct column *c, uint64_t v)
+{
+	uint32_t u32 = (uint32_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint8_t u8 = (uint8_t)v;
+	int32_t i32 = (int32_t)v;
+
+	switch (c->kind) {
+	case K_I64: case K_U64: return buf_add(&c->data, &v, 8);
+	case K_U32: return buf_add(&c->data, &u32, 4);
+	case K_U16: return buf_add(&c->data, &u16, 2);
+	case K_U8: return buf_add(&c->data, &u8, 1);
+	case K_I32: return buf_add(&c->data, &i32, 4);
+	default: { /* K_OPT_U32: ETL_ID_NONE is missing */
+		uint8_t missing = v == ETL_ID_NONE;
+		if (missing)
+			u32 = 0;
+		return buf_add(&c->data, &u32, 4) < 0 ? -1 : buf_add(&c->mask, &missing, 1);
+	}
+	}
+}
+
+/* A text's code; NULL is missing (code -1). */
+static int add_text(struct column *c, const char *s)
+{
+	int32_t code = s ? cat_code(&c->cat, s, strlen(s), text_of) : -1;
+
+	return code < -1 ? -1 : buf_add(&c->data, &code, 4);
+}
+
+/* A decoded column's text: the name, the provider (its name, or its GUID), the decoder. */
+static const char *decoded_text(enum col_id id, const struct etl_decoded *d, const struct etl_event *ev, char *guid)
+{
+	if (id == COL_NAME)
+		return etl_decoded_name(d);
+	if (id == COL_DECODER)
+		return etl_decoder_name(etl_decoded_source(d));
+	if (etl_decoded_provider_name(d))
+		return etl_decoded_provider_name(d);
+	etl_guid_format(etl_event_provider(ev), guid);
+	return guid;
+}
+
+static int add_object(struct column *c, const struct etl_decoded *d)
+{
+	PyObject *v;
+	int rc;
+
+	if (!c->field) {
+		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d);
+	} else {
+		const struct etl_property *p = d && etl_decoded_source(d) != ETL_DECODER_NONE
+						       ? etl_decoded_property_by_name(d, c->field) : NULL;
+		v = p ? pyetl_value(p, 0) : (Py_INCREF(Py_None), Py_None);
+	}
+	if (!v)
+		return -1;
+	rc = PyList_Append(c->objs, v);
+	Py_DECREF(v);
+	return rc;
+}
+
+static int add_row(struct table *t, ReaderObject *rd, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	char guid[ETL_GUID_STRING_SIZE];
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct column *c = &t->col[i];
+		int rc;
+
+		if (c->kind == K_OBJECTS) {
+			rc = add_object(c, d);
+		} else if (c->id == COL_PROVIDER_ID) {
+			int32_t code = cat_code(&c->cat, etl_event_provider(ev), sizeof(struct etl_guid), guid_of);
+			rc = code < -1 ? -1 : buf_add(&c->data, &code, 4);
+		} else if (c->id == COL_HEADER) {
+			rc = add_text(c, etl_header_kind_name(etl_event_header_kind(ev)));
+		} else if (c->id == COL_PROCESS) {
+			const struct etl_process *p = etl_reader_event_process(rd->r, ev);
+			rc = add_text(c, p && *etl_process_image_name(p) ? etl_process_image_name(p) : NULL);
+		} else if (c->kind == K_CAT_TEXT) {
+			rc = add_text(c, d ? decoded_text(c->id, d, ev, guid) : NULL);
+		} else {
+			rc = add_number(c, header_value(c->id, ev));
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static PyObject *column_result(struct column *c, Py_ssize_t rows)
+{
+	switch (c->kind) {
+	case K_OBJECTS:
+		return Py_BuildValue("(sO)", "objects", c->objs);
+	case K_CAT_TEXT: case K_CAT_GUID:
+		return Py_BuildValue("(sy#O)", "categorical", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
+				     c->cat.names);
+	case K_OPT_U32:
+		return Py_BuildValue("(sy#sy#)", "masked", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
+				     dtype_of(c->kind), c->mask.p ? c->mask.p : "", rows);
+	default:
+		return Py_BuildValue("(sy#s)", "array", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
+				     dtype_of(c->kind));
+	}
+}
+
+/* Reads the events of rd into t; the rows. */
+static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
+{
+	const struct etl_event *ev;
+	Py_ssize_t rows = 0;
+	int names = pyfilter_needs_names(&rd->filter);
+
+	while (limit <= 0 || rows < limit) {
+		const struct etl_decoded *d = NULL;
+		int st = pyetl_reader_next(rd, &ev);
+
+		if (st < 0)
+			return -1;
+		if (st == ETL_END)
+			break;
+		if (!pyfilter_header(&rd->filter, ev))
+			continue;
+		if (t->decode || names) {
+			st = etl_reader_decode(rd->r, ev, &d);
+			if (!d)
+				return pyetl_raise(rd->r, "out of memory"), -1;
+			if (st != ETL_OK && pyetl_report(rd, "decode") < 0)
+				return -1;
+			if (!pyfilter_names(&rd->filter, ev, d))
+				continue;
+		}
+		if (add_row(t, rd, ev, d) < 0)
+			return -1;
+		rows++;
+	}
+	return rows;
+}
+
+PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+	static char *kw[] = { "reader", "names", "fields", "limit", NULL };
+	PyObject *reader, *names, *fields = NULL, *out = NULL;
+	Py_ssize_t limit = 0, rows;
+	struct table t;
+	size_t i;
+
+	(void)module;
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, &Reader_Type, &reader, &names, &fields, &limit))
+		return NULL;
+	if (((ReaderObject *)reader)->closed || !((ReaderObject *)reader)->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	memset(&t, 0, sizeof(t));
+	if (table_init(&t, names, fields) < 0)
+		goto done;
+	rows = read_rows(&t, (ReaderObject *)reader, limit);
+	if (rows < 0)
+		goto done;
+	out = PyDict_New();
+	for (i = 0; out && i < t.n; i++) {
+		PyObject *v = column_result(&t.col[i], rows);
+		if (!v || PyDict_SetItemString(out, t.col[i].name, v) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(v);
+	}
+	if (out) {
+		PyObject *n = PyLong_FromSsize_t(rows);
+		if (!n || PyDict_SetItemString(out, "__rows__", n) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(n);
+	}
+done:
+	table_free(&t);
+	return out;
+}

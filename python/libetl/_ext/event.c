@@ -1,0 +1,349 @@
+/*
+ * event.c - libetl.Event: one event, valid after the iteration moved on.
+ *
+ * An Event owns a copy of its record (etl_event_copy: header fields,
+ * payload, extended items, stack frames) and holds its Reader.  Header
+ * fields are read from the copy; the name, provider name, decoder and
+ * fields are decoded on first access - against the metadata the reader has
+ * seen by then, which is what a decoding at delivery sees for every intact
+ * trace (metadata comes before the events it describes) - and kept.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <structmember.h>
+#include <string.h>
+
+PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
+{
+	EventObject *self = PyObject_GC_New(EventObject, &Event_Type);
+
+	if (!self)
+		return NULL;
+	self->ev = NULL;
+	self->decoded = 0;
+	self->serial = 0;
+	self->name = self->provider_name = self->decoder = self->reason = NULL;
+	self->decode_error = self->fields = self->stack = NULL;
+	self->process = NULL;
+	Py_INCREF(reader);
+	self->reader = reader;
+	reader->live_events++;
+	self->proc = etl_reader_event_process(reader->r, ev);
+	self->process = NULL; /* the image name as known now: a later record may name the process */
+	if (self->proc && *etl_process_image_name(self->proc) && !(self->process = pyetl_intern(etl_process_image_name(self->proc)))) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	if (etl_event_copy(ev, &self->ev) != ETL_OK) {
+		Py_DECREF(self);
+		return PyErr_NoMemory();
+	}
+	PyObject_GC_Track(self);
+	return (PyObject *)self;
+}
+
+static int Event_traverse(EventObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->reader);
+	Py_VISIT(self->fields);
+	Py_VISIT(self->stack);
+	return 0;
+}
+
+static int Event_clear(EventObject *self)
+{
+	if (self->reader)
+		pyetl_reader_event_gone(self->reader);
+	Py_CLEAR(self->reader);
+	Py_CLEAR(self->name);
+	Py_CLEAR(self->provider_name);
+	Py_CLEAR(self->decoder);
+	Py_CLEAR(self->reason);
+	Py_CLEAR(self->decode_error);
+	Py_CLEAR(self->fields);
+	Py_CLEAR(self->stack);
+	Py_CLEAR(self->process);
+	return 0;
+}
+
+static void Event_dealloc(EventObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	Event_clear(self);
+	etl_event_free(self->ev);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *text_or_none(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return pyetl_intern(s);
+}
+
+/* Keeps what the decoded view says of names (fields are kept by the caller). */
+static int take_names(EventObject *self, const struct etl_decoded *d)
+{
+	Py_XSETREF(self->name, pyetl_intern(etl_decoded_name(d)));
+	Py_XSETREF(self->provider_name, text_or_none(etl_decoded_provider_name(d)));
+	Py_XSETREF(self->decoder, pyetl_intern(etl_decoder_name(etl_decoded_source(d))));
+	Py_XSETREF(self->reason, text_or_none(etl_decoded_reason(d)));
+	return self->name && self->provider_name && self->decoder && self->reason ? 0 : -1;
+}
+
+int pyetl_event_decode(EventObject *self, int want_fields)
+{
+	ReaderObject *rd = self->reader;
+	const struct etl_decoded *d = NULL;
+	int st = ETL_OK;
+
+	if (self->decoded && (!want_fields || self->fields))
+		return 0;
+	if (self->decoded && self->serial == rd->decode_serial && rd->last_decoded) {
+		d = rd->last_decoded; /* the reader still holds this event's decoding: no second one */
+	} else {
+		if (!rd->r) {
+			PyErr_SetString(PyExc_ValueError, "the event's reader was closed before the event was decoded");
+			return -1;
+		}
+		st = etl_reader_decode(rd->r, self->ev, &d);
+		if (!d)
+			return pyetl_raise(rd->r, "out of memory"), -1;
+		rd->last_decoded = d;
+		self->serial = ++rd->decode_serial;
+	}
+	if (!self->decoded) {
+		if (take_names(self, d) < 0)
+			return -1;
+		if (st != ETL_OK) {
+			Py_XSETREF(self->decode_error, PyUnicode_FromString(etl_error_message(etl_reader_error(rd->r))));
+			if (!self->decode_error || pyetl_report(rd, "decode") < 0)
+				return -1;
+		} else {
+			Py_INCREF(Py_None);
+			Py_XSETREF(self->decode_error, Py_None);
+		}
+		self->decoded = 1;
+	}
+	if (want_fields) {
+		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d));
+		if (!self->fields)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- attributes ---- */
+
+#define GETTER(name) static PyObject *Event_get_##name(EventObject *self, void *closure)
+
+static PyObject *id_or_none(uint32_t v)
+{
+	if (v == ETL_ID_NONE)
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLong(v);
+}
+
+GETTER(id) { (void)closure; return PyLong_FromLong(etl_event_id(self->ev)); }
+GETTER(version) { (void)closure; return PyLong_FromLong(etl_event_version(self->ev)); }
+GETTER(level) { (void)closure; return PyLong_FromLong(etl_event_level(self->ev)); }
+GETTER(channel) { (void)closure; return PyLong_FromLong(etl_event_channel(self->ev)); }
+GETTER(opcode) { (void)closure; return PyLong_FromLong(etl_event_opcode(self->ev)); }
+GETTER(task) { (void)closure; return PyLong_FromLong(etl_event_task(self->ev)); }
+GETTER(keywords) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_keywords(self->ev)); }
+GETTER(pid) { (void)closure; return id_or_none(etl_event_pid(self->ev)); }
+GETTER(tid) { (void)closure; return id_or_none(etl_event_tid(self->ev)); }
+GETTER(cpu) { (void)closure; return PyLong_FromUnsignedLong(etl_event_cpu(self->ev)); }
+GETTER(unix_ns) { (void)closure; return PyLong_FromLongLong(etl_event_unix_ns(self->ev)); }
+GETTER(filetime) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_filetime(self->ev)); }
+GETTER(timestamp) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_timestamp_raw(self->ev)); }
+GETTER(time) { (void)closure; return pyetl_filetime(etl_event_filetime(self->ev)); }
+GETTER(provider_id) { (void)closure; return pyetl_guid(etl_event_provider(self->ev)); }
+GETTER(hook_id) { (void)closure; return PyLong_FromLong(etl_event_hook_id(self->ev)); }
+GETTER(trace_index) { (void)closure; return PyLong_FromLong(etl_event_trace_index(self->ev)); }
+GETTER(file_offset) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_file_offset(self->ev)); }
+GETTER(record_size) { (void)closure; return PyLong_FromUnsignedLong(etl_event_record_size(self->ev)); }
+GETTER(pointer_size) { (void)closure; return PyLong_FromUnsignedLong(etl_event_pointer_size(self->ev)); }
+GETTER(header) { (void)closure; return pyetl_intern(etl_header_kind_name(etl_event_header_kind(self->ev))); }
+
+GETTER(activity_id)
+{
+	const struct etl_guid *g = etl_event_activity_id(self->ev);
+
+	(void)closure;
+	if (!g)
+		Py_RETURN_NONE;
+	return pyetl_guid(g);
+}
+
+GETTER(related_activity_id)
+{
+	const struct etl_guid *g = etl_event_related_activity_id(self->ev);
+
+	(void)closure;
+	if (!g)
+		Py_RETURN_NONE;
+	return pyetl_guid(g);
+}
+
+GETTER(payload)
+{
+	const uint8_t *p;
+	size_t n;
+
+	(void)closure;
+	etl_event_payload(self->ev, &p, &n);
+	return PyBytes_FromStringAndSize((const char *)p, (Py_ssize_t)n);
+}
+
+/* name, provider, decoder, ...: decoded on first access */
+static PyObject *decoded_attr(EventObject *self, PyObject **slot, int want_fields)
+{
+	if (pyetl_event_decode(self, want_fields) < 0)
+		return NULL;
+	Py_INCREF(*slot);
+	return *slot;
+}
+
+GETTER(name) { (void)closure; return decoded_attr(self, &self->name, 0); }
+GETTER(decoder) { (void)closure; return decoded_attr(self, &self->decoder, 0); }
+GETTER(undecoded_reason) { (void)closure; return decoded_attr(self, &self->reason, 0); }
+GETTER(decode_error) { (void)closure; return decoded_attr(self, &self->decode_error, 0); }
+GETTER(fields) { (void)closure; return decoded_attr(self, &self->fields, 1); }
+
+GETTER(provider)
+{
+	(void)closure;
+	if (pyetl_event_decode(self, 0) < 0)
+		return NULL;
+	if (self->provider_name != Py_None) {
+		Py_INCREF(self->provider_name);
+		return self->provider_name;
+	}
+	return pyetl_guid(etl_event_provider(self->ev));
+}
+
+GETTER(process)
+{
+	(void)closure;
+	if (!self->process)
+		Py_RETURN_NONE;
+	Py_INCREF(self->process);
+	return self->process;
+}
+
+GETTER(stack)
+{
+	(void)closure;
+	if (!self->stack) {
+		self->stack = pyetl_stack(self->reader->r, self->ev, self->proc);
+		if (!self->stack)
+			return NULL;
+	}
+	Py_INCREF(self->stack);
+	return self->stack;
+}
+
+#define ATTR(name, doc) { #name, (getter)Event_get_##name, NULL, doc, NULL }
+
+static PyGetSetDef Event_getset[] = {
+	ATTR(name, "Event name: Provider/Task/Opcode (manifest, kernel) or Provider/EventName (TraceLogging)."),
+	ATTR(provider, "Provider name, or its GUID when the trace does not name it."),
+	ATTR(provider_id, "Provider GUID (event class GUID for classic events) as text."),
+	ATTR(id, "Event id (EventDescriptor.Id; 0xFFFF for classic kernel events)."),
+	ATTR(version, "Event version."),
+	ATTR(level, "Level (1 critical ... 5 verbose)."),
+	ATTR(channel, "Channel."),
+	ATTR(opcode, "Opcode."),
+	ATTR(task, "Task."),
+	ATTR(keywords, "Keywords (a 64-bit mask)."),
+	ATTR(pid, "Process id, or None when the header has none."),
+	ATTR(tid, "Thread id, or None when the header has none."),
+	ATTR(cpu, "Processor that logged the event."),
+	ATTR(unix_ns, "Time in nanoseconds since 1970 (UTC; 100 ns resolution)."),
+	ATTR(filetime, "Time as a FILETIME (100 ns since 1601, UTC)."),
+	ATTR(time, "Time as an aware datetime (UTC, microseconds)."),
+	ATTR(timestamp, "Raw timestamp in the session's clock."),
+	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin, none."),
+	ATTR(fields, "Decoded fields as a dict (decoded on first access)."),
+	ATTR(undecoded_reason, "Why the event was not decoded, or None."),
+	ATTR(decode_error, "What was wrong when the payload contradicted its schema (fields then hold what came before), or None."),
+	ATTR(payload, "The payload bytes."),
+	ATTR(stack, "The call stack as module!+0xOFFSET strings, innermost first."),
+	ATTR(process, "Image name of the process, when the trace's kernel events describe it; else None."),
+	ATTR(hook_id, "Kernel HookId (group << 8 | type) for kernel records, else 0."),
+	ATTR(header, "Header kind: system, compact, perfinfo, full, instance, event, message."),
+	ATTR(activity_id, "Activity id, or None."),
+	ATTR(related_activity_id, "Related activity id, or None."),
+	ATTR(trace_index, "Index of the input the event came from."),
+	ATTR(file_offset, "File offset of the record (of its buffer, for compressed buffers)."),
+	ATTR(record_size, "Size of the record, header included."),
+	ATTR(pointer_size, "Pointer size of the payload (4 or 8)."),
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+/* ---- methods ---- */
+
+static int put(PyObject *d, const char *key, PyObject *v)
+{
+	int rc = v ? PyDict_SetItemString(d, key, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
+static PyObject *Event_as_dict(EventObject *self, PyObject *noargs)
+{
+	static const char *const keys[] = { "name", "provider", "provider_id", "id", "version", "level", "opcode",
+					    "task", "keywords", "pid", "tid", "cpu", "unix_ns", "timestamp",
+					    "decoder", "fields", "process" };
+	PyObject *d = PyDict_New();
+	size_t i;
+
+	(void)noargs;
+	for (i = 0; d && i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (put(d, keys[i], PyObject_GetAttrString((PyObject *)self, keys[i])) < 0)
+			Py_CLEAR(d);
+	return d;
+}
+
+static PyObject *Event_repr(EventObject *self)
+{
+	char when[ETL_FILETIME_STRING_SIZE];
+	PyObject *name;
+	PyObject *out;
+
+	etl_filetime_format(etl_event_filetime(self->ev), when);
+	name = Event_get_name(self, NULL);
+	if (!name) {
+		PyErr_Clear();
+		name = PyUnicode_FromString("?");
+	}
+	out = PyUnicode_FromFormat("<libetl.Event %s %U cpu=%u>", when, name, (unsigned)etl_event_cpu(self->ev));
+	Py_XDECREF(name);
+	return out;
+}
+
+static PyMethodDef Event_methods[] = {
+	{ "as_dict", (PyCFunction)Event_as_dict, METH_NOARGS,
+	  "The event as a dict: name, provider, provider_id, id, version, level, opcode, task, keywords,\n"
+	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process." },
+	{ NULL, NULL, 0, NULL },
+};
+
+PyTypeObject Event_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "libetl.Event",
+	.tp_basicsize = sizeof(EventObject),
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "One event of a trace (from iterating a libetl.Reader). It stays valid after the\n"
+		  "iteration moves on; its name and fields are decoded on first access.",
+	.tp_dealloc = (destructor)Event_dealloc,
+	.tp_traverse = (traverseproc)Event_traverse,
+	.tp_clear = (inquiry)Event_clear,
+	.tp_repr = (reprfunc)Event_repr,
+	.tp_getset = Event_getset,
+	.tp_methods = Event_methods,
+};

@@ -1,0 +1,251 @@
+/*
+ * module.c - the _libetl module: its types and exceptions, the table of
+ * interned strings (event, provider and field names repeat in every event:
+ * one Python object each), and argument helpers.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <string.h>
+
+PyObject *pyetl_Error;
+PyObject *pyetl_DamageWarning;
+PyObject *pyetl_utc;
+
+/* ---- interned strings: UTF-8 bytes (or a tagged GUID) -> str ---- */
+
+#define INTERN_MAX 65536u /* entries kept before the table starts over */
+
+struct intern_slot {
+	uint64_t hash;  /* 0: free */
+	char *key;
+	size_t len;
+	PyObject *value;
+};
+
+static struct intern_slot *interned;
+static size_t intern_cap, intern_count;
+
+static uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h ? h : 1;
+}
+
+static void intern_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < intern_cap; i++) {
+		if (interned[i].hash) {
+			PyMem_Free(interned[i].key);
+			Py_DECREF(interned[i].value);
+		}
+	}
+	PyMem_Free(interned);
+	interned = NULL;
+	intern_cap = intern_count = 0;
+}
+
+static struct intern_slot *intern_slot(const void *key, size_t len, uint64_t h)
+{
+	size_t i;
+
+	for (i = (size_t)h & (intern_cap - 1); interned[i].hash; i = (i + 1) & (intern_cap - 1))
+		if (interned[i].hash == h && interned[i].len == len && memcmp(interned[i].key, key, len) == 0)
+			break;
+	return &interned[i];
+}
+
+/* Grows (or starts over) so that one more entry keeps the table at most half full. */
+static int intern_room(void)
+{
+	struct intern_slot *old = interned;
+	size_t oldcap = intern_cap, i;
+
+	if (intern_count >= INTERN_MAX)
+		intern_clear(), old = NULL, oldcap = 0;
+	if ((intern_count + 1) * 2 <= intern_cap)
+		return 0;
+	intern_cap = intern_cap ? intern_cap * 2 : 1024;
+	interned = PyMem_Calloc(intern_cap, sizeof(*interned));
+	if (!interned) {
+		interned = old;
+		intern_cap = oldcap;
+		PyErr_NoMemory();
+		return -1;
+	}
+	for (i = 0; i < oldcap; i++)
+		if (old[i].hash)
+			*intern_slot(old[i].key, old[i].len, old[i].hash) = old[i];
+	PyMem_Free(old);
+	return 0;
+}
+
+/* The str of key (made by make(key, len) the first time); a new reference. */
+static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const void *, size_t))
+{
+	uint64_t h = hash_bytes(key, len);
+	struct intern_slot *s;
+
+	if (intern_cap) {
+		s = intern_slot(key, len, h);
+		if (s->hash) {
+			Py_INCREF(s->value);
+			return s->value;
+		}
+	}
+	if (intern_room() != 0)
+		return NULL;
+	s = intern_slot(key, len, h);
+	s->value = make(key, len);
+	if (!s->value)
+		return NULL;
+	s->key = PyMem_Malloc(len ? len : 1);
+	if (!s->key) {
+		Py_CLEAR(s->value);
+		return PyErr_NoMemory();
+	}
+	memcpy(s->key, key, len);
+	s->len = len;
+	s->hash = h;
+	intern_count++;
+	Py_INCREF(s->value);
+	return s->value;
+}
+
+static PyObject *make_text(const void *key, size_t len)
+{
+	return PyUnicode_DecodeUTF8(key, (Py_ssize_t)len, "replace");
+}
+
+PyObject *pyetl_intern(const char *s)
+{
+	return intern_get(s, strlen(s), make_text);
+}
+
+static PyObject *make_guid(const void *key, size_t len)
+{
+	struct etl_guid g;
+	char text[ETL_GUID_STRING_SIZE];
+
+	(void)len;
+	memcpy(&g, (const char *)key + 1, sizeof(g));
+	etl_guid_format(&g, text);
+	return PyUnicode_FromStringAndSize(text, ETL_GUID_STRING_SIZE - 1);
+}
+
+PyObject *pyetl_guid(const struct etl_guid *g)
+{
+	char key[1 + sizeof(*g)];
+
+	key[0] = 0; /* never the first byte of a UTF-8 name */
+	memcpy(key + 1, g, sizeof(*g));
+	return intern_get(key, sizeof(key), make_guid);
+}
+
+/* ---- arguments ---- */
+
+int pyetl_filetime_arg(PyObject *o, uint64_t *ft)
+{
+	unsigned long long v;
+
+	*ft = 0;
+	if (!o || o == Py_None)
+		return 0;
+	if (!PyLong_Check(o)) {
+		PyErr_SetString(PyExc_TypeError, "a time is None or a FILETIME int (libetl converts datetimes)");
+		return -1;
+	}
+	v = PyLong_AsUnsignedLongLong(o);
+	if (v == (unsigned long long)-1 && PyErr_Occurred())
+		return -1;
+	*ft = v;
+	return 0;
+}
+
+/* ---- the module ---- */
+
+static PyObject *mod_version(PyObject *m, PyObject *noargs)
+{
+	(void)m;
+	(void)noargs;
+	return PyUnicode_FromString(etl_version_string());
+}
+
+static PyObject *mod_version_details(PyObject *m, PyObject *noargs)
+{
+	(void)m;
+	(void)noargs;
+	return PyUnicode_FromString(etl_version_details());
+}
+
+static PyMethodDef module_methods[] = {
+	{ "library_version", mod_version, METH_NOARGS, "The version of the libetl C library." },
+	{ "library_version_details", mod_version_details, METH_NOARGS,
+	  "The version of the libetl C library and its dependencies." },
+	{ "columns", (PyCFunction)(void (*)(void))pyetl_columns, METH_VARARGS | METH_KEYWORDS,
+	  "columns(reader, names, fields=None, limit=0) -> dict: events of an open Reader as columns\n"
+	  "(see libetl.to_pandas)." },
+	{ NULL, NULL, 0, NULL },
+};
+
+static int module_exec(PyObject *m)
+{
+	PyObject *dt;
+
+	if (pyetl_values_init() < 0)
+		return -1;
+	dt = PyImport_ImportModule("datetime");
+	if (!dt)
+		return -1;
+	pyetl_utc = PyObject_GetAttrString(dt, "timezone");
+	Py_DECREF(dt);
+	if (pyetl_utc) {
+		PyObject *tz = pyetl_utc;
+		pyetl_utc = PyObject_GetAttrString(tz, "utc");
+		Py_DECREF(tz);
+	}
+	if (!pyetl_utc)
+		return -1;
+	pyetl_Error = PyErr_NewExceptionWithDoc("libetl.Error",
+						"A trace could not be read: not a trace, an I/O error, or out of memory.",
+						PyExc_OSError, NULL);
+	pyetl_DamageWarning = PyErr_NewExceptionWithDoc(
+		"libetl.DamageWarning", "Damaged or unsupported data was skipped; reading went on.",
+		PyExc_RuntimeWarning, NULL);
+	if (!pyetl_Error || !pyetl_DamageWarning || PyType_Ready(&Reader_Type) < 0 || PyType_Ready(&Event_Type) < 0)
+		return -1;
+	if (PyModule_AddObjectRef(m, "Error", pyetl_Error) < 0 ||
+	    PyModule_AddObjectRef(m, "DamageWarning", pyetl_DamageWarning) < 0 ||
+	    PyModule_AddObjectRef(m, "Reader", (PyObject *)&Reader_Type) < 0 ||
+	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0)
+		return -1;
+	return 0;
+}
+
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT, "_libetl",
+	"The C core of the libetl package: read Windows ETW traces (.etl) with libetl.",
+	-1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__libetl(void);
+PyMODINIT_FUNC PyInit__libetl(void)
+{
+	PyObject *m = PyModule_Create(&module);
+
+	if (m && module_exec(m) < 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

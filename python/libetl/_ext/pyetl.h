@@ -1,0 +1,132 @@
+/*
+ * pyetl.h - the parts of the libetl Python extension (_libetl), written
+ * against libetl's public API:
+ *
+ *   module.c   the module: types, exceptions, interned strings, helpers
+ *   reader.c   Reader: inputs, iteration into Event objects, damage, tables
+ *   event.c    Event: header fields, lazy decoding, stack, process
+ *   values.c   decoded properties and times as Python values
+ *   filter.c   filters applied in C, before an event becomes an object
+ *   columns.c  to_pandas: events into columns, with no object per event
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef PYETL_H
+#define PYETL_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include <etl.h>
+
+/* ---- filters (filter.c) ---- */
+
+struct pyfilter {
+	struct etl_guid *guids; /* providers given by GUID */
+	size_t nguids;
+	char **provider_globs;  /* providers given by name or glob: need the decoded name */
+	size_t nprovider_globs;
+	char **name_globs;      /* event names ("Provider/Task/Opcode") or globs */
+	size_t nname_globs;
+	uint8_t *ids;           /* bitmap of 65536 event ids, or NULL for any */
+	int max_level;          /* -1: any */
+	uint32_t *pids;
+	size_t npids;
+};
+
+/* From the keyword arguments providers=, names=, ids=, level=, pids= (each may be None). */
+int pyfilter_init(struct pyfilter *f, PyObject *providers, PyObject *names, PyObject *ids, PyObject *level,
+		  PyObject *pids);
+void pyfilter_free(struct pyfilter *f);
+/* Whether the filter needs the decoded names of an event. */
+int pyfilter_needs_names(const struct pyfilter *f);
+/* Checks on the header alone. */
+int pyfilter_header(const struct pyfilter *f, const struct etl_event *ev);
+/* Checks on the decoded names (d may be NULL: no name matches). */
+int pyfilter_names(const struct pyfilter *f, const struct etl_event *ev, const struct etl_decoded *d);
+
+/* ---- the reader (reader.c) ---- */
+
+typedef struct {
+	PyObject_HEAD
+	struct etl_reader *r;       /* NULL once closed and no Event needs it any more */
+	int closed;                 /* close() was called: no more iteration */
+	Py_ssize_t live_events;     /* Events alive: they decode and resolve through r */
+	PyObject *keep;             /* list: objects whose memory the inputs borrow */
+	PyObject *on_damage;        /* callable, or NULL: warnings.warn */
+	PyObject *damage;           /* list of Damage */
+	struct pyfilter filter;
+	int started;
+	/* the C reader's decoded view, valid while decode_serial is unchanged: it grows with every
+	 * decoding and every etl_reader_next (events remember the serial of their decoding) */
+	const struct etl_decoded *last_decoded;
+	uint64_t decode_serial;
+} ReaderObject;
+
+extern PyTypeObject Reader_Type;
+
+/* An Event of the reader ended: frees the C reader when the Reader was closed and it was the last. */
+void pyetl_reader_event_gone(ReaderObject *self);
+/* Raises libetl.Error for the reader's current error (a fatal one or a misuse); NULL. */
+PyObject *pyetl_raise(struct etl_reader *r, const char *fallback);
+/* Hands a non-fatal error (damage, a payload that contradicts its schema) to on_damage or
+ * warnings.warn and keeps it in reader.damage; -1 when the handler raised. */
+int pyetl_report(ReaderObject *self, const char *kind);
+/* etl_reader_next with damage reported (pyetl_report): ETL_OK, ETL_END, or -1 with an exception
+ * (a fatal error, or the damage handler raised). */
+int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev);
+/* Opens the inputs and sets the options of a new reader from the arguments of libetl.open(). */
+int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order,
+		       int stacks, uint64_t since, uint64_t until);
+
+/* ---- events (event.c) ---- */
+
+typedef struct {
+	PyObject_HEAD
+	ReaderObject *reader;             /* strong: decoding and addresses need it */
+	struct etl_event *ev;             /* owned copy */
+	const struct etl_process *proc;   /* as known when the event was delivered; may be NULL */
+	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
+	int decoded;                      /* names decoded (name .. decode_error below set) */
+	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *stack;
+	PyObject *process;                /* the process's image name when delivered, or NULL */
+} EventObject;
+
+extern PyTypeObject Event_Type;
+
+/* A new Event for ev (copied); proc as the reader knows it now. */
+PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev);
+/* Decodes the event if it was not (names; fields too when want_fields); -1 with an exception. */
+int pyetl_event_decode(EventObject *self, int want_fields);
+
+/* ---- values (values.c) ---- */
+
+/* The decoded properties of d as a dict (structs as dicts, arrays as lists). */
+PyObject *pyetl_fields(const struct etl_decoded *d);
+/* Imports the datetime API for values.c; -1 with an exception. */
+int pyetl_values_init(void);
+/* One property's value. */
+PyObject *pyetl_value(const struct etl_property *p, unsigned depth);
+/* A FILETIME as an aware datetime (UTC); None for 0; the ISO text past year 9999. */
+PyObject *pyetl_filetime(uint64_t ft);
+/* The frames of ev's stack as "module!+0xOFF" (or "0xADDR") strings; an empty list without one. */
+PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev, const struct etl_process *proc);
+
+/* ---- the module (module.c) ---- */
+
+extern PyObject *pyetl_Error;         /* libetl.Error (an OSError) */
+extern PyObject *pyetl_DamageWarning; /* libetl.DamageWarning (a RuntimeWarning) */
+extern PyObject *pyetl_utc;           /* datetime.timezone.utc */
+
+/* An interned str for UTF-8 text (names repeat: one object each); a new reference. */
+PyObject *pyetl_intern(const char *s);
+/* The GUID as "xxxxxxxx-...", interned; a new reference. */
+PyObject *pyetl_guid(const struct etl_guid *g);
+/* A FILETIME argument: None (0) or an int (the Python layer converts datetimes and text). */
+int pyetl_filetime_arg(PyObject *o, uint64_t *ft);
+
+/* columns.c: libetl._libetl.columns(reader, names, fields) */
+PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs);
+
+#endif

@@ -1,0 +1,535 @@
+/*
+ * reader.c - libetl.Reader: one libetl reader over one or several inputs
+ * (merged in time order), iterated into Event objects.
+ *
+ * Damage is never silent: each error libetl reports while reading (and each
+ * payload that contradicts its schema) becomes a dict in reader.damage and
+ * goes to the on_damage callable, or to warnings.warn as a DamageWarning;
+ * reading goes on as in C.  Errors libetl cannot read past (I/O, memory)
+ * raise libetl.Error.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <string.h>
+
+PyObject *pyetl_raise(struct etl_reader *r, const char *fallback)
+{
+	const struct etl_error *e = r ? etl_reader_error(r) : NULL;
+	int code = e ? etl_error_code(e) : ETL_E_NOMEM;
+
+	if (code == ETL_E_NOMEM)
+		return PyErr_NoMemory();
+	if (code == ETL_E_MISUSE)
+		return PyErr_Format(PyExc_ValueError, "%s", e ? etl_error_message(e) : fallback);
+	return PyErr_Format(pyetl_Error, "%s", e ? etl_error_message(e) : fallback);
+}
+
+/* ---- damage ---- */
+
+static PyObject *damage_dict(ReaderObject *self, const char *kind)
+{
+	const struct etl_error *e = etl_reader_error(self->r);
+	int ti = etl_error_trace_index(e);
+	const struct etl_trace_info *t = ti >= 0 ? etl_reader_trace_info(self->r, ti) : NULL;
+	uint64_t off = etl_error_offset(e);
+	PyObject *offset = off == UINT64_MAX ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(off);
+
+	if (!offset)
+		return NULL;
+	return Py_BuildValue("{s:s,s:s,s:s,s:N,s:i,s:L,s:s}", "kind", kind, "message", etl_error_message(e), "status",
+			     etl_status_string(etl_error_code(e)), "offset", offset, "trace", ti, "buffer",
+			     (long long)etl_error_buffer_index(e), "file", t ? etl_trace_info_name(t) : "");
+}
+
+int pyetl_report(ReaderObject *self, const char *kind)
+{
+	PyObject *d = damage_dict(self, kind), *r;
+	int rc = 0;
+
+	if (!d || PyList_Append(self->damage, d) < 0) {
+		Py_XDECREF(d);
+		return -1;
+	}
+	if (self->on_damage) {
+		r = PyObject_CallOneArg(self->on_damage, d);
+		rc = r ? 0 : -1;
+		Py_XDECREF(r);
+	} else {
+		PyObject *off = PyDict_GetItemString(d, "offset");
+		rc = PyErr_WarnFormat(pyetl_DamageWarning, 1, "%s: offset %S: %s",
+				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "file")), off,
+				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "message")));
+	}
+	Py_DECREF(d);
+	return rc;
+}
+
+/* ---- setup ---- */
+
+/* One input: a path (str or bytes path), a trace in memory (bytes-like, kept alive), or a
+ * (descriptor, name) tuple. */
+static int open_input(ReaderObject *self, PyObject *item)
+{
+	int st;
+
+	if (PyUnicode_Check(item)) {
+		const char *path = PyUnicode_AsUTF8(item);
+		if (!path)
+			return -1;
+		st = etl_reader_open_path(self->r, path);
+	} else if (PyTuple_Check(item)) {
+		int fd;
+		const char *name;
+		if (!PyArg_ParseTuple(item, "is", &fd, &name))
+			return -1;
+		st = etl_reader_open_fd(self->r, fd, name);
+	} else if (PyBytes_Check(item)) {
+		if (PyList_Append(self->keep, item) < 0)
+			return -1;
+		st = etl_reader_open_memory(self->r, PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item), "(bytes)");
+	} else {
+		PyErr_SetString(PyExc_TypeError, "an input is a path, bytes, or a (fd, name) tuple");
+		return -1;
+	}
+	if (st != ETL_OK) {
+		pyetl_raise(self->r, "cannot open the input");
+		return -1;
+	}
+	return 0;
+}
+
+static int add_manifests(ReaderObject *self, PyObject *manifests)
+{
+	PyObject *list;
+	Py_ssize_t i;
+
+	if (!manifests || manifests == Py_None)
+		return 0;
+	list = PyUnicode_Check(manifests) ? Py_BuildValue("[O]", manifests) : PySequence_List(manifests);
+	if (!list)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(list); i++) {
+		PyObject *m = PyList_GET_ITEM(list, i);
+		unsigned before = etl_reader_manifest_warnings(self->r);
+		int st;
+		if (PyUnicode_Check(m))
+			st = etl_reader_add_manifest_path(self->r, PyUnicode_AsUTF8(m));
+		else if (PyBytes_Check(m))
+			st = etl_reader_add_manifest_memory(self->r, PyBytes_AS_STRING(m), (size_t)PyBytes_GET_SIZE(m),
+							    "(bytes)");
+		else {
+			Py_DECREF(list);
+			PyErr_SetString(PyExc_TypeError, "a manifest is a path or the XML as bytes");
+			return -1;
+		}
+		if (st != ETL_OK) {
+			Py_DECREF(list);
+			pyetl_raise(self->r, "cannot load the manifest");
+			return -1;
+		}
+		if (etl_reader_manifest_warnings(self->r) != before && pyetl_report(self, "manifest") < 0) {
+			Py_DECREF(list);
+			return -1;
+		}
+	}
+	Py_DECREF(list);
+	return 0;
+}
+
+int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order, int stacks,
+		       uint64_t since, uint64_t until)
+{
+	PyObject *list;
+	Py_ssize_t i;
+
+	if (strcmp(order, "time") != 0 && strcmp(order, "file") != 0) {
+		PyErr_SetString(PyExc_ValueError, "order is 'time' or 'file'");
+		return -1;
+	}
+	if (etl_reader_set_order(self->r, strcmp(order, "file") == 0 ? ETL_ORDER_FILE : ETL_ORDER_TIME) != ETL_OK ||
+	    etl_reader_set_option(self->r, ETL_OPTION_STACKS, stacks != 0) != ETL_OK ||
+	    ((since || until) && etl_reader_set_time_window(self->r, since, until) != ETL_OK)) {
+		pyetl_raise(self->r, "bad reader option");
+		return -1;
+	}
+	if (add_manifests(self, manifests) < 0)
+		return -1;
+	list = PySequence_List(paths);
+	if (!list)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(list); i++)
+		if (open_input(self, PyList_GET_ITEM(list, i)) < 0) {
+			Py_DECREF(list);
+			return -1;
+		}
+	Py_DECREF(list);
+	if (i == 0) {
+		PyErr_SetString(PyExc_ValueError, "no input");
+		return -1;
+	}
+	return 0;
+}
+
+static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
+{
+	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
+			      "ids", "level", "pids", "on_damage", "keep", NULL };
+	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
+	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL;
+	const char *order = "time";
+	int stacks = 1;
+	uint64_t since, until;
+
+	if (self->r) {
+		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
+		return -1;
+	}
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOO", kw, &paths, &manifests, &order, &stacks,
+					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep))
+		return -1;
+	if (pyetl_filetime_arg(since_o, &since) < 0 || pyetl_filetime_arg(until_o, &until) < 0)
+		return -1;
+	if (on_damage && on_damage != Py_None) {
+		if (!PyCallable_Check(on_damage)) {
+			PyErr_SetString(PyExc_TypeError, "on_damage is a callable");
+			return -1;
+		}
+		Py_INCREF(on_damage);
+		self->on_damage = on_damage;
+	}
+	if (pyfilter_init(&self->filter, providers, names, ids, level, pids) < 0)
+		return -1;
+	self->keep = PyList_New(0);
+	self->damage = PyList_New(0);
+	self->r = etl_reader_new();
+	if (!self->keep || !self->damage || !self->r) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	if (keep && keep != Py_None && PyList_Append(self->keep, keep) < 0) /* file objects the inputs read */
+		return -1;
+	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
+}
+
+/* ---- life ---- */
+
+static void reader_free(ReaderObject *self)
+{
+	etl_reader_free(self->r);
+	self->r = NULL;
+	self->last_decoded = NULL;
+	self->decode_serial++;
+}
+
+/* Ends the iteration; the C reader (its inputs, tables and decoder) lives on while Events do. */
+static void reader_close(ReaderObject *self)
+{
+	self->closed = 1;
+	if (self->live_events == 0)
+		reader_free(self);
+}
+
+void pyetl_reader_event_gone(ReaderObject *self)
+{
+	if (--self->live_events == 0 && self->closed)
+		reader_free(self);
+}
+
+static int Reader_traverse(ReaderObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->keep);
+	Py_VISIT(self->on_damage);
+	Py_VISIT(self->damage);
+	return 0;
+}
+
+static int Reader_clear(ReaderObject *self)
+{
+	Py_CLEAR(self->keep);
+	Py_CLEAR(self->on_damage);
+	Py_CLEAR(self->damage);
+	return 0;
+}
+
+static void Reader_dealloc(ReaderObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	reader_free(self);
+	pyfilter_free(&self->filter);
+	Reader_clear(self);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Reader_close(ReaderObject *self, PyObject *noargs)
+{
+	(void)noargs;
+	reader_close(self);
+	Py_RETURN_NONE;
+}
+
+static PyObject *Reader_enter(ReaderObject *self, PyObject *noargs)
+{
+	(void)noargs;
+	Py_INCREF(self);
+	return (PyObject *)self;
+}
+
+static PyObject *Reader_exit(ReaderObject *self, PyObject *args)
+{
+	(void)args;
+	reader_close(self);
+	Py_RETURN_FALSE;
+}
+
+/* ---- iteration ---- */
+
+int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev)
+{
+	int st;
+
+	for (;;) {
+		st = etl_reader_next(self->r, ev);
+		self->decode_serial++; /* the reader's decoded view ends here */
+		self->last_decoded = NULL;
+		if (st == ETL_OK || st == ETL_END)
+			return st;
+		if (etl_error_is_fatal(etl_reader_error(self->r))) {
+			pyetl_raise(self->r, "the trace cannot be read further");
+			return -1;
+		}
+		if (pyetl_report(self, "damage") < 0)
+			return -1;
+	}
+}
+
+static PyObject *Reader_iternext(ReaderObject *self)
+{
+	const struct etl_event *ev;
+
+	if (self->closed || !self->r) {
+		PyErr_SetString(PyExc_ValueError, "the reader is closed");
+		return NULL;
+	}
+	self->started = 1;
+	for (;;) {
+		PyObject *e;
+		int st = pyetl_reader_next(self, &ev);
+
+		if (st < 0)
+			return NULL;
+		if (st == ETL_END)
+			return NULL; /* StopIteration */
+		if (!pyfilter_header(&self->filter, ev))
+			continue;
+		e = pyetl_event_new(self, ev);
+		if (!e || !pyfilter_needs_names(&self->filter))
+			return e;
+		if (pyetl_event_decode((EventObject *)e, 0) < 0) {
+			Py_DECREF(e);
+			return NULL;
+		}
+		if (pyfilter_names(&self->filter, ev, self->last_decoded))
+			return e;
+		Py_DECREF(e);
+	}
+}
+
+/* ---- tables ---- */
+
+static int put_time(PyObject *d, const char *key, uint64_t ft)
+{
+	PyObject *v = pyetl_filetime(ft);
+	int rc = v ? PyDict_SetItemString(d, key, v) : -1;
+
+	Py_XDECREF(v);
+	return rc;
+}
+
+static PyObject *trace_info_dict(const struct etl_trace_info *t)
+{
+	PyObject *others = PyList_New(0), *d;
+	size_t i;
+
+	for (i = 0; others && i < etl_trace_info_other_member_count(t); i++) {
+		PyObject *s = PyUnicode_FromString(etl_trace_info_other_member(t, i));
+		if (!s || PyList_Append(others, s) < 0)
+			Py_CLEAR(others);
+		Py_XDECREF(s);
+	}
+	if (!others)
+		return NULL;
+	d = Py_BuildValue("{s:s,s:s,s:N,s:K,s:s,s:s,s:I,s:I,s:I,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+			  "file", etl_trace_info_name(t), "container", etl_trace_info_container(t), "other_members",
+			  others, "size", (unsigned long long)etl_trace_info_file_size(t), "logger_name",
+			  etl_trace_info_logger_name(t), "log_file_name", etl_trace_info_log_file_name(t), "os_major",
+			  etl_trace_info_os_major(t), "os_minor", etl_trace_info_os_minor(t), "os_build",
+			  etl_trace_info_os_build(t), "clock_type", etl_clock_name(etl_trace_info_clock_type(t)),
+			  "pointer_size", etl_trace_info_pointer_size(t), "cpu_count", etl_trace_info_cpu_count(t),
+			  "cpu_speed_mhz", etl_trace_info_cpu_speed_mhz(t), "buffer_size", etl_trace_info_buffer_size(t),
+			  "buffers_written", etl_trace_info_buffers_written(t), "buffers_lost",
+			  etl_trace_info_buffers_lost(t), "events_lost", etl_trace_info_events_lost(t), "log_file_mode",
+			  etl_trace_info_log_file_mode(t), "compression_format", etl_trace_info_compression_format(t),
+			  "maximum_file_size", etl_trace_info_maximum_file_size(t));
+	if (!d)
+		return NULL;
+	if (put_time(d, "start_time", etl_trace_info_start_time(t)) < 0 ||
+	    put_time(d, "end_time", etl_trace_info_end_time(t)) < 0 ||
+	    put_time(d, "boot_time", etl_trace_info_boot_time(t)) < 0) {
+		Py_DECREF(d);
+		return NULL;
+	}
+	return d;
+}
+
+static PyObject *Reader_get_info(ReaderObject *self, void *closure)
+{
+	PyObject *list;
+	int i;
+
+	(void)closure;
+	if (!self->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	list = PyList_New(0);
+	for (i = 0; list && i < etl_reader_trace_count(self->r); i++) {
+		PyObject *d = trace_info_dict(etl_reader_trace_info(self->r, i));
+		if (!d || PyList_Append(list, d) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(d);
+	}
+	return list;
+}
+
+static PyObject *Reader_get_counts(ReaderObject *self, void *closure)
+{
+	static const char *const names[] = { "events", "buffers", "buffers_compressed", "buffers_skipped",
+					     "records_skipped", "bytes_skipped", "errors", "buffers_events_lost",
+					     "stacks_dropped", "events_before_window" };
+	PyObject *d;
+	size_t i;
+
+	(void)closure;
+	if (!self->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	d = PyDict_New();
+	for (i = 0; d && i < sizeof(names) / sizeof(names[0]); i++) {
+		PyObject *v = PyLong_FromUnsignedLongLong(etl_reader_count(self->r, (enum etl_counter)i));
+		if (!v || PyDict_SetItemString(d, names[i], v) < 0)
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+	}
+	return d;
+}
+
+static PyObject *Reader_get_damage(ReaderObject *self, void *closure)
+{
+	(void)closure;
+	Py_INCREF(self->damage);
+	return self->damage;
+}
+
+static PyObject *id_or_none(uint32_t v)
+{
+	if (v == ETL_ID_NONE)
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLong(v);
+}
+
+static PyObject *process_dict(const struct etl_process *p)
+{
+	uint64_t end = 0;
+	int32_t code = 0;
+	int ended = etl_process_end(p, &end, &code);
+
+	return Py_BuildValue("{s:i,s:I,s:N,s:N,s:s,s:s,s:N,s:N,s:N,s:n,s:n}", "trace", etl_process_trace_index(p), "pid",
+			     etl_process_id(p), "parent_pid", id_or_none(etl_process_parent_id(p)), "session_id",
+			     id_or_none(etl_process_session_id(p)), "image", etl_process_image_name(p), "command_line",
+			     etl_process_command_line(p), "start", pyetl_filetime(etl_process_start_filetime(p)), "end",
+			     ended ? pyetl_filetime(end) : (Py_INCREF(Py_None), Py_None), "exit_status",
+			     ended ? PyLong_FromLong(code) : (Py_INCREF(Py_None), Py_None), "images",
+			     (Py_ssize_t)etl_process_image_count(p), "named_threads",
+			     (Py_ssize_t)etl_process_thread_name_count(p));
+}
+
+static PyObject *Reader_processes(ReaderObject *self, PyObject *noargs)
+{
+	PyObject *list;
+	size_t i;
+
+	(void)noargs;
+	if (!self->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	list = PyList_New(0);
+	for (i = 0; list && i < etl_reader_process_count(self->r); i++) {
+		PyObject *d = process_dict(etl_reader_process_at(self->r, i));
+		if (!d || PyList_Append(list, d) < 0)
+			Py_CLEAR(list);
+		Py_XDECREF(d);
+	}
+	return list;
+}
+
+static PyObject *Reader_time_slices(ReaderObject *self, PyObject *args)
+{
+	Py_ssize_t n, k, i;
+	int trace = 0;
+	uint64_t *bounds;
+	PyObject *list;
+
+	if (!PyArg_ParseTuple(args, "n|i", &n, &trace))
+		return NULL;
+	if (!self->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	if (n < 1 || n > 1000000)
+		return PyErr_Format(PyExc_ValueError, "slices: from 1 to 1000000");
+	bounds = PyMem_Calloc((size_t)n + 1, sizeof(*bounds));
+	if (!bounds)
+		return PyErr_NoMemory();
+	k = (Py_ssize_t)etl_reader_time_slices(self->r, trace, (size_t)n, bounds);
+	list = k ? PyList_New(k + 1) : NULL;
+	for (i = 0; list && i <= k; i++)
+		PyList_SET_ITEM(list, i, PyLong_FromUnsignedLongLong(bounds[i]));
+	PyMem_Free(bounds);
+	if (!k && !PyErr_Occurred())
+		PyErr_SetString(pyetl_Error, "the input's buffers could not be read");
+	return list;
+}
+
+static PyMethodDef Reader_methods[] = {
+	{ "close", (PyCFunction)Reader_close, METH_NOARGS, "Closes the inputs (events decoded so far stay usable)." },
+	{ "processes", (PyCFunction)Reader_processes, METH_NOARGS,
+	  "The processes the trace's kernel events described so far, as dicts." },
+	{ "time_slices", (PyCFunction)Reader_time_slices, METH_VARARGS,
+	  "time_slices(n, trace=0): at most n + 1 FILETIME bounds cutting input trace into slices of about\n"
+	  "equal bytes (the last bound 0 means no end)." },
+	{ "__enter__", (PyCFunction)Reader_enter, METH_NOARGS, NULL },
+	{ "__exit__", (PyCFunction)Reader_exit, METH_VARARGS, NULL },
+	{ NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef Reader_getset[] = {
+	{ "info", (getter)Reader_get_info, NULL, "The trace information of each input, as a list of dicts.", NULL },
+	{ "counts", (getter)Reader_get_counts, NULL, "The reader's counters, as a dict.", NULL },
+	{ "damage", (getter)Reader_get_damage, NULL, "What was damaged and skipped so far, as a list of dicts.", NULL },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+PyTypeObject Reader_Type = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "libetl.Reader",
+	.tp_basicsize = sizeof(ReaderObject),
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_doc = "Reader(inputs, manifests=None, order='time', stacks=True, since=None, until=None,\n"
+		  "       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None)\n\n"
+		  "Events of one or several traces, merged in time order.  Use libetl.open().",
+	.tp_new = PyType_GenericNew,
+	.tp_init = (initproc)Reader_init,
+	.tp_dealloc = (destructor)Reader_dealloc,
+	.tp_traverse = (traverseproc)Reader_traverse,
+	.tp_clear = (inquiry)Reader_clear,
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)Reader_iternext,
+	.tp_methods = Reader_methods,
+	.tp_getset = Reader_getset,
+};

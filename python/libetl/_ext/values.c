@@ -1,0 +1,197 @@
+/*
+ * values.c - decoded properties as Python values, by their kind
+ * (etl_property_value_kind): integers as int (hex ones too), booleans as
+ * bool, reals as float, text as str, GUIDs, SIDs and addresses as their
+ * text, FILETIMEs as aware datetimes, bytes as bytes; a value that a map
+ * names as the name (str), as etldump shows it; structs as dicts, arrays as
+ * lists.  Times and stacks too.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <datetime.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DEPTH 64
+
+int pyetl_values_init(void)
+{
+	PyDateTime_IMPORT; /* datetime.h keeps its API pointer per file: this one's */
+	return PyDateTimeAPI ? 0 : -1;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS.fffffffZ" -> the number at s[at, at+n) */
+static int digits(const char *s, int at, int n)
+{
+	int v = 0;
+
+	while (n-- > 0)
+		v = v * 10 + (s[at++] - '0');
+	return v;
+}
+
+PyObject *pyetl_filetime(uint64_t ft)
+{
+	char t[ETL_FILETIME_STRING_SIZE];
+	size_t len;
+
+	if (ft == 0)
+		Py_RETURN_NONE;
+	len = etl_filetime_format(ft, t);
+	if (len != 28) /* a year past 9999: datetime cannot hold it */
+		return PyUnicode_FromStringAndSize(t, (Py_ssize_t)len);
+	return PyDateTimeAPI->DateTime_FromDateAndTime(digits(t, 0, 4), digits(t, 5, 2), digits(t, 8, 2), digits(t, 11, 2),
+						       digits(t, 14, 2), digits(t, 17, 2), digits(t, 20, 6), pyetl_utc,
+						       PyDateTimeAPI->DateTimeType);
+}
+
+static PyObject *text_value(const struct etl_property *p)
+{
+	const char *t = etl_property_format(p);
+
+	return t ? PyUnicode_DecodeUTF8(t, (Py_ssize_t)strlen(t), "replace") : PyErr_NoMemory();
+}
+
+static PyObject *integer_value(const struct etl_property *p, enum etl_value_kind k)
+{
+	uint64_t u;
+	int64_t i;
+
+	if (etl_property_map_name(p)) {
+		/* the map's name for the value, as text output shows it (a number when it names none) */
+		const char *t = etl_property_format(p);
+		if (t && !(*t >= '0' && *t <= '9') && !(*t == '-' && t[1] >= '0' && t[1] <= '9'))
+			return text_value(p);
+	}
+	if (k == ETL_VALUE_SIGNED && etl_property_as_i64(p, &i) == ETL_OK)
+		return PyLong_FromLongLong(i);
+	if (etl_property_as_u64(p, &u) == ETL_OK)
+		return PyLong_FromUnsignedLongLong(u);
+	Py_RETURN_NONE;
+}
+
+static PyObject *time_value(const struct etl_property *p)
+{
+	uint64_t ft;
+
+	if (etl_property_as_u64(p, &ft) == ETL_OK)
+		return pyetl_filetime(ft);
+	return text_value(p); /* a SYSTEMTIME: its text */
+}
+
+static PyObject *scalar(const struct etl_property *p)
+{
+	enum etl_value_kind k = etl_property_value_kind(p);
+	const uint8_t *b;
+	size_t n;
+	double d;
+	uint64_t u;
+
+	switch (k) {
+	case ETL_VALUE_SIGNED: case ETL_VALUE_UNSIGNED: case ETL_VALUE_HEX:
+		return integer_value(p, k);
+	case ETL_VALUE_BOOLEAN:
+		if (etl_property_map_name(p))
+			return text_value(p);
+		return PyBool_FromLong(etl_property_as_u64(p, &u) == ETL_OK && u != 0);
+	case ETL_VALUE_REAL:
+		if (etl_property_as_double(p, &d) != ETL_OK)
+			Py_RETURN_NONE;
+		return PyFloat_FromDouble(d);
+	case ETL_VALUE_TIME:
+		return time_value(p);
+	case ETL_VALUE_BINARY:
+		if (etl_property_as_bytes(p, &b, &n) != ETL_OK)
+			Py_RETURN_NONE;
+		return PyBytes_FromStringAndSize((const char *)b, (Py_ssize_t)n);
+	case ETL_VALUE_STRING: case ETL_VALUE_GUID: case ETL_VALUE_SID: case ETL_VALUE_ADDRESS:
+		return text_value(p);
+	default:
+		Py_RETURN_NONE;
+	}
+}
+
+/* Members of a struct into a dict, elements of an array into a list. */
+static PyObject *compound(const struct etl_property *p, unsigned depth)
+{
+	size_t i, n = etl_property_child_count(p);
+	int is_struct = etl_property_kind(p) == ETL_PROPERTY_STRUCT;
+	PyObject *out = is_struct ? PyDict_New() : PyList_New((Py_ssize_t)n);
+
+	for (i = 0; out && i < n; i++) {
+		const struct etl_property *c = etl_property_child_at(p, i);
+		PyObject *v = pyetl_value(c, depth + 1), *key;
+		if (!v) {
+			Py_CLEAR(out);
+			break;
+		}
+		if (!is_struct) {
+			PyList_SET_ITEM(out, (Py_ssize_t)i, v);
+			continue;
+		}
+		key = pyetl_intern(etl_property_name(c));
+		if (!key || PyDict_SetItem(out, key, v) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(key);
+		Py_DECREF(v);
+	}
+	return out;
+}
+
+PyObject *pyetl_value(const struct etl_property *p, unsigned depth)
+{
+	if (etl_property_kind(p) == ETL_PROPERTY_VALUE)
+		return scalar(p);
+	if (depth >= MAX_DEPTH)
+		return text_value(p);
+	return compound(p, depth);
+}
+
+PyObject *pyetl_fields(const struct etl_decoded *d)
+{
+	size_t i, n = etl_decoded_property_count(d);
+	PyObject *out = PyDict_New();
+
+	for (i = 0; out && i < n; i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		PyObject *key = pyetl_intern(etl_property_name(p)), *v = key ? pyetl_value(p, 0) : NULL;
+		if (!v || PyDict_SetItem(out, key, v) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(key);
+		Py_XDECREF(v);
+	}
+	return out;
+}
+
+/* One frame: module!+0xOFF (the image's file name without its folders), or 0xADDR. */
+static PyObject *frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr)
+{
+	uint64_t off = 0;
+	const char *img = r ? etl_reader_resolve_address(r, proc, addr, &off) : NULL;
+	char text[320];
+
+	if (img) {
+		const char *base = strrchr(img, '\\');
+		snprintf(text, sizeof(text), "%s!+0x%llx", base ? base + 1 : img, (unsigned long long)off);
+	} else {
+		snprintf(text, sizeof(text), "0x%llx", (unsigned long long)addr);
+	}
+	return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+}
+
+PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev, const struct etl_process *proc)
+{
+	size_t i, n = etl_event_stack_depth(ev);
+	PyObject *list = PyList_New((Py_ssize_t)n);
+
+	for (i = 0; list && i < n; i++) {
+		PyObject *f = frame(r, proc, etl_event_stack_frame(ev, i));
+		if (!f)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, f);
+	}
+	return list;
+}

@@ -1,0 +1,30 @@
+"""Type hints of libetl.dask (see dask.py and docs/PYTHON.md)."""
+from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+
+DEFAULT_SLICE_BYTES: int
+
+def partitions(paths: Any, slice_bytes: int = ...) -> List[Tuple[str, int, int]]: ...
+def read_etl(
+    paths: Any,
+    *,
+    fields: Union[None, bool, Sequence[str]] = ...,
+    columns: Optional[Sequence[str]] = ...,
+    manifests: Any = ...,
+    providers: Any = ...,
+    names: Any = ...,
+    ids: Any = ...,
+    level: Optional[int] = ...,
+    pids: Any = ...,
+    slice_bytes: int = ...,
+) -> Any: ...
+def read_events(
+    paths: Any,
+    *,
+    manifests: Any = ...,
+    providers: Any = ...,
+    names: Any = ...,
+    ids: Any = ...,
+    level: Optional[int] = ...,
+    pids: Any = ...,
+    slice_bytes: int = ...,
+) -> Any: ...

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""libetl's Python API on the bundled fixtures (and, where present, corpus traces): the ways to
+open inputs, reader tables, events that outlive the iteration, filters applied in C, and
+to_pandas columns and types.
+
+Usage: test_api.py SOURCE_ROOT CORPUS_DIR
+"""
+import datetime
+import gzip
+import io
+import os
+import sys
+import tempfile
+import unittest
+import warnings
+import zipfile
+
+import libetl
+
+ROOT, CORPUS = sys.argv[1:3]
+FIX = os.path.join(ROOT, "fixtures", "valid")
+MIXED = os.path.join(FIX, "mixed64.etl")
+SYSTEM = os.path.join(FIX, "system64.etl")
+HAVE_CORPUS = os.path.isdir(os.path.join(CORPUS, "etl"))
+
+
+def corpus(name):
+    return os.path.join(CORPUS, "etl", name)
+
+
+def keys(path, **kw):
+    with libetl.open(path, **kw) as r:
+        return [(e.file_offset, e.timestamp, e.name) for e in r]
+
+
+class Inputs(unittest.TestCase):
+    def test_path_bytes_file_and_pathlike_agree(self):
+        import pathlib
+
+        want = keys(MIXED)
+        self.assertGreater(len(want), 10)
+        with open(MIXED, "rb") as f:
+            data = f.read()
+        self.assertEqual(keys(data), want)
+        self.assertEqual(keys(pathlib.Path(MIXED)), want)
+        with open(MIXED, "rb") as f:
+            self.assertEqual(keys(f), want)
+        self.assertEqual(keys(io.BytesIO(data)), want)  # no descriptor: read into memory
+
+    def test_gzip_and_zip_containers(self):
+        with open(MIXED, "rb") as f:
+            data = f.read()
+        want = keys(MIXED)
+        with tempfile.TemporaryDirectory() as d:
+            gz = os.path.join(d, "t.etl.gz")
+            with gzip.open(gz, "wb") as f:
+                f.write(data)
+            z = os.path.join(d, "t.etl.zip")
+            with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as f:
+                f.writestr("trace.etl", data)
+                f.writestr("LogFile.txt", "not a trace")
+            self.assertEqual(keys(gz), want)
+            self.assertEqual(keys(z), want)
+            with libetl.open(z) as r:
+                self.assertEqual(r.info[0]["container"], "zip")
+                self.assertEqual(r.info[0]["other_members"], ["LogFile.txt"])
+
+    def test_several_inputs_merge_in_time_order(self):
+        with libetl.open([MIXED, SYSTEM]) as r:
+            events = [(e.trace_index, e.unix_ns) for e in r]
+        self.assertEqual({t for t, _ in events}, {0, 1})
+        self.assertEqual([t for _, t in events], sorted(t for _, t in events))
+        self.assertEqual(len(events), len(keys(MIXED)) + len(keys(SYSTEM)))
+
+    def test_not_a_trace_raises(self):
+        with self.assertRaises(libetl.Error):
+            libetl.open(b"this is not a trace at all, just some text" * 4)
+        with self.assertRaises(OSError):
+            libetl.open(os.path.join(ROOT, "no-such-file.etl"))
+        with self.assertRaises(TypeError):
+            libetl.open(42)
+
+
+class Tables(unittest.TestCase):
+    def test_info_counts_processes(self):
+        with libetl.open(SYSTEM) as r:
+            info = r.info[0]
+            self.assertEqual(info["file"], SYSTEM)
+            self.assertEqual(info["pointer_size"], 8)
+            self.assertIsInstance(info["start_time"], datetime.datetime)
+            self.assertEqual(info["start_time"].tzinfo, datetime.timezone.utc)
+            n = sum(1 for _ in r)
+            self.assertEqual(r.counts["events"], n)
+            self.assertEqual(r.counts["errors"], 0)
+            procs = r.processes()
+        self.assertIn("new.exe", {p["image"] for p in procs})
+        p = next(p for p in procs if p["image"] == "new.exe")
+        self.assertEqual(p["pid"], 500)
+        self.assertIsInstance(p["start"], datetime.datetime)
+
+    def test_events_outlive_the_iteration_and_the_reader(self):
+        with libetl.open(SYSTEM) as r:
+            events = list(r)
+        # decoded only now, after close: the reader's tables live while its events do
+        names = [e.name for e in events]
+        self.assertIn("Windows Kernel/Process/Start", names)
+        start = events[names.index("Windows Kernel/Process/Start")]
+        self.assertEqual(start.fields["ProcessID"], 500)
+        self.assertEqual(start.provider, "Windows Kernel")
+        sample = next(e for e in events if e.name == "Windows Kernel/PerfInfo/Sample")
+        self.assertEqual(sample.stack[:2], ["new.exe!+0x1234", "new.exe!+0x2000"])
+        self.assertEqual(sample.process, "new.exe")
+        with self.assertRaises(ValueError):
+            next(r)
+
+    def test_event_attributes(self):
+        with libetl.open(MIXED) as r:
+            ev = next(iter(r))
+            self.assertEqual(ev.name, "Windows Kernel/EventTrace")
+            self.assertIsInstance(ev.time, datetime.datetime)
+            self.assertEqual(ev.unix_ns // 1000, round(ev.time.timestamp() * 1e6))
+            self.assertEqual(libetl.filetime(ev.time), ev.filetime // 10 * 10)
+            d = ev.as_dict()
+            self.assertEqual(d["name"], ev.name)
+            self.assertEqual(d["fields"], ev.fields)
+            self.assertIn("EventTrace", repr(ev))
+
+
+class Filters(unittest.TestCase):
+    def all_events(self, path):
+        with libetl.open(path) as r:
+            return [(e.file_offset, e.timestamp, e.name, e.provider, e.id, e.level, e.pid, e.unix_ns) for e in r]
+
+    def test_filters_match_python_side_filtering(self):
+        every = self.all_events(SYSTEM)
+        cases = [
+            (dict(names="Windows Kernel/Process/*"), lambda e: e[2].startswith("Windows Kernel/Process/")),
+            (dict(providers="Windows Kernel"), lambda e: e[3] == "Windows Kernel"),
+            (dict(ids=[65535]), lambda e: e[4] == 65535),
+            (dict(level=0), lambda e: e[5] <= 0),
+            (dict(pids=[500]), lambda e: e[6] == 500),
+        ]
+        for kw, pred in cases:
+            with self.subTest(kw=kw):
+                got = [x[:2] for x in self.all_events_kw(SYSTEM, kw)]
+                want = [x[:2] for x in every if pred(x)]
+                self.assertTrue(want)
+                self.assertEqual(got, want)
+
+    def all_events_kw(self, path, kw):
+        with libetl.open(path, **kw) as r:
+            return [(e.file_offset, e.timestamp) for e in r]
+
+    def test_time_window(self):
+        every = self.all_events(SYSTEM)
+        times = sorted({e[7] for e in every})
+        mid = times[len(times) // 2]
+        since = datetime.datetime.fromtimestamp(mid / 1e9, datetime.timezone.utc)
+        got = self.all_events_kw(SYSTEM, dict(since=libetl.filetime(since)))
+        self.assertEqual(got, [x[:2] for x in every if x[7] >= since.timestamp() * 1e9 - 1000])
+
+
+class Pandas(unittest.TestCase):
+    def test_header_columns_and_types(self):
+        import pandas as pd
+
+        df = libetl.to_pandas(SYSTEM)
+        with libetl.open(SYSTEM) as r:
+            events = list(r)
+        self.assertEqual(len(df), len(events))
+        self.assertEqual(list(df.columns), list(libetl.DEFAULT_COLUMNS))
+        self.assertEqual(str(df["time"].dtype), "datetime64[ns, UTC]")
+        self.assertEqual(list(df["time"].astype("int64")), [e.unix_ns for e in events])
+        self.assertEqual(list(df["name"].astype(object)), [e.name for e in events])
+        self.assertEqual([None if pd.isna(x) else int(x) for x in df["pid"]], [e.pid for e in events])
+        self.assertEqual(str(df["name"].dtype), "category")
+
+    def test_typed_fields(self):
+        df = libetl.to_pandas(SYSTEM, fields=["ProcessID", "ImageFileName"], columns=["name"])
+        starts = df[df["name"] == "Windows Kernel/Process/Start"]
+        self.assertEqual(str(df["ProcessID"].dtype), "Int64")
+        self.assertEqual(str(df["ImageFileName"].dtype), "string")
+        self.assertEqual(list(starts["ProcessID"]), [500, 500])  # pid 500 is reused
+        self.assertEqual(list(starts["ImageFileName"]), ["new.exe", "reuse.exe"])
+        whole = libetl.to_pandas(SYSTEM, fields=True, columns=["name"])
+        self.assertEqual(whole["fields"][starts.index[0]]["ProcessID"], 500)
+
+    @unittest.skipUnless(HAVE_CORPUS, "corpus not present")
+    def test_corpus_filters_and_limit(self):
+        path = corpus("perfview_net.4.5.2.x86.etl")
+        df = libetl.to_pandas(path, names="Windows Kernel/Process/*", columns=["name", "pid"])
+        self.assertTrue(len(df) > 0)
+        self.assertTrue(all(n.startswith("Windows Kernel/Process/") for n in df["name"]))
+        self.assertEqual(len(libetl.to_pandas(path, limit=1000, columns=["cpu"])), 1000)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])

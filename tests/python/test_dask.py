@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""libetl.dask on a dask.distributed LocalCluster of two worker processes: read_etl gives the rows
+of to_pandas (file by file, time slices included), and a trace cut into time slices gives the
+same events as read whole; read_events gives the event dicts of the Python reader.
+
+Usage: test_dask.py SOURCE_ROOT CORPUS_DIR
+"""
+import os
+import sys
+import unittest
+import warnings
+
+import libetl
+import libetl.dask
+
+ROOT, CORPUS = sys.argv[1:3]
+FIX = os.path.join(ROOT, "fixtures", "valid")
+
+
+def inputs():
+    paths = [os.path.join(FIX, f) for f in ("mixed64.etl", "system64.etl", "compressed64.etl")]
+    for f in ("perfview_net.4.5.2.x86.etl", "Tx_Process.etl", "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl"):
+        p = os.path.join(CORPUS, "etl", f)
+        if os.path.exists(p):
+            paths.append(p)
+    return paths
+
+
+def rows(df):
+    cols = [c for c in df.columns if c != "file"]
+    out = df[cols].astype(object).where(df[cols].notna(), None)
+    return [tuple(r) for r in out.itertuples(index=False)]
+
+
+class OnACluster(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from distributed import Client, LocalCluster
+
+        warnings.simplefilter("ignore", ResourceWarning)
+        cls.cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        cls.client = Client(cls.cluster)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.close()
+
+    def test_read_etl_equals_to_pandas(self):
+        import pandas as pd
+
+        paths = inputs()
+        slice_bytes = 64 << 10  # the corpus traces are cut into several slices each
+        parts = libetl.dask.partitions(paths, slice_bytes)
+        self.assertGreater(len(parts), len(paths))  # some file was sliced
+        ddf = libetl.dask.read_etl(paths, fields=["ProcessID"], slice_bytes=slice_bytes)
+        self.assertEqual(ddf.npartitions, len(parts))
+        got = ddf.compute()
+        want = pd.concat([libetl.to_pandas(p, fields=["ProcessID"]) for p in paths], ignore_index=True)
+        self.assertEqual(len(got), len(want))
+        self.assertEqual(list(got["file"].astype(str)), [p for p in paths for _ in range(len(libetl.to_pandas(p, columns=["cpu"])))])
+        self.assertEqual(rows(got.reset_index(drop=True)), rows(want))
+
+    def test_slices_equal_whole(self):
+        for path in inputs():
+            with self.subTest(path=os.path.basename(path)):
+                bounds = libetl.time_slices(path, 5)
+                whole = libetl.to_pandas(path, fields=True)
+                parts = [libetl.to_pandas(path, fields=True, since=bounds[i] or None, until=bounds[i + 1] or None)
+                         for i in range(len(bounds) - 1)]
+                import pandas as pd
+
+                joined = pd.concat(parts, ignore_index=True)
+                self.assertEqual(rows(joined), rows(whole))
+
+    def test_read_events(self):
+        paths = inputs()[:3]
+        bag = libetl.dask.read_events(paths, slice_bytes=16 << 10)
+        got = bag.compute()
+        want = []
+        for p in paths:
+            with libetl.open(p, stacks=False) as r:
+                want += [dict(e.as_dict(), file=p) for e in r]
+        self.assertEqual(len(got), len(want))
+        self.assertEqual([(e["file"], e["unix_ns"], e["name"], e["fields"]) for e in got],
+                         [(e["file"], e["unix_ns"], e["name"], e["fields"]) for e in want])
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
