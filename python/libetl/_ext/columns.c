@@ -23,7 +23,7 @@ struct buf {
 	size_t len, cap;
 };
 
-static int buf_add(struct buf *b, const void *v, size_t n)
+static int buf_grow(struct buf *b, size_t n)
 {
 	if (b->cap - b->len < n) {
 		size_t cap = b->cap ? b->cap : 4096;
@@ -38,6 +38,14 @@ static int buf_add(struct buf *b, const void *v, size_t n)
 		b->p = q;
 		b->cap = cap;
 	}
+	return 0;
+}
+
+/* n is a constant at every call: the copy becomes one store */
+static inline int buf_add(struct buf *b, const void *v, size_t n)
+{
+	if (b->cap - b->len < n && buf_grow(b, n) < 0)
+		return -1;
 	memcpy(b->p + b->len, v, n);
 	b->len += n;
 	return 0;
@@ -56,6 +64,7 @@ struct cat {
 	struct cat_slot *slot;
 	size_t cap, count;
 	PyObject *names; /* list of str, by code */
+	const struct cat_slot *last; /* the key asked for last: events repeat it */
 };
 
 static uint64_t hash_bytes(const void *p, size_t n)
@@ -98,18 +107,24 @@ static int cat_grow(struct cat *c)
 		if (old[i].hash)
 			*cat_find(c, old[i].key, old[i].len, old[i].hash) = old[i];
 	PyMem_Free(old);
+	c->last = NULL;
 	return 0;
 }
 
 /* The code of key; a new category shown as text (a new reference stolen) the first time. */
 static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*text)(const void *, size_t))
 {
-	uint64_t h = hash_bytes(key, len);
+	uint64_t h;
 	struct cat_slot *s;
 	PyObject *t;
 
-	if (c->cap && (s = cat_find(c, key, len, h))->hash)
+	if (c->last && c->last->len == len && memcmp(c->last->key, key, len) == 0)
+		return c->last->code;
+	h = hash_bytes(key, len);
+	if (c->cap && (s = cat_find(c, key, len, h))->hash) {
+		c->last = s;
 		return s->code;
+	}
 	if ((c->count + 1) * 2 > c->cap && cat_grow(c) < 0)
 		return -2;
 	s = cat_find(c, key, len, h);
@@ -128,6 +143,7 @@ static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*
 	s->len = len;
 	s->hash = h;
 	s->code = (int32_t)c->count++;
+	c->last = s;
 	return s->code;
 }
 
