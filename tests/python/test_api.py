@@ -3,7 +3,7 @@
 open inputs, reader tables, events that outlive the iteration, filters applied in C, and
 to_pandas columns and types.
 
-Usage: test_api.py SOURCE_ROOT CORPUS_DIR
+Usage: test_api.py SOURCE_ROOT CORPUS_DIR ETLDUMP
 """
 import datetime
 import gzip
@@ -17,7 +17,7 @@ import zipfile
 
 import libetl
 
-ROOT, CORPUS = sys.argv[1:3]
+ROOT, CORPUS, ETLDUMP = sys.argv[1:4]
 FIX = os.path.join(ROOT, "fixtures", "valid")
 MIXED = os.path.join(FIX, "mixed64.etl")
 SYSTEM = os.path.join(FIX, "system64.etl")
@@ -89,6 +89,16 @@ class Tables(unittest.TestCase):
             self.assertEqual(info["pointer_size"], 8)
             self.assertIsInstance(info["start_time"], datetime.datetime)
             self.assertEqual(info["start_time"].tzinfo, datetime.timezone.utc)
+            # the fields of etldump --info --format=jsonl, with the same values
+            import json, subprocess
+            j = json.loads(subprocess.run([ETLDUMP, "-i", "-f", "jsonl", SYSTEM], capture_output=True,
+                                          text=True).stdout)
+            for k, v in j.items():
+                if k == "type":
+                    continue
+                self.assertIn(k, info)
+                if not k.endswith("_time"):
+                    self.assertEqual(info[k], v, k)
             n = sum(1 for _ in r)
             self.assertEqual(r.counts["events"], n)
             self.assertEqual(r.counts["errors"], 0)

@@ -347,6 +347,26 @@ static int put_time(PyObject *d, const char *key, uint64_t ft)
 	return rc;
 }
 
+/* The rest of etldump --info's fields. */
+static int put_more_info(PyObject *d, const struct etl_trace_info *t)
+{
+	PyObject *more = Py_BuildValue(
+		"{s:N,s:K,s:K,s:K,s:I,s:I,s:I,s:K,s:i,s:i,s:i,s:s,s:s}", "layout",
+		PyUnicode_FromFormat("%u.%u", etl_trace_info_layout_major(t), etl_trace_info_layout_minor(t)),
+		"start_filetime", (unsigned long long)etl_trace_info_start_time(t), "end_filetime",
+		(unsigned long long)etl_trace_info_end_time(t), "perf_freq", (unsigned long long)etl_trace_info_perf_freq(t),
+		"timer_resolution", etl_trace_info_timer_resolution(t), "timer_source", etl_trace_info_timer_source(t),
+		"perf_counter_source", etl_trace_info_perf_counter_source(t), "start_timestamp",
+		(unsigned long long)etl_trace_info_start_timestamp_raw(t), "tz_bias", (int)etl_trace_info_tz_bias(t),
+		"tz_standard_bias", (int)etl_trace_info_tz_standard_bias(t), "tz_daylight_bias",
+		(int)etl_trace_info_tz_daylight_bias(t), "tz_standard_name", etl_trace_info_tz_standard_name(t),
+		"tz_daylight_name", etl_trace_info_tz_daylight_name(t));
+	int rc = more ? PyDict_Update(d, more) : -1;
+
+	Py_XDECREF(more);
+	return rc;
+}
+
 static PyObject *trace_info_dict(const struct etl_trace_info *t)
 {
 	PyObject *others = PyList_New(0), *d;
@@ -376,7 +396,7 @@ static PyObject *trace_info_dict(const struct etl_trace_info *t)
 		return NULL;
 	if (put_time(d, "start_time", etl_trace_info_start_time(t)) < 0 ||
 	    put_time(d, "end_time", etl_trace_info_end_time(t)) < 0 ||
-	    put_time(d, "boot_time", etl_trace_info_boot_time(t)) < 0) {
+	    put_time(d, "boot_time", etl_trace_info_boot_time(t)) < 0 || put_more_info(d, t) < 0) {
 		Py_DECREF(d);
 		return NULL;
 	}
