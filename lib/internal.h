@@ -49,6 +49,10 @@ void etl__diag_set(struct etl_diag *d, int code, uint64_t offset, const char *fm
 void etl__diag_prefix(struct etl_diag *d, const char *prefix);
 void etl__diag_append(struct etl_diag *d, const char *fmt, ...) ETL_PRINTF(2, 3);
 
+/* Text from an input (a member name, a provider name) made safe for a message: control bytes,
+ * DEL, backslashes and quotes as \xNN; cut to cap - 1 bytes.  Returns out. */
+const char *etl__quote(const char *s, char *out, size_t cap);
+
 /* ---- memory (one place, so tests can inject failures) ---- */
 
 void *etl__malloc(size_t n);

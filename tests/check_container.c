@@ -5,9 +5,13 @@
  * SPDX-License-Identifier: MIT
  */
 #include <check.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
@@ -416,6 +420,188 @@ START_TEST(random_damage_never_crashes)
 }
 END_TEST
 
+/* Replaces every central-directory entry's local-header offset with the first one's: N entries,
+ * one stream (a 1 MB zip that once wrote 8 GB). */
+static void alias_central_entries(struct blob *z)
+{
+	size_t i;
+	uint32_t first = UINT32_MAX;
+
+	for (i = 0; i + 46 <= z->len; i++) {
+		uint32_t sig = (uint32_t)z->p[i] | (uint32_t)z->p[i + 1] << 8 | (uint32_t)z->p[i + 2] << 16 |
+			       (uint32_t)z->p[i + 3] << 24;
+		if (sig != 0x02014b50u)
+			continue;
+		if (first == UINT32_MAX)
+			memcpy(&first, z->p + i + 42, 4); /* (little-endian hosts and others alike: copied bytes) */
+		else
+			memcpy(z->p + i + 42, &first, 4);
+	}
+}
+
+/* ROBUSTNESS.md, issue 15: eight directory entries naming one member's data: one trace, seven
+ * members refused as overlapping it. */
+START_TEST(overlapping_members_are_refused)
+{
+	size_t len, i;
+	uint8_t *d = trace(0, &len);
+	struct member m[8];
+	struct blob z;
+	struct tally t;
+	struct etl_reader *r;
+
+	for (i = 0; i < 8; i++)
+		m[i] = (struct member){ i ? "copy.etl" : "trace.etl", d, len, 8, 0, 0, 0 };
+	z = make_zip(m, 8);
+	alias_central_entries(&z);
+	ck_assert_int_eq(open_and_drain(z.p, z.len, &t, &r), ETL_OK);
+	ck_assert_int_eq(etl_reader_trace_count(r), 1);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_eq(t.errors, 7);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "overlap"));
+	etl_reader_free(r);
+	free(z.p);
+	free(d);
+}
+END_TEST
+
+/* What an archive unpacks is bounded by ETL_SPOOL_RATIO times its size: a gzip of a trace
+ * followed by 40 MB of zeros (about 80 KB in all) stops at its bound, the trace still read. */
+START_TEST(spool_ratio_bounds_an_archive)
+{
+	size_t len, zeros = 40u << 20;
+	uint8_t *d = trace(0, &len), *big = calloc(1, len + zeros);
+	struct blob g;
+	struct tally t;
+
+	ck_assert_ptr_nonnull(big);
+	memcpy(big, d, len);
+	g = deflate_bytes(big, len + zeros, 31);
+	ck_assert_uint_lt(g.len * 256, len + zeros); /* the bound is below what it would unpack */
+	ck_assert_int_eq(open_and_drain(g.p, g.len, &t, NULL), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_ge(t.errors, 1);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "spool limit"));
+	free(g.p);
+	free(big);
+	free(d);
+}
+END_TEST
+
+static int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* 1,101 members, one of them a trace, under a limit of 64 descriptors (one temporary file per
+ * member once failed there and lost the trace): one descriptor for all, the trace read, and the
+ * temporary file in $TMPDIR. */
+START_TEST(many_members_keep_descriptors_constant)
+{
+	size_t len, i, n = 1101;
+	uint8_t *d = trace(0, &len);
+	struct member *m = calloc(n, sizeof(*m));
+	static const char txt[] = "a log line\n";
+	struct rlimit old, low;
+	struct etl_reader *r;
+	struct blob z;
+	struct tally t;
+	char tmpdir[] = "/tmp/libetl-test-XXXXXX", link[PATH_MAX], fdpath[64];
+	int before, found = 0, fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	setenv("TMPDIR", tmpdir, 1);
+	for (i = 0; i < n; i++)
+		m[i] = i == n / 2 ? (struct member){ "trace.etl", d, len, 8, 0, 0, 0 }
+				  : (struct member){ "log.txt", (const uint8_t *)txt, sizeof(txt) - 1, 8, 0, 0, 0 };
+	z = make_zip(m, n);
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	before = open_fds();
+	ck_assert_int_eq(open_and_drain(z.p, z.len, &t, &r), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_eq(t.errors, 0);
+	ck_assert_uint_eq(etl_trace_info_other_member_count(etl_reader_trace_info(r, 0)), n - 1);
+	if (before >= 0) {
+		ck_assert_int_eq(open_fds(), before + 1); /* the one temporary file */
+		for (fd = 0; fd < 64; fd++) {
+			ssize_t k;
+			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+			k = readlink(fdpath, link, sizeof(link) - 1);
+			if (k > 0) {
+				link[k] = 0;
+				found += strncmp(link, tmpdir, strlen(tmpdir)) == 0;
+			}
+		}
+		ck_assert_int_eq(found, 1);
+	}
+	etl_reader_free(r);
+	setrlimit(RLIMIT_NOFILE, &old);
+	unsetenv("TMPDIR");
+	rmdir(tmpdir);
+	free(z.p);
+	free(m);
+	free(d);
+}
+END_TEST
+
+/* 5,000 members: the first 4,096 are looked at (the trace among them is read) and the archive
+ * says the rest were not. */
+START_TEST(members_past_the_bound_are_reported)
+{
+	size_t len, i, n = 5000;
+	uint8_t *d = trace(0, &len);
+	struct member *m = calloc(n, sizeof(*m));
+	static const char txt[] = "x";
+	struct blob z;
+	struct tally t;
+
+	for (i = 0; i < n; i++)
+		m[i] = i == 10 ? (struct member){ "trace.etl", d, len, 0, 0, 0, 0 }
+			       : (struct member){ "x.txt", (const uint8_t *)txt, 1, 0, 0, 0, 0 };
+	z = make_zip(m, n);
+	ck_assert_int_eq(open_and_drain(z.p, z.len, &t, NULL), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_eq(t.errors, 1);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "more than 4096 members"));
+	free(z.p);
+	free(m);
+	free(d);
+}
+END_TEST
+
+/* Member names go into messages and trace names escaped: a name holding a terminal escape and a
+ * newline cannot clear a screen or forge a line. */
+START_TEST(member_names_are_escaped)
+{
+	size_t len;
+	uint8_t *d = trace(0, &len);
+	struct member m[] = { { "\x1b[2Jevil\nname.etl", d, len, 8, 0, 1, 0 } };
+	struct blob z = make_zip(m, 1);
+	struct etl_reader *r;
+	struct tally t;
+
+	ck_assert_int_eq(open_and_drain(z.p, z.len, &t, &r), ETL_OK);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "\\x1b[2Jevil\\x0aname.etl"));
+	ck_assert_ptr_null(strchr(t.first_msg, '\n'));
+	ck_assert_ptr_null(strchr(etl_trace_info_name(etl_reader_trace_info(r, 0)), '\x1b'));
+	etl_reader_free(r);
+	free(z.p);
+	free(d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("container");
@@ -430,6 +616,11 @@ int main(void)
 	tcase_add_test(t, zip_member_damage);
 	tcase_add_test(t, spool_limit);
 	tcase_add_test(t, random_damage_never_crashes);
+	tcase_add_test(t, overlapping_members_are_refused);
+	tcase_add_test(t, spool_ratio_bounds_an_archive);
+	tcase_add_test(t, many_members_keep_descriptors_constant);
+	tcase_add_test(t, members_past_the_bound_are_reported);
+	tcase_add_test(t, member_names_are_escaped);
 	tcase_set_timeout(t, 300);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

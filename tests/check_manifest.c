@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -298,8 +299,149 @@ START_TEST(hostile_manifest_entities_are_not_read)
 	struct etl_reader *r = etl_reader_new();
 	int st = etl_reader_add_manifest_memory(r, xml, sizeof(xml) - 1, "hostile");
 
-	/* loaded or refused, but never with the file's content or a network fetch */
-	ck_assert(st == ETL_OK || st == ETL_E_FORMAT);
+	/* refused: a manifest declares no entities (never the file's content or a network fetch) */
+	ck_assert_int_eq(st, ETL_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "declares DTD entities"));
+	etl_reader_free(r);
+}
+END_TEST
+
+/* A growing text buffer for generated manifests. */
+struct gen {
+	char *p;
+	size_t len, cap;
+};
+
+static void gen_add(struct gen *g, const char *s, size_t n)
+{
+	if (g->len + n + 1 > g->cap) {
+		g->cap = (g->len + n + 1) * 2;
+		g->p = realloc(g->p, g->cap);
+		ck_assert_ptr_nonnull(g->p);
+	}
+	memcpy(g->p + g->len, s, n);
+	g->len += n;
+	g->p[g->len] = 0;
+}
+
+static void gen_str(struct gen *g, const char *s)
+{
+	gen_add(g, s, strlen(s));
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#define PROVIDER_OPEN "<instrumentationManifest><instrumentation><events><provider name='P'" \
+		      " guid='{00000000-0000-0000-0000-000000000001}'>"
+#define PROVIDER_CLOSE "</provider></events></instrumentation>"
+
+/* ROBUSTNESS.md, issue 15: an internal entity of 100 KB used 20,000 times in one attribute value
+ * (a 160 KB file that once ran for minutes past 560 MB) is refused at once. */
+START_TEST(hostile_entity_amplification_is_refused)
+{
+	struct gen g = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	double t0;
+	int i, st;
+
+	gen_str(&g, "<?xml version='1.0'?><!DOCTYPE instrumentationManifest [<!ENTITY big '");
+	for (i = 0; i < 100 * 1024; i++)
+		gen_add(&g, "x", 1);
+	gen_str(&g, "'>]>" PROVIDER_OPEN "<maps><valueMap name='M'><map value='1' message='");
+	for (i = 0; i < 20000; i++)
+		gen_str(&g, "&big;");
+	gen_str(&g, "'/></valueMap></maps>" PROVIDER_CLOSE "</instrumentationManifest>");
+	t0 = seconds();
+	st = etl_reader_add_manifest_memory(r, g.p, g.len, "entities");
+	ck_assert_int_eq(st, ETL_E_FORMAT);
+	ck_assert_double_lt(seconds() - t0, 1.0);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "declares DTD entities"));
+	free(g.p);
+	etl_reader_free(r);
+}
+END_TEST
+
+/* 30,000 map entries that each name the same 64 KB localized string (a 1.3 MB file that once took
+ * 2 GB): the string is held once, so the manifest loads within its cost limit (8 times its size
+ * plus 16 MiB), and every entry shows the text. */
+START_TEST(shared_strings_load_within_the_limit)
+{
+	struct gen g = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	char line[128];
+	int i;
+
+	gen_str(&g, PROVIDER_OPEN "<maps><valueMap name='M'>");
+	for (i = 0; i < 30000; i++) {
+		snprintf(line, sizeof(line), "<map value='%d' message='$(string.S)'/>", i);
+		gen_str(&g, line);
+	}
+	gen_str(&g, "</valueMap></maps>" PROVIDER_CLOSE "<localization><resources culture='en-US'><stringTable>"
+		    "<string id='S' value='");
+	for (i = 0; i < 64 * 1024; i++)
+		gen_add(&g, "y", 1);
+	gen_str(&g, "'/></stringTable></resources></localization></instrumentationManifest>");
+	ck_assert_int_eq(etl_reader_add_manifest_memory(r, g.p, g.len, "shared"), ETL_OK);
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
+	free(g.p);
+	etl_reader_free(r);
+}
+END_TEST
+
+/* What one manifest may cost is bounded: a document of empty elements (each costs its node, many
+ * times its few bytes) is refused past the limit, with a limit status. */
+START_TEST(manifest_cost_is_bounded)
+{
+	struct gen g = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	int i, st;
+
+	gen_str(&g, PROVIDER_OPEN "<maps>");
+	for (i = 0; i < (3 << 20); i++)
+		gen_str(&g, "<a/>");
+	gen_str(&g, "</maps>" PROVIDER_CLOSE "</instrumentationManifest>");
+	st = etl_reader_add_manifest_memory(r, g.p, g.len, "many-elements");
+	ck_assert_int_eq(st, ETL_E_LIMIT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "limit"));
+	free(g.p);
+	etl_reader_free(r);
+}
+END_TEST
+
+/* Many templates and events (100,000 of each, 12 MB): templates are found by tid through an index
+ * and grow geometrically, so the load takes well under a few seconds (a 66 MB manifest of 520,000
+ * templates once took 18 s and 1.2 GB). */
+START_TEST(many_templates_load_fast)
+{
+	struct gen g = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	char line[256];
+	double t0;
+	int i;
+
+	gen_str(&g, PROVIDER_OPEN "<templates>");
+	for (i = 0; i < 100000; i++) {
+		snprintf(line, sizeof(line), "<template tid='T%d'><data name='A' inType='win:UInt32'/>"
+			 "<data name='B' inType='win:UnicodeString'/></template>", i);
+		gen_str(&g, line);
+	}
+	gen_str(&g, "</templates><events>");
+	for (i = 0; i < 100000; i++) {
+		snprintf(line, sizeof(line), "<event value='%d' template='T%d'/>", i % 65536, 99999 - i);
+		gen_str(&g, line);
+	}
+	gen_str(&g, "</events>" PROVIDER_CLOSE "</instrumentationManifest>");
+	t0 = seconds();
+	ck_assert_int_eq(etl_reader_add_manifest_memory(r, g.p, g.len, "templates"), ETL_OK);
+	ck_assert_double_lt(seconds() - t0, 10.0); /* (seconds in a normal build; the bound is for sanitizer builds) */
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
+	free(g.p);
 	etl_reader_free(r);
 }
 END_TEST
@@ -403,6 +545,10 @@ int main(int argc, char **argv)
 	tcase_add_test(t, manifest_utf16_and_directory);
 	tcase_add_test(t, malformed_manifests);
 	tcase_add_test(t, hostile_manifest_entities_are_not_read);
+	tcase_add_test(t, hostile_entity_amplification_is_refused);
+	tcase_add_test(t, shared_strings_load_within_the_limit);
+	tcase_add_test(t, manifest_cost_is_bounded);
+	tcase_add_test(t, many_templates_load_fast);
 	suite_add_tcase(s, t);
 	snprintf(probe, sizeof(probe), "%s/etl/Tx_Process.etl", corpus_dir);
 	if ((f = fopen(probe, "rb")) != NULL) {

@@ -10,6 +10,7 @@
 #define ETL_DECODE_SCHEMA_H
 
 #include "internal.h"
+#include "util/arena.h"
 #include "util/cursor.h"
 
 /* field flags */
@@ -81,18 +82,6 @@ struct etl_property {
 	const struct etl_map *map;
 	const struct etl_field *field;
 };
-
-/* A chunked arena: pointers into it stay valid until it is reset. */
-struct etl_arena_block;
-struct etl_arena {
-	struct etl_arena_block *head;
-	size_t used_in_head;
-};
-
-void *etl__arena_alloc(struct etl_arena *a, size_t n);
-char *etl__arena_strndup(struct etl_arena *a, const char *s, size_t n);
-void etl__arena_reset(struct etl_arena *a);
-void etl__arena_free(struct etl_arena *a);
 
 struct etl_decoded {
 	enum etl_decoder source;

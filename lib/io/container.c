@@ -6,10 +6,17 @@
  * directory at the end lists the members; where it is missing or damaged
  * (a truncated download), the local file headers are walked from the
  * start instead.  Members are stored (method 0) or deflated (method 8);
- * zip64 sizes and offsets are understood.  Every member is unpacked into
- * an anonymous temporary file (never into memory, never beyond the spool
- * limit), its CRC-32 checked, and its first bytes examined: a member is a
- * trace if it starts with a header buffer, whatever its name.
+ * zip64 sizes and offsets are understood.
+ *
+ * Archives are untrusted too: a member's first bytes are unpacked and shown
+ * to the caller's test, and only the members that start like a trace are
+ * unpacked further - all of them into one anonymous temporary file (one
+ * descriptor whatever the number of members), each read back as a window of
+ * it.  What is unpacked in all is bounded by the spool limit and by
+ * ETL_SPOOL_RATIO times the archive's size; members whose data overlap an
+ * earlier member's are refused (one stream listed eight times is not eight
+ * traces); at most ZIP_MAX_MEMBERS members are looked at.  Member names are
+ * escaped before they go into a message.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -28,7 +35,6 @@
 #define ZIP_EOCD 0x06054b50u
 #define ZIP64_EOCD 0x06064b50u
 #define ZIP64_LOCATOR 0x07064b50u
-#define ZIP_MAX_MEMBERS 65536u
 
 enum etl_container etl__container_sniff(const struct etl_source *src)
 {
@@ -44,87 +50,126 @@ enum etl_container etl__container_sniff(const struct etl_source *src)
 	return ETL_CONTAINER_NONE;
 }
 
-/* ---- output: an anonymous temporary file ---- */
+/* ---- output: windows of one temporary file ---- */
 
 struct spool {
-	FILE *f;
-	uint64_t len, limit;
-	uint32_t crc;
+	struct etl_tempfile *file; /* shared by every member of the archive (NULL until needed) */
+	uint64_t end;              /* bytes written so far, all members */
+	uint64_t limit;            /* what may be written in all */
+	uint64_t start;            /* where the member being written begins */
+	uint32_t crc;              /* of the member being written */
 };
 
-static int spool_open(struct spool *s, uint64_t limit, struct etl_diag *d)
+static int spool_begin(struct spool *s, struct etl_diag *d)
 {
-	s->f = tmpfile();
-	s->len = 0;
-	s->limit = limit;
+	if (!s->file && !(s->file = etl__tempfile_new(d)))
+		return d->code;
+	s->start = s->end;
 	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
-	if (!s->f) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot create a temporary file: %s",
-			      strerror(errno));
-		return ETL_E_IO;
-	}
 	return ETL_OK;
+}
+
+static uint64_t spool_len(const struct spool *s)
+{
+	return s->end - s->start;
 }
 
 static int spool_write(struct spool *s, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
 {
-	if (n > s->limit - s->len) {
+	if (n > s->limit - s->end) {
 		/* keep what fits: the trace up to the limit stays readable */
-		size_t fit = (size_t)(s->limit - s->len);
-		if (fit && fwrite(p, 1, fit, s->f) == fit)
-			s->len += fit;
-		etl__diag_set(d, ETL_E_LIMIT, at, "unpacked data exceeds the spool limit of %llu bytes",
-			      (unsigned long long)s->limit);
+		size_t fit = (size_t)(s->limit - s->end);
+		if (fit && etl__tempfile_write(s->file, p, fit, s->end, d) == ETL_OK)
+			s->end += fit;
+		etl__diag_set(d, ETL_E_LIMIT, at,
+			      "unpacked data exceeds the spool limit of %llu bytes (the archive's size times %u, at most "
+			      "the spool-size limit)", (unsigned long long)s->limit, ETL_SPOOL_RATIO);
 		return ETL_E_LIMIT;
 	}
-	if (n && fwrite(p, 1, n, s->f) != n) {
-		etl__diag_set(d, ETL_E_IO, at, "cannot write a temporary file: %s", strerror(errno));
+	if (n && etl__tempfile_write(s->file, p, n, s->end, d) != ETL_OK)
 		return ETL_E_IO;
-	}
 	s->crc = (uint32_t)crc32(s->crc, p, (uInt)n);
-	s->len += n;
+	s->end += n;
 	return ETL_OK;
 }
 
-/* Hands the spool to a source (it becomes the member's bytes). */
-static int spool_finish(struct spool *s, struct etl_source *src, struct etl_diag *d)
+/* The member written last, as a source. */
+static void spool_finish(struct spool *s, struct etl_source *src)
 {
-	if (fflush(s->f) != 0) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot write a temporary file: %s", strerror(errno));
-		fclose(s->f);
-		s->f = NULL;
-		return ETL_E_IO;
+	etl__source_open_window(src, s->file, s->start, spool_len(s));
+}
+
+/* ---- inflating and copying a member ---- */
+
+/* Where unpacked bytes go: the spool, or a peek at a member's first bytes.  A sink returns
+ * ETL_OK to go on, ETL_END when it has had enough, or an error. */
+typedef int (*sink_fn)(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d);
+
+static int to_spool(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
+{
+	return spool_write(ctx, p, n, at, d);
+}
+
+struct peek {
+	uint8_t b[ETL_CONTAINER_HEAD];
+	size_t n;
+};
+
+static int to_peek(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
+{
+	struct peek *k = ctx;
+	size_t take = n < sizeof(k->b) - k->n ? n : sizeof(k->b) - k->n;
+
+	(void)at, (void)d;
+	memcpy(k->b + k->n, p, take);
+	k->n += take;
+	return k->n == sizeof(k->b) ? ETL_END : ETL_OK;
+}
+
+static int to_count(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
+{
+	(void)ctx, (void)p, (void)n, (void)at, (void)d;
+	return ETL_OK;
+}
+
+/* One step of inflate; what it produced goes to the sink.  ETL_OK to go on, ETL_END at the end of
+ * the stream (or when the sink has had enough), or an error. */
+static int inflate_step(z_stream *z, uint8_t *buf, int raw, sink_fn sink, void *ctx, uint64_t at,
+			struct etl_diag *d)
+{
+	int zr, st;
+
+	z->next_out = buf;
+	z->avail_out = CHUNK;
+	zr = inflate(z, Z_NO_FLUSH);
+	/* keep what this call produced, even when it then failed */
+	st = sink(ctx, buf, CHUNK - z->avail_out, at, d);
+	if (st != ETL_OK)
+		return st;
+	if (zr == Z_STREAM_END)
+		return ETL_END;
+	if ((zr != Z_OK && zr != Z_BUF_ERROR) || (zr == Z_BUF_ERROR && z->avail_in != 0)) {
+		int code = zr == Z_MEM_ERROR ? ETL_E_NOMEM : ETL_E_FORMAT;
+		etl__diag_set(d, code, at, "%s data is corrupt: %s", raw ? "deflate" : "gzip",
+			      z->msg ? z->msg : "inflate failed");
+		return code;
 	}
-	etl__source_init(src);
-	src->spool = s->f;
-	src->fd = fileno(s->f);
-	src->size = s->len;
-	s->f = NULL;
 	return ETL_OK;
 }
-
-static void spool_abort(struct spool *s)
-{
-	if (s->f)
-		fclose(s->f);
-	s->f = NULL;
-}
-
-/* ---- inflate from the source into a spool ---- */
 
 /*
- * Inflates from src at off (at most avail_in bytes).  raw: a raw deflate
- * stream (zip); else a gzip stream, whose later members are inflated too.
- * *used receives the compressed bytes consumed.  Returns ETL_OK at the end
- * of the stream; on damage returns < 0 with d set, keeping what was written.
+ * Inflates from src at off (at most avail_in bytes) into the sink.  raw: a raw deflate stream
+ * (zip); else a gzip stream, whose later members are inflated too.  *used receives the compressed
+ * bytes consumed.  ETL_OK at the end of the stream or when the sink has had enough; on damage
+ * < 0 with d set, the sink keeping what came before.
  */
-static int inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail_in, int raw,
-			struct spool *out, uint64_t *used, struct etl_diag *d)
+static int inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail_in, int raw, sink_fn sink,
+			void *ctx, uint64_t *used, struct etl_diag *d)
 {
 	uint8_t *in = etl__malloc(CHUNK), *buf = etl__malloc(CHUNK);
-	z_stream z;
 	uint64_t pos = off, end = off + avail_in;
-	int st = ETL_OK, zr = Z_OK;
+	z_stream z;
+	int st = ETL_OK;
 
 	memset(&z, 0, sizeof(z));
 	if (!in || !buf || inflateInit2(&z, raw ? -15 : 15 + 16) != Z_OK) {
@@ -134,55 +179,34 @@ static int inflate_into(const struct etl_source *src, uint64_t off, uint64_t ava
 		return ETL_E_NOMEM;
 	}
 	for (;;) {
+		uint8_t magic[2];
+		uint64_t here;
+
 		if (z.avail_in == 0) {
 			size_t n = end - pos > CHUNK ? CHUNK : (size_t)(end - pos);
 			if (n == 0) {
-				etl__diag_set(d, ETL_E_TRUNCATED, pos,
-					      "%s stream ends early after %llu compressed bytes",
+				etl__diag_set(d, st = ETL_E_TRUNCATED, pos, "%s stream ends early after %llu compressed bytes",
 					      raw ? "deflate" : "gzip", (unsigned long long)(pos - off));
-				st = ETL_E_TRUNCATED;
 				break;
 			}
-			st = etl__source_read(src, pos, in, n, d);
-			if (st != ETL_OK)
+			if ((st = etl__source_read(src, pos, in, n, d)) != ETL_OK)
 				break;
 			pos += n;
 			z.next_in = in;
 			z.avail_in = (uInt)n;
 		}
-		z.next_out = buf;
-		z.avail_out = CHUNK;
-		zr = inflate(&z, Z_NO_FLUSH);
-		/* keep what this call produced, even when it then failed */
-		st = spool_write(out, buf, CHUNK - z.avail_out, pos - z.avail_in, d);
-		if (st != ETL_OK)
-			break;
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			etl__diag_set(d, zr == Z_MEM_ERROR ? ETL_E_NOMEM : ETL_E_FORMAT,
-				      pos - z.avail_in, "%s data is corrupt: %s", raw ? "deflate" : "gzip",
-				      z.msg ? z.msg : "inflate failed");
-			st = zr == Z_MEM_ERROR ? ETL_E_NOMEM : ETL_E_FORMAT;
-			break;
-		}
-		if (zr == Z_STREAM_END) {
-			uint64_t here = pos - z.avail_in;
-			uint8_t magic[2];
-
-			/* gzip: another member may follow (as `cat a.gz b.gz` makes). */
-			if (!raw && end - here >= 2 && etl__source_read(src, here, magic, 2, d) == ETL_OK &&
-			    magic[0] == 0x1f && magic[1] == 0x8b) {
-				inflateReset(&z);
-				continue;
-			}
-			*used = here - off;
-			break;
-		}
-		if (zr == Z_BUF_ERROR && z.avail_in != 0) { /* no progress possible */
-			etl__diag_set(d, ETL_E_FORMAT, pos - z.avail_in, "%s data is corrupt",
-				      raw ? "deflate" : "gzip");
-			st = ETL_E_FORMAT;
-			break;
-		}
+		st = inflate_step(&z, buf, raw, sink, ctx, pos - z.avail_in, d);
+		if (st == ETL_OK)
+			continue;
+		here = pos - z.avail_in;
+		/* gzip: another member may follow (as `cat a.gz b.gz` makes) */
+		if (st == ETL_END && !raw && end - here >= 2 && etl__source_read(src, here, magic, 2, d) == ETL_OK &&
+		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK)
+			continue;
+		*used = here - off;
+		if (st == ETL_END)
+			st = ETL_OK;
+		break;
 	}
 	inflateEnd(&z);
 	etl__free(in);
@@ -190,7 +214,8 @@ static int inflate_into(const struct etl_source *src, uint64_t off, uint64_t ava
 	return st;
 }
 
-static int copy_into(const struct etl_source *src, uint64_t off, uint64_t n, struct spool *out,
+/* Copies n stored bytes from src at off into the sink. */
+static int copy_into(const struct etl_source *src, uint64_t off, uint64_t n, sink_fn sink, void *ctx,
 		     struct etl_diag *d)
 {
 	uint8_t *buf = etl__malloc(CHUNK);
@@ -213,28 +238,34 @@ static int copy_into(const struct etl_source *src, uint64_t off, uint64_t n, str
 		}
 		st = etl__source_read(src, off, buf, k, d);
 		if (st == ETL_OK)
-			st = spool_write(out, buf, k, off, d);
+			st = sink(ctx, buf, k, off, d);
 		if (st != ETL_OK)
 			break;
 		off += k;
 		n -= k;
 	}
 	etl__free(buf);
-	return st;
+	return st == ETL_END ? ETL_OK : st;
 }
 
 /* ---- members ---- */
+
+/* What unpacking an archive keeps: the source, the spool, the caller's test of first bytes, and
+ * where the members' data lie (to refuse overlaps). */
+struct unpack {
+	const struct etl_source *src;
+	struct spool sp;
+	etl_head_test is_trace;
+	struct etl_members *ms;
+	struct range { uint64_t from, to; } *ranges;
+	size_t nranges, cap_ranges;
+};
 
 static int add_member(struct etl_members *ms, const char *name, size_t name_len, struct etl_diag *d)
 {
 	struct etl_member *n;
 	char *s;
 
-	if (ms->count >= ZIP_MAX_MEMBERS) {
-		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "archive has more than %u members",
-			      ZIP_MAX_MEMBERS);
-		return ETL_E_LIMIT;
-	}
 	s = etl__malloc(name_len + 1);
 	if (!s || etl__grow(&ms->m, &ms->cap, ms->count + 1, sizeof(*ms->m), 4) != 0) {
 		etl__free(s);
@@ -246,6 +277,7 @@ static int add_member(struct etl_members *ms, const char *name, size_t name_len,
 	s[name_len] = 0;
 	memset(&n[ms->count], 0, sizeof(n[0]));
 	n[ms->count].name = s;
+	etl__quote(s, n[ms->count].shown, sizeof(n[ms->count].shown));
 	etl__source_init(&n[ms->count].src);
 	ms->count++;
 	return ETL_OK;
@@ -260,65 +292,129 @@ void etl__members_free(struct etl_members *ms)
 		etl__source_close(&ms->m[i].src);
 	}
 	etl__free(ms->m);
-	ms->m = NULL;
-	ms->count = ms->cap = 0;
+	memset(ms, 0, sizeof(*ms));
 }
 
-/* Unpacks one member's data; damage is recorded in the member. */
-static int unpack_member(const struct etl_source *src, struct etl_member *m, unsigned method,
-			 uint64_t data_off, uint64_t csize, uint64_t usize, int sizes_known,
-			 uint32_t crc, uint64_t limit, uint64_t *used, struct etl_diag *fatal)
+/* Whether [from, to) overlaps the data of a member listed before; notes it if not. */
+static int overlaps(struct unpack *u, uint64_t from, uint64_t to)
 {
-	struct spool out;
+	size_t i;
+
+	for (i = 0; i < u->nranges; i++)
+		if (from < u->ranges[i].to && u->ranges[i].from < to)
+			return 1;
+	if (etl__grow(&u->ranges, &u->cap_ranges, u->nranges + 1, sizeof(*u->ranges), 16) == 0) {
+		u->ranges[u->nranges].from = from;
+		u->ranges[u->nranges].to = to;
+		u->nranges++;
+	}
+	return 0;
+}
+
+/* The member's first bytes (ETL_CONTAINER_HEAD at most) into k; damage is recorded in m. */
+static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
+		       int sizes_known, struct peek *k, struct etl_diag *fatal)
+{
+	uint64_t used, avail = u->src->size > data_off ? u->src->size - data_off : 0;
+	int st;
+
+	k->n = 0;
+	if (sizes_known && csize < avail)
+		avail = csize;
+	st = method == 0 ? copy_into(u->src, data_off, avail < sizeof(k->b) ? avail : sizeof(k->b), to_peek, k, &m->diag)
+			 : inflate_into(u->src, data_off, avail, 1, to_peek, k, &used, &m->diag);
+	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
+		*fatal = m->diag;
+		return st;
+	}
+	if (st != ETL_OK && k->n < sizeof(k->b)) {
+		m->damaged = 1;
+		etl__diag_append(&m->diag, " (zip member '%s')", m->shown);
+	}
+	return ETL_OK;
+}
+
+/* Unpacks a trace member's data into the spool; damage is recorded in the member. */
+static int spool_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
+			uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used, struct etl_diag *fatal)
+{
+	uint64_t avail = u->src->size > data_off ? u->src->size - data_off : 0;
+	int st = spool_begin(&u->sp, fatal);
+
+	if (st != ETL_OK)
+		return st;
+	if (method == 0) {
+		st = copy_into(u->src, data_off, csize, to_spool, &u->sp, &m->diag);
+		*used = csize;
+	} else {
+		if (sizes_known && csize < avail)
+			avail = csize;
+		st = inflate_into(u->src, data_off, avail, 1, to_spool, &u->sp, used, &m->diag);
+	}
+	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
+		*fatal = m->diag;
+		return st;
+	}
+	if (st != ETL_OK) {
+		m->damaged = 1;
+		etl__diag_append(&m->diag, " (zip member '%s', %llu bytes recovered)", m->shown,
+				 (unsigned long long)spool_len(&u->sp));
+	} else if (sizes_known && (spool_len(&u->sp) != usize || u->sp.crc != crc)) {
+		m->damaged = 1;
+		etl__diag_set(&m->diag, ETL_E_FORMAT, data_off,
+			      "zip member '%s': %s (%llu bytes, CRC-32 %08x; the directory says %llu, %08x)", m->shown,
+			      spool_len(&u->sp) != usize ? "size mismatch" : "CRC-32 mismatch",
+			      (unsigned long long)spool_len(&u->sp), (unsigned)u->sp.crc, (unsigned long long)usize,
+			      (unsigned)crc);
+	}
+	spool_finish(&u->sp, &m->src);
+	m->unpacked = 1;
+	return ETL_OK;
+}
+
+/* One member: its first bytes tell whether it is a trace; only then is it unpacked. */
+static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off,
+			 uint64_t csize, uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used,
+			 struct etl_diag *fatal)
+{
+	struct peek k;
 	int st;
 
 	*used = 0;
 	if (method != 0 && method != 8) {
 		m->damaged = 1;
 		etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, data_off,
-			      "zip member '%s': compression method %u is not supported (stored, deflate)",
-			      m->name, method);
+			      "zip member '%s': compression method %u is not supported (stored, deflate)", m->shown, method);
 		return ETL_OK;
 	}
-	if (spool_open(&out, limit, fatal) != ETL_OK)
-		return ETL_E_IO;
-	if (method == 0) {
-		if (!sizes_known) {
-			spool_abort(&out);
-			m->damaged = 1;
-			etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, data_off,
-				      "zip member '%s': stored without sizes in its local header", m->name);
-			return ETL_OK;
-		}
-		st = copy_into(src, data_off, csize, &out, &m->diag);
-		*used = csize;
-	} else {
-		uint64_t avail = src->size > data_off ? src->size - data_off : 0;
-		if (sizes_known && csize < avail)
-			avail = csize;
-		st = inflate_into(src, data_off, avail, 1, &out, used, &m->diag);
+	if (method == 0 && !sizes_known) {
+		m->damaged = 1;
+		etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, data_off, "zip member '%s': stored without sizes in its local header",
+			      m->shown);
+		return ETL_OK;
 	}
-	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
-		spool_abort(&out);
-		*fatal = m->diag;
+	st = peek_member(u, m, method, data_off, csize, sizes_known, &k, fatal);
+	if (st != ETL_OK || m->damaged)
 		return st;
+	if (!u->is_trace(k.b, k.n)) {
+		/* not a trace: not unpacked; the size of a deflated one is found by reading it through */
+		if (!sizes_known) {
+			struct peek skip;
+			skip.n = 0;
+			st = inflate_into(u->src, data_off, u->src->size - data_off, 1, to_count, &skip, used, &m->diag);
+			if (st == ETL_E_NOMEM || st == ETL_E_IO) {
+				*fatal = m->diag;
+				return st;
+			}
+			if (st != ETL_OK)
+				m->damaged = 1;
+		} else {
+			*used = csize;
+		}
+		return ETL_OK;
 	}
-	if (st != ETL_OK) {
-		m->damaged = 1;
-		etl__diag_append(&m->diag, " (zip member '%s', %llu bytes recovered)", m->name,
-				 (unsigned long long)out.len);
-	} else if (sizes_known && (out.len != usize || out.crc != crc)) {
-		m->damaged = 1;
-		etl__diag_set(&m->diag, ETL_E_FORMAT, data_off,
-			      "zip member '%s': %s (%llu bytes, CRC-32 %08x; the directory says %llu, %08x)",
-			      m->name, out.len != usize ? "size mismatch" : "CRC-32 mismatch",
-			      (unsigned long long)out.len, (unsigned)out.crc, (unsigned long long)usize,
-			      (unsigned)crc);
-	}
-	if (spool_finish(&out, &m->src, fatal) != ETL_OK)
-		return ETL_E_IO;
-	m->unpacked = 1;
-	return ETL_OK;
+	m->is_trace = 1;
+	return spool_member(u, m, method, data_off, csize, usize, sizes_known, crc, used, fatal);
 }
 
 /* ---- zip: central directory ---- */
@@ -400,8 +496,58 @@ static int find_eocd(const struct etl_source *src, uint64_t *cd_off, uint64_t *c
 	return ETL_OK;
 }
 
-static int unpack_central(const struct etl_source *src, uint64_t cd_off, uint64_t cd_size,
-			  uint64_t limit, struct etl_members *ms, struct etl_diag *d)
+/* Notes, once, that the archive has more members than are looked at. */
+static void too_many(struct unpack *u, uint64_t at)
+{
+	if (!u->ms->noted) {
+		etl__diag_set(&u->ms->note, ETL_E_LIMIT, at, "the archive has more than %u members: the rest are not read",
+			      ZIP_MAX_MEMBERS);
+		u->ms->noted = 1;
+	}
+}
+
+/* A central-directory entry: its member, unless it is a directory. */
+static int central_member(struct unpack *u, const struct zip_entry *e, const uint8_t *name, uint16_t nlen,
+			  struct etl_diag *d)
+{
+	const struct etl_source *src = u->src;
+	struct etl_member *m;
+	uint64_t data_off, used;
+	uint8_t lh[30];
+	int st;
+
+	if (nlen > 0 && name[nlen - 1] == '/')
+		return ETL_OK; /* a directory */
+	if (u->ms->count >= ZIP_MAX_MEMBERS) {
+		too_many(u, e->local_off);
+		return ETL_END;
+	}
+	if ((st = add_member(u->ms, (const char *)name, nlen, d)) != ETL_OK)
+		return st;
+	m = &u->ms->m[u->ms->count - 1];
+	if (e->flags & 1) {
+		m->damaged = 1;
+		etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, e->local_off, "zip member '%s' is encrypted", m->shown);
+		return ETL_OK;
+	}
+	if (e->local_off > src->size || src->size - e->local_off < 30 ||
+	    etl__source_read(src, e->local_off, lh, 30, d) != ETL_OK || etl_le32(lh) != ZIP_LOCAL) {
+		m->damaged = 1;
+		etl__diag_set(&m->diag, ETL_E_FORMAT, e->local_off, "zip member '%s': no local header at its offset",
+			      m->shown);
+		return ETL_OK;
+	}
+	data_off = e->local_off + 30 + etl_le16(lh + 26) + etl_le16(lh + 28);
+	if (overlaps(u, e->local_off, data_off + e->csize)) {
+		m->damaged = 1;
+		etl__diag_set(&m->diag, ETL_E_FORMAT, e->local_off,
+			      "zip member '%s': its data overlap another member's (refused)", m->shown);
+		return ETL_OK;
+	}
+	return unpack_member(u, m, e->method, data_off, e->csize, e->usize, 1, e->crc, &used, d);
+}
+
+static int unpack_central(struct unpack *u, uint64_t cd_off, uint64_t cd_size, struct etl_diag *d)
 {
 	uint8_t *cd = NULL;
 	struct etl_cursor c;
@@ -417,16 +563,13 @@ static int unpack_central(const struct etl_source *src, uint64_t cd_off, uint64_
 		etl__diag_set(d, ETL_E_NOMEM, cd_off, "out of memory for the zip directory");
 		return ETL_E_NOMEM;
 	}
-	st = etl__source_read(src, cd_off, cd, (size_t)cd_size, d);
+	st = etl__source_read(u->src, cd_off, cd, (size_t)cd_size, d);
 	cur_init(&c, cd, (size_t)cd_size);
 	while (st == ETL_OK && cur_left(&c) >= 46) {
 		size_t at = c.pos;
 		struct zip_entry e;
 		uint16_t nlen, xlen, clen;
 		const uint8_t *name, *extra;
-		uint8_t lh[30];
-		uint64_t data_off, used;
-		struct etl_member *m;
 
 		if (cur_u32(&c) != ZIP_CENTRAL)
 			break;
@@ -450,53 +593,45 @@ static int unpack_central(const struct etl_source *src, uint64_t cd_off, uint64_
 			st = ETL_E_FORMAT;
 			break;
 		}
-		zip64_extra(extra, xlen, &e, e.usize != 0xFFFFFFFFu, e.csize != 0xFFFFFFFFu,
-			    e.local_off != 0xFFFFFFFFu);
-		if (nlen > 0 && name[nlen - 1] == '/')
-			continue; /* a directory */
-		st = add_member(ms, (const char *)name, nlen, d);
-		if (st != ETL_OK)
-			break;
-		m = &ms->m[ms->count - 1];
-		if (e.flags & 1) {
-			m->damaged = 1;
-			etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, e.local_off, "zip member '%s' is encrypted",
-				      m->name);
-			continue;
-		}
-		if (e.local_off > src->size || src->size - e.local_off < 30 ||
-		    etl__source_read(src, e.local_off, lh, 30, d) != ETL_OK || etl_le32(lh) != ZIP_LOCAL) {
-			m->damaged = 1;
-			etl__diag_set(&m->diag, ETL_E_FORMAT, e.local_off,
-				      "zip member '%s': no local header at its offset", m->name);
-			continue;
-		}
-		data_off = e.local_off + 30 + etl_le16(lh + 26) + etl_le16(lh + 28);
-		st = unpack_member(src, m, e.method, data_off, e.csize, e.usize, 1, e.crc, limit, &used, d);
+		zip64_extra(extra, xlen, &e, e.usize != 0xFFFFFFFFu, e.csize != 0xFFFFFFFFu, e.local_off != 0xFFFFFFFFu);
+		st = central_member(u, &e, name, nlen, d);
 	}
 	etl__free(cd);
-	return st;
+	return st == ETL_END ? ETL_OK : st;
 }
 
 /* ---- zip: walking local headers (no usable central directory) ---- */
 
-static int unpack_local(const struct etl_source *src, uint64_t limit, struct etl_members *ms,
-			struct etl_diag *d)
+/* After a member with a data descriptor (bit 3): its optional signature, CRC and sizes. */
+static uint64_t skip_descriptor(const struct etl_source *src, uint64_t off, struct etl_diag *d)
 {
+	uint8_t dd[4];
+
+	if (src->size - off >= 4 && etl__source_read(src, off, dd, 4, d) == ETL_OK && etl_le32(dd) == 0x08074b50u)
+		off += 4;
+	return off + 12; /* (zip64 sizes ignored) */
+}
+
+static int unpack_local(struct unpack *u, struct etl_diag *d)
+{
+	const struct etl_source *src = u->src;
 	uint64_t off = 0;
 	int st = ETL_OK;
 
 	while (st == ETL_OK && off < src->size && src->size - off >= 30) {
-		uint8_t lh[30];
+		uint8_t lh[30], *name;
 		struct zip_entry e;
 		uint16_t nlen, xlen;
-		uint8_t *name;
 		uint64_t data_off, used = 0;
 		struct etl_member *m;
 
 		st = etl__source_read(src, off, lh, sizeof(lh), d);
 		if (st != ETL_OK || etl_le32(lh) != ZIP_LOCAL)
 			break;
+		if (u->ms->count >= ZIP_MAX_MEMBERS) {
+			too_many(u, off);
+			break;
+		}
 		e.flags = etl_le16(lh + 6);
 		e.method = etl_le16(lh + 8);
 		e.crc = etl_le32(lh + 14);
@@ -515,107 +650,113 @@ static int unpack_local(const struct etl_source *src, uint64_t limit, struct etl
 		st = etl__source_read(src, off + 30, name, nlen + (size_t)xlen, d);
 		if (st == ETL_OK) {
 			zip64_extra(name + nlen, xlen, &e, e.usize != 0xFFFFFFFFu, e.csize != 0xFFFFFFFFu, 1);
-			st = add_member(ms, (const char *)name, nlen, d);
+			st = add_member(u->ms, (const char *)name, nlen, d);
 		}
 		etl__free(name);
 		if (st != ETL_OK)
 			break;
-		m = &ms->m[ms->count - 1];
+		m = &u->ms->m[u->ms->count - 1];
 		if (e.flags & 1) {
 			m->damaged = 1;
-			etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, off, "zip member '%s' is encrypted", m->name);
+			etl__diag_set(&m->diag, ETL_E_UNSUPPORTED, off, "zip member '%s' is encrypted", m->shown);
 			break; /* its size is unknown without decrypting: stop */
 		}
 		/* bit 3: sizes and CRC follow the data; deflate finds its own end */
-		st = unpack_member(src, m, e.method, data_off, e.csize, e.usize, !(e.flags & 8), e.crc,
-				   limit, &used, d);
+		st = unpack_member(u, m, e.method, data_off, e.csize, e.usize, !(e.flags & 8), e.crc, &used, d);
 		if (st != ETL_OK || m->damaged)
 			break;
 		off = data_off + used;
-		if (e.flags & 8) { /* skip the data descriptor (optional signature, zip64 sizes ignored) */
-			uint8_t dd[4];
-			if (src->size - off >= 4 && etl__source_read(src, off, dd, 4, d) == ETL_OK &&
-			    etl_le32(dd) == 0x08074b50u)
-				off += 4;
-			off += 12;
-		}
+		if (e.flags & 8)
+			off = skip_descriptor(src, off, d);
 		if (nlen > 0 && m->name[nlen - 1] == '/') {
 			etl__source_close(&m->src);
 			etl__free(m->name);
-			ms->count--;
+			u->ms->count--;
 		}
 	}
 	return st;
 }
 
-int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
-			  struct etl_members *out, struct etl_diag *d)
+/* ---- the archive ---- */
+
+static int unpack_gzip(struct unpack *u, struct etl_diag *d)
 {
+	struct etl_member *m;
+	uint64_t used = 0;
+	int st = add_member(u->ms, "", 0, d);
+
+	if (st != ETL_OK)
+		return st;
+	m = &u->ms->m[0];
+	if ((st = spool_begin(&u->sp, d)) != ETL_OK)
+		return st;
+	st = inflate_into(u->src, 0, u->src->size, 0, to_spool, &u->sp, &used, &m->diag);
+	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
+		*d = m->diag;
+		return st;
+	}
+	if (st != ETL_OK) {
+		m->damaged = 1;
+		etl__diag_append(&m->diag, " (%llu bytes recovered)", (unsigned long long)spool_len(&u->sp));
+	}
+	spool_finish(&u->sp, &m->src);
+	m->unpacked = 1;
+	m->is_trace = 1; /* one stream: the caller tells whether it holds a trace */
+	return ETL_OK;
+}
+
+static int unpack_zip(struct unpack *u, struct etl_diag *d)
+{
+	uint64_t cd_off = 0, cd_size = 0, entries = 0;
+	struct etl_diag ignored;
+	int st = find_eocd(u->src, &cd_off, &cd_size, &entries, &ignored);
+
+	if (st == ETL_E_NOMEM) {
+		*d = ignored;
+		return st;
+	}
+	if (st == ETL_OK)
+		st = unpack_central(u, cd_off, cd_size, d);
+	if (st == ETL_E_NOMEM || st == ETL_E_IO || st == ETL_E_LIMIT)
+		return st;
+	if (st == ETL_OK && u->ms->count > 0)
+		return ETL_OK;
+	/* no usable directory: walk the local headers from the start */
+	etl__members_free(u->ms);
+	u->nranges = 0;
+	st = unpack_local(u, d);
+	if (st == ETL_E_NOMEM || st == ETL_E_IO)
+		return st;
+	if (u->ms->count == 0) {
+		etl__diag_set(d, ETL_E_FORMAT, 0, "zip archive with no readable member");
+		return ETL_E_FORMAT;
+	}
+	/* tell the caller the directory was unusable */
+	if (!u->ms->m[u->ms->count - 1].damaged) {
+		struct etl_member *last = &u->ms->m[u->ms->count - 1];
+		last->damaged = 1;
+		etl__diag_set(&last->diag, ETL_E_TRUNCATED, u->src->size,
+			      "zip central directory missing or damaged: members read from their local headers");
+	}
+	return ETL_OK;
+}
+
+int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
+			  etl_head_test is_trace, struct etl_members *out, struct etl_diag *d)
+{
+	struct unpack u;
 	int st;
 
 	memset(out, 0, sizeof(*out));
-	if (kind == ETL_CONTAINER_GZIP) {
-		struct spool sp;
-		struct etl_member *m;
-		uint64_t used = 0;
-
-		st = add_member(out, "", 0, d);
-		if (st != ETL_OK)
-			return st;
-		m = &out->m[0];
-		st = spool_open(&sp, limit, d);
-		if (st != ETL_OK)
-			goto fail;
-		st = inflate_into(src, 0, src->size, 0, &sp, &used, &m->diag);
-		if (st == ETL_E_NOMEM || st == ETL_E_IO) {
-			*d = m->diag;
-			spool_abort(&sp);
-			goto fail;
-		}
-		if (st != ETL_OK) {
-			m->damaged = 1;
-			etl__diag_append(&m->diag, " (%llu bytes recovered)", (unsigned long long)sp.len);
-		}
-		st = spool_finish(&sp, &m->src, d);
-		if (st != ETL_OK)
-			goto fail;
-		m->unpacked = 1;
-		return ETL_OK;
-	}
-	{
-		uint64_t cd_off = 0, cd_size = 0, entries = 0;
-		struct etl_diag ignored;
-
-		st = find_eocd(src, &cd_off, &cd_size, &entries, &ignored);
-		if (st == ETL_E_NOMEM) {
-			*d = ignored;
-			return st;
-		}
-		if (st == ETL_OK)
-			st = unpack_central(src, cd_off, cd_size, limit, out, d);
-		if (st == ETL_E_NOMEM || st == ETL_E_IO || st == ETL_E_LIMIT)
-			goto fail;
-		if (st != ETL_OK || out->count == 0) {
-			/* no usable directory: walk the local headers from the start */
-			etl__members_free(out);
-			st = unpack_local(src, limit, out, d);
-			if (st == ETL_E_NOMEM || st == ETL_E_IO)
-				goto fail;
-			if (out->count == 0) {
-				etl__diag_set(d, ETL_E_FORMAT, 0, "zip archive with no readable member");
-				return ETL_E_FORMAT;
-			}
-			/* tell the caller the directory was unusable */
-			if (!out->m[out->count - 1].damaged) {
-				struct etl_member *last = &out->m[out->count - 1];
-				last->damaged = 1;
-				etl__diag_set(&last->diag, ETL_E_TRUNCATED, src->size,
-					      "zip central directory missing or damaged: members read from their local headers");
-			}
-		}
-		return ETL_OK;
-	}
-fail:
-	etl__members_free(out);
+	memset(&u, 0, sizeof(u));
+	u.src = src;
+	u.ms = out;
+	u.is_trace = is_trace;
+	u.sp.limit = src->size > limit / ETL_SPOOL_RATIO ? limit : src->size * ETL_SPOOL_RATIO;
+	st = kind == ETL_CONTAINER_GZIP ? unpack_gzip(&u, d) : unpack_zip(&u, d);
+	etl__free(u.ranges);
+	etl__tempfile_release(u.sp.file); /* the members' windows hold their own references */
+	if (st != ETL_OK)
+		etl__members_free(out);
 	return st;
 }

@@ -11,14 +11,26 @@
 
 enum etl_container { ETL_CONTAINER_NONE = 0, ETL_CONTAINER_GZIP, ETL_CONTAINER_ZIP };
 
+/* What an archive may unpack in all: this many times its own size (a deflated trace shrinks 5 to
+ * 20 times; deflate's own ceiling is 1032), and never more than the spool-size limit. */
+#define ETL_SPOOL_RATIO 256u
+/* Members of a zip archive looked at; the rest are reported, not read. */
+#define ZIP_MAX_MEMBERS 4096u
+/* Bytes of a member unpacked to tell whether it is a trace. */
+#define ETL_CONTAINER_HEAD 0x50u
+
+/* The caller's test of a member's first bytes (at most ETL_CONTAINER_HEAD): 1 for a trace. */
+typedef int (*etl_head_test)(const uint8_t *head, size_t n);
+
 /* What the first bytes of a source say it is. */
 enum etl_container etl__container_sniff(const struct etl_source *src);
 
 struct etl_member {
-	char *name;             /* member path inside the archive ("" for gzip) */
+	char *name;             /* member path inside the archive ("" for gzip), as stored */
+	char shown[128];        /* the name escaped for messages (control bytes as \xNN), cut */
 	struct etl_source src;  /* the unpacked bytes (valid if unpacked) */
 	int unpacked;           /* src holds the member's bytes (all, or up to damage) */
-	int is_trace;           /* the bytes start like a trace (set by the caller) */
+	int is_trace;           /* its first bytes passed the caller's test (gzip: always) */
 	int damaged;            /* diag describes what went wrong */
 	struct etl_diag diag;   /* offsets are in the container file */
 };
@@ -26,17 +38,20 @@ struct etl_member {
 struct etl_members {
 	struct etl_member *m;
 	size_t count, cap;
+	int noted;              /* note: something about the archive as a whole (too many members) */
+	struct etl_diag note;
 };
 
 /*
- * Unpacks every member.  Damage in one member (a truncated or corrupt
- * stream, a CRC mismatch) is recorded in that member and the bytes that
- * could be recovered are kept.  Returns < 0 with d set only when nothing
- * can be listed at all, or for I/O and memory failures.  limit bounds the
- * bytes unpacked per member.
+ * Lists every member and unpacks those whose first bytes pass is_trace (gzip: its one stream)
+ * into one temporary file.  Damage in one member (a truncated or corrupt stream, a CRC
+ * mismatch, data overlapping another member's) is recorded in that member and the bytes that
+ * could be recovered are kept.  Returns < 0 with d set only when nothing can be listed at all,
+ * or for I/O and memory failures.  limit bounds the bytes unpacked in all (with
+ * ETL_SPOOL_RATIO).
  */
 int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
-			  struct etl_members *out, struct etl_diag *d);
+			  etl_head_test is_trace, struct etl_members *out, struct etl_diag *d);
 void etl__members_free(struct etl_members *ms);
 
 #endif

@@ -8,8 +8,9 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -74,23 +75,86 @@ int etl__source_open_path(struct etl_source *s, const char *path, struct etl_dia
 	return ETL_OK;
 }
 
+struct etl_tempfile *etl__tempfile_new(struct etl_diag *d)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	struct etl_tempfile *t;
+	int fd, n;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = snprintf(path, sizeof(path), "%s/libetl-XXXXXX", dir);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot create a temporary file: TMPDIR is too long");
+		return NULL;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot create a temporary file in %s: %s", dir,
+			      strerror(errno));
+		return NULL;
+	}
+	unlink(path); /* nothing to clean up: the file lives as long as its descriptor */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	t = etl__calloc(1, sizeof(*t));
+	if (!t) {
+		close(fd);
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return NULL;
+	}
+	t->fd = fd;
+	t->refs = 1;
+	return t;
+}
+
+void etl__tempfile_release(struct etl_tempfile *t)
+{
+	if (t && --t->refs == 0) {
+		close(t->fd);
+		etl__free(t);
+	}
+}
+
+void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint64_t base, uint64_t size)
+{
+	etl__source_init(s);
+	s->temp = t;
+	t->refs++;
+	s->fd = t->fd;
+	s->base = base;
+	s->size = size;
+}
+
+/* Writes all of p at off; 0, or -1 with errno. */
+static int write_all(int fd, const uint8_t *p, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
 int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct etl_diag *d)
 {
 	enum { CHUNK = 1 << 16 };
-	uint8_t *buf;
-	FILE *tmp;
+	struct etl_tempfile *tmp = etl__tempfile_new(d);
+	uint8_t *buf = tmp ? etl__malloc(CHUNK) : NULL;
 	uint64_t total = 0;
 	int st = ETL_OK;
 
-	tmp = tmpfile(); /* created already unlinked: nothing to clean up */
-	buf = etl__malloc(CHUNK);
 	if (!tmp || !buf) {
+		etl__tempfile_release(tmp);
 		if (tmp)
-			fclose(tmp);
-		etl__free(buf);
-		etl__diag_set(d, buf ? ETL_E_IO : ETL_E_NOMEM, ETL_OFFSET_NONE,
-			      "cannot create a temporary file to spool the stream: %s", strerror(errno));
-		return buf ? ETL_E_IO : ETL_E_NOMEM;
+			etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return tmp ? ETL_E_NOMEM : d->code;
 	}
 	for (;;) {
 		ssize_t got = read(fd, buf, CHUNK);
@@ -109,23 +173,25 @@ int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct et
 				      (unsigned long long)limit);
 			break;
 		}
-		if (fwrite(buf, 1, (size_t)got, tmp) != (size_t)got) {
-			etl__diag_set(d, st = ETL_E_IO, total, "cannot write the spool file: %s",
-				      strerror(errno));
+		if (write_all(tmp->fd, buf, (size_t)got, total) != 0) {
+			etl__diag_set(d, st = ETL_E_IO, total, "cannot write the spool file: %s", strerror(errno));
 			break;
 		}
 		total += (uint64_t)got;
 	}
 	etl__free(buf);
-	if (st == ETL_OK && fflush(tmp) != 0)
-		etl__diag_set(d, st = ETL_E_IO, total, "cannot write the spool file: %s", strerror(errno));
-	if (st != ETL_OK) {
-		fclose(tmp);
-		return st;
+	if (st == ETL_OK)
+		etl__source_open_window(s, tmp, 0, total);
+	etl__tempfile_release(tmp); /* the window holds its own reference */
+	return st;
+}
+
+int etl__tempfile_write(struct etl_tempfile *t, const uint8_t *p, size_t n, uint64_t off, struct etl_diag *d)
+{
+	if (write_all(t->fd, p, n, off) != 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot write a temporary file: %s", strerror(errno));
+		return ETL_E_IO;
 	}
-	s->spool = tmp;
-	s->fd = fileno(tmp);
-	s->size = total;
 	return ETL_OK;
 }
 
@@ -157,7 +223,7 @@ int etl__source_read(const struct etl_source *s, uint64_t off, void *dst, size_t
 		return ETL_OK;
 	}
 	while (n > 0) {
-		ssize_t got = pread(s->fd, o, n, (off_t)off);
+		ssize_t got = pread(s->fd, o, n, (off_t)(s->base + off));
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -194,8 +260,8 @@ const uint8_t *etl__source_view(const struct etl_source *s, uint64_t off, size_t
 
 void etl__source_close(struct etl_source *s)
 {
-	if (s->spool)
-		fclose(s->spool);
+	if (s->temp)
+		etl__tempfile_release(s->temp);
 	else if (s->close_fd && s->fd >= 0)
 		close(s->fd);
 	etl__free(s->owned_mem);

@@ -7,9 +7,14 @@
 #ifndef ETL_IO_SOURCE_H
 #define ETL_IO_SOURCE_H
 
-#include <stdio.h>
-
 #include "internal.h"
+
+/* A temporary file several sources read windows of (the members of one archive): one descriptor
+ * whatever the number of members, closed with its last source. */
+struct etl_tempfile {
+	int fd;
+	size_t refs;
+};
 
 struct etl_source {
 	const uint8_t *mem; /* non-NULL: the whole trace is in memory */
@@ -17,14 +22,23 @@ struct etl_source {
 	int fd;             /* -1 if none */
 	int close_fd;       /* the library opened fd and closes it */
 	void *owned_mem;    /* memory the library allocated, freed on close */
-	FILE *spool;        /* temporary file holding a spooled stream */
+	struct etl_tempfile *temp; /* a window [base, base + size) of a temporary file (one reference) */
+	uint64_t base;
 };
+
+/* A new temporary file in $TMPDIR (else /tmp), already unlinked; NULL with d set. */
+struct etl_tempfile *etl__tempfile_new(struct etl_diag *d);
+void etl__tempfile_release(struct etl_tempfile *t);
+/* Writes n bytes at off of the temporary file. */
+int etl__tempfile_write(struct etl_tempfile *t, const uint8_t *p, size_t n, uint64_t off, struct etl_diag *d);
+/* The window [base, base + size) of t as a source (it takes a reference). */
+void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint64_t base, uint64_t size);
 
 void etl__source_init(struct etl_source *s);
 int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d);
 /* fd must be seekable; it is not closed. */
 int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d);
-/* Copies a non-seekable descriptor (a pipe) to an anonymous temporary file,
+/* Copies a non-seekable descriptor (a pipe) to an anonymous temporary file (in $TMPDIR),
  * at most limit bytes, and reads from that. */
 int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct etl_diag *d);
 void etl__source_open_memory(struct etl_source *s, const void *data, size_t size);

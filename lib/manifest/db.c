@@ -20,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <libxml/parser.h>
-
 #include "manifest/mxml.h"
 
 struct etl_manifest_db *etl__mdb_new(void)
@@ -129,14 +127,16 @@ const char *etl__mdb_provider_name(const struct etl_mprovider *p)
 	return p->name;
 }
 
+static int map_eq(const void *entry, const void *key)
+{
+	return strcmp((*(const struct etl_map *const *)entry)->name, key) == 0;
+}
+
 const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name)
 {
-	size_t i;
+	const struct etl_map *const *m = etl__htab_find(&p->map_index, etl__hash_bytes(name, strlen(name)), map_eq, name);
 
-	for (i = 0; i < p->nmaps; i++)
-		if (strcmp(p->maps[i]->name, name) == 0)
-			return p->maps[i];
-	return NULL;
+	return m ? *m : NULL;
 }
 
 size_t etl__mdb_provider_count(const struct etl_manifest_db *db)
@@ -144,29 +144,27 @@ size_t etl__mdb_provider_count(const struct etl_manifest_db *db)
 	return db ? db->nproviders : 0;
 }
 
-static void collect_localization(struct strtab *st, struct etl_arena *sa, const xmlNode *n, int depth)
+static void collect_localization(struct strtab *st, const struct mnode *n, int depth)
 {
-	const xmlNode *c;
+	const struct mnode *c;
 
 	if (depth > 4)
 		return;
 	for (c = n->children; c; c = c->next) {
 		if (etl__mx_is_el(c, "localization"))
-			etl__mx_strtab_collect(st, sa, c, 0);
-		else if (c->type == XML_ELEMENT_NODE && !etl__mx_is_el(c, "events"))
-			collect_localization(st, sa, c, depth + 1);
+			etl__mx_strtab_collect(st, c, 0);
+		else if (!etl__mx_is_el(c, "events"))
+			collect_localization(st, c, depth + 1);
 	}
 }
 
-static void find_providers(const xmlNode *n, const xmlNode **out, size_t *count, size_t max, int depth)
+static void find_providers(const struct mnode *n, const struct mnode **out, size_t *count, size_t max, int depth)
 {
-	const xmlNode *c;
+	const struct mnode *c;
 
 	if (depth > 6)
 		return;
 	for (c = n->children; c; c = c->next) {
-		if (c->type != XML_ELEMENT_NODE)
-			continue;
 		if (etl__mx_is_el(c, "provider")) {
 			/* ETW providers live under <events>; others (performance counters) are not ours */
 			if (etl__mx_is_el(n, "events") && *count < max)
@@ -177,89 +175,91 @@ static void find_providers(const xmlNode *n, const xmlNode **out, size_t *count,
 	}
 }
 
+/* Adds p, replacing a provider of the same GUID loaded before; p is taken either way. */
+static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p)
+{
+	size_t k;
+
+	for (k = 0; k < db->nproviders; k++) {
+		if (etl_guid_equal(&db->providers[k]->guid, &p->guid)) {
+			etl__mx_provider_free(db->providers[k]);
+			db->providers[k] = p;
+			return ETL_OK;
+		}
+	}
+	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0) {
+		etl__mx_provider_free(p);
+		return ETL_E_NOMEM;
+	}
+	db->providers[db->nproviders++] = p;
+	return ETL_OK;
+}
+
+/* The providers of a document's tree into db. */
+static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struct load_ctx *x)
+{
+	const struct mnode *provs[256];
+	struct strtab st;
+	size_t nprov = 0, i;
+	int rc = ETL_OK;
+
+	memset(&st, 0, sizeof(st));
+	collect_localization(&st, tree->root, 0);
+	find_providers(tree->root, provs, &nprov, sizeof(provs) / sizeof(provs[0]), 0);
+	x->spent = tree->nodes.bytes;
+	for (i = 0; i < nprov && rc == ETL_OK; i++) {
+		struct etl_mprovider *p;
+
+		x->d->code = ETL_OK;
+		p = etl__mx_provider(provs[i], &st, x, tree->doc);
+		if (!p) {
+			if (x->d->code == ETL_E_LIMIT || x->d->code == ETL_E_NOMEM)
+				rc = x->d->code; /* the document as a whole is refused */
+			continue;
+		}
+		x->spent += etl__mx_provider_bytes(p);
+		rc = add_provider(db, p);
+	}
+	etl__mx_strtab_free(&st);
+	return rc;
+}
+
 int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			 unsigned *warnings, struct etl_diag *d)
 {
-	xmlDoc *doc;
-	const xmlNode *root, *provs[256];
-	size_t nprov = 0, i, k;
-	struct strtab st = { 0 };
-	struct etl_arena sa = { 0 };
+	struct mtree tree;
 	struct load_ctx x;
-	int st_code = ETL_OK;
+	char quoted[256];
+	int st;
 
 	x.warnings = 0;
 	x.d = d;
-	x.doc = name ? name : "(memory)";
+	x.doc = etl__quote(name ? name : "(memory)", quoted, sizeof(quoted));
 	if (len > MAX_MANIFEST_BYTES || len > INT32_MAX) {
 		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "manifest %s: %zu bytes exceed the %u-byte limit",
 			      x.doc, len, MAX_MANIFEST_BYTES);
 		return ETL_E_LIMIT;
 	}
-	/* no network, no entity substitution, no DTD loading, quiet */
-	doc = xmlReadMemory((const char *)xml, (int)len, x.doc, NULL,
-			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
-	if (!doc) {
-		const xmlError *e = xmlGetLastError();
-		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: not well-formed XML%s%s", x.doc,
-			      e && e->message ? ": " : "", e && e->message ? e->message : "");
-		d->msg[strcspn(d->msg, "\n")] = 0; /* libxml2 ends its message with a newline */
-		return ETL_E_FORMAT;
-	}
-	root = xmlDocGetRootElement(doc);
+	x.max_bytes = len * MANIFEST_COST_RATIO + MANIFEST_COST_BASE;
+	st = etl__mtree_parse(&tree, xml, len, x.max_bytes, x.doc, d);
+	if (st != ETL_OK)
+		return st;
 	/* an instrumentation manifest, or a Windows side-by-side assembly manifest that holds one */
-	if (!root || !(etl__mx_is_el(root, "instrumentationManifest") || etl__mx_is_el(root, "assembly"))) {
+	if (!(etl__mx_is_el(tree.root, "instrumentationManifest") || etl__mx_is_el(tree.root, "assembly"))) {
 		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE,
 			      "manifest %s: the root is neither <instrumentationManifest> nor <assembly>", x.doc);
-		xmlFreeDoc(doc);
+		etl__mtree_free(&tree);
 		return ETL_E_FORMAT;
 	}
-	collect_localization(&st, &sa, root, 0);
-	find_providers(root, provs, &nprov, sizeof(provs) / sizeof(provs[0]), 0);
-	for (i = 0; i < nprov; i++) {
-		struct etl_mprovider *p = etl__mx_provider(provs[i], &st, &x);
-		if (!p)
-			continue;
-		/* the localized strings live in sa: copy each event's texts into the provider */
-		for (k = 0; k < p->nevents; k++) {
-			struct etl_mevent *e = &p->events[k];
-			if (e->message)
-				e->message = etl__arena_strndup(&p->arena, e->message, strlen(e->message));
-			if (e->task_name)
-				e->task_name = etl__arena_strndup(&p->arena, e->task_name, strlen(e->task_name));
-			if (e->opcode_name)
-				e->opcode_name = etl__arena_strndup(&p->arena, e->opcode_name, strlen(e->opcode_name));
-			if (e->level_name)
-				e->level_name = etl__arena_strndup(&p->arena, e->level_name, strlen(e->level_name));
-		}
-		/* a provider loaded again replaces the old one */
-		for (k = 0; k < db->nproviders; k++) {
-			if (etl_guid_equal(&db->providers[k]->guid, &p->guid)) {
-				etl__mx_provider_free(db->providers[k]);
-				db->providers[k] = p;
-				p = NULL;
-				break;
-			}
-		}
-		if (!p)
-			continue;
-		if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0) {
-			etl__mx_provider_free(p);
-			st_code = ETL_E_NOMEM;
-			break;
-		}
-		db->providers[db->nproviders++] = p;
-	}
-	etl__mx_strtab_free(&st);
-	etl__arena_free(&sa);
-	xmlFreeDoc(doc);
-	if (st_code == ETL_OK)
-		st_code = rebuild_index(db);
-	if (st_code == ETL_E_NOMEM)
+	st = load_tree(db, &tree, &x);
+	etl__mtree_free(&tree); /* the providers keep the text they use */
+	if (st == ETL_OK)
+		st = rebuild_index(db);
+	if (st == ETL_E_NOMEM)
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 	if (warnings)
 		*warnings += x.warnings;
-	return st_code;
+	return st;
 }
 
 static int load_file(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)

@@ -1,24 +1,25 @@
 /*
- * mxml.c - small helpers of the manifest reader over libxml2's tree: elements
- * and attributes, numbers, localized strings, TDH type names, the standard
- * winmeta.xml names, and the tables of a provider's named values.
+ * mxml.c - small helpers of the manifest reader over the document tree:
+ * elements and attributes, numbers, localized strings, TDH type names, the
+ * standard winmeta.xml names, and the tables of a provider's named values.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "manifest/mxml.h"
 
-int etl__mx_is_el(const xmlNode *n, const char *name)
+int etl__mx_is_el(const struct mnode *n, const char *name)
 {
-	return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+	return n && strcmp(n->name, name) == 0;
 }
 
-const xmlNode *etl__mx_child(const xmlNode *n, const char *name)
+const struct mnode *etl__mx_child(const struct mnode *n, const char *name)
 {
-	const xmlNode *c;
+	const struct mnode *c;
 
 	for (c = n ? n->children : NULL; c; c = c->next)
 		if (etl__mx_is_el(c, name))
@@ -26,17 +27,9 @@ const xmlNode *etl__mx_child(const xmlNode *n, const char *name)
 	return NULL;
 }
 
-/* An attribute copied into the arena (NULL if absent or out of memory). */
-const char *etl__mx_attr(struct etl_arena *a, const xmlNode *n, const char *name)
+const char *etl__mx_attr(const struct mnode *n, const char *name)
 {
-	xmlChar *v = xmlGetProp((xmlNode *)(uintptr_t)n, (const xmlChar *)name);
-	const char *s;
-
-	if (!v)
-		return NULL;
-	s = etl__arena_strndup(a, (const char *)v, strlen((const char *)v));
-	xmlFree(v);
-	return s;
+	return etl__mnode_attr(n, name);
 }
 
 int etl__mx_u64(const char *s, uint64_t *v)
@@ -59,48 +52,74 @@ int etl__mx_u64(const char *s, uint64_t *v)
 
 /* ---- the string table of the localization section ---- */
 
-void etl__mx_strtab_collect(struct strtab *t, struct etl_arena *a, const xmlNode *n, int depth)
+struct str_entry {
+	const char *id, *value;
+};
+
+struct str_key {
+	const char *id;
+	size_t len;
+};
+
+static int str_eq(const void *entry, const void *key)
 {
-	const xmlNode *c;
+	const struct str_entry *e = entry;
+	const struct str_key *k = key;
+
+	return strncmp(e->id, k->id, k->len) == 0 && e->id[k->len] == 0;
+}
+
+void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth)
+{
+	const struct mnode *c;
 
 	if (depth > 8)
 		return;
+	if (!t->ix.size)
+		etl__htab_init(&t->ix, sizeof(struct str_entry));
 	for (c = n->children; c; c = c->next) {
-		if (c->type != XML_ELEMENT_NODE)
-			continue;
 		if (etl__mx_is_el(c, "string")) {
-			const char *id = etl__mx_attr(a, c, "id"), *v = etl__mx_attr(a, c, "value");
+			const char *id = etl__mx_attr(c, "id"), *v = etl__mx_attr(c, "value");
+			struct str_key k;
+			struct str_entry *e;
+			uint64_t h;
 			if (!id || !v)
 				continue;
-			if (t->n == t->cap) {
-				size_t cap = t->cap;
-				if (etl__grow(&t->ids, &cap, t->n + 1, sizeof(*t->ids), 256) != 0 ||
-				    etl__grow(&t->values, &t->cap, t->n + 1, sizeof(*t->values), 256) != 0)
-					return;
-			}
-			t->ids[t->n] = id;
-			t->values[t->n] = v;
-			t->n++;
+			k.id = id;
+			k.len = strlen(id);
+			h = etl__hash_bytes(id, k.len);
+			if (etl__htab_find(&t->ix, h, str_eq, &k))
+				continue; /* the first definition wins */
+			if (!(e = etl__htab_insert(&t->ix, h)))
+				return;
+			e->id = id;
+			e->value = v;
 		} else {
-			etl__mx_strtab_collect(t, a, c, depth + 1);
+			etl__mx_strtab_collect(t, c, depth + 1);
 		}
 	}
 }
 
-/* "$(string.X)" -> the string X; other text unchanged. */
+void etl__mx_strtab_free(struct strtab *t)
+{
+	etl__htab_free(&t->ix);
+}
+
 const char *etl__mx_localize(const struct strtab *t, const char *s)
 {
-	size_t i, l;
+	const struct str_entry *e;
+	struct str_key k;
+	size_t l;
 
 	if (!s || strncmp(s, "$(string.", 9) != 0)
 		return s;
 	l = strlen(s);
 	if (l < 11 || s[l - 1] != ')')
 		return s;
-	for (i = 0; i < t->n; i++)
-		if (strlen(t->ids[i]) == l - 10 && strncmp(t->ids[i], s + 9, l - 10) == 0)
-			return t->values[i];
-	return s;
+	k.id = s + 9;
+	k.len = l - 10;
+	e = etl__htab_find(&t->ix, etl__hash_bytes(k.id, k.len), str_eq, &k);
+	return e ? e->value : s;
 }
 
 static const struct { const char *name; uint16_t v; } in_types[] = {
@@ -174,10 +193,49 @@ static const struct named_value std_channels[] = {
 	{ "TraceLogging", 11, "TraceLogging", -1 }, { "ProviderMetadata", 12, "ProviderMetadata", -1 },
 };
 
+/* ---- named values ---- */
+
+struct nv_key {
+	const char *name;
+	size_t len;
+	int task;
+};
+
+static uint64_t nv_hash(const char *name, size_t len, int task)
+{
+	return etl__hash_bytes(name, len) ^ etl__hash_mix((uint64_t)(int64_t)task);
+}
+
+struct nv_slot {
+	const struct ntable *t;
+	size_t pos;
+};
+
+static int nv_slot_eq(const void *entry, const void *key)
+{
+	const struct nv_slot *s = entry;
+	const struct nv_key *k = key;
+	const struct named_value *v = &s->t->v[s->pos];
+
+	return v->task == k->task && strncmp(v->name, k->name, k->len) == 0 && v->name[k->len] == 0;
+}
+
 int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task)
 {
+	struct nv_key k = { name, strlen(name), task };
+	struct nv_slot *s;
+	uint64_t h = nv_hash(name, k.len, task);
+
 	if (etl__grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v), 32) != 0)
 		return 0;
+	if (!t->ix.size)
+		etl__htab_init(&t->ix, sizeof(struct nv_slot));
+	if (!etl__htab_find(&t->ix, h, nv_slot_eq, &k)) { /* the first definition is the one found */
+		if (!(s = etl__htab_insert(&t->ix, h)))
+			return 0;
+		s->t = t;
+		s->pos = t->n;
+	}
 	t->v[t->n].name = name;
 	t->v[t->n].value = value;
 	t->v[t->n].message = message;
@@ -186,14 +244,24 @@ int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const
 	return 1;
 }
 
+const struct named_value *etl__mx_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task)
+{
+	struct nv_key k = { name, len, task };
+	const struct nv_slot *s = etl__htab_find(&t->ix, nv_hash(name, len, task), nv_slot_eq, &k);
+
+	return s ? &t->v[s->pos] : NULL;
+}
+
 const struct named_value *etl__mx_ntable_find(const struct ntable *t, const char *name, int task)
 {
-	size_t i;
+	return etl__mx_ntable_find_n(t, name, strlen(name), task);
+}
 
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].task == task && strcmp(t->v[i].name, name) == 0)
-			return &t->v[i];
-	return NULL;
+void etl__mx_ntable_free(struct ntable *t)
+{
+	etl__free(t->v);
+	etl__htab_free(&t->ix);
+	memset(t, 0, sizeof(*t));
 }
 
 static const struct named_value *std_find(const struct named_value *tab, size_t n, const char *name)
@@ -218,16 +286,12 @@ const char *etl__mx_display(const struct named_value *v)
 	return s && strncmp(s, "win:", 4) == 0 ? s + 4 : s;
 }
 
-void etl__mx_strtab_free(struct strtab *t)
-{
-	etl__free((void *)t->ids);
-	etl__free((void *)t->values);
-	memset(t, 0, sizeof(*t));
-}
 
 void etl__mx_warn(struct load_ctx *x, const char *what, const char *name, const char *why)
 {
+	char q[96];
+
 	if (x->warnings++ == 0)
 		etl__diag_set(x->d, ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: %s '%s': %s", x->doc, what,
-			      name ? name : "?", why);
+			      etl__quote(name ? name : "?", q, sizeof(q)), why);
 }

@@ -1,30 +1,35 @@
 /*
  * mxml.h - what the parts of the manifest reader share: the provider and
- * database structures, and small helpers over libxml2's tree (mxml.c).
+ * database structures, and helpers over the document tree (mxml.c).
  *
  * SPDX-License-Identifier: MIT
  */
 #ifndef ETL_MANIFEST_MXML_H
 #define ETL_MANIFEST_MXML_H
 
-#include <libxml/tree.h>
-
 #include "manifest/manifest.h"
+#include "manifest/mtree.h"
 #include "util/htab.h"
 
 #define MAX_MANIFEST_BYTES (64u << 20)
 #define MAX_TEMPLATE_FIELDS 4096u
 #define MAX_STRUCT_DEPTH 8
 #define MAX_EVENTS (1u << 20)
+/* What loading a manifest may cost: its tree and text, and the providers built from it, at most
+ * MANIFEST_COST_RATIO times its size plus MANIFEST_COST_BASE (docs/API.md). */
+#define MANIFEST_COST_RATIO 8u
+#define MANIFEST_COST_BASE ((size_t)16 << 20)
 
 struct etl_mprovider {
 	struct etl_guid guid;
 	const char *name;
-	struct etl_arena arena;    /* everything the provider owns */
+	struct etl_arena arena;    /* what is built for it: schemas, events, maps */
+	struct mdoc *doc;          /* the document text it points into (one reference) */
 	struct etl_mevent *events;
 	size_t nevents;
 	struct etl_map **maps;
 	size_t nmaps, cap_maps;
+	struct etl_htab map_index; /* of struct etl_map *, by name */
 };
 
 struct etl_manifest_db {
@@ -41,31 +46,35 @@ struct named_value {
 	int task;            /* for opcodes: the task value they belong to, -1 for provider-wide */
 };
 
+/* Named values in the order defined, found by (name, task) through an index. */
 struct ntable {
 	struct named_value *v;
 	size_t n, cap;
+	struct etl_htab ix;  /* of size_t positions in v (the first definition of a name wins) */
 };
 
 /* The localized strings of a document: $(string.X) -> text. */
 struct strtab {
-	const char **ids, **values;
-	size_t n, cap;
+	struct etl_htab ix;  /* of struct { const char *id, *value; } */
 };
 
-/* One document being loaded: its name and the problems found (the first one in d). */
+/* One document being loaded: its name, what it may still cost, and the problems found (the
+ * first one in d). */
 struct load_ctx {
 	unsigned warnings;
 	struct etl_diag *d;
 	const char *doc;
+	size_t max_bytes;    /* what its providers, its tree and its text may cost together */
+	size_t spent;        /* what the tree and the providers built before cost */
 };
 
-int etl__mx_is_el(const xmlNode *n, const char *name);
-const xmlNode *etl__mx_child(const xmlNode *n, const char *name);
-/* An attribute copied into the arena (NULL if absent or out of memory). */
-const char *etl__mx_attr(struct etl_arena *a, const xmlNode *n, const char *name);
+int etl__mx_is_el(const struct mnode *n, const char *name);
+const struct mnode *etl__mx_child(const struct mnode *n, const char *name);
+/* An attribute's value in the document text (NULL if absent). */
+const char *etl__mx_attr(const struct mnode *n, const char *name);
 /* A decimal or 0x-hexadecimal number; 0 if s is not one. */
 int etl__mx_u64(const char *s, uint64_t *v);
-void etl__mx_strtab_collect(struct strtab *t, struct etl_arena *a, const xmlNode *n, int depth);
+void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth);
 void etl__mx_strtab_free(struct strtab *t);
 /* "$(string.X)" -> the string X; other text unchanged. */
 const char *etl__mx_localize(const struct strtab *t, const char *s);
@@ -73,6 +82,9 @@ const char *etl__mx_localize(const struct strtab *t, const char *s);
 int etl__mx_type(const char *s, int in, uint16_t *v);
 int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task);
 const struct named_value *etl__mx_ntable_find(const struct ntable *t, const char *name, int task);
+/* The same for the first len bytes of name. */
+const struct named_value *etl__mx_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task);
+void etl__mx_ntable_free(struct ntable *t);
 /* The standard opcodes, levels and channels of winmeta.xml. */
 const struct named_value *etl__mx_std_opcode(const char *name);
 const struct named_value *etl__mx_std_level(const char *name);
@@ -81,10 +93,22 @@ const struct named_value *etl__mx_std_channel(const char *name);
 const char *etl__mx_display(const struct named_value *v);
 void etl__mx_warn(struct load_ctx *x, const char *what, const char *name, const char *why);
 
+/* Working memory for templates, reused from one to the next. */
+struct tpl_work {
+	struct etl_field *f;
+	uint16_t *pool, *top;
+};
+int etl__mx_tpl_work_init(struct tpl_work *w);
+void etl__mx_tpl_work_free(struct tpl_work *w);
 /* A <template> as a schema in the arena; NULL with *err set when rejected. */
-struct etl_schema *etl__mx_template(struct etl_arena *a, const xmlNode *t, const char **err);
-/* A <provider> element; NULL when rejected (warned). */
-struct etl_mprovider *etl__mx_provider(const xmlNode *pn, const struct strtab *st, struct load_ctx *x);
+struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
+				    const char **err);
+/* A <provider> element; NULL when rejected (warned, or x->d set to an error when the document
+ * costs too much or memory runs out). */
+struct etl_mprovider *etl__mx_provider(const struct mnode *pn, const struct strtab *st, struct load_ctx *x,
+				       struct mdoc *doc);
 void etl__mx_provider_free(struct etl_mprovider *p);
+/* What the provider holds apart from its document's text (for the cost limit). */
+size_t etl__mx_provider_bytes(const struct etl_mprovider *p);
 
 #endif

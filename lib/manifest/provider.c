@@ -29,22 +29,40 @@ struct pbuild {
 	const struct strtab *st;
 	struct load_ctx *x;
 	struct ntable t[T_COUNT];
-	struct etl_mtemplate {
-		const char *tid;
-		struct etl_schema *schema; /* NULL: rejected */
-	} *tpl;
-	size_t ntpl, cap_tpl;
+	struct etl_htab tpl;       /* templates by tid */
+	struct tpl_work work;
+	int stop;                  /* the document costs more than its limit, or memory ran out */
 };
 
-static const char *pattr(struct pbuild *b, const xmlNode *n, const char *name)
+struct tpl_entry {
+	const char *tid;
+	struct etl_schema *schema; /* NULL: rejected */
+};
+
+static const char *pattr(struct pbuild *b, const struct mnode *n, const char *name)
 {
-	return etl__mx_attr(&b->p->arena, n, name);
+	(void)b;
+	return etl__mx_attr(n, name);
+}
+
+/* Whether the provider built so far still fits what the document may cost; stops it if not. */
+static int within_budget(struct pbuild *b)
+{
+	if (b->stop)
+		return 0;
+	if (b->x->spent + etl__mx_provider_bytes(b->p) + b->p->doc->strings.bytes > b->x->max_bytes) {
+		etl__diag_set(b->x->d, ETL_E_LIMIT, ETL_OFFSET_NONE,
+			      "manifest %s: loading it costs more than %zu bytes of memory (the limit for its size)",
+			      b->x->doc, b->x->max_bytes);
+		b->stop = 1;
+	}
+	return !b->stop;
 }
 
 /* The items of one section under parent into its table (opcodes of a task: task >= 0). */
-static void read_named(struct pbuild *b, const xmlNode *parent, const struct section *s, int task)
+static void read_named(struct pbuild *b, const struct mnode *parent, const struct section *s, int task)
 {
-	const xmlNode *sec = etl__mx_child(parent, s->section), *c;
+	const struct mnode *sec = etl__mx_child(parent, s->section), *c;
 
 	for (c = sec ? sec->children : NULL; c; c = c->next) {
 		const char *name;
@@ -66,9 +84,9 @@ static void read_named(struct pbuild *b, const xmlNode *parent, const struct sec
 }
 
 /* Channels: numbered by position unless they say; found by name or by chid. */
-static void read_channels(struct pbuild *b, const xmlNode *pn)
+static void read_channels(struct pbuild *b, const struct mnode *pn)
 {
-	const xmlNode *sec = etl__mx_child(pn, "channels"), *c;
+	const struct mnode *sec = etl__mx_child(pn, "channels"), *c;
 	struct ntable *t = &b->t[T_CHANNELS];
 
 	for (c = sec ? sec->children : NULL; c; c = c->next) {
@@ -87,9 +105,21 @@ static void read_channels(struct pbuild *b, const xmlNode *pn)
 	}
 }
 
-static struct etl_map *parse_map(struct etl_arena *a, const xmlNode *m, const struct strtab *st)
+/* A map text without the spaces it often ends in: trimmed where it lies, in the document's text
+ * (shared by every map entry and message that uses it). */
+static const char *trimmed(const char *text)
 {
-	const xmlNode *c;
+	size_t l = strlen(text);
+
+	while (l > 0 && text[l - 1] == ' ')
+		l--;
+	((char *)(uintptr_t)text)[l] = 0;
+	return text;
+}
+
+static struct etl_map *parse_map(struct etl_arena *a, const struct mnode *m, const struct strtab *st)
+{
+	const struct mnode *c;
 	uint32_t n = 0, k = 0;
 	struct etl_map *map;
 
@@ -99,34 +129,27 @@ static struct etl_map *parse_map(struct etl_arena *a, const xmlNode *m, const st
 	map = etl__arena_alloc(a, sizeof(*map) + (size_t)n * sizeof(map->entries[0]));
 	if (!map)
 		return NULL;
-	map->name = etl__mx_attr(a, m, "name");
+	map->name = etl__mx_attr(m, "name");
 	map->bitmap = etl__mx_is_el(m, "bitMap");
 	for (c = m->children; c; c = c->next) {
 		uint64_t v;
 		const char *text;
-		if (!etl__mx_is_el(c, "map") || !etl__mx_u64(etl__mx_attr(a, c, "value"), &v) || v > 0xFFFFFFFFu)
+		if (!etl__mx_is_el(c, "map") || !etl__mx_u64(etl__mx_attr(c, "value"), &v) || v > 0xFFFFFFFFu)
 			continue;
-		text = etl__mx_localize(st, etl__mx_attr(a, c, "message"));
+		text = etl__mx_localize(st, etl__mx_attr(c, "message"));
 		if (!text)
 			continue;
-		/* map texts often end in a space */
-		{
-			size_t l = strlen(text);
-			while (l > 0 && text[l - 1] == ' ')
-				l--;
-			text = etl__arena_strndup(a, text, l);
-		}
 		map->entries[k].value = (uint32_t)v;
-		map->entries[k].text = text;
+		map->entries[k].text = trimmed(text);
 		k++;
 	}
 	map->count = k;
 	return map->name ? map : NULL;
 }
 
-static void read_maps(struct pbuild *b, const xmlNode *pn)
+static void read_maps(struct pbuild *b, const struct mnode *pn)
 {
-	const xmlNode *sec = etl__mx_child(pn, "maps"), *c;
+	const struct mnode *sec = etl__mx_child(pn, "maps"), *c;
 	struct etl_mprovider *p = b->p;
 
 	for (c = sec ? sec->children : NULL; c; c = c->next) {
@@ -140,31 +163,59 @@ static void read_maps(struct pbuild *b, const xmlNode *pn)
 		if (etl__grow(&p->maps, &p->cap_maps, p->nmaps + 1, sizeof(*p->maps), 8) != 0)
 			break;
 		p->maps[p->nmaps++] = m;
+		if (!etl__mdb_map(p, m->name)) { /* the first map of a name is the one found */
+			struct etl_map **slot = etl__htab_insert(&p->map_index, etl__hash_bytes(m->name, strlen(m->name)));
+			if (!slot)
+				break;
+			*slot = m;
+		}
+		if (!within_budget(b))
+			return;
 	}
 }
 
-static void read_templates(struct pbuild *b, const xmlNode *pn)
+static int tpl_eq(const void *entry, const void *key)
 {
-	const xmlNode *sec = etl__mx_child(pn, "templates"), *c;
+	const struct tpl_entry *e = entry;
 
-	for (c = sec ? sec->children : NULL; c; c = c->next) {
-		const char *err = NULL;
+	return e->tid && strcmp(e->tid, key) == 0;
+}
+
+static const struct tpl_entry *find_template(const struct pbuild *b, const char *tid)
+{
+	return etl__htab_find(&b->tpl, etl__hash_bytes(tid, strlen(tid)), tpl_eq, tid);
+}
+
+static void read_templates(struct pbuild *b, const struct mnode *pn)
+{
+	const struct mnode *sec = etl__mx_child(pn, "templates"), *c;
+
+	for (c = sec ? sec->children : NULL; c && within_budget(b); c = c->next) {
+		const char *err = NULL, *tid;
+		struct etl_schema *schema;
+		struct tpl_entry *e;
 
 		if (!etl__mx_is_el(c, "template"))
 			continue;
-		if (etl__grow(&b->tpl, &b->cap_tpl, b->ntpl + 1, sizeof(*b->tpl), 16) != 0)
-			break;
-		b->tpl[b->ntpl].tid = pattr(b, c, "tid");
-		b->tpl[b->ntpl].schema = etl__mx_template(&b->p->arena, c, &err);
-		if (!b->tpl[b->ntpl].schema)
-			etl__mx_warn(b->x, "template", b->tpl[b->ntpl].tid, err ? err : "rejected");
-		b->ntpl++;
+		tid = pattr(b, c, "tid");
+		schema = etl__mx_template(&b->p->arena, c, &b->work, &err);
+		if (!schema)
+			etl__mx_warn(b->x, "template", tid, err ? err : "rejected");
+		if (!tid || find_template(b, tid))
+			continue; /* the first template of a tid is the one used */
+		if (!(e = etl__htab_insert(&b->tpl, etl__hash_bytes(tid, strlen(tid))))) {
+			b->stop = 1;
+			etl__diag_set(b->x->d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+			return;
+		}
+		e->tid = tid;
+		e->schema = schema;
 	}
 }
 
 /* The event's task and opcode (the opcode is looked up in the task's own first); 0 if it
  * names one that is not defined. */
-static int event_task_opcode(struct pbuild *b, const xmlNode *c, struct etl_mevent *e)
+static int event_task_opcode(struct pbuild *b, const struct mnode *c, struct etl_mevent *e)
 {
 	const struct named_value *nv;
 	const char *s;
@@ -197,7 +248,7 @@ static int event_task_opcode(struct pbuild *b, const xmlNode *c, struct etl_meve
 }
 
 /* Level, channel and keywords: names that are not defined are left out. */
-static void event_level_channel_keywords(struct pbuild *b, const xmlNode *c, struct etl_mevent *e)
+static void event_level_channel_keywords(struct pbuild *b, const struct mnode *c, struct etl_mevent *e)
 {
 	const struct named_value *nv;
 	const char *s;
@@ -213,23 +264,23 @@ static void event_level_channel_keywords(struct pbuild *b, const xmlNode *c, str
 		e->channel_name = nv->message ? nv->message : nv->name;
 	}
 	if ((s = pattr(b, c, "keywords")) != NULL) {
-		/* space-separated keyword names */
-		char *w = etl__arena_strndup(&b->p->arena, s, strlen(s)), *tok, *save = NULL;
-		for (tok = w ? strtok_r(w, " ", &save) : NULL; tok; tok = strtok_r(NULL, " ", &save)) {
-			nv = etl__mx_ntable_find(&b->t[T_KEYWORDS], tok, -1);
-			if (nv)
+		/* space-separated keyword names, looked up where they lie */
+		const char *w = s;
+		while (*w) {
+			size_t n = strcspn(w, " ");
+			if (n && (nv = etl__mx_ntable_find_n(&b->t[T_KEYWORDS], w, n, -1)) != NULL)
 				e->keywords |= nv->value;
+			w += n + (w[n] == ' ');
 		}
 		e->keywords_name = s;
 	}
 }
 
 /* One <event>: 1 if it was kept. */
-static int read_event(struct pbuild *b, const xmlNode *c, struct etl_mevent *e)
+static int read_event(struct pbuild *b, const struct mnode *c, struct etl_mevent *e)
 {
 	uint64_t v = 0;
 	const char *s;
-	size_t i;
 
 	memset(e, 0, sizeof(*e));
 	e->provider = b->p;
@@ -248,22 +299,20 @@ static int read_event(struct pbuild *b, const xmlNode *c, struct etl_mevent *e)
 		return 0;
 	event_level_channel_keywords(b, c, e);
 	if ((s = pattr(b, c, "template")) != NULL) {
-		for (i = 0; i < b->ntpl; i++)
-			if (b->tpl[i].tid && strcmp(b->tpl[i].tid, s) == 0)
-				break;
-		if (i == b->ntpl || !b->tpl[i].schema) {
-			etl__mx_warn(b->x, "event", s, i == b->ntpl ? "names an undefined template" : "uses a rejected template");
+		const struct tpl_entry *t = find_template(b, s);
+		if (!t || !t->schema) {
+			etl__mx_warn(b->x, "event", s, !t ? "names an undefined template" : "uses a rejected template");
 			return 0;
 		}
-		e->schema = b->tpl[i].schema;
+		e->schema = t->schema;
 	}
 	e->message = etl__mx_localize(b->st, pattr(b, c, "message"));
 	return 1;
 }
 
-static void read_events(struct pbuild *b, const xmlNode *pn)
+static void read_events(struct pbuild *b, const struct mnode *pn)
 {
-	const xmlNode *sec = etl__mx_child(pn, "events"), *c;
+	const struct mnode *sec = etl__mx_child(pn, "events"), *c;
 	struct etl_mprovider *p = b->p;
 	size_t nev = 0;
 
@@ -276,9 +325,22 @@ static void read_events(struct pbuild *b, const xmlNode *pn)
 	for (c = sec ? sec->children : NULL; c && p->events && p->nevents < nev; c = c->next)
 		if (etl__mx_is_el(c, "event") && read_event(b, c, &p->events[p->nevents]))
 			p->nevents++;
+	within_budget(b);
 }
 
-struct etl_mprovider *etl__mx_provider(const xmlNode *pn, const struct strtab *st, struct load_ctx *x)
+/* Frees what was only needed while building. */
+static void pbuild_free(struct pbuild *b)
+{
+	size_t i;
+
+	for (i = 0; i < T_COUNT; i++)
+		etl__mx_ntable_free(&b->t[i]);
+	etl__htab_free(&b->tpl);
+	etl__mx_tpl_work_free(&b->work);
+}
+
+struct etl_mprovider *etl__mx_provider(const struct mnode *pn, const struct strtab *st, struct load_ctx *x,
+				       struct mdoc *doc)
 {
 	struct pbuild b;
 	const char *guid_s;
@@ -288,24 +350,35 @@ struct etl_mprovider *etl__mx_provider(const xmlNode *pn, const struct strtab *s
 	b.st = st;
 	b.x = x;
 	b.p = etl__calloc(1, sizeof(*b.p));
-	if (!b.p)
+	if (!b.p || etl__mx_tpl_work_init(&b.work) != 0) {
+		etl__free(b.p);
+		etl__diag_set(x->d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return NULL;
+	}
+	b.p->doc = doc;
+	doc->refs++;
+	etl__htab_init(&b.p->map_index, sizeof(struct etl_map *));
+	etl__htab_init(&b.tpl, sizeof(struct tpl_entry));
 	b.p->name = pattr(&b, pn, "name");
 	guid_s = pattr(&b, pn, "guid");
 	if (!b.p->name || !guid_s || etl_guid_parse(guid_s, &b.p->guid) != ETL_OK) {
 		etl__mx_warn(x, "provider", b.p->name, "missing or malformed name or guid");
+		b.stop = 1;
+	}
+	for (i = 0; !b.stop && i < sizeof(sections) / sizeof(sections[0]); i++)
+		read_named(&b, pn, &sections[i], -1);
+	if (!b.stop) {
+		read_channels(&b, pn);
+		read_maps(&b, pn);
+		read_templates(&b, pn);
+	}
+	if (!b.stop)
+		read_events(&b, pn);
+	pbuild_free(&b);
+	if (b.stop) {
 		etl__mx_provider_free(b.p);
 		return NULL;
 	}
-	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		read_named(&b, pn, &sections[i], -1);
-	read_channels(&b, pn);
-	read_maps(&b, pn);
-	read_templates(&b, pn);
-	read_events(&b, pn);
-	for (i = 0; i < T_COUNT; i++)
-		etl__free(b.t[i].v);
-	etl__free(b.tpl);
 	return b.p;
 }
 
@@ -314,6 +387,13 @@ void etl__mx_provider_free(struct etl_mprovider *p)
 	if (!p)
 		return;
 	etl__free(p->maps);
+	etl__htab_free(&p->map_index);
 	etl__arena_free(&p->arena);
+	etl__mdoc_release(p->doc);
 	etl__free(p);
+}
+
+size_t etl__mx_provider_bytes(const struct etl_mprovider *p)
+{
+	return p->arena.bytes + p->cap_maps * sizeof(*p->maps) + p->map_index.cap * (sizeof(uint64_t) + p->map_index.size);
 }

@@ -15,18 +15,42 @@ struct tbuild {
 	uint16_t *pool;
 	size_t pool_n;
 	const char *err;
+	struct etl_htab names; /* the latest value field of each name (count and length refer to them) */
 };
+
+struct name_slot {
+	const char *name;
+	uint16_t idx;
+};
+
+static int name_eq(const void *entry, const void *key)
+{
+	return strcmp(((const struct name_slot *)entry)->name, key) == 0;
+}
 
 static int find_field(const struct tbuild *b, const char *name, uint16_t *idx)
 {
-	uint16_t i;
+	const struct name_slot *s = etl__htab_find(&b->names, etl__hash_bytes(name, strlen(name)), name_eq, name);
 
-	for (i = b->n; i-- > 0;)
-		if (b->f[i].name && strcmp(b->f[i].name, name) == 0 && !(b->f[i].flags & FF_STRUCT)) {
-			*idx = i;
-			return 1;
-		}
-	return 0;
+	if (s)
+		*idx = s->idx;
+	return s != NULL;
+}
+
+/* Notes field idx (a value, not a struct) as the latest of its name. */
+static int note_field(struct tbuild *b, uint16_t idx)
+{
+	const char *name = b->f[idx].name;
+	uint64_t h = etl__hash_bytes(name, strlen(name));
+	struct name_slot *s = etl__htab_find(&b->names, h, name_eq, name);
+
+	if (!s && !(s = etl__htab_insert(&b->names, h))) {
+		b->err = "out of memory";
+		return 0;
+	}
+	s->name = name;
+	s->idx = idx;
+	return 1;
 }
 
 /* count="N" or count="FieldName" (and the same for length). */
@@ -68,9 +92,9 @@ static int count_or_length(struct tbuild *b, struct etl_field *f, const char *v,
 }
 
 /* Parses the <data>/<struct> children of n into fields; their indexes go to list. */
-static int parse_items(struct tbuild *b, const xmlNode *n, uint16_t *list, uint16_t *count, int depth)
+static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, uint16_t *count, int depth)
 {
-	const xmlNode *c;
+	const struct mnode *c;
 	uint16_t k = 0;
 
 	if (depth > MAX_STRUCT_DEPTH) {
@@ -90,26 +114,26 @@ static int parse_items(struct tbuild *b, const xmlNode *n, uint16_t *list, uint1
 		idx = b->n++;
 		f = &b->f[idx];
 		memset(f, 0, sizeof(*f));
-		f->name = etl__mx_attr(b->a, c, "name");
+		f->name = etl__mx_attr(c, "name");
 		if (!f->name) {
 			b->err = "a field without a name";
 			return 0;
 		}
 		if (etl__mx_is_el(c, "data")) {
-			const char *in = etl__mx_attr(b->a, c, "inType"), *out = etl__mx_attr(b->a, c, "outType");
+			const char *in = etl__mx_attr(c, "inType"), *out = etl__mx_attr(c, "outType");
 			if (!etl__mx_type(in, 1, &f->in_type)) {
 				b->err = "unknown inType";
 				return 0;
 			}
 			if (out && !etl__mx_type(out, 0, &f->out_type))
 				f->out_type = ETL_OUT_NULL; /* an unknown outType only changes the rendering */
-			f->map_name = etl__mx_attr(b->a, c, "map");
+			f->map_name = etl__mx_attr(c, "map");
 		} else {
 			uint16_t *members = b->pool + b->pool_n, m = 0;
 			f->flags |= FF_STRUCT;
 			/* reserve the member list, then parse the members */
 			{
-				const xmlNode *x;
+				const struct mnode *x;
 				uint16_t nm = 0;
 				for (x = c->children; x; x = x->next)
 					if (etl__mx_is_el(x, "data") || etl__mx_is_el(x, "struct"))
@@ -126,8 +150,10 @@ static int parse_items(struct tbuild *b, const xmlNode *n, uint16_t *list, uint1
 			f->members = members;
 			f->nmembers = m;
 		}
-		if (!count_or_length(b, f, etl__mx_attr(b->a, c, "count"), 1) ||
-		    !count_or_length(b, f, etl__mx_attr(b->a, c, "length"), 0))
+		if (!count_or_length(b, f, etl__mx_attr(c, "count"), 1) ||
+		    !count_or_length(b, f, etl__mx_attr(c, "length"), 0))
+			return 0;
+		if (!(f->flags & FF_STRUCT) && !note_field(b, idx))
 			return 0;
 		list[k++] = idx;
 	}
@@ -135,53 +161,67 @@ static int parse_items(struct tbuild *b, const xmlNode *n, uint16_t *list, uint1
 	return 1;
 }
 
-struct etl_schema *etl__mx_template(struct etl_arena *a, const xmlNode *t, const char **err)
+int etl__mx_tpl_work_init(struct tpl_work *w)
+{
+	w->f = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->f));
+	w->pool = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->pool));
+	w->top = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->top));
+	if (w->f && w->pool && w->top)
+		return 0;
+	etl__mx_tpl_work_free(w);
+	return -1;
+}
+
+void etl__mx_tpl_work_free(struct tpl_work *w)
+{
+	etl__free(w->f);
+	etl__free(w->pool);
+	etl__free(w->top);
+	w->f = NULL;
+	w->pool = w->top = NULL;
+}
+
+/* The schema in the arena from the working arrays: fields, member lists and the top list. */
+static struct etl_schema *copy_out(struct etl_arena *a, const struct tbuild *b, const uint16_t *top, uint16_t ntop)
+{
+	struct etl_schema *s = etl__arena_alloc(a, sizeof(*s));
+	uint16_t *pool = etl__arena_alloc(a, (b->pool_n ? b->pool_n : 1) * sizeof(*pool));
+	uint16_t i;
+
+	if (!s || !pool)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->fields = etl__arena_alloc(a, (size_t)(b->n ? b->n : 1) * sizeof(*s->fields));
+	s->top = etl__arena_alloc(a, (size_t)(ntop ? ntop : 1) * sizeof(*s->top));
+	if (!s->fields || !s->top)
+		return NULL;
+	memcpy(pool, b->pool, b->pool_n * sizeof(*pool));
+	memcpy(s->fields, b->f, (size_t)b->n * sizeof(*s->fields));
+	for (i = 0; i < b->n; i++)
+		if (s->fields[i].flags & FF_STRUCT)
+			s->fields[i].members = pool + (s->fields[i].members - b->pool);
+	memcpy(s->top, top, (size_t)ntop * sizeof(*top));
+	s->nfields = b->n;
+	s->ntop = ntop;
+	return s;
+}
+
+struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
+				    const char **err)
 {
 	struct tbuild b;
-	struct etl_schema *s;
-	uint16_t *top, ntop = 0;
+	struct etl_schema *s = NULL;
+	uint16_t ntop = 0;
 
 	memset(&b, 0, sizeof(b));
 	b.a = a;
-	b.f = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*b.f));
-	b.pool = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*b.pool));
-	top = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*top));
-	s = etl__arena_alloc(a, sizeof(*s));
-	if (!b.f || !b.pool || !top || !s) {
-		*err = "out of memory";
-		goto out_fail;
-	}
-	if (!parse_items(&b, t, top, &ntop, 0)) {
+	b.f = w->f;
+	b.pool = w->pool;
+	etl__htab_init(&b.names, sizeof(struct name_slot));
+	if (!parse_items(&b, t, w->top, &ntop, 0))
 		*err = b.err;
-		goto out_fail;
-	}
-	memset(s, 0, sizeof(*s));
-	/* copy the working arrays into the provider's arena, then point members at the copy */
-	s->fields = etl__arena_alloc(a, (size_t)(b.n ? b.n : 1) * sizeof(*s->fields));
-	s->top = etl__arena_alloc(a, (size_t)(ntop ? ntop : 1) * sizeof(*s->top));
-	{
-		uint16_t *pool = etl__arena_alloc(a, (b.pool_n ? b.pool_n : 1) * sizeof(*pool));
-		uint16_t i;
-		if (!s->fields || !s->top || !pool) {
-			*err = "out of memory";
-			goto out_fail;
-		}
-		memcpy(pool, b.pool, b.pool_n * sizeof(*pool));
-		memcpy(s->fields, b.f, (size_t)b.n * sizeof(*s->fields));
-		for (i = 0; i < b.n; i++)
-			if (s->fields[i].flags & FF_STRUCT)
-				s->fields[i].members = pool + (s->fields[i].members - b.pool);
-	}
-	memcpy(s->top, top, (size_t)ntop * sizeof(*top));
-	s->nfields = b.n;
-	s->ntop = ntop;
-	etl__free(b.f);
-	etl__free(b.pool);
-	etl__free(top);
+	else if (!(s = copy_out(a, &b, w->top, ntop)))
+		*err = "out of memory";
+	etl__htab_free(&b.names);
 	return s;
-out_fail:
-	etl__free(b.f);
-	etl__free(b.pool);
-	etl__free(top);
-	return NULL;
 }

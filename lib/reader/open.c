@@ -171,37 +171,73 @@ static void push_diag(struct etl_reader *r, const struct etl_diag *d, int trace,
 }
 
 /* Adds the traces inside a gzip stream or zip archive; takes the source. */
+/* The names of the archive's members that are not traces (escaped), for every trace's info. */
+static int other_members(struct trace *t, const struct etl_members *ms)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ms->count; i++)
+		n += !ms->m[i].is_trace;
+	if (!n)
+		return ETL_OK;
+	t->info.other_members = etl__calloc(n, sizeof(char *));
+	if (!t->info.other_members)
+		return ETL_E_NOMEM;
+	for (i = 0; i < ms->count; i++) {
+		if (ms->m[i].is_trace)
+			continue;
+		if (!(t->info.other_members[t->info.other_member_count] = etl__strdup(ms->m[i].shown)))
+			return ETL_E_NOMEM;
+		t->info.other_member_count++;
+	}
+	return ETL_OK;
+}
+
+/* Adds member m as an input named after the archive (and the member, in a zip). */
+static int add_member_trace(struct etl_reader *r, struct etl_member *m, const struct etl_members *ms,
+			    enum etl_container kind, const char *name)
+{
+	size_t len = strlen(name) + strlen(m->shown) + 2;
+	char *tname = etl__malloc(len);
+	struct trace *t = new_trace();
+	int st;
+
+	if (!tname || !t) {
+		etl__free(tname);
+		etl__free(t);
+		return ETL_E_NOMEM;
+	}
+	snprintf(tname, len, kind == ETL_CONTAINER_ZIP ? "%s:%s" : "%s", name, m->shown);
+	t->src = m->src;
+	etl__source_init(&m->src);
+	t->info.container = kind == ETL_CONTAINER_GZIP ? "gzip" : "zip";
+	st = other_members(t, ms);
+	if (st != ETL_OK) {
+		etl__reader_trace_free(t);
+		etl__free(tname);
+		return st;
+	}
+	st = add_trace(r, t, tname);
+	etl__free(tname);
+	return st;
+}
+
 static int open_container(struct etl_reader *r, struct etl_source *src, enum etl_container kind,
 			  const char *name)
 {
 	struct etl_members ms;
 	struct etl_diag d, first;
-	char **others = NULL;
-	size_t nothers = 0, i, k, q_at;
+	size_t i, q_at;
 	int st, added = 0, have_first = 0;
-	const char *kname = kind == ETL_CONTAINER_GZIP ? "gzip" : "zip";
 
-	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], &ms, &d);
+	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], etl__bytes_look_like_trace, &ms, &d);
 	etl__source_close(src);
 	if (st != ETL_OK)
 		return etl__reader_set_error(r, &d, -1, 0);
-	for (i = 0; i < ms.count; i++) {
-		ms.m[i].is_trace = ms.m[i].unpacked && etl__source_looks_like_trace(&ms.m[i].src);
-		if (!ms.m[i].is_trace)
-			nothers++;
-	}
-	if (nothers && !(others = etl__calloc(nothers, sizeof(*others)))) {
-		etl__members_free(&ms);
-		return etl__reader_nomem(r);
-	}
-	for (i = 0, k = 0; i < ms.count; i++)
-		if (!ms.m[i].is_trace)
-			others[k++] = ms.m[i].name;
-	for (i = 0; i < ms.count; i++) {
+	if (ms.noted)
+		push_diag(r, &ms.note, -1, SIZE_MAX);
+	for (i = 0; i < ms.count && st != ETL_E_NOMEM; i++) {
 		struct etl_member *m = &ms.m[i];
-		struct trace *t;
-		char *tname;
-		size_t j, len;
 
 		if (!m->is_trace) {
 			if (m->damaged) { /* unreadable: it may have been a trace */
@@ -213,57 +249,24 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 			}
 			continue;
 		}
-		len = strlen(name) + strlen(m->name) + 2;
-		tname = etl__malloc(len);
-		t = new_trace();
-		if (!tname || !t) {
-			etl__free(tname);
-			etl__free(t);
-			st = ETL_E_NOMEM;
-			break;
-		}
-		if (kind == ETL_CONTAINER_ZIP)
-			snprintf(tname, len, "%s:%s", name, m->name);
-		else
-			snprintf(tname, len, "%s", name);
-		t->src = m->src;
-		etl__source_init(&m->src);
-		t->info.container = kname;
-		if (nothers) {
-			t->info.other_members = etl__calloc(nothers, sizeof(char *));
-			for (j = 0; t->info.other_members && j < nothers; j++) {
-				t->info.other_members[j] = etl__strdup(others[j]);
-				if (!t->info.other_members[j])
-					break;
-				t->info.other_member_count++;
-			}
-		}
 		q_at = r->q_len;
-		st = add_trace(r, t, tname);
-		etl__free(tname);
-		if (st == ETL_E_NOMEM)
-			break;
-		if (st != ETL_OK) {
-			if (!have_first) {
-				first.code = r->err.code;
-				first.offset = r->err.offset;
-				snprintf(first.msg, sizeof(first.msg), "%.*s", (int)sizeof(first.msg) - 1, r->err.msg);
-				have_first = 1;
-			}
-			st = ETL_OK;
-			continue;
+		st = add_member_trace(r, m, &ms, kind, name);
+		if (st == ETL_OK) {
+			added++;
+			if (m->damaged) /* the cause first, then what it did to the buffers */
+				push_diag(r, &m->diag, r->ntraces - 1, q_at);
+		} else if (st != ETL_E_NOMEM && !have_first) {
+			etl__diag_set(&first, r->err.code, r->err.offset, "%.*s", (int)sizeof(first.msg) - 1, r->err.msg);
+			have_first = 1;
 		}
-		added++;
-		if (m->damaged) /* the cause first, then what it did to the buffers */
-			push_diag(r, &m->diag, r->ntraces - 1, q_at);
 	}
-	etl__free(others);
 	etl__members_free(&ms);
 	if (st == ETL_E_NOMEM)
 		return etl__reader_nomem(r);
 	if (added == 0) {
 		if (!have_first)
-			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace", kname);
+			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace",
+				      kind == ETL_CONTAINER_GZIP ? "gzip" : "zip");
 		first.buffer_index = -1;
 		return etl__reader_set_error(r, &first, -1, 0);
 	}

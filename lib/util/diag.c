@@ -56,3 +56,23 @@ void etl__diag_append(struct etl_diag *d, const char *fmt, ...)
 	vsnprintf(d->msg + l, sizeof(d->msg) - l, fmt, ap);
 	va_end(ap);
 }
+
+const char *etl__quote(const char *s, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; *s && n + 5 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'' || c == '"') {
+			out[n++] = '\\';
+			out[n++] = 'x';
+			out[n++] = hex[c >> 4];
+			out[n++] = hex[c & 15];
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n] = 0;
+	return out;
+}

@@ -305,13 +305,11 @@ void etl__bufindex_free(struct etl_bufindex *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-int etl__source_looks_like_trace(const struct etl_source *src)
+int etl__bytes_look_like_trace(const uint8_t *b, size_t n)
 {
-	uint8_t b[ETL_BUFFER_HEADER_SIZE + 8];
-	struct etl_diag ignored;
 	struct etl_bufhdr h;
 
-	if (src->size < sizeof(b) || etl__source_read(src, 0, b, sizeof(b), &ignored) != ETL_OK)
+	if (n < ETL_BUFFER_HEADER_SIZE + 8)
 		return 0;
 	etl__bufhdr_decode(b, &h);
 	/* a header buffer whose first record is a system header with HookId 0 */

@@ -73,8 +73,8 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, u
 			etl_diag_fn report, void *ctx, struct etl_diag *d);
 void etl__bufindex_free(struct etl_bufindex *ix);
 
-/* Whether a source starts like a trace: a header buffer whose first record is a system header
- * with HookId 0 (the logfile header).  For telling trace members of an archive from others. */
-int etl__source_looks_like_trace(const struct etl_source *src);
+/* Whether bytes start like a trace: a header buffer whose first record is a system header with
+ * HookId 0 (the logfile header).  For telling trace members of an archive from others. */
+int etl__bytes_look_like_trace(const uint8_t *b, size_t n);
 
 #endif
