@@ -15,36 +15,24 @@
 
 #include "etldump.h"
 #include "out.h"
+#include "outfiles.h"
 #include "render.h"
 #include "writers/writer.h"
 
 const char *progname = "etldump";
 
-/* One input into its own output in the -O folder; its exit status. */
-static int run_one_into(const char *input, const struct options *o)
+/* One input into its own output (path) in the -O folder; its exit status. */
+static int run_one_into(char *input, const char *path, const struct options *shared)
 {
-	char path[4096];
-	const char *base = strrchr(input, '/');
-	const char *ext = o->info || o->stats || o->providers || o->processes ? o->writer->summary_ext : o->writer->ext;
-	char *files[1];
+	struct options o = *shared;
 	int code;
 
-	base = base ? base + 1 : input;
-	if (strcmp(input, "-") == 0)
-		base = "stdin";
-	snprintf(path, sizeof(path), "%s/%s.%s", o->outdir, base, ext);
-	if (!freopen(path, "w", stdout)) {
-		fprintf(stderr, "%s: %s: cannot create: %s\n", progname, path, strerror(errno));
-		return EXIT_IO;
-	}
-	setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
+	o.out_path = path;
+	o.out_exclusive = 1;
 	out_buf.failed = 0;
-	files[0] = (char *)(uintptr_t)input;
-	code = run_inputs(files, 1, o);
+	code = run_inputs(&input, 1, &o);
 	out_flush();
-	if ((code == EXIT_IO || code == EXIT_NOMEM) && fflush(stdout) == 0 && ftell(stdout) == 0)
-		remove(path); /* the input could not be read: leave no empty output */
-	if (code != EXIT_OK && !o->quiet)
+	if (code != EXIT_OK && !o.quiet)
 		fprintf(stderr, "%s: %s: %s\n", progname, input,
 			code == EXIT_DAMAGED ? "damaged (see above); output written" : "failed (see above)");
 	if (fflush(stdout) == EOF && errno != EPIPE)
@@ -56,18 +44,21 @@ static int run_one_into(const char *input, const struct options *o)
 static int run_outdir(char **inputs, int n, const struct options *o)
 {
 	int exit_code = EXIT_OK, problems = 0, i;
+	char **paths = NULL;
 
 	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, o->outdir,
 			strerror(errno));
 		return EXIT_IO;
 	}
-	for (i = 0; i < n; i++) {
-		int code = run_one_into(inputs[i], o);
+	exit_code = outdir_names(o, inputs, n, &paths);
+	for (i = 0; paths && paths[n - 1] && i < n; i++) {
+		int code = run_one_into(inputs[i], paths[i], o);
 		if (code != EXIT_OK)
 			problems++;
 		exit_code = worse(exit_code, code);
 	}
+	outdir_names_free(paths, n);
 	if (!o->quiet && n > 1)
 		fprintf(stderr, "%s: %d inputs, %d with problems\n", progname, n, problems);
 	return exit_code;
@@ -76,6 +67,7 @@ static int run_outdir(char **inputs, int n, const struct options *o)
 int main(int argc, char **argv)
 {
 	static struct options o;
+	struct inputs_seen seen;
 	int first, exit_code = parse_options(argc, argv, &o, &first);
 
 	if (exit_code >= 0)
@@ -83,15 +75,20 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 	render_no_maps = o.no_maps;
-	if (o.outdir)
-		return run_outdir(argv + first, argc - first, &o);
-	if (o.output && !freopen(o.output, "w", stdout)) {
-		fprintf(stderr, "%s: %s: cannot create: %s\n", progname, o.output, strerror(errno));
-		return EXIT_IO;
+	if (inputs_note(&seen, argv + first, argc - first) != 0) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		return EXIT_NOMEM;
 	}
-	if (o.output)
-		setvbuf(stdout, NULL, _IONBF, 0);
-	exit_code = run_inputs(argv + first, argc - first, &o);
+	o.inputs = &seen;
+	if (o.outdir)
+		exit_code = run_outdir(argv + first, argc - first, &o);
+	else {
+		o.out_path = o.output;
+		exit_code = run_inputs(argv + first, argc - first, &o);
+	}
+	inputs_free(&seen);
+	if (o.outdir)
+		return exit_code;
 	out_flush();
 	if (fflush(stdout) == EOF || ferror(stdout) || out_buf.failed) {
 		if (errno == EPIPE)

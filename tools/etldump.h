@@ -22,6 +22,8 @@
 #include "exit_codes.h"
 #include "filter.h"
 
+struct inputs_seen;
+
 struct writer;
 
 #define MAX_MANIFESTS 256
@@ -45,6 +47,12 @@ struct options {
 	int threads_auto;    /* --threads=0: one per processor, for inputs large enough */
 	const char *manifests[MAX_MANIFESTS];
 	size_t nmanifests;
+	int force;           /* --force: -O may overwrite files already there (never an input) */
+	/* set per run: the file to write, made the standard output once the inputs are open (so
+	 * that an input that cannot be read leaves no output); exclusive: a -O output */
+	const char *out_path;
+	int out_exclusive;
+	const struct inputs_seen *inputs;
 };
 
 extern const char *progname;

@@ -18,7 +18,7 @@
 enum {
 	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_SINCE, OPT_UNTIL
+	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
 
 static void usage(FILE *f)
@@ -35,7 +35,10 @@ static void usage(FILE *f)
 		"      --providers       print each provider with its name source and event count\n"
 		"      --processes       print the processes that the kernel events describe\n"
 		"  -o, --output=FILE     write to FILE instead of standard output\n"
-		"  -O, --output-dir=DIR  one output per input in DIR, named after the input\n"
+		"  -O, --output-dir=DIR  one output per input in DIR: DIR/NAME.EXT, NAME the input's file\n"
+		"                        name (NAME-2.EXT, ... when inputs share one); never over a file\n"
+		"                        there (unless --force), through a link, or over an input\n"
+		"      --force           with -O, overwrite outputs already there\n"
 		"\n"
 		"Filters (applied before decoding where they can be):\n"
 		"  -p, --provider=P      provider GUID, name or glob (repeatable)\n"
@@ -210,6 +213,7 @@ static int take_option(struct options *o, int c, const char *v)
 	case OPT_PROCESSES: o->processes = 1; return -1;
 	case 'o': o->output = v; return -1;
 	case 'O': o->outdir = v; return -1;
+	case OPT_FORCE: o->force = 1; return -1;
 	case 'h': usage(stdout); return EXIT_OK;
 	case 'V':
 		printf("etldump %s\n%s\n", etl_version_string(), etl_version_details());
@@ -240,6 +244,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "output-dir", required_argument, NULL, 'O' },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "provider", required_argument, NULL, 'p' },
 		{ "process", required_argument, NULL, OPT_PROCESS },
 		{ "id", required_argument, NULL, OPT_ID },

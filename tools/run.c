@@ -14,6 +14,7 @@
 
 #include "etldump.h"
 #include "out.h"
+#include "outfiles.h"
 #include "summary.h"
 #include "writers/writer.h"
 
@@ -235,6 +236,10 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 		return EXIT_USAGE;
 	}
 	opened = setup_reader(r, files, nfiles, o, 0, &exit_code);
+	if (opened > 0 && o->out_path && output_open(o->out_path, o->out_exclusive, o->force, o->inputs) != 0) {
+		etl_reader_free(r);
+		return worse(exit_code, EXIT_IO);
+	}
 	if (opened == 0 || o->info) {
 		for (i = 0; o->info && i < etl_reader_trace_count(r); i++)
 			o->writer->info(etl_reader_trace_info(r, i), i);

@@ -34,6 +34,66 @@ def normalise_info(text):
     return re.sub(r"(?m)^file:               .*$", "file:               FIXTURE", text)
 
 
+def batch_outputs(etldump, valid, tmp):
+    """-O never writes outside its folder, over an input, through a link or over a file there
+    (without --force); names that do not fit fail; shared names get -2; unreadable inputs leave
+    nothing (ROBUSTNESS.md, issue 15)."""
+    fx = os.path.join(valid, "system64.etl")
+    tmp = os.path.join(tmp, "batch-tests")
+    d = os.path.join(tmp, "out")
+    os.makedirs(d)
+    victim = os.path.join(tmp, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me")
+    os.symlink(victim, os.path.join(d, "system64.etl.txt"))
+    r = run([etldump, "-O", d, fx])
+    check("batch-symlink", r.returncode == 3 and open(victim).read() == "keep me" and b"link" in r.stderr,
+          r.stderr.decode())
+    r = run([etldump, "--force", "-O", d, fx])
+    check("batch-symlink-force", r.returncode == 3 and open(victim).read() == "keep me")
+    os.unlink(os.path.join(d, "system64.etl.txt"))
+    # an output already there: refused, then overwritten with --force
+    with open(os.path.join(d, "system64.etl.txt"), "w") as f:
+        f.write("old")
+    r = run([etldump, "-O", d, fx])
+    check("batch-exists", r.returncode == 3 and open(os.path.join(d, "system64.etl.txt")).read() == "old"
+          and b"--force" in r.stderr, r.stderr.decode())
+    r = run([etldump, "--force", "-O", d, fx])
+    check("batch-force", r.returncode == 0 and open(os.path.join(d, "system64.etl.txt")).read().startswith("2022-"))
+    # an output named like a later input: that input is read whole, never truncated
+    t = os.path.join(d, "t")
+    shutil.copy(fx, t)
+    shutil.copy(fx, t + ".txt")
+    size = os.path.getsize(t + ".txt")
+    r = run([etldump, "--force", "-O", d, t, t + ".txt"])
+    check("batch-output-is-input", r.returncode == 3 and os.path.getsize(t + ".txt") == size
+          and b"one of the inputs" in r.stderr, r.stderr.decode())
+    # shared file names: one output each
+    e = os.path.join(tmp, "batch2")
+    os.makedirs(os.path.join(tmp, "a"))
+    os.makedirs(os.path.join(tmp, "b"))
+    shutil.copy(fx, os.path.join(tmp, "a", "same.etl"))
+    shutil.copy(os.path.join(valid, "mixed64.etl"), os.path.join(tmp, "b", "same.etl"))
+    r = run([etldump, "-O", e, os.path.join(tmp, "a", "same.etl"), os.path.join(tmp, "b", "same.etl")])
+    outs = sorted(os.listdir(e))
+    check("batch-same-names", r.returncode == 0 and outs == ["same.etl-2.txt", "same.etl.txt"], str(outs))
+    check("batch-same-names-content", open(os.path.join(e, "same.etl.txt")).read() ==
+          run([etldump, fx]).stdout.decode())
+    # an input that cannot be read (a folder, a missing file) leaves no output
+    r = run([etldump, "-O", e, os.path.join(tmp, "a"), os.path.join(tmp, "nope.etl")])
+    check("batch-unreadable", r.returncode == 3 and sorted(os.listdir(e)) == outs, str(sorted(os.listdir(e))))
+    # a name that does not fit a path fails; nothing is cut
+    deep = os.path.join(tmp, "x" * 200)
+    os.makedirs(deep)
+    long_dir = deep + "/" + "/".join(["y" * 200] * 19)
+    r = run([etldump, "-O", long_dir, fx])
+    check("batch-long-name", r.returncode in (2, 3) and not any(f.endswith(".txt") for f in os.listdir(deep)),
+          r.stderr.decode()[-200:])
+    # -o over an input is refused too
+    r = run([etldump, "-o", t, t])
+    check("output-is-input", r.returncode == 3 and os.path.getsize(t) == os.path.getsize(fx), r.stderr.decode())
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -199,6 +259,7 @@ def main():
                              shell=True, executable="/bin/bash", stderr=subprocess.PIPE)
         _, err = p.communicate()
         check("threads-closed-pipe", p.returncode == 0 and not err, err.decode())
+        batch_outputs(etldump, valid, tmp)
     finally:
         shutil.rmtree(tmp)
     for name, ok, detail in results:
