@@ -299,6 +299,114 @@ START_TEST(corpus_traces)
 }
 END_TEST
 
+/* ROBUSTNESS.md, issue 15: silent loss.  A trace from the writer, and its events when intact. */
+static void silent_loss_trace(struct trace *t, uint8_t **d, size_t *len)
+{
+	struct etlw_opts o;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	ck_assert_int_eq(scen_build_mixed(&o, 200, d, len), 0);
+	load_trace(t, "silent-loss", *d, *len);
+	ck_assert_uint_gt(t->nbufs, 3);
+}
+
+/* Data buffers whose Offset is 0: every event is still delivered (the records are read to the
+ * buffer's end) and each buffer reports its damaged header - not a quiet fallback that drops the
+ * events past SavedOffset. */
+START_TEST(offset_zero_loses_nothing)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, i;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	memcpy(c, d, len);
+	for (b = 1; b < t->nbufs; b++) {
+		memset(c + t->bufs[b].off + 0x30, 0, 4);                 /* Offset */
+		c[t->bufs[b].off + 0x04] = (uint8_t)(0x48 + 8 * (b & 3)); /* a SavedOffset that hides records */
+		c[t->bufs[b].off + 0x05] = 0;
+		c[t->bufs[b].off + 0x06] = 0;
+		c[t->bufs[b].off + 0x07] = 0;
+	}
+	run(c, len, &res);
+	ck_assert_uint_eq(res.n, t->nevents);
+	for (i = 0; i < t->nevents; i++)
+		ck_assert(delivered(&res, &t->events[i]));
+	ck_assert_uint_eq(res.errors, t->nbufs - 1);
+	ck_assert_uint_eq(res.first_err_offset, t->bufs[1].off + 0x30);
+	free(res.events);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* One bit flipped in the high byte of the header buffer's BufferType: the first record is still
+ * the logfile header, so the trace is read - every event - with the damage reported. */
+START_TEST(header_type_bit_flip_is_salvaged)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	memcpy(c, d, len);
+	c[0x37] ^= 0x04;
+	run(c, len, &res);
+	ck_assert_uint_eq(res.n, t->nevents);
+	ck_assert_uint_eq(res.errors, 1);
+	ck_assert_uint_eq(res.first_err_offset, 0x36);
+	c[0x48 + 6] = 0x01; /* and with no logfile header either: not a trace */
+	free(res.events);
+	run(c, len, &res);
+	ck_assert_uint_eq(res.n, 0);
+	free(res.events);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* An end-of-buffer marker in the middle of a buffer's records: reported, and the records after it
+ * still delivered (found again by resynchronising). */
+START_TEST(end_marker_mid_buffer_is_reported)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i, hit = SIZE_MAX, after = 0;
+
+	silent_loss_trace(t, &d, &len);
+	/* the third event of the second data buffer */
+	for (i = 0; i < t->nevents; i++)
+		if (t->events[i].file_offset >= t->bufs[2].off && t->events[i].file_offset < t->bufs[2].off + t->bufs[2].size &&
+		    ++after == 3) {
+			hit = i;
+			break;
+		}
+	ck_assert_uint_ne(hit, SIZE_MAX);
+	c = malloc(len);
+	memcpy(c, d, len);
+	memset(c + t->events[hit].file_offset, 0xFF, 4);
+	run(c, len, &res);
+	ck_assert_uint_ge(res.errors, 1);
+	ck_assert_uint_eq(res.first_err_offset, t->events[hit].file_offset);
+	ck_assert_uint_eq(res.n, t->nevents - 1); /* only the record whose marker was overwritten */
+	free(res.events);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("damage");
@@ -311,6 +419,9 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		corpus_dir = argv[1];
 	tcase_add_loop_test(t, writer_fixtures, 0, 4);
+	tcase_add_test(t, offset_zero_loses_nothing);
+	tcase_add_test(t, header_type_bit_flip_is_salvaged);
+	tcase_add_test(t, end_marker_mid_buffer_is_reported);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {
 		fclose(f);

@@ -108,6 +108,17 @@ static void finish_event(struct stream *s)
 	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
 }
 
+/* Whether bytes are only padding: 0xFF (the end marker's fill) or zeros. */
+static int only_padding(const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != 0xFF && p[i] != 0)
+			return 0;
+	return 1;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
@@ -129,9 +140,19 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 			continue;
 		}
 		st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
-		if (st == ETL_END) {
-			s->pos = s->fill;
+		if ((st == ETL_END || st == ETL_E_FORMAT) && only_padding(s->data + s->pos, s->fill - s->pos)) {
+			s->pos = s->fill; /* the end marker, or the buffer's padding: the records end here */
 			continue;
+		}
+		if (st == ETL_END) { /* an end marker with data after it: nothing may be dropped unsaid */
+			size_t rest = s->fill - s->pos;
+			if (rest < 4)
+				etl__diag_set(&s->diag, st = ETL_E_FORMAT, s->pos,
+					      "%zu bytes after the last record are too few for a record", rest);
+			else
+				etl__diag_set(&s->diag, st = ETL_E_FORMAT, s->pos,
+					      "an end-of-buffer marker with %zu bytes of data after it, before the buffer's end",
+					      rest - 4);
 		}
 		if (st == ETL_OK) {
 			finish_event(s);

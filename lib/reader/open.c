@@ -33,11 +33,52 @@ void etl__reader_queue_diag(void *ctx, const struct etl_diag *d)
 	r->q_len++;
 }
 
+/*
+ * The header buffer's own header.  A trace whose first buffer header is damaged (its type or
+ * flags) but whose first record is the logfile header is still read, the damage reported: one
+ * flipped bit must not lose every event.  d holds that report (code ETL_OK when there is none).
+ */
+static int header_buffer(struct trace *t, uint64_t size_limit, struct etl_bufhdr *h, struct etl_diag *note,
+			 struct etl_diag *d)
+{
+	uint8_t raw[ETL_BUFFER_HEADER_SIZE + 8];
+	size_t n = t->src.size < sizeof(raw) ? (size_t)t->src.size : sizeof(raw);
+	int st = etl__source_read(&t->src, 0, raw, n, d);
+
+	note->code = ETL_OK;
+	if (st != ETL_OK)
+		return st;
+	etl__bufhdr_decode(raw, h);
+	if (h->type != ETL_BUFTYPE_HEADER || (h->flags & (ETL_BUF_COMPRESSED | 0xFF80u))) {
+		if (!etl__bytes_have_logfile_header(raw, n)) {
+			if (h->type != ETL_BUFTYPE_HEADER)
+				etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
+					      (unsigned)h->type);
+			else
+				etl__diag_set(d, ETL_E_FORMAT, 0x34, "not a trace: the header buffer has BufferFlag 0x%04x",
+					      (unsigned)h->flags);
+			return ETL_E_FORMAT;
+		}
+		etl__diag_set(note, ETL_E_FORMAT, h->type != ETL_BUFTYPE_HEADER ? 0x36 : 0x34,
+			      "header buffer: %s %u is damaged, but the buffer starts with the logfile header: read as the "
+			      "header buffer", h->type != ETL_BUFTYPE_HEADER ? "BufferType" : "BufferFlag",
+			      h->type != ETL_BUFTYPE_HEADER ? (unsigned)h->type : (unsigned)h->flags);
+		h->type = ETL_BUFTYPE_HEADER;
+		h->flags &= (uint16_t)(0x7Fu & ~ETL_BUF_COMPRESSED);
+	}
+	st = etl__bufhdr_check(h, 0, size_limit, 0, d);
+	if (st != ETL_OK) {
+		etl__diag_prefix(d, "not a trace: ");
+		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
+	}
+	return ETL_OK;
+}
+
 /* Reads the header buffer and the logfile header; builds the buffer index. */
 static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 {
-	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
 	struct etl_bufhdr h;
+	struct etl_diag note;
 	uint8_t *hb;
 	size_t avail;
 	enum etl_clock ck;
@@ -49,24 +90,9 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 			      (unsigned long long)t->src.size);
 		return ETL_E_FORMAT;
 	}
-	st = etl__source_read(&t->src, 0, raw, sizeof(raw), d);
+	st = header_buffer(t, r->limits[ETL_LIMIT_BUFFER_SIZE], &h, &note, d);
 	if (st != ETL_OK)
 		return st;
-	etl__bufhdr_decode(raw, &h);
-	if (h.type != ETL_BUFTYPE_HEADER) {
-		etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
-			      (unsigned)h.type);
-		return ETL_E_FORMAT;
-	}
-	st = etl__bufhdr_check(&h, 0, r->limits[ETL_LIMIT_BUFFER_SIZE], 0, d);
-	if (st != ETL_OK) {
-		etl__diag_prefix(d, "not a trace: ");
-		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
-	}
-	if (h.flags & ETL_BUF_COMPRESSED) {
-		etl__diag_set(d, ETL_E_FORMAT, 0x34, "the header buffer is marked compressed, which Windows never writes");
-		return ETL_E_FORMAT;
-	}
 	avail = h.size;
 	if (avail > t->src.size)
 		avail = (size_t)t->src.size;
@@ -91,7 +117,9 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	etl__clock_init(&t->clock, ck, t->info.start_raw, t->info.start_time, t->info.perf_freq,
 			t->info.cpu_speed_mhz);
 
-	st = etl__bufindex_build(&t->ix, &t->src, t->info.buffer_size,
+	if (note.code != ETL_OK)
+		etl__reader_queue_diag(r, &note);
+	st = etl__bufindex_build(&t->ix, &t->src, &h, t->info.buffer_size,
 				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
 				 etl__reader_queue_diag, r, d);

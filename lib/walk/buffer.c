@@ -83,9 +83,7 @@ size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail)
 {
 	if (h->offset >= ETL_BUFFER_HEADER_SIZE && h->offset <= avail)
 		return h->offset;
-	if (h->saved >= ETL_BUFFER_HEADER_SIZE && h->saved <= avail)
-		return h->saved;
-	return avail;
+	return avail; /* damaged or truncated: read what is there (the caller says so) */
 }
 
 static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
@@ -217,8 +215,8 @@ out:
 	return st;
 }
 
-int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, uint32_t nominal,
-			int compressed, uint64_t size_limit, uint64_t count_limit,
+int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
 			etl_diag_fn report, void *ctx, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
@@ -256,7 +254,10 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, u
 			if (zero_tail)
 				break; /* preallocated, never written space: the end of the data */
 		}
-		etl__bufhdr_decode(raw, &h);
+		if (off == 0 && first)
+			h = *first; /* the header buffer, as the caller read (and repaired) it */
+		else
+			etl__bufhdr_decode(raw, &h);
 		if (ix->count > 0 && h.type == ETL_BUFTYPE_HEADER)
 			h.type = 0xFFFF; /* a second header buffer is damage here */
 		if (etl__bufhdr_check(&h, off, size_limit, ix->count ? nominal : 0, &bad) != ETL_OK ||
@@ -305,6 +306,13 @@ void etl__bufindex_free(struct etl_bufindex *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
+int etl__bytes_have_logfile_header(const uint8_t *b, size_t n)
+{
+	/* the first record is a system header (32- or 64-bit) with HookId 0 */
+	return n >= ETL_BUFFER_HEADER_SIZE + 8 && (b[0x48 + 3] & 0xC0) == 0xC0 && (b[0x48 + 2] == 1 || b[0x48 + 2] == 2) &&
+	       etl_le16(b + 0x48 + 6) == 0;
+}
+
 int etl__bytes_look_like_trace(const uint8_t *b, size_t n)
 {
 	struct etl_bufhdr h;
@@ -312,7 +320,6 @@ int etl__bytes_look_like_trace(const uint8_t *b, size_t n)
 	if (n < ETL_BUFFER_HEADER_SIZE + 8)
 		return 0;
 	etl__bufhdr_decode(b, &h);
-	/* a header buffer whose first record is a system header with HookId 0 */
-	return h.type == ETL_BUFTYPE_HEADER && h.size >= ETL_BUFFER_HEADER_SIZE && (b[0x48 + 3] & 0xC0) == 0xC0 &&
-	       (b[0x48 + 2] == 1 || b[0x48 + 2] == 2) && etl_le16(b + 0x48 + 6) == 0;
+	/* a buffer (even one whose type field is damaged) that starts with the logfile header */
+	return h.size >= ETL_BUFFER_HEADER_SIZE && etl__bytes_have_logfile_header(b, n);
 }

@@ -42,7 +42,8 @@ int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_li
 		      uint32_t nominal, struct etl_diag *d);
 
 /* The end of the records in an uncompressed buffer whose first avail bytes
- * are present: Offset if it is sane, else SavedOffset, else avail. */
+ * are present: Offset if it is sane, else avail (every byte there is read: a
+ * damaged Offset must not hide records). */
 size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail);
 
 /* 32 bytes per buffer: the only memory that grows with the trace (see docs/PERFORMANCE.md). */
@@ -64,17 +65,20 @@ struct etl_bufindex {
 
 typedef void (*etl_diag_fn)(void *ctx, const struct etl_diag *d);
 
-/* Walks every buffer header of the source from offset 0 and records them.
- * Damage is reported through report() and skipped by resynchronising on
- * the next plausible buffer header.  Returns ETL_OK, or a fatal status
- * (out of memory, I/O error, buffer-count limit) with d set. */
-int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, uint32_t nominal,
-			int compressed, uint64_t size_limit, uint64_t count_limit,
+/* Walks every buffer header of the source from offset 0 and records them
+ * (the header buffer's as first says, when given).  Damage is reported
+ * through report() and skipped by resynchronising on the next plausible
+ * buffer header.  Returns ETL_OK, or a fatal status (out of memory, I/O
+ * error, buffer-count limit) with d set. */
+int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
 			etl_diag_fn report, void *ctx, struct etl_diag *d);
 void etl__bufindex_free(struct etl_bufindex *ix);
 
 /* Whether bytes start like a trace: a header buffer whose first record is a system header with
  * HookId 0 (the logfile header).  For telling trace members of an archive from others. */
 int etl__bytes_look_like_trace(const uint8_t *b, size_t n);
+/* Whether a buffer's first record (at 0x48) is the logfile header: a system header with HookId 0. */
+int etl__bytes_have_logfile_header(const uint8_t *b, size_t n);
 
 #endif

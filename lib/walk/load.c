@@ -84,10 +84,16 @@ int etl__bufload(struct etl_bufload *l, const struct etl_bufent *e, struct etl_d
 	if (!raw)
 		return d->code;
 	etl__bufhdr_decode(raw, &h);
-	l->flags = h.flags;
-	if (!(h.flags & ETL_BUF_COMPRESSED)) {
+	l->flags = e->flags; /* as the index has them (the header buffer's may have been repaired) */
+	if (!(e->flags & ETL_BUF_COMPRESSED)) {
 		l->data = raw;
 		l->fill = etl__bufhdr_fill(&h, e->avail);
+		if (h.offset < ETL_BUFFER_HEADER_SIZE) {
+			etl__diag_set(d, ETL_E_FORMAT, e->off + 0x30,
+				      "buffer header: Offset %u is inside the 72-byte header: records read to the buffer's end",
+				      (unsigned)h.offset);
+			return ETL_E_FORMAT;
+		}
 		return ETL_OK;
 	}
 	l->compressed = 1;
