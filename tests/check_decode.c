@@ -241,6 +241,12 @@ static uint8_t *build_tl(int variant, size_t *len)
 		ck_assert_int_eq(add_tl(w, 2, &m, "\x01", 1), 0);
 		break;
 	}
+	case 6: /* a field name made to clear a terminal and forge a line, with an unknown in-type */
+		mb_begin(&m, "Forged");
+		mb_field(&m, "\x1b[2J\nlibetl: all good \xc2\x9b\xe2\x80\xae", 16, -1);
+		mb_end(&m);
+		ck_assert_int_eq(add_tl(w, 2, &m, "\x01", 1), 0);
+		break;
 	default:
 		break;
 	}
@@ -278,7 +284,8 @@ END_TEST
 START_TEST(tracelogging_hostile_metadata_costs_one_event)
 {
 	static const char *const why[] = { NULL, "property 'b': needs 8 bytes", "claims 5 members, only 1 fields follow",
-					   "65535 elements cannot fit", "does not fit the item", "nested deeper than 32" };
+					   "65535 elements cannot fit", "does not fit the item", "nested deeper than 32",
+					   "field '\\x1b[2J\\x0alibetl: all good \\xc2\\x9b\\xe2\\x80\\xae' has in-type 16" };
 	size_t len;
 	uint8_t *d = build_tl(_i, &len);
 	struct decoded_run run;
@@ -1069,7 +1076,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		corpus_dir = argv[1];
 	tcase_add_test(t, tracelogging_scalars_arrays_structs);
-	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 6);
+	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 7);
 	tcase_add_test(t, error_names_the_field_and_offset);
 	tcase_add_test(t, tags_custom_schema_and_group);
 	tcase_add_test(t, undecoded_names_and_reasons);

@@ -25,6 +25,7 @@ const char *progname = "etldump";
 static int run_one_into(char *input, const char *path, const struct options *shared)
 {
 	struct options o = *shared;
+	char nb[SHOWN_MAX];
 	int code;
 
 	o.out_path = path;
@@ -33,7 +34,7 @@ static int run_one_into(char *input, const char *path, const struct options *sha
 	code = run_inputs(&input, 1, &o);
 	out_flush();
 	if (code != EXIT_OK && !o.quiet)
-		fprintf(stderr, "%s: %s: %s\n", progname, input,
+		fprintf(stderr, "%s: %s: %s\n", progname, shown(input, nb),
 			code == EXIT_DAMAGED ? "damaged (see above); output written" : "failed (see above)");
 	if (fflush(stdout) == EOF && errno != EPIPE)
 		code = worse(code, EXIT_IO);
@@ -44,10 +45,11 @@ static int run_one_into(char *input, const char *path, const struct options *sha
 static int run_outdir(char **inputs, int n, const struct options *o)
 {
 	int exit_code = EXIT_OK, problems = 0, i;
+	char nb[SHOWN_MAX];
 	char **paths = NULL;
 
 	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, o->outdir,
+		fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, shown(o->outdir, nb),
 			strerror(errno));
 		return EXIT_IO;
 	}

@@ -24,6 +24,7 @@ _Thread_local int decode_errors; /* per thread: workers add theirs up */
 static void report_decode(const struct etl_reader *r, const struct options *o)
 {
 	const struct etl_error *e = etl_reader_error(r);
+	char nb[SHOWN_MAX];
 	int ti;
 
 	decode_errors++;
@@ -32,13 +33,34 @@ static void report_decode(const struct etl_reader *r, const struct options *o)
 	ti = etl_error_trace_index(e);
 	flockfile(stderr); /* one line, whole, whichever worker thread reports */
 	fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname,
-		ti >= 0 && etl_reader_trace_info(r, ti) ? etl_trace_info_name(etl_reader_trace_info(r, ti)) : "?",
+		ti >= 0 && etl_reader_trace_info(r, ti) ? shown(etl_trace_info_name(etl_reader_trace_info(r, ti)), nb) : "?",
 		(unsigned long long)etl_error_offset(e), etl_error_message(e));
 	funlockfile(stderr);
 }
 
+const char *shown(const char *name, char buf[SHOWN_MAX])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; name && *name && n + 5 < SHOWN_MAX; name++) {
+		unsigned char c = (unsigned char)*name;
+		if (c < 0x20 || c == 0x7f) {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[c >> 4];
+			buf[n++] = hex[c & 15];
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 void report(const struct etl_reader *r, const char *fallback_name, const struct options *o)
 {
+	char nb[SHOWN_MAX];
 	const struct etl_error *e = etl_reader_error(r);
 	int ti;
 	const char *name = fallback_name;
@@ -49,7 +71,7 @@ void report(const struct etl_reader *r, const char *fallback_name, const struct 
 	if (ti >= 0 && etl_reader_trace_info(r, ti))
 		name = etl_trace_info_name(etl_reader_trace_info(r, ti));
 	flockfile(stderr); /* one line, whole, whichever worker thread reports */
-	fprintf(stderr, "%s: %s: ", progname, name ? name : "?");
+	fprintf(stderr, "%s: %s: ", progname, name ? shown(name, nb) : "?");
 	if (etl_error_offset(e) != UINT64_MAX)
 		fprintf(stderr, "offset 0x%" PRIx64 ": ", etl_error_offset(e));
 	if (etl_error_buffer_index(e) >= 0)
@@ -81,6 +103,7 @@ static void progress(const struct etl_reader *r, const struct etl_event *ev, uin
 	static struct timespec last;
 	struct timespec now;
 	const struct etl_trace_info *t;
+	char nb[SHOWN_MAX];
 	double pct;
 
 	if (done) {
@@ -95,7 +118,7 @@ static void progress(const struct etl_reader *r, const struct etl_event *ev, uin
 	t = etl_reader_trace_info(r, etl_event_trace_index(ev));
 	pct = t && etl_trace_info_file_size(t) ? 100.0 * (double)etl_event_file_offset(ev) /
 							 (double)etl_trace_info_file_size(t) : 0;
-	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events", t ? etl_trace_info_name(t) : "", pct, n);
+	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events", t ? shown(etl_trace_info_name(t), nb) : "", pct, n);
 }
 
 /* The manifests: the environment's search path first, then --manifest (later ones win). */
@@ -123,7 +146,8 @@ static void add_manifests(struct etl_reader *r, const struct options *o, int qui
 				*exit_code = worse(*exit_code, EXIT_DAMAGED);
 			}
 		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet && !quiet) {
-			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, o->manifests[k],
+			char nb[SHOWN_MAX];
+			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, shown(o->manifests[k], nb),
 				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
 		}
 	}

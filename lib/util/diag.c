@@ -76,3 +76,56 @@ const char *etl__quote(const char *s, char *out, size_t cap)
 	out[n] = 0;
 	return out;
 }
+
+/* Length of the well-formed UTF-8 sequence at s that is printable, or 0: not
+ * a C1 control (U+0080..U+009F), a line or paragraph separator or a
+ * bidirectional override, which could make a message read as another. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	uint32_t cp;
+	size_t n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1fu;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0fu;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07u;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3fu);
+	}
+	if (cp < 0xa0 || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+		return 0;
+	return n;
+}
+
+void etl__text_clean(const char *in, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)in;
+	size_t n = 0, k;
+
+	while (*s && n + 5 < cap) {
+		if (*s >= 0x20 && *s < 0x7f) {
+			out[n++] = (char)*s++;
+		} else if ((k = utf8_printable(s)) != 0) {
+			if (n + k >= cap)
+				break;
+			memcpy(out + n, s, k);
+			n += k;
+			s += k;
+		} else {
+			out[n++] = '\\';
+			out[n++] = 'x';
+			out[n++] = hex[*s >> 4];
+			out[n++] = hex[*s & 15];
+			s++;
+		}
+	}
+	out[n] = 0;
+}

@@ -92,6 +92,16 @@ def batch_outputs(etldump, valid, tmp):
     # -o over an input is refused too
     r = run([etldump, "-o", t, t])
     check("output-is-input", r.returncode == 3 and os.path.getsize(t) == os.path.getsize(fx), r.stderr.decode())
+    # a damaged input named to clear the terminal and forge a line: its name is escaped on stderr
+    forged = os.path.join(tmp, "x\x1b[2J\netldump: all good")
+    with open(fx, "rb") as f:
+        data = f.read()
+    with open(forged, "wb") as f:
+        f.write(data[: len(data) - 100])
+    r = run([etldump, forged])
+    err = r.stderr.decode()
+    check("escaped-names", r.returncode == 1 and "\x1b" not in err and "x\\x1b[2J\\x0aetldump: all good" in err
+          and all(line.startswith("etldump: ") for line in err.splitlines()), err)
 
 
 def main():
