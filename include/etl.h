@@ -59,6 +59,17 @@ enum etl_status {
 /** Short constant name of a status ("format", "truncated", ...). copied. @since 0.1 */
 ETL_API const char *etl_status_string(int status);
 
+/**
+ * Copies @p text for printing where a terminal may see it: control bytes,
+ * C1 controls, line and paragraph separators, bidirectional overrides and
+ * bytes that are not UTF-8 become "\xNN"; the rest is copied as is.  The
+ * result is cut (at a character) to fit @p cap bytes with its NUL; @p cap
+ * must be at least 1.  Names from an input (etl_trace_info_name() of a zip
+ * member, provider and property names) may hold anything; error messages are
+ * already escaped.  Returns @p out. @since 0.2
+ */
+ETL_API const char *etl_text_escape(const char *text, char *out, size_t cap);
+
 /* ------------------------------------------------------------------ */
 /* Versions                                                            */
 /* ------------------------------------------------------------------ */
@@ -128,7 +139,7 @@ enum etl_limit {
 	ETL_LIMIT_BUFFER_SIZE = 0,   /**< largest buffer, bytes (default 64 MiB) */
 	ETL_LIMIT_BUFFER_COUNT = 1,  /**< most buffers per trace (default 16 Mi) */
 	ETL_LIMIT_STREAMS = 2,       /**< most per-CPU streams per trace (default 4096) */
-	ETL_LIMIT_SPOOL_SIZE = 3,    /**< largest stream or archive member spooled, bytes (default 64 GiB) */
+	ETL_LIMIT_SPOOL_SIZE = 3,    /**< most bytes spooled from a pipe, or unpacked from one archive in all (default 64 GiB; an archive also stops at 256 times its size) */
 	ETL_LIMIT_PROPERTIES = 4,    /**< most properties (values, array elements, structs) per decoded event (default 1 Mi) */
 	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
 	ETL_LIMIT_STACK_KEY_BYTES = 6, /**< most memory for a trace's compressed-stack definitions (default 256 MiB) */

@@ -52,9 +52,6 @@ void etl__diag_append(struct etl_diag *d, const char *fmt, ...) ETL_PRINTF(2, 3)
 /* Text from an input (a member name, a provider name) made safe for a message: control bytes,
  * DEL, backslashes and quotes as \xNN; cut to cap - 1 bytes.  Returns out. */
 const char *etl__quote(const char *s, char *out, size_t cap);
-/* Copies text taken from an input for printing: control bytes, C1 controls,
- * bidirectional overrides and bytes that are not UTF-8 become \xNN. */
-void etl__text_clean(const char *in, char *out, size_t cap);
 
 /* ---- memory (one place, so tests can inject failures) ---- */
 

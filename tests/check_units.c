@@ -289,6 +289,31 @@ START_TEST(xpress_random_garbage_never_overruns)
 }
 END_TEST
 
+
+START_TEST(text_escape_keeps_text_and_defuses_controls)
+{
+	char out[64], small[6];
+
+	ck_assert_str_eq(etl_text_escape("plain name.etl", out, sizeof(out)), "plain name.etl");
+	ck_assert_str_eq(etl_text_escape("a\x1b[2J\nb\x7f", out, sizeof(out)), "a\\x1b[2J\\x0ab\\x7f");
+	/* UTF-8 text stays; C1 controls, separators, bidi overrides, overlong forms, surrogates and
+	 * stray bytes do not */
+	ck_assert_str_eq(etl_text_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", out, sizeof(out)),
+			 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	ck_assert_str_eq(etl_text_escape("\xc2\x9b\xe2\x80\xae\xe2\x80\xa8", out, sizeof(out)),
+			 "\\xc2\\x9b\\xe2\\x80\\xae\\xe2\\x80\\xa8");
+	ck_assert_str_eq(etl_text_escape("\xc0\x80|\xed\xa0\x80|\xff|\xe2\x82", out, sizeof(out)),
+			 "\\xc0\\x80|\\xed\\xa0\\x80|\\xff|\\xe2\\x82");
+	/* cut at a character, never inside an escape or a UTF-8 sequence */
+	ck_assert_str_eq(etl_text_escape("abcdefgh", small, sizeof(small)), "abcde");
+	ck_assert_str_eq(etl_text_escape("ab\x01", small, sizeof(small)), "ab");
+	ck_assert_str_eq(etl_text_escape("a\x01", small, sizeof(small)), "a\\x01");
+	ck_assert_str_eq(etl_text_escape("abcd\xc3\xa9", small, sizeof(small)), "abcd");
+	ck_assert_str_eq(etl_text_escape("x", small, 1), "");
+	ck_assert_str_eq(etl_text_escape(NULL, out, sizeof(out)), "");
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
 	Suite *s = suite_create("units");
@@ -299,6 +324,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
 	tcase_add_test(t, guid_format_and_parse);
+	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
 	tcase_add_test(t, clock_qpc_system_cycles);
 	tcase_add_test(t, clock_unix_ns);
 	tcase_add_test(t, xpress_roundtrips);

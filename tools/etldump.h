@@ -67,9 +67,9 @@ int run_inputs(char **files, int nfiles, const struct options *o);
 int worse(int a, int b);
 /* The reader's last error on stderr (unless quiet), as one line. */
 void report(const struct etl_reader *r, const char *fallback_name, const struct options *o);
-/* A name (a path, a member) as printed on stderr: control bytes become \xNN,
- * so a crafted name cannot move the cursor, clear a terminal or forge a line.
- * The text is in buf, cut at SHOWN_MAX bytes. */
+/* A name (a path, a member) as printed on stderr, escaped by etl_text_escape()
+ * so that a crafted name cannot move the cursor, clear a terminal or forge a
+ * line.  The text is in buf, cut at SHOWN_MAX bytes. */
 #define SHOWN_MAX 1024
 const char *shown(const char *name, char buf[SHOWN_MAX]);
 /* The exit status an error status of etl_reader_next() calls for. */

@@ -40,22 +40,7 @@ static void report_decode(const struct etl_reader *r, const struct options *o)
 
 const char *shown(const char *name, char buf[SHOWN_MAX])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
-
-	for (; name && *name && n + 5 < SHOWN_MAX; name++) {
-		unsigned char c = (unsigned char)*name;
-		if (c < 0x20 || c == 0x7f) {
-			buf[n++] = '\\';
-			buf[n++] = 'x';
-			buf[n++] = hex[c >> 4];
-			buf[n++] = hex[c & 15];
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n] = 0;
-	return buf;
+	return etl_text_escape(name ? name : "?", buf, SHOWN_MAX);
 }
 
 void report(const struct etl_reader *r, const char *fallback_name, const struct options *o)

@@ -34,7 +34,7 @@ int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int tr
 	r->err.trace = trace;
 	r->err.buffer = d->buffer_index;
 	r->err.offset = d->offset;
-	etl__text_clean(d->msg, r->err.msg, sizeof(r->err.msg)); /* parts of it may come from the input */
+	etl_text_escape(d->msg, r->err.msg, sizeof(r->err.msg)); /* parts of it may come from the input */
 	r->has_err = 1;
 	if (fatal)
 		r->state = ST_FATAL;

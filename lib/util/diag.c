@@ -104,28 +104,30 @@ static size_t utf8_printable(const unsigned char *s)
 	return n;
 }
 
-void etl__text_clean(const char *in, char *out, size_t cap)
+const char *etl_text_escape(const char *in, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)in;
+	const unsigned char *s = (const unsigned char *)(in ? in : "");
 	size_t n = 0, k;
 
-	while (*s && n + 5 < cap) {
-		if (*s >= 0x20 && *s < 0x7f) {
-			out[n++] = (char)*s++;
-		} else if ((k = utf8_printable(s)) != 0) {
-			if (n + k >= cap)
-				break;
+	if (cap == 0)
+		return out;
+	for (; *s; s += k) {
+		int plain = *s >= 0x20 && *s < 0x7f;
+		k = plain ? 1 : utf8_printable(s);
+		if (n + (k ? k : 4) >= cap)
+			break;
+		if (k) {
 			memcpy(out + n, s, k);
 			n += k;
-			s += k;
 		} else {
 			out[n++] = '\\';
 			out[n++] = 'x';
 			out[n++] = hex[*s >> 4];
 			out[n++] = hex[*s & 15];
-			s++;
+			k = 1;
 		}
 	}
 	out[n] = 0;
+	return out;
 }
