@@ -66,7 +66,14 @@ static int run_outdir(char **inputs, int n, const struct options *o)
 	return exit_code;
 }
 
-int main(int argc, char **argv)
+/* The fuzz target of the batch path (tests/fuzz/fuzz_batch.c) builds this file
+ * with ETLDUMP_MAIN=etldump_main and calls it as a function. */
+#ifndef ETLDUMP_MAIN
+#define ETLDUMP_MAIN main
+#endif
+int ETLDUMP_MAIN(int argc, char **argv);
+
+int ETLDUMP_MAIN(int argc, char **argv)
 {
 	static struct options o;
 	struct inputs_seen seen;
