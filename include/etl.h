@@ -558,6 +558,22 @@ ETL_API uint32_t etl_decoded_event_tags(const struct etl_decoded *d);
 ETL_API int etl_decoded_provider_group(const struct etl_decoded *d, struct etl_guid *group);
 /** Why the event was not decoded (NULL if it was). */
 ETL_API const char *etl_decoded_reason(const struct etl_decoded *d);
+
+/** How complete a decoding is. @since 0.2 */
+enum etl_decode_status {
+	ETL_DECODE_COMPLETE = 0, /**< every property of the schema was read */
+	ETL_DECODE_PARTIAL = 1,  /**< the payload contradicts its schema: the properties before the
+				      fault are there, the one that failed and those after it are not
+				      (etl_decoded_error_field(), etl_decoded_error()) */
+	ETL_DECODE_RAW = 2       /**< not decoded (etl_decoded_reason()); the raw payload stands */
+};
+/** Whether the decoding is complete, partial or raw. @since 0.2 */
+ETL_API enum etl_decode_status etl_decoded_status(const struct etl_decoded *d);
+/** Why a decoding stopped (the message etl_reader_decode() reported, without the offset), or
+ *  NULL when it did not.  Borrowed as the decoded view. @since 0.2 */
+ETL_API const char *etl_decoded_error(const struct etl_decoded *d);
+/** The top-level property at which a partial decoding stopped, or NULL. @since 0.2 */
+ETL_API const char *etl_decoded_error_field(const struct etl_decoded *d);
 /** Bytes of payload after the last property (0 when the schema used them all). */
 ETL_API size_t etl_decoded_trailing_bytes(const struct etl_decoded *d);
 /** Top-level properties. */

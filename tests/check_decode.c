@@ -730,9 +730,14 @@ START_TEST(error_names_the_field_and_offset)
 		/* the offset is that of the missing field inside the file */
 		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)),
 				  etl_event_file_offset(ev) + etl_event_record_size(ev) - 5 + 4);
-		/* what decoded before the fault stays available */
-		ck_assert_uint_eq(etl_decoded_property_count(dec), 2);
+		/* what decoded before the fault stays available; the event says it is partial, where
+		 * and why */
+		ck_assert_uint_eq(etl_decoded_property_count(dec), 1);
 		ck_assert_str_eq(etl_property_format(etl_decoded_property_at(dec, 0)), "1");
+		ck_assert_int_eq(etl_decoded_status(dec), ETL_DECODE_PARTIAL);
+		ck_assert_str_eq(etl_decoded_error_field(dec), "b");
+		ck_assert_ptr_nonnull(strstr(etl_decoded_error(dec), "property 'b'"));
+		ck_assert_ptr_null(etl_decoded_property_by_name(dec, "b"));
 	}
 	etl_reader_free(r);
 	free(d);

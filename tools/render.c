@@ -47,6 +47,21 @@ void out_text_value(const char *v)
 	out_char('"');
 }
 
+void out_text_name(const char *s)
+{
+	const char *p, *run = s;
+
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f) {
+			out_mem(run, (size_t)(p - run));
+			out_printf("\\x%02x", c);
+			run = p + 1;
+		}
+	}
+	out_mem(run, (size_t)(p - run));
+}
+
 int is_json_number(const char *t)
 {
 	const char *p = t;
@@ -138,7 +153,7 @@ void out_json_value(const struct etl_property *p, unsigned depth)
 
 /* A stack frame as module!+offset (the module's file name without its folders), or the
  * address in hex when no loaded image holds it. */
-static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr)
+static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr, int json)
 {
 	uint64_t off = 0;
 	const char *img = etl_reader_resolve_address(r, proc, addr, &off);
@@ -146,7 +161,10 @@ static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint
 
 	if (img) {
 		const char *base = strrchr(img, '\\');
-		out_cstr(base ? base + 1 : img);
+		if (json)
+			out_json_str(base ? base + 1 : img);
+		else
+			out_text_name(base ? base + 1 : img); /* a name from the trace: controls escaped */
 		snprintf(hex, sizeof(hex), "!+0x%" PRIx64, off);
 	} else {
 		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
@@ -168,7 +186,7 @@ void out_stack(struct etl_reader *r, const struct etl_event *ev, int json)
 			out_char(',');
 		if (json)
 			out_char('"');
-		out_frame(r, proc, etl_event_stack_frame(ev, i));
+		out_frame(r, proc, etl_event_stack_frame(ev, i), json);
 		if (json)
 			out_char('"');
 	}

@@ -21,6 +21,9 @@ const char *value_text(const struct etl_property *p);
 void out_text_value(const char *v);
 /* A value as JSON: a number, true/false, or a string; structs and arrays as objects and arrays. */
 void out_json_value(const struct etl_property *p, unsigned depth);
+/* A name from the trace (an event, a property, a module) in text output: as it is, but for
+ * control bytes, written as \xNN so that a line stays one line. */
+void out_text_name(const char *s);
 /* Whether text is a JSON number (so that it may be written bare). */
 int is_json_number(const char *t);
 /* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack. */

@@ -42,6 +42,15 @@ const char *etl_decoded_event_name(const struct etl_decoded *d) { return d->even
 const char *etl_decoded_task_name(const struct etl_decoded *d) { return d->task_name; }
 const char *etl_decoded_opcode_name(const struct etl_decoded *d) { return d->opcode_name; }
 const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; }
+const char *etl_decoded_error(const struct etl_decoded *d) { return d->error; }
+const char *etl_decoded_error_field(const struct etl_decoded *d) { return d->error_field; }
+
+enum etl_decode_status etl_decoded_status(const struct etl_decoded *d)
+{
+	if (d->source == ETL_DECODER_NONE)
+		return ETL_DECODE_RAW;
+	return d->error ? ETL_DECODE_PARTIAL : ETL_DECODE_COMPLETE;
+}
 uint32_t etl_decoded_event_tags(const struct etl_decoded *d) { return d->event_tags; }
 const char *etl_decoded_level_name(const struct etl_decoded *d) { return d->level_name; }
 const char *etl_decoded_channel_name(const struct etl_decoded *d) { return d->channel_name; }

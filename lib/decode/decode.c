@@ -311,6 +311,22 @@ static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, c
 	return etl__decode_payload(out, &e->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 }
 
+/* A decoding that stopped at a fault: the event says so (etl_decoded_status), and the property that
+ * failed is not shown as if it had a value - the ones before it are. */
+static void note_error(struct etl_decoded *out, const struct etl_diag *d)
+{
+	char clean[sizeof(d->msg) * 4];
+
+	etl_text_escape(d->msg, clean, sizeof(clean));
+	out->error = arena_printf(out, "%s", clean);
+	if (!out->error)
+		out->error = "the payload contradicts its schema";
+	if (out->source != ETL_DECODER_NONE && out->ntop > 0) {
+		out->error_field = out->nodes[out->ntop - 1].name;
+		out->ntop--;
+	}
+}
+
 int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		      const struct etl_decoded **result, struct etl_diag *d)
 {
@@ -325,6 +341,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->source = ETL_DECODER_NONE;
 	out->name = out->provider_name = out->event_name = out->task_name = out->opcode_name = NULL;
 	out->reason = NULL;
+	out->error = out->error_field = NULL;
 	out->trailing = 0;
 	out->event_tags = 0;
 	out->has_group = 0;
@@ -382,6 +399,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
+	if (rc != ETL_OK && rc != ETL_E_NOMEM)
+		note_error(out, d);
 	return rc;
 }
 

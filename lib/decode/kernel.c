@@ -81,10 +81,30 @@ void etl__kernel_cache_free(struct etl_kernel_cache *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
-/* Whether a payload decoded with s used every byte, with a final string ending at the end. */
-static int proves(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *p, size_t len,
-		  unsigned ptr, struct etl_diag *diag)
+static const char *implausible(struct etl_decoded *d, const struct etl_event *ev);
+
+/* The reason an event stays raw when the values of every layout that fits are implausible. */
+static const char *kernel_reason(struct etl_decoded *d, const char *why4, const char *why8)
 {
+	char *r = etl__arena_alloc(&d->arena, 256);
+
+	if (!r)
+		return "the values the layout gives are not plausible: not decoded";
+	if (why4 && why8 && strcmp(why4, why8) != 0)
+		snprintf(r, 256, "the values the layout gives are not plausible (4-byte pointers: %s; 8-byte: %s): not decoded",
+			 why4, why8);
+	else
+		snprintf(r, 256, "the values the layout gives are not plausible (%s): not decoded", why4 ? why4 : why8);
+	return r;
+}
+
+/* Whether a payload decoded with s used every byte, with a final string ending at the end and
+ * values that are plausible (*why says why not, when that is what failed). */
+static int proves(struct etl_decoded *d, const struct etl_schema *s, const struct etl_event *ev, unsigned ptr,
+		  const char **why, struct etl_diag *diag)
+{
+	const uint8_t *p = ev->payload;
+	size_t len = ev->payload_len;
 	uint32_t save_nodes = d->nnodes;
 	int st = etl__decode_payload(d, s, p, len, ptr, diag), ok;
 
@@ -108,9 +128,55 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const uint8
 				ok = lp->data[i] >= 0x20;
 		}
 	}
+	if (ok && (*why = implausible(d, ev)) != NULL)
+		ok = 0;
 	d->nnodes = save_nodes;
 	d->ntop = 0;
 	return ok;
+}
+
+/* What the decoded values say about the layout.  Returns NULL when they are
+ * plausible, else why not (in d's arena or static): an image larger than a PE
+ * image can be (SizeOfImage is 32 bits), a process id that Windows cannot
+ * give (they are multiples of 4), or an image event whose ProcessID
+ * contradicts the pid of the header - unless the header has none (PerfInfo
+ * records) or it is a rundown of a system-space image (ProcessID 0).  A
+ * layout of the wrong shape reads numbers out of neighbouring fields and
+ * strings, which these catch (FORMAT-NOTES section 9). */
+static const char *implausible(struct etl_decoded *d, const struct etl_event *ev)
+{
+	uint64_t image_size = 0, pid = 0;
+	int has_size = 0, has_pid = 0;
+	char *why;
+	uint32_t i;
+
+	for (i = 0; i < d->ntop; i++) {
+		const struct etl_property *p = &d->nodes[i];
+		if (!p->data || p->kind != ETL_PROPERTY_VALUE)
+			continue;
+		if (strcmp(p->name, "ImageSize") == 0 && (p->len == 4 || p->len == 8)) {
+			image_size = p->len == 8 ? etl_le64(p->data) : etl_le32(p->data);
+			has_size = 1;
+		} else if ((strcmp(p->name, "ProcessID") == 0 || strcmp(p->name, "ParentID") == 0) && p->len == 4) {
+			uint32_t v = etl_le32(p->data);
+			if (v % 4 != 0 && v != UINT32_MAX)
+				return strcmp(p->name, "ProcessID") == 0 ? "ProcessID is not a multiple of 4"
+									 : "ParentID is not a multiple of 4";
+			if (p->name[1] == 'r') {
+				pid = v;
+				has_pid = 1;
+			}
+		}
+	}
+	if (has_size && image_size > UINT32_MAX)
+		return "ImageSize is above 4 GiB";
+	if (!has_size || !has_pid || ev->pid == ETL_ID_NONE || pid == ev->pid ||
+	    (pid == 0 && (ev->opcode == 3 || ev->opcode == 4)))
+		return NULL;
+	why = etl__arena_alloc(&d->arena, 96);
+	if (why)
+		snprintf(why, 96, "ProcessID %u contradicts the header's pid %u", (unsigned)pid, (unsigned)ev->pid);
+	return why ? why : "ProcessID contradicts the header's pid";
 }
 
 /* WinSAT's Xml: the LZNT1 chunks become the UTF-16 text they hold (at most 16 MiB). */
@@ -199,13 +265,15 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
 		/* a MOF-class event: its layout's pointer size must be proven by the payload */
 		const struct etl_schema *s4, *s8;
+		const char *why4 = NULL, *why8 = NULL;
 		int ok4, ok8;
 		if ((st = build_schema(kc, l, 4, &s4)) != ETL_OK || (st = build_schema(kc, l, 8, &s8)) != ETL_OK)
 			return st;
-		ok4 = proves(d, s4, ev->payload, ev->payload_len, 4, diag);
-		ok8 = proves(d, s8, ev->payload, ev->payload_len, 8, diag);
+		ok4 = proves(d, s4, ev, 4, &why4, diag);
+		ok8 = proves(d, s8, ev, 8, &why8, diag);
 		if (!ok4 && !ok8) {
-			d->reason = "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
+			d->reason = why4 || why8 ? kernel_reason(d, why4, why8)
+						 : "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
 			return ETL_END;
 		}
 		/* the header's pointer size when the payload proves it, else the one it proves */
@@ -230,5 +298,10 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	}
 	if (st == ETL_OK && l->fields == etl__k_winsat)
 		st = winsat_xml(d, diag);
+	if (st == ETL_OK && (d->reason = implausible(d, ev)) != NULL) {
+		/* the kernel's own layout, with values that cannot be: not shown as if they were true */
+		d->reason = kernel_reason(d, d->reason, NULL);
+		return ETL_END;
+	}
 	return st;
 }

@@ -86,6 +86,7 @@ struct etl_property {
 struct etl_decoded {
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
+	const char *error, *error_field; /* a payload that contradicts its schema: why, and where */
 	const char *level_name, *channel_name, *keywords_name;
 	const char *message_template;    /* with %N inserts */
 	const char *message;             /* rendered on demand */

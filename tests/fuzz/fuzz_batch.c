@@ -8,7 +8,8 @@
  *   - nothing is written outside the output folder, and in it only the
  *     outputs the naming rule gives (a.etl.EXT, a.etl-2.EXT);
  *   - the exit status is 0, 1 or 3 (never usage, never out of memory);
- *   - text and JSON Lines outputs hold no control byte but the newline.
+ *   - text and JSON Lines outputs hold no control byte but the newline, and
+ *     JSON Lines is UTF-8.
  *
  * The last byte of the input chooses the format (bits 0-2), --force (bit 3),
  * the link (bit 4) and where the second input starts (bits 5-7: eighths of
@@ -107,7 +108,35 @@ static void only(const char *rel, const char *const *names, int nn)
 	closedir(d);
 }
 
-static void clean_output(const char *rel, int jsonl_or_text)
+/* Whether b[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates). */
+static int utf8_ok(const uint8_t *b, size_t n)
+{
+	size_t i = 0, k, j;
+	uint32_t cp;
+
+	while (i < n) {
+		if (b[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = b[i] >= 0xf0 && b[i] <= 0xf4 ? 4 : b[i] >= 0xe0 && b[i] <= 0xef ? 3 : b[i] >= 0xc2 && b[i] <= 0xdf ? 2 : 0;
+		if (!k || i + k > n)
+			return 0;
+		cp = b[i] & (0x7fu >> k);
+		for (j = 1; j < k; j++) {
+			if ((b[i + j] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (b[i + j] & 0x3fu);
+		}
+		if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+/* kind: 0 unchecked, 1 text (no control byte but the newline), 2 JSON Lines (that, and UTF-8) */
+static void clean_output(const char *rel, int kind)
 {
 	char path[256];
 	size_t n, i;
@@ -117,9 +146,11 @@ static void clean_output(const char *rel, int jsonl_or_text)
 	b = slurp(path, &n);
 	if (!b)
 		return;
-	for (i = 0; jsonl_or_text && i < n; i++)
+	for (i = 0; kind && i < n; i++)
 		if (b[i] < 0x20 && b[i] != '\n')
 			abort(); /* a raw control byte reached the output */
+	if (kind == 2 && !utf8_ok(b, n))
+		abort(); /* JSON text must be UTF-8 */
 	free(b);
 	unlink(path);
 }
@@ -214,8 +245,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unlink(lnk);
 	clean_output("out/a.etl.txt", 1);
 	clean_output("out/a.etl-2.txt", 1);
-	clean_output("out/a.etl.jsonl", 1);
-	clean_output("out/a.etl-2.jsonl", 1);
+	clean_output("out/a.etl.jsonl", 2);
+	clean_output("out/a.etl-2.jsonl", 2);
 	clean_output(fmt == 2 ? "out/a.etl.csv" : fmt == 3 ? "out/a.etl.xml" : "out/a.etl.json", 0);
 	clean_output(fmt == 2 ? "out/a.etl-2.csv" : fmt == 3 ? "out/a.etl-2.xml" : "out/a.etl-2.json", 0);
 	return 0;

@@ -36,14 +36,14 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 	}
 	if (d) {
 		out_char(' ');
-		out_cstr(etl_decoded_name(d));
+		out_text_name(etl_decoded_name(d));
 	}
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
 			const char *v = value_text(p);
 			out_char(' ');
-			out_cstr(etl_property_name(p));
+			out_text_name(etl_property_name(p));
 			out_char('=');
 			out_text_value(v ? v : "");
 		}
