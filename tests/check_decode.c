@@ -13,48 +13,11 @@
 #include "decode/ktables.h"
 #include "internal.h"
 #include "scenario.h"
+#include "tlgmeta.h"
 
 static const char *corpus_dir = "../shared/corpus";
 
-/* ---- building TraceLogging metadata ---- */
-
-struct mb {
-	uint8_t b[1024];
-	size_t n;
-};
-
-static void mb_bytes(struct mb *m, const void *p, size_t n)
-{
-	ck_assert_uint_le(m->n + n, sizeof(m->b));
-	memcpy(m->b + m->n, p, n);
-	m->n += n;
-}
-
-static void mb_u8(struct mb *m, uint8_t v) { mb_bytes(m, &v, 1); }
-static void mb_str(struct mb *m, const char *s) { mb_bytes(m, s, strlen(s) + 1); }
-static void mb_u16(struct mb *m, uint16_t v) { uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) }; mb_bytes(m, x, 2); }
-
-static void mb_begin(struct mb *m, const char *event)
-{
-	m->n = 0;
-	mb_u16(m, 0); /* size, patched in mb_end */
-	mb_u8(m, 0);  /* event tags */
-	mb_str(m, event);
-}
-
-static void mb_field(struct mb *m, const char *name, uint8_t in, int out)
-{
-	mb_str(m, name);
-	mb_u8(m, (uint8_t)(in | (out >= 0 ? 0x80 : 0)));
-	if (out >= 0)
-		mb_u8(m, (uint8_t)out);
-}
-
-static void mb_end(struct mb *m)
-{
-	m->b[0] = (uint8_t)m->n;
-	m->b[1] = (uint8_t)(m->n >> 8);
-}
+/* ---- TraceLogging events (metadata built with tlgmeta.h) ---- */
 
 static const uint8_t traits[] = { 16, 0, 'T', 'e', 's', 't', '.', 'P', 'r', 'o', 'v', 'i', 'd', 'e', 'r', 0 };
 

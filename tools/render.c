@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
@@ -17,34 +18,71 @@ const char *value_text(const struct etl_property *p)
 	return etl_property_format_flags(p, render_no_maps ? ETL_FORMAT_NO_MAPS : 0);
 }
 
-void out_text_value(const char *v)
+/* Whether a value is written as it is in text (else it is quoted). */
+static int text_plain(const char *v)
 {
 	const char *p;
-	int plain = *v != 0;
 
-	for (p = v; *p && plain; p++)
-		plain = *p != ' ' && *p != '"' && *p != '=' && (unsigned char)*p >= 0x20;
-	if (plain) {
+	if (!*v)
+		return 0;
+	for (p = v; *p; p++)
+		if (*p == ' ' || *p == '"' || *p == '=' || (unsigned char)*p < 0x20 || *p == 0x7f)
+			return 0;
+	return 1;
+}
+
+size_t text_value_quoted(const char *v, char *dst)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *p;
+	size_t n = 0;
+
+	if (text_plain(v)) {
+		n = strlen(v);
+		memcpy(dst, v, n + 1);
+		return n;
+	}
+	dst[n++] = '"';
+	for (p = v; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '"' || c == '\\') {
+			dst[n++] = '\\';
+			dst[n++] = (char)c;
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			dst[n++] = '\\';
+			dst[n++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			dst[n++] = '\\';
+			dst[n++] = 'x';
+			dst[n++] = hex[c >> 4];
+			dst[n++] = hex[c & 15];
+		} else {
+			dst[n++] = (char)c;
+		}
+	}
+	dst[n++] = '"';
+	dst[n] = 0;
+	return n;
+}
+
+void out_text_value(const char *v)
+{
+	char small[256], *big;
+	size_t need;
+
+	if (text_plain(v)) {
 		out_cstr(v);
 		return;
 	}
-	out_char('"');
-	for (p = v; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c == '"' || c == '\\')
-			out_printf("\\%c", c);
-		else if (c == '\n')
-			out_cstr("\\n");
-		else if (c == '\r')
-			out_cstr("\\r");
-		else if (c == '\t')
-			out_cstr("\\t");
-		else if (c < 0x20)
-			out_printf("\\x%02x", c);
-		else
-			out_char(c);
+	need = TEXT_QUOTED_SIZE(strlen(v));
+	big = need <= sizeof(small) ? small : malloc(need);
+	if (!big) {
+		out_buf.failed = 1;
+		return;
 	}
-	out_char('"');
+	out_mem(big, text_value_quoted(v, big));
+	if (big != small)
+		free(big);
 }
 
 void out_text_name(const char *s)

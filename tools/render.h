@@ -17,8 +17,12 @@ extern int render_no_maps;
 
 /* The text of a value: the canonical one, or the number behind a map with --no-maps. */
 const char *value_text(const struct etl_property *p);
-/* A text value: bare when it is a plain token, else in double quotes with \" \\ \n escapes. */
+/* A text value: bare when it is a plain token (no space, '"', '=' or control byte), else in
+ * double quotes with \" \\ \n \r \t and \xNN escapes. */
 void out_text_value(const char *v);
+/* The same into dst, which holds TEXT_QUOTED_SIZE(strlen(v)) bytes; returns the length. */
+#define TEXT_QUOTED_SIZE(n) (4 * (n) + 3)
+size_t text_value_quoted(const char *v, char *dst);
 /* A value as JSON: a number, true/false, or a string; structs and arrays as objects and arrays. */
 void out_json_value(const struct etl_property *p, unsigned depth);
 /* A name from the trace (an event, a property, a module) in text output: as it is, but for

@@ -169,27 +169,79 @@ static void print_processes(struct etl_reader *r, int json)
 }
 
 
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* Rebuilds the index at twice the tallies' number of slots (at least 64). */
+static int tallies_reindex(struct tallies *ts)
+{
+	size_t cap = 64, i;
+	uint32_t *ix;
+
+	while (cap < 2 * (ts->n + 1))
+		cap *= 2;
+	ix = calloc(cap, sizeof(*ix));
+	if (!ix)
+		return -1;
+	for (i = 0; i < ts->n; i++) {
+		size_t k = (size_t)ts->t[i].hash & (cap - 1);
+		while (ix[k])
+			k = (k + 1) & (cap - 1);
+		ix[k] = (uint32_t)(i + 1);
+	}
+	free(ts->index);
+	ts->index = ix;
+	ts->index_cap = cap;
+	return 0;
+}
+
 static struct tally *tally_get(struct tallies *ts, const char *key)
 {
-	size_t i;
+	uint64_t h = name_hash(key);
+	size_t k;
+	struct tally *t;
 
-	for (i = 0; i < ts->n; i++)
-		if (strcmp(ts->t[i].key, key) == 0)
-			return &ts->t[i];
+	if (ts->index_cap) {
+		for (k = (size_t)h & (ts->index_cap - 1); ts->index[k]; k = (k + 1) & (ts->index_cap - 1)) {
+			t = &ts->t[ts->index[k] - 1];
+			if (t->hash == h && strcmp(t->key, key) == 0)
+				return t;
+		}
+	}
 	if (ts->n == ts->cap) {
 		size_t ncap = ts->cap ? ts->cap * 2 : 64;
-		struct tally *n = realloc(ts->t, ncap * sizeof(*n));
+		struct tally *n = ncap < UINT32_MAX ? realloc(ts->t, ncap * sizeof(*n)) : NULL;
 		if (!n)
 			return NULL;
 		ts->t = n;
 		ts->cap = ncap;
 	}
-	ts->t[ts->n].key = strdup(key);
-	if (!ts->t[ts->n].key)
+	t = &ts->t[ts->n];
+	memset(t, 0, sizeof(*t));
+	t->key = strdup(key);
+	if (!t->key)
 		return NULL;
-	ts->t[ts->n].events = ts->t[ts->n].bytes = 0;
-	ts->t[ts->n].source = -1;
-	return &ts->t[ts->n++];
+	t->hash = h;
+	t->source = -1;
+	ts->n++;
+	if (2 * ts->n > ts->index_cap) {
+		if (tallies_reindex(ts) != 0) {
+			free(t->key);
+			ts->n--;
+			return NULL;
+		}
+	} else {
+		for (k = (size_t)h & (ts->index_cap - 1); ts->index[k]; k = (k + 1) & (ts->index_cap - 1))
+			;
+		ts->index[k] = (uint32_t)ts->n;
+	}
+	return t;
 }
 
 static int tally_cmp(const void *a, const void *b)
@@ -206,6 +258,7 @@ static void tallies_free(struct tallies *ts)
 	for (i = 0; i < ts->n; i++)
 		free(ts->t[i].key);
 	free(ts->t);
+	free(ts->index);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -239,6 +292,7 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 	if (d && (t = tally_get(&sm->names, etl_decoded_name(d))) != NULL) {
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
+		t->partial += etl_decoded_status(d) == ETL_DECODE_PARTIAL;
 	}
 }
 
@@ -251,6 +305,7 @@ static uint64_t summary_prepare(struct summary *sm, struct etl_reader *r, char a
 
 	for (k = 0; k < etl_reader_trace_count(r); k++)
 		lost += etl_trace_info_events_lost(etl_reader_trace_info(r, k));
+	/* sorted for printing: the indexes no longer match, and are not used again */
 	qsort(sm->providers.t, sm->providers.n, sizeof(struct tally), tally_cmp);
 	qsort(sm->names.t, sm->names.n, sizeof(struct tally), tally_cmp);
 	etl_filetime_format(sm->first, a);
@@ -258,15 +313,19 @@ static uint64_t summary_prepare(struct summary *sm, struct etl_reader *r, char a
 	return lost;
 }
 
-/* {"name":...,"events":...,"bytes":...} of each tally, comma-separated */
-static void tallies_json(const struct tallies *ts)
+/* {"name":...,"events":...,"bytes":...} of each tally (and "partial" for event names),
+ * comma-separated */
+static void tallies_json(const struct tallies *ts, int partial)
 {
 	size_t i;
 
 	for (i = 0; i < ts->n; i++) {
 		out_printf("%s{\"name\":\"", i ? "," : "");
 		out_json_str(ts->t[i].key);
-		out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", ts->t[i].events, ts->t[i].bytes);
+		out_printf("\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64, ts->t[i].events, ts->t[i].bytes);
+		if (partial)
+			out_printf(",\"partial\":%" PRIu64, ts->t[i].partial);
+		out_char('}');
 	}
 }
 
@@ -291,9 +350,9 @@ static void stats_json(struct summary *sm, struct etl_reader *r, const struct op
 	       ",\"buffers_flagged_events_lost\":%" PRIu64 ",\"first\":\"%s\",\"last\":\"%s\",\"providers\":[",
 	       sm->events, sm->decoded, sm->undecoded, sm->decode_errors, sm->damage, lost,
 	       etl_reader_count(r, ETL_COUNT_BUFFERS_EVENTS_LOST), a, b);
-	tallies_json(&sm->providers);
+	tallies_json(&sm->providers, 0);
 	out_printf("],\"event_names\":[");
-	tallies_json(&sm->names);
+	tallies_json(&sm->names, 1);
 	out_printf("]}\n");
 }
 
@@ -320,10 +379,10 @@ static void stats_text(struct summary *sm, struct etl_reader *r, const struct op
 	for (i = 0; i < sm->providers.n; i++)
 		out_printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->providers.t[i].events, sm->providers.t[i].bytes,
 		       sm->providers.t[i].key);
-	out_printf("\n%10s %12s  %s\n", "events", "bytes", "event name");
+	out_printf("\n%10s %12s %8s  %s\n", "events", "bytes", "partial", "event name");
 	for (i = 0; i < sm->names.n; i++)
-		out_printf("%10" PRIu64 " %12" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
-		       sm->names.t[i].key);
+		out_printf("%10" PRIu64 " %12" PRIu64 " %8" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
+		       sm->names.t[i].partial, sm->names.t[i].key);
 }
 
 void summary_json(struct summary *sm, struct etl_reader *r, const struct options *o)

@@ -13,13 +13,17 @@
 
 struct tally {
 	char *key;
-	uint64_t events, bytes;
+	uint64_t hash;
+	uint64_t events, bytes, partial; /* partial: decodings that stopped at a fault */
 	int source;
 };
 
+/* Tallies by name, found through an open-addressing index of the names' hashes. */
 struct tallies {
 	struct tally *t;
 	size_t n, cap;
+	uint32_t *index; /* tally number + 1, 0 for free; index_cap slots, a power of two */
+	size_t index_cap;
 };
 
 struct summary {

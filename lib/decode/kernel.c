@@ -156,6 +156,8 @@ static const char *implausible(struct etl_decoded *d, const struct etl_event *ev
 			continue;
 		if (strcmp(p->name, "ImageSize") == 0 && (p->len == 4 || p->len == 8)) {
 			image_size = p->len == 8 ? etl_le64(p->data) : etl_le32(p->data);
+			if (image_size > UINT32_MAX)
+				return "ImageSize is above 4 GiB";
 			has_size = 1;
 		} else if ((strcmp(p->name, "ProcessID") == 0 || strcmp(p->name, "ParentID") == 0) && p->len == 4) {
 			uint32_t v = etl_le32(p->data);
@@ -168,8 +170,6 @@ static const char *implausible(struct etl_decoded *d, const struct etl_event *ev
 			}
 		}
 	}
-	if (has_size && image_size > UINT32_MAX)
-		return "ImageSize is above 4 GiB";
 	if (!has_size || !has_pid || ev->pid == ETL_ID_NONE || pid == ev->pid ||
 	    (pid == 0 && (ev->opcode == 3 || ev->opcode == 4)))
 		return NULL;

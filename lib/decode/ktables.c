@@ -44,8 +44,8 @@
 static const struct kf k_header[] = {
 	U32("BufferSize"), X32("Version"), U32("ProviderVersion"), U32("NumberOfProcessors"), FT("EndTime"),
 	U32("TimerResolution"), U32("MaximumFileSize"), X32("LogFileMode"), U32("BuffersWritten"),
-	U32("StartBuffers"), U32("PointerSize"), U32("EventsLost"), U32("CPUSpeed"), PTR("LoggerName"),
-	PTR("LogFileName"), BIN("TimeZoneInformation", 172), BIN("Padding", 4), FT("BootTime"), U64("PerfFreq"),
+	U32("StartBuffers"), U32("PointerSize"), U32("EventsLost"), U32("CPUSpeed"), PTR("LoggerNamePointer"),
+	PTR("LogFileNamePointer"), BIN("TimeZoneInformation", 172), BIN("Padding", 4), FT("BootTime"), U64("PerfFreq"),
 	FT("StartTime"), U32("ReservedFlags"), U32("BuffersLost"), WSTR("SessionName"), WSTR("LogFileName"),
 };
 /* EventTrace records of Windows 10 and later, version 2 (field names from the system's MOF, as

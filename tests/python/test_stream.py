@@ -88,6 +88,7 @@ class StreamEqualsJsonl(unittest.TestCase):
             self.assertEqual(name, j["name"], where)
             self.assertEqual(ev.decoder, j["decoder"], where)
             self.assertEqual(ev.undecoded_reason, j.get("undecoded_reason"), where)
+            self.assertEqual(ev.decode_error, j.get("decode_error"), where)
             if "fields" in j:
                 self.assertEqual(list(fields), list(j["fields"]), where)
                 for k in j["fields"]:

@@ -12,7 +12,8 @@ import subprocess
 import sys
 import tempfile
 
-FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu", "system64", "system32", "stackkeys64"]
+FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu", "system64", "system32", "stackkeys64", "showcase64",
+            "partial64"]
 JSONL_GOLDEN = ["mixed64", "mixed32", "stackkeys64"]
 
 results = []
@@ -104,6 +105,50 @@ def batch_outputs(etldump, valid, tmp):
           and all(line.startswith("etldump: ") for line in err.splitlines()), err)
 
 
+def partial_decodings(etldump, etlgen, valid, tmp):
+    """A decoding that stops at a fault says so in every format and in --stats (issue 16); the
+    showcase fixture decodes whole with its manifest."""
+    path = os.path.join(tmp, "partial64.etl")
+    check("partial-gen", run([etlgen, "partial64", path]).returncode == 0)
+    want = "property 'Status': needs 4 bytes at payload offset 4, 2 left"
+    r = run([etldump, path])
+    line = [l for l in r.stdout.decode().splitlines() if "RequestId=2" in l and "Finished" in l]
+    check("partial-text", r.returncode == 1 and len(line) == 1 and
+          line[0].endswith(' RequestId=2 decode_error="' + want + '"'), str(line))
+    evs = [json.loads(l) for l in run([etldump, "-q", "-f", "jsonl", path]).stdout.splitlines()]
+    bad = [e for e in evs if "decode_error" in e]
+    check("partial-jsonl", len(bad) == 1 and bad[0]["decode_error"] == want and bad[0]["fields"] == {"RequestId": 2}
+          and bad[0]["decoder"] == "tracelogging", str(bad))
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(run([etldump, "-q", "-f", "csv", path]).stdout.decode(), newline="")))
+    bad = [row for row in rows if row["decode_error"]]
+    check("partial-csv", len(bad) == 1 and bad[0]["decode_error"] == want and bad[0]["fields"] == "RequestId=2"
+          and all(row["undecoded_reason"] == "" for row in rows if row["decoder"] != "none"), str(bad))
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(run([etldump, "-q", "-f", "xml", path]).stdout)
+    ns = "{http://schemas.microsoft.com/win/2004/08/events/event}"
+    bad = [d for d in root.iter(ns + "EventData") if d.get("DecodeError")]
+    check("partial-xml", len(bad) == 1 and bad[0].get("DecodeError") == want and len(list(bad[0])) == 1)
+    r = run([etldump, "-q", "--stats", "-f", "jsonl", path])
+    st = json.loads(r.stdout)
+    part = {n["name"]: n["partial"] for n in st["event_names"] if n["partial"]}
+    check("partial-stats", r.returncode == 1 and part == {"Contoso.Web/RequestFinished": 1} and
+          st["decode_errors"] == 1, str(part))
+    r = run([etldump, "-q", "--stats", path])
+    check("partial-stats-text", re.search(rb"\n +2 +\d+ +1  Contoso.Web/RequestFinished\n", r.stdout), r.stdout[-600:])
+    # the showcase: every event decodes with the manifest beside it
+    show = os.path.join(valid, "showcase64.etl")
+    gen = os.path.join(tmp, "showcase64.etl")
+    check("showcase-generated", run([etlgen, "showcase64", gen]).returncode == 0 and
+          open(gen, "rb").read() == open(show, "rb").read())
+    evs = [json.loads(l) for l in run([etldump, "-f", "jsonl", "-m", os.path.join(valid, "..", "manifests", "showcase.man"),
+                                       show]).stdout.splitlines()]
+    raw = [e["name"] for e in evs if e["decoder"] == "none"]
+    check("showcase-decodes", len(evs) == 28 and not raw and
+          {"Contoso-Backup/Backup/Start", "Contoso.Web/RequestStarted"} <= {e["name"] for e in evs}, str(raw))
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -146,6 +191,7 @@ def main():
             lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
             ok = all(json.loads(l)["type"] == "event" for l in lines)
             want_lines = 19 if name == "system64" else 18 if name == "system32" else \
+                28 if name in ("showcase64", "partial64") else \
                 16 if name == "stackkeys64" else \
                 400 + (1 if name in ("mixed32", "win7cpu") else 2)
             check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")
@@ -270,6 +316,7 @@ def main():
         _, err = p.communicate()
         check("threads-closed-pipe", p.returncode == 0 and not err, err.decode())
         batch_outputs(etldump, valid, tmp)
+        partial_decodings(etldump, etlgen, valid, tmp)
     finally:
         shutil.rmtree(tmp)
     for name, ok, detail in results:

@@ -30,6 +30,29 @@ def run(args):
     return subprocess.run(args, capture_output=True)
 
 
+def split_fields(text):
+    """The CSV fields column as a list of "name=value" items: split at "; " outside quotes."""
+    items, cur, quoted, i = [], [], False, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and quoted:
+            cur.append(text[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        if not quoted and text.startswith("; ", i):
+            items.append("".join(cur))
+            cur = []
+            i += 2
+            continue
+        cur.append(c)
+        i += 1
+    if cur or items:
+        items.append("".join(cur))
+    return items
+
+
 def formats(etldump, path, name, env_manifests):
     # at most LIMIT events a trace keeps the run short; every format gets the same events
     base = [etldump, "--quiet", "-n", str(LIMIT)] + env_manifests
@@ -46,8 +69,14 @@ def formats(etldump, path, name, env_manifests):
     try:
         rows = list(csv.reader(io.StringIO(c.stdout.decode("utf-8"), newline="")))
         width = len(rows[0])
-        check(f"csv {name}", width == 20 and all(len(r) == width for r in rows) and len(rows) == n + 1,
+        check(f"csv {name}", width == 22 and all(len(r) == width for r in rows) and len(rows) == n + 1,
               f"{len(rows)} rows for {n} events")
+        # the fields column splits exactly into the names JSON has (docs/OUTPUT.md: split at "; "
+        # outside quotes, then at the first "=")
+        col = rows[0].index("fields")
+        bad = [i for i, (row, ev) in enumerate(zip(rows[1:], events))
+               if [kv.split("=", 1)[0] for kv in split_fields(row[col])] != list(ev.get("fields", {}))]
+        check(f"csv-fields-split {name}", not bad, f"rows {bad[:5]}")
     except Exception as e:  # noqa: BLE001 - any parse error is a failure
         check(f"csv {name}", False, str(e))
     x = run(base + ["-f", "xml", path])

@@ -41,4 +41,9 @@ int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len);
  * used again, an undefined key, a stack record away from its event, the KeyRundown at the end */
 int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len);
 
+/* The "showcase" scenario (showcase.c): the system scenario with TraceLogging and manifest events
+ * (fixtures/manifests/showcase.man); damaged = 1 cuts one event short. */
+extern const struct etl_guid scen_showcase_manifest;
+int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, size_t *len);
+
 #endif

@@ -1,6 +1,7 @@
 /*
  * csv.c - the CSV writer (RFC 4180): a header line, then one row per event;
- * decoded properties as "name=value; ..." in one column.
+ * decoded properties as "name=value; ..." in one column (values quoted as
+ * in text), and why a decoding stopped or did not happen in the last.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -40,10 +41,12 @@ static void csv_begin(struct etl_reader *r, const struct options *o)
 	(void)r;
 	(void)o;
 	out_cstr("time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level,"
-		"opcode,task,keywords,payload_size,fields,payload\r\n");
+		"opcode,task,keywords,payload_size,fields,payload,undecoded_reason,decode_error\r\n");
 }
 
-/* Writes "name=value; name=value" of the decoded properties into a growing string. */
+/* "name=value; name=value" of the decoded properties, each value as the text format writes it
+ * (quoted when it holds a space, a quote, '=' or a control byte), so that splitting at "; " and
+ * at the first '=' is exact (docs/OUTPUT.md). */
 static char *fields_text(const struct etl_decoded *d)
 {
 	size_t cap = 256, len = 0, i;
@@ -55,7 +58,7 @@ static char *fields_text(const struct etl_decoded *d)
 	for (i = 0; d && i < etl_decoded_property_count(d); i++) {
 		const struct etl_property *p = etl_decoded_property_at(d, i);
 		const char *v = value_text(p), *n = etl_property_name(p);
-		size_t need = strlen(n) + strlen(v ? v : "") + 4;
+		size_t need = strlen(n) + TEXT_QUOTED_SIZE(strlen(v ? v : "")) + 4;
 		if (len + need + 1 > cap) {
 			char *nb;
 			while (len + need + 1 > cap)
@@ -67,7 +70,8 @@ static char *fields_text(const struct etl_decoded *d)
 			}
 			buf = nb;
 		}
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s=%s", i ? "; " : "", n, v ? v : "");
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s=", i ? "; " : "", n);
+		len += text_value_quoted(v ? v : "", buf + len);
 	}
 	return buf;
 }
@@ -105,6 +109,12 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	free(ft);
 	out_char(',');
 	out_hex(payload, len);
+	out_char(',');
+	if (d && etl_decoded_reason(d))
+		csv_field(etl_decoded_reason(d));
+	out_char(',');
+	if (d && etl_decoded_error(d))
+		csv_field(etl_decoded_error(d));
 	out_cstr("\r\n");
 }
 

@@ -204,6 +204,11 @@ static void json_decoded(const struct etl_decoded *d)
 	OUT_LIT("\",\"decoder\":\"");
 	out_cstr(etl_decoder_name(etl_decoded_source(d)));
 	out_char('"');
+	if (etl_decoded_error(d)) {
+		OUT_LIT(",\"decode_error\":\"");
+		out_json_str(etl_decoded_error(d));
+		out_char('"');
+	}
 	if (etl_decoded_source(d) == ETL_DECODER_NONE) {
 		if (etl_decoded_reason(d)) {
 			OUT_LIT(",\"undecoded_reason\":\"");

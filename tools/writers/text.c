@@ -47,6 +47,10 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 			out_char('=');
 			out_text_value(v ? v : "");
 		}
+		if (etl_decoded_error(d)) {
+			out_cstr(" decode_error=");
+			out_text_value(etl_decoded_error(d));
+		}
 		out_stack(r, ev, 0);
 		out_char('\n');
 		return;

@@ -39,6 +39,16 @@ static void xml_text(const char *s)
 	}
 }
 
+/* DecodeError="why" when a decoding stopped at a fault (the properties before it are shown). */
+static void decode_error_attribute(const struct etl_decoded *d)
+{
+	if (!etl_decoded_error(d))
+		return;
+	out_cstr(" DecodeError=\"");
+	xml_text(etl_decoded_error(d));
+	out_char('"');
+}
+
 static void xml_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		      const struct etl_decoded *d)
 {
@@ -84,7 +94,9 @@ static void xml_event(struct etl_reader *r, const struct options *o, const struc
 	}
 	out_cstr("</System>");
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
-		out_cstr("<EventData>");
+		out_cstr("<EventData");
+		decode_error_attribute(d);
+		out_char('>');
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
 			const char *v = value_text(p);
@@ -96,7 +108,10 @@ static void xml_event(struct etl_reader *r, const struct options *o, const struc
 		}
 		out_cstr("</EventData>");
 	} else if (len) {
-		out_cstr("<BinaryEventData>");
+		out_cstr("<BinaryEventData");
+		if (d)
+			decode_error_attribute(d);
+		out_char('>');
 		out_hex(payload, len);
 		out_cstr("</BinaryEventData>");
 	}

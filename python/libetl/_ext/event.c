@@ -118,7 +118,10 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 		if (take_names(self, d) < 0)
 			return -1;
 		if (st != ETL_OK) {
-			Py_XSETREF(self->decode_error, PyUnicode_FromString(etl_error_message(etl_reader_error(rd->r))));
+			/* the text etldump writes as decode_error (the reader's message may add where the
+			 * record lies in a decompressed buffer) */
+			const char *why = etl_decoded_error(d) ? etl_decoded_error(d) : etl_error_message(etl_reader_error(rd->r));
+			Py_XSETREF(self->decode_error, PyUnicode_FromString(why));
 			if (!self->decode_error || pyetl_report(rd, "decode") < 0)
 				return -1;
 		} else {

@@ -1,0 +1,255 @@
+/*
+ * check_fidelity.c - decodings that must not pass silently (issue 16): a
+ * layout whose values contradict the record stays raw, a partial decoding
+ * says so, names are unique within an event; over synthetic records and,
+ * where it is present, every trace of the corpus.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etlw.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+
+/* UTF-16LE of an ASCII path with its terminator; returns the bytes written. */
+static size_t put_wstr(uint8_t *p, const char *s)
+{
+	size_t n = 0;
+
+	do
+		put16(p + 2 * n, (uint8_t)s[n]);
+	while (s[n++]);
+	return 2 * n;
+}
+
+/* Image payloads laid out as sawbuck's 32-bit programs did (and as the kernel does). */
+enum shape {
+	V1_U64_U64,     /* {u64 base; u64 size; u32 pid; name}: the kernel's v1 with 8-byte pointers */
+	V1_U64_U32,     /* {u64 base; u32 size; u32 pid; name}: a 32-bit program's own struct */
+	V2_U64_U32,     /* the v2 fields after {u64 base; u32 size; u32 pid} */
+	V1_U32_OTHER,   /* {u32 base; u32 size; u32 pid; name}, pid not the logger's */
+	V1_U32_ODD_PID, /* the kernel's 4-byte v1, with a pid Windows cannot give */
+	SHAPES
+};
+
+static size_t image_payload(enum shape sh, uint32_t pid, uint8_t *p)
+{
+	static const char name[] = "C:\\code\\test_program.exe";
+	size_t n = 0;
+
+	switch (sh) {
+	case V1_U64_U64:
+		put64(p, 0x1160000), put64(p + 8, 0x19e000), put32(p + 16, pid), n = 20;
+		break;
+	case V1_U64_U32:
+		put64(p, 0x1160000), put32(p + 8, 0x19e000), put32(p + 12, pid), n = 16;
+		break;
+	case V2_U64_U32:
+		put64(p, 0x1160000), put32(p + 8, 0x19e000), put32(p + 12, pid), n = 16;
+		put32(p + n, 0x4ba26867), put32(p + n + 4, 0xcafebabe), put32(p + n + 8, 0);
+		put64(p + n + 12, 0), memset(p + n + 20, 0, 16), n += 36;
+		break;
+	case V1_U32_OTHER:
+		put32(p, 0x1160000), put32(p + 4, 0x19e000), put32(p + 8, pid + 8), n = 12;
+		break;
+	case V1_U32_ODD_PID:
+		put32(p, 0x1160000), put32(p + 4, 0x19e000), put32(p + 8, 4097), n = 12;
+		break;
+	default:
+		break;
+	}
+	return n + put_wstr(p + n, name);
+}
+
+/* A trace whose header says 4-byte pointers, holding one Image/Load record of each shape. */
+static uint8_t *image_trace(size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_classic c;
+	uint8_t *out, pl[256];
+	int sh;
+
+	etlw_default_opts(&o);
+	o.ptr_size = 4;
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(etl_guid_parse("2cb15d1d-5fc1-11d2-abe1-00a0c911f518", &c.guid), 0);
+	c.type = 10; /* Load */
+	c.pid = 4192;
+	c.tid = 6452;
+	for (sh = 0; sh < SHAPES; sh++) {
+		c.version = sh == V2_U64_U32 ? 2 : 1;
+		c.ts = o.start_ts + 1000u * (unsigned)(sh + 1);
+		ck_assert_int_eq(etlw_classic(w, 0, &c, pl, image_payload((enum shape)sh, c.pid, pl)), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &out, len), 0);
+	etlw_free(w);
+	return out;
+}
+
+START_TEST(image_layouts_must_agree_with_their_values)
+{
+	static const char *const why[SHAPES] = {
+		NULL, "ImageSize is above 4 GiB", "ImageSize is above 4 GiB",
+		"ProcessID 4200 contradicts the header's pid 4192", "ProcessID is not a multiple of 4",
+	};
+	size_t len;
+	uint8_t *d = image_trace(&len);
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int n = 0;
+
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "images"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_header_kind(ev) != ETL_HEADER_FULL)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/Image/Load");
+		if (!why[n]) {
+			ck_assert_int_eq(etl_decoded_status(dec), ETL_DECODE_COMPLETE);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "ImageSize")), "0x19e000");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "ProcessID")), "4192");
+		} else {
+			ck_assert_int_eq(etl_decoded_status(dec), ETL_DECODE_RAW);
+			ck_assert_msg(strstr(etl_decoded_reason(dec), why[n]) != NULL, "shape %d: '%s'", n,
+				      etl_decoded_reason(dec));
+		}
+		n++;
+	}
+	ck_assert_int_eq(n, SHAPES);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* ---- every trace of the corpus ---- */
+
+static char **corpus_files(size_t *n)
+{
+	char path[4096], **v = NULL;
+	struct dirent *e;
+	DIR *dir;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/etl", corpus_dir);
+	dir = opendir(path);
+	if (!dir)
+		return NULL;
+	while ((e = readdir(dir)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		v = realloc(v, (*n + 1) * sizeof(*v));
+		v[*n] = malloc(strlen(path) + strlen(e->d_name) + 2);
+		sprintf(v[*n], "%s/%s", path, e->d_name);
+		(*n)++;
+	}
+	closedir(dir);
+	return v;
+}
+
+static char **files;
+static size_t nfiles;
+
+/* The ProcessID of an image event agrees with its header: equal, or the header has none
+ * (PerfInfo records), or a rundown of a system-space image (ProcessID 0, DCStart/DCStop). */
+static int image_pid_agrees(const struct etl_event *ev, const struct etl_decoded *dec)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(dec, "ProcessID");
+	uint64_t pid;
+
+	if (!p || !etl_decoded_property_by_name(dec, "ImageSize") || etl_property_as_u64(p, &pid) != ETL_OK)
+		return 1;
+	return etl_event_pid(ev) == ETL_ID_NONE || pid == etl_event_pid(ev) ||
+	       (pid == 0 && (etl_event_opcode(ev) == 3 || etl_event_opcode(ev) == 4));
+}
+
+START_TEST(corpus_decodings_are_consistent)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	unsigned long events = 0, images = 0, partial = 0;
+	int st;
+
+	ck_assert_int_eq(etl_reader_open_path(r, files[_i]), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const struct etl_decoded *dec;
+		size_t i, j, n;
+		if (st < 0)
+			continue;
+		events++;
+		if (etl_reader_decode(r, ev, &dec) < 0 && !dec)
+			continue;
+		/* a status that agrees with the rest of the view */
+		switch (etl_decoded_status(dec)) {
+		case ETL_DECODE_COMPLETE:
+			ck_assert_ptr_null(etl_decoded_error(dec));
+			break;
+		case ETL_DECODE_PARTIAL:
+			ck_assert_ptr_nonnull(etl_decoded_error(dec));
+			partial++;
+			break;
+		case ETL_DECODE_RAW:
+			ck_assert_int_eq(etl_decoded_source(dec), ETL_DECODER_NONE);
+			break;
+		}
+		/* top-level names are unique (JSON objects would collapse them) */
+		n = etl_decoded_property_count(dec);
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				ck_assert_msg(strcmp(etl_property_name(etl_decoded_property_at(dec, i)),
+						     etl_property_name(etl_decoded_property_at(dec, j))) != 0,
+					      "%s: %s has '%s' twice", files[_i], etl_decoded_name(dec),
+					      etl_property_name(etl_decoded_property_at(dec, i)));
+		if (strncmp(etl_decoded_name(dec), "Windows Kernel/Image/", 21) == 0 &&
+		    etl_decoded_status(dec) != ETL_DECODE_RAW) {
+			images++;
+			ck_assert_msg(image_pid_agrees(ev, dec), "%s: %s at 0x%llx: ProcessID %s, header pid %u",
+				      files[_i], etl_decoded_name(dec), (unsigned long long)etl_event_file_offset(ev),
+				      etl_property_format(etl_decoded_property_by_name(dec, "ProcessID")),
+				      etl_event_pid(ev));
+		}
+	}
+	ck_assert_uint_gt(events, 0);
+	ck_assert_uint_eq(partial, 0); /* no corpus trace contradicts its schemas */
+	etl_reader_free(r);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("fidelity");
+	TCase *t = tcase_create("fidelity");
+	SRunner *sr;
+	int failed;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_test(t, image_layouts_must_agree_with_their_values);
+	files = corpus_files(&nfiles);
+	if (files)
+		tcase_add_loop_test(t, corpus_decodings_are_consistent, 0, (int)nfiles);
+	else
+		printf("corpus not found at %s: synthetic records only\n", corpus_dir);
+	tcase_set_timeout(t, 600);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	while (nfiles)
+		free(files[--nfiles]);
+	free(files);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

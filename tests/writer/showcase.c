@@ -1,0 +1,159 @@
+/*
+ * showcase.c - the "showcase" scenario: a trace that shows what etldump is
+ * for on its first screen.  The kernel records of the system scenario
+ * (processes, threads, images, a sample with its stack) and, in one process,
+ * a web server's TraceLogging events and a backup tool's manifest events
+ * (fixtures/manifests/showcase.man describes them).  With damaged = 1 one
+ * TraceLogging event is cut short, so that its decoding is partial.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "tlgmeta.h"
+
+/* Contoso-Backup, as fixtures/manifests/showcase.man declares it */
+const struct etl_guid scen_showcase_manifest = { 0x6a2b7b9e, 0x3c1d, 0x4f5e,
+						 { 0x9a, 0x8b, 0x7c, 0x6d, 0x5e, 0x4f, 0x3a, 0x2b } };
+/* the TraceLogging provider Contoso.Web (its GUID is any: the traits name it) */
+static const struct etl_guid web = { 0x5f3e1a2b, 0x7c4d, 0x5e6f, { 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xf7 } };
+static const uint8_t web_traits[] = { 14, 0, 'C', 'o', 'n', 't', 'o', 's', 'o', '.', 'W', 'e', 'b', 0 };
+
+struct bytes {
+	uint8_t b[256];
+	size_t n;
+};
+
+static void b_u32(struct bytes *p, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		p->b[p->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void b_u64(struct bytes *p, uint64_t v)
+{
+	b_u32(p, (uint32_t)v);
+	b_u32(p, (uint32_t)(v >> 32));
+}
+
+static void b_astr(struct bytes *p, const char *s)
+{
+	memcpy(p->b + p->n, s, strlen(s) + 1);
+	p->n += strlen(s) + 1;
+}
+
+static void b_wstr(struct bytes *p, const char *s)
+{
+	do {
+		p->b[p->n++] = (uint8_t)*s;
+		p->b[p->n++] = 0;
+	} while (*s++);
+}
+
+static void event_base(struct etlw_event *e, uint64_t ts)
+{
+	memset(e, 0, sizeof(*e));
+	e->level = 4;
+	e->pid = 600;
+	e->tid = 6001;
+	e->ts = ts;
+}
+
+static int web_request(struct etlw *w, uint64_t ts, uint32_t id, const char *url)
+{
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+	struct bytes p = { .n = 0 };
+	struct mb m;
+
+	mb_begin(&m, "RequestStarted");
+	mb_field(&m, "Url", 2, -1);     /* ANSI string */
+	mb_field(&m, "RequestId", 8, -1); /* UINT32 */
+	mb_end(&m);
+	b_astr(&p, url);
+	b_u32(&p, id);
+	event_base(&e, ts);
+	e.provider = web;
+	e.opcode = 1;
+	ext[0] = (struct etlw_ext){ ETL_EXT_PROV_TRAITS, web_traits, sizeof(web_traits) };
+	ext[1] = (struct etlw_ext){ ETL_EXT_EVENT_SCHEMA_TL, m.b, (uint16_t)m.n };
+	return etlw_event(w, 0, &e, ext, 2, p.b, p.n);
+}
+
+static int web_done(struct etlw *w, uint64_t ts, uint32_t id, uint32_t status, double ms, int cut)
+{
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+	struct bytes p = { .n = 0 };
+	struct mb m;
+	uint64_t bits;
+
+	mb_begin(&m, "RequestFinished");
+	mb_field(&m, "RequestId", 8, -1);
+	mb_field(&m, "Status", 8, -1);
+	mb_field(&m, "ElapsedMs", 12, -1); /* DOUBLE */
+	mb_end(&m);
+	memcpy(&bits, &ms, sizeof(bits));
+	b_u32(&p, id);
+	b_u32(&p, status);
+	b_u64(&p, bits);
+	event_base(&e, ts);
+	e.provider = web;
+	e.opcode = 2;
+	ext[0] = (struct etlw_ext){ ETL_EXT_PROV_TRAITS, web_traits, sizeof(web_traits) };
+	ext[1] = (struct etlw_ext){ ETL_EXT_EVENT_SCHEMA_TL, m.b, (uint16_t)m.n };
+	return etlw_event(w, 1, &e, ext, 2, p.b, cut ? 6 : p.n); /* cut: Status ends early */
+}
+
+/* Contoso-Backup event 1 (Backup/Start: Path, Bytes) or 2 (Backup/Stop: Path, Result, Files). */
+static int backup(struct etlw *w, uint64_t ts, int stop, const char *path, uint64_t bytes, uint32_t result,
+		  uint32_t files)
+{
+	struct etlw_event e;
+	struct bytes p = { .n = 0 };
+
+	event_base(&e, ts);
+	e.provider = scen_showcase_manifest;
+	e.id = stop ? 2 : 1;
+	e.task = 1;
+	e.opcode = stop ? 2 : 1;
+	e.channel = 16;
+	e.keywords = 0x8000000000000001ull;
+	b_wstr(&p, path);
+	if (stop) {
+		b_u32(&p, result);
+		b_u32(&p, files);
+	} else {
+		b_u64(&p, bytes);
+	}
+	return etlw_event(w, 0, &e, NULL, 0, p.b, p.n);
+}
+
+int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, size_t *len)
+{
+	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000;
+	struct etlw *w = etlw_new(o);
+	int rc;
+
+	if (!w)
+		return -1;
+	rc = scen_write_system(w, o);
+	/* after the system scenario (its last record is at 40 ms): contoso.exe runs for 10 ms */
+	rc |= scen_process(w, o, 0, 1, t0 + 41 * tick, 600, 400, 259, "contoso.exe", "contoso.exe --serve :8080");
+	rc |= scen_thread(w, o, 0, 1, t0 + 41 * tick + 10, 600, 6001);
+	rc |= backup(w, t0 + 42 * tick, 0, "C:\\Users\\demo\\Documents", 73400320, 0, 0);
+	rc |= web_request(w, t0 + 43 * tick, 1, "/index.html");
+	rc |= web_done(w, t0 + 44 * tick, 1, 200, 1.25, 0);
+	rc |= web_request(w, t0 + 45 * tick, 2, "/api/orders?id=42");
+	rc |= web_done(w, t0 + 46 * tick, 2, 404, 0.5, damaged);
+	rc |= backup(w, t0 + 48 * tick, 1, "C:\\Users\\demo\\Documents", 0, 5, 118);
+	rc |= scen_process(w, o, 1, 2, t0 + 50 * tick, 600, 400, 0, "contoso.exe", "contoso.exe --serve :8080");
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
+	return rc ? -1 : 0;
+}
