@@ -160,8 +160,8 @@ static int parse(struct build *b, const uint8_t *xml, size_t len)
 	b->ctxt = xmlCreateMemoryParserCtxt((const char *)xml, (int)len);
 	if (!b->ctxt)
 		return -1;
-	xmlCtxtUseOptions(b->ctxt, XML_PARSE_NONET | XML_PARSE_NOENT | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-					   XML_PARSE_NOCDATA);
+	/* no XML_PARSE_NOENT: entities are never substituted (a declaration is refused) */
+	xmlCtxtUseOptions(b->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA);
 	memset(&sax, 0, sizeof(sax));
 	sax.initialized = XML_SAX2_MAGIC;
 	sax.startElementNs = on_start;
@@ -204,8 +204,12 @@ int etl__mtree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max
 				      e && e->message ? ": " : "", e && e->message ? e->message : "");
 		d->msg[strcspn(d->msg, "\n")] = 0; /* libxml2 ends its messages with a newline */
 	}
-	if (b.ctxt)
+	if (b.ctxt) {
+		/* libxml2 may have made a document of its own for a DTD it met (SAX compatibility) */
+		if (b.ctxt->myDoc)
+			xmlFreeDoc(b.ctxt->myDoc);
 		xmlFreeParserCtxt(b.ctxt);
+	}
 	etl__htab_free(&b.names);
 	if (st == ETL_OK && !t->root) {
 		etl__diag_set(d, st = ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: no root element", name);
