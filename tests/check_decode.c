@@ -824,14 +824,13 @@ START_TEST(tracelogging_tester_classic_records)
 		{ "KernelTraceControl/ImageID/Opcode(39)", 4 },
 		{ "KernelTraceControl/MetaData/EventInfo", 10 },
 		{ "KernelTraceControl/MetaData/EventMapInfo", 8 },
-		{ "Windows Kernel/Image/Opcode(34)", 1 },
 		{ "Windows Kernel/SysConfig/Opcode(36)", 56 },
 		{ "Windows Kernel/SysConfig/Opcode(37)", 1 },
 		{ "Windows Kernel/SystemConfig/NumaNode", 1 },
 		{ "Windows Kernel/SystemConfig/Opcode(19)", 1 },
 	};
 	unsigned seen[sizeof(raw) / sizeof(raw[0])] = { 0 }, classic = 0, other = 0, dbg = 0, marks = 0, text = 0;
-	unsigned sc[4] = { 0 };
+	unsigned sc[4] = { 0 }, hyper = 0;
 	struct etl_reader *r = open_corpus("etwanalyzer_TraceLoggingTester.etl.gz");
 	const struct etl_event *ev;
 	size_t i;
@@ -863,6 +862,10 @@ START_TEST(tracelogging_tester_classic_records)
 			ck_assert_str_eq(fmt_by_name(d, "DbgFileName"), "qico.dbg");
 		}
 		dbg += strcmp(name, "KernelTraceControl/ImageID/DbgID_DBG") == 0;
+		if (strcmp(name, "Windows Kernel/Image/HypercallPage") == 0) {
+			ck_assert_str_eq(fmt_by_name(d, "HypercallPageVa"), "0xfffff80220f00000");
+			hyper++;
+		}
 		if (strcmp(name, "Windows Kernel/PerfInfo/Mark") == 0 && marks++ == 0)
 			ck_assert_str_eq(fmt_by_name(d, "Message"), "Wpr_Initiated_Rundown");
 		text += strcmp(name, "KernelTraceControl/ImageID/Opcode(41)") == 0;
@@ -898,6 +901,7 @@ START_TEST(tracelogging_tester_classic_records)
 		ck_assert_msg(seen[i] == raw[i].n, "%s: %u raw, expected %u", raw[i].name, seen[i], raw[i].n);
 	ck_assert_uint_eq(dbg, 28);
 	ck_assert_uint_eq(marks, 4);
+	ck_assert_uint_eq(hyper, 1);
 	ck_assert_uint_eq(text, 11);
 	etl_reader_free(r);
 }

@@ -134,6 +134,108 @@ START_TEST(image_layouts_must_agree_with_their_values)
 }
 END_TEST
 
+/* ---- kernel records with layouts from the documentation (FORMAT-NOTES section 11) ---- */
+
+struct krec {
+	uint16_t hook;
+	uint8_t version;
+	uint8_t b[1200];
+	size_t n;
+	const char *name, *field, *value; /* value NULL: the record stays raw */
+};
+
+static void k32(struct krec *k, uint32_t v) { put32(k->b + k->n, v); k->n += 4; }
+static void kw(struct krec *k, const char *s) { k->n += put_wstr(k->b + k->n, s); }
+static void kzero(struct krec *k, size_t n) { memset(k->b + k->n, 0, n); k->n += n; }
+
+static void fixed_wstr(struct krec *k, const char *s, size_t units)
+{
+	size_t n = put_wstr(k->b + k->n, s);
+	memset(k->b + k->n + n, 0, 2 * units - n);
+	k->n += 2 * units;
+}
+
+static void build_krecs(struct krec *k, size_t *nk, unsigned ptr)
+{
+	size_t i = 0;
+
+	memset(k, 0, 9 * sizeof(*k));
+	/* TcpIp TCPCopy (18), the Recv layout: PID, size, daddr, saddr, dport, sport, seqnum, connid */
+	k[i] = (struct krec){ .hook = 0x0612, .version = 2, .name = "Windows Kernel/TcpIp/TCPCopy", .field = "size", .value = "1460" };
+	k32(&k[i], 4), k32(&k[i], 1460), k32(&k[i], 0x0100000a), k32(&k[i], 0x0200000a), k32(&k[i], 0x39305000), k32(&k[i], 7);
+	kzero(&k[i], ptr), i++;
+	/* TcpIp TCPCopyIPV6 (34) */
+	k[i] = (struct krec){ .hook = 0x0622, .version = 2, .name = "Windows Kernel/TcpIp/TCPCopyIPV6", .field = "dport", .value = "80" };
+	k32(&k[i], 4), k32(&k[i], 100), kzero(&k[i], 32), k32(&k[i], 0x39305000), k32(&k[i], 9), kzero(&k[i], ptr), i++;
+	/* SystemConfig CPU v2, DomainName of 134 units, and of 132 */
+	for (int units = 134; units >= 132; units -= 2) {
+		k[i] = (struct krec){ .hook = 0x0B0A, .version = 2, .name = "Windows Kernel/SystemConfig/CPU", .field = "DomainName", .value = "CONTOSO" };
+		k32(&k[i], 2400), k32(&k[i], 4), k32(&k[i], 8192), k32(&k[i], 4096), k32(&k[i], 65536);
+		fixed_wstr(&k[i], "HOST", 256), fixed_wstr(&k[i], "CONTOSO", (size_t)units), kzero(&k[i], ptr), i++;
+	}
+	/* ... and 130: neither fits */
+	k[i] = (struct krec){ .hook = 0x0B0A, .version = 2, .name = "Windows Kernel/SystemConfig/CPU", .field = NULL, .value = NULL };
+	k32(&k[i], 2400), k32(&k[i], 4), k32(&k[i], 8192), k32(&k[i], 4096), k32(&k[i], 65536);
+	fixed_wstr(&k[i], "HOST", 256), fixed_wstr(&k[i], "CONTOSO", 130), kzero(&k[i], ptr), i++;
+	/* SystemConfig PnP v3 */
+	k[i] = (struct krec){ .hook = 0x0B16, .version = 3, .name = "Windows Kernel/SystemConfig/PnP", .field = "FriendlyName", .value = "Disk" };
+	k32(&k[i], 8), k32(&k[i], 10), k32(&k[i], 5), kw(&k[i], "PCI\\DEV"), kw(&k[i], "Disk drive"), kw(&k[i], "Disk"), i++;
+	/* PerfInfo CollectionStart v2 without and with the source's name */
+	k[i] = (struct krec){ .hook = 0x0F49, .version = 2, .name = "Windows Kernel/PerfInfo/CollectionStart", .field = "NewInterval", .value = "10000" };
+	k32(&k[i], 0), k32(&k[i], 10000), k32(&k[i], 10000), i++;
+	k[i] = (struct krec){ .hook = 0x0F4A, .version = 2, .name = "Windows Kernel/PerfInfo/CollectionEnd", .field = "SourceName", .value = "Timer" };
+	k32(&k[i], 0), k32(&k[i], 10000), k32(&k[i], 10000), kw(&k[i], "Timer"), i++;
+	/* Image HypercallPage: 8 bytes whatever the pointer size */
+	k[i] = (struct krec){ .hook = 0x1422, .version = 2, .name = "Windows Kernel/Image/HypercallPage", .field = "HypercallPageVa", .value = "0xffffffffffd03000" };
+	put64(k[i].b, 0xffffffffffd03000ull), k[i].n = 8, i++;
+	*nk = i;
+}
+
+START_TEST(documented_kernel_layouts_decode)
+{
+	unsigned ptr = _i ? 8 : 4;
+	struct krec k[9];
+	size_t nk, len, i = 0;
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+
+	build_krecs(k, &nk, ptr);
+	etlw_default_opts(&o);
+	o.ptr_size = ptr;
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	for (i = 0; i < nk; i++)
+		ck_assert_int_eq(etlw_system(w, 0, 0, k[i].version, k[i].hook, 8, 4, o.start_ts + 100 * (i + 1), k[i].b, k[i].n), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "kernel"), ETL_OK);
+	i = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_hook_id(ev) == 0 || etl_event_hook_id(ev) >> 8 == 0)
+			continue; /* the logfile header and its companions */
+		ck_assert_uint_lt(i, nk);
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		ck_assert_str_eq(etl_decoded_name(dec), k[i].name);
+		if (k[i].value) {
+			ck_assert_msg(etl_decoded_status(dec) == ETL_DECODE_COMPLETE, "%s: %s", k[i].name,
+				      etl_decoded_reason(dec) ? etl_decoded_reason(dec) : "?");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, k[i].field)), k[i].value);
+		} else {
+			ck_assert_int_eq(etl_decoded_status(dec), ETL_DECODE_RAW);
+			ck_assert_ptr_nonnull(strstr(etl_decoded_reason(dec), "does not fit"));
+		}
+		i++;
+	}
+	ck_assert_uint_eq(i, nk);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* ---- every trace of the corpus ---- */
 
 static char **corpus_files(size_t *n)
@@ -237,6 +339,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		corpus_dir = argv[1];
 	tcase_add_test(t, image_layouts_must_agree_with_their_values);
+	tcase_add_loop_test(t, documented_kernel_layouts_decode, 0, 2);
 	files = corpus_files(&nfiles);
 	if (files)
 		tcase_add_loop_test(t, corpus_decodings_are_consistent, 0, (int)nfiles);

@@ -161,6 +161,13 @@ static const struct kf k_image_kernelbase[] = { PTR("ImageBase") };
 static const struct kf k_perfinfo_interval[] = {
 	U32("SampleSource"), U32("NewInterval"), U32("OldInterval"), WSTR("SourceName"),
 };
+/* version 2 (Windows 7 era): the same, without the source's name, or with it (strict: the payload
+ * decides) */
+static const struct kf k_perfinfo_interval_v2[] = { U32("SampleSource"), U32("NewInterval"), U32("OldInterval") };
+
+/* Image HypercallPage (opcode 34): the hypercall page's kernel address, 8 bytes whatever the
+ * pointer size (net.4.5.2.x86, a 32-bit trace, has one of 8 bytes) */
+static const struct kf k_image_hypercall[] = { X64("HypercallPageVa") };
 
 /* DiskIo */
 static const struct kf k_diskio_v2[] = {
@@ -419,6 +426,24 @@ static const struct kf k_alpc_unwait[] = { X32("Status") };
 static const struct kf k_alpc_wait_new_a[] = { U32("IsServerPort"), ASTR("PortName") };
 static const struct kf k_alpc_wait_new_w[] = { U32("IsServerPort"), WSTR("PortName") };
 
+/* SystemConfig CPU version 2 (Vista, Windows 7): the MOF documentation's SystemConfig_CPU -
+ * version 3 without its last fields; DomainName is 134 units in version 3 (checked) and "Max
+ * (132)" in the documentation: both are tried, strictly */
+static const struct kf k_sc_cpu_v2[] = {
+	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
+	WCHARS("ComputerName", 256), WCHARS("DomainName", 134), PTR("HyperThreadingFlag"),
+};
+static const struct kf k_sc_cpu_v2_132[] = {
+	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
+	WCHARS("ComputerName", 256), WCHARS("DomainName", 132), PTR("HyperThreadingFlag"),
+};
+/* SystemConfig PnP versions 2 and 3: the MOF documentation's SystemConfig_PnP (the string lengths
+ * in characters, then the strings) */
+static const struct kf k_sc_pnp_v2[] = {
+	U32("IDLength"), U32("DescriptionLength"), U32("FriendlyNameLength"), WSTR("DeviceID"),
+	WSTR("DeviceDescription"), WSTR("FriendlyName"),
+};
+
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
 static const struct kf k_sc_cpu_v3[] = {
 	U32("MHz"), U32("NumberOfProcessors"), U32("MemSize"), U32("PageSize"), U32("AllocationGranularity"),
@@ -527,6 +552,9 @@ const struct klayout etl__klayouts[] = {
 	{ 0x02, { 98, 99, 0xFF }, 2, 2, k_virtualalloc, N(k_virtualalloc), 1 },
 	{ 0x06, { 10, 0xFF }, 2, 2, k_tcp_send4, N(k_tcp_send4), 0 },
 	{ 0x06, { 11, 13, 14, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4), 0 },
+	/* the rest of the MOF's TcpIp_TypeGroup1 and 3 (Reconnect, TCPCopy and their IPv6 twins) */
+	{ 0x06, { 16, 18, 0xFF }, 2, 2, k_tcp_recv4, N(k_tcp_recv4), 1 },
+	{ 0x06, { 32, 34, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6), 1 },
 	{ 0x06, { 12, 15, 0xFF }, 2, 2, k_tcp_conn4, N(k_tcp_conn4), 0 },
 	{ 0x06, { 26, 0xFF }, 2, 2, k_tcp_send6, N(k_tcp_send6), 0 },
 	{ 0x06, { 27, 29, 30, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6), 0 },
@@ -535,6 +563,9 @@ const struct klayout etl__klayouts[] = {
 	{ 0x08, { 26, 27, 0xFF }, 2, 2, k_tcp_recv6, N(k_tcp_recv6), 0 },
 	{ 0x0B, { 15, 0xFF }, 3, 3, k_sc_services_v3, N(k_sc_services_v3), 0 },
 	{ 0x0B, { 10, 0xFF }, 3, 3, k_sc_cpu_v3, N(k_sc_cpu_v3), 0 },
+	{ 0x0B, { 10, 0xFF }, 2, 2, k_sc_cpu_v2, N(k_sc_cpu_v2), STRICT_OR_NEXT },
+	{ 0x0B, { 10, 0xFF }, 2, 2, k_sc_cpu_v2_132, N(k_sc_cpu_v2_132), 1 },
+	{ 0x0B, { 22, 0xFF }, 2, 3, k_sc_pnp_v2, N(k_sc_pnp_v2), 1 },
 	{ 0x0B, { 11, 0xFF }, 2, 2, k_sc_phydisk_v2, N(k_sc_phydisk_v2), 0 },
 	{ 0x0B, { 12, 0xFF }, 2, 2, k_sc_logdisk_v2, N(k_sc_logdisk_v2), 0 },
 	{ 0x0B, { 13, 0xFF }, 2, 2, k_sc_nic_v2, N(k_sc_nic_v2), 0 },
@@ -572,6 +603,9 @@ const struct klayout etl__klayouts[] = {
 	{ 0x04, { 100, 101, 0xFF }, 3, 3, k_fileio_fltfail, N(k_fileio_fltfail), 1 },
 	{ 0x14, { 33, 0xFF }, 2, 2, k_image_kernelbase, N(k_image_kernelbase), 0 },
 	{ 0x0F, { 73, 74, 0xFF }, 3, 3, k_perfinfo_interval, N(k_perfinfo_interval), 0 },
+	{ 0x0F, { 73, 74, 0xFF }, 2, 2, k_perfinfo_interval_v2, N(k_perfinfo_interval_v2), STRICT_OR_NEXT },
+	{ 0x0F, { 73, 74, 0xFF }, 2, 2, k_perfinfo_interval, N(k_perfinfo_interval), 1 },
+	{ 0x14, { 34, 0xFF }, 2, 2, k_image_hypercall, N(k_image_hypercall), 1 },
 	{ 0x0F, { 34, 0xFF }, 0, 0, k_mark, N(k_mark), 1 },
 	{ 0x18, { 35, 36, 0xFF }, 2, 2, k_stack_key, N(k_stack_key), 0 },
 	{ 0x18, { 37, 38, 0xFF }, 2, 2, k_stack_key_ref, N(k_stack_key_ref), 0 },

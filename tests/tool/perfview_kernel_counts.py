@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 FOLDED = [r"Windows Kernel/FileIO/(FileCreate|FileDelete|FileRundown|Name)",
-          r"Windows Kernel/Image/(KernelBase|Opcode\(34\))",
+          r"Windows Kernel/Image/(KernelBase|HypercallPage)",
           r"Windows Kernel/StackWalk/.*",
           r"Windows Kernel/SystemConfig/(Platform|DPI|OpticalDisk|Opcode\(\d+\))",
           r"Windows Kernel/Thread/(DCStart|DCStop)"]
