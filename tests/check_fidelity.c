@@ -281,7 +281,8 @@ START_TEST(corpus_decodings_are_consistent)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
-	unsigned long events = 0, images = 0, partial = 0;
+	unsigned long events = 0, images = 0, partial = 0, manifests = 0;
+	const char *base = strrchr(files[_i], '/') + 1;
 	int st;
 
 	ck_assert_int_eq(etl_reader_open_path(r, files[_i]), ETL_OK);
@@ -314,6 +315,14 @@ START_TEST(corpus_decodings_are_consistent)
 						     etl_property_name(etl_decoded_property_at(dec, j))) != 0,
 					      "%s: %s has '%s' twice", files[_i], etl_decoded_name(dec),
 					      etl_property_name(etl_decoded_property_at(dec, i)));
+		if (etl_event_id(ev) == 0xFFFE && etl_event_header_kind(ev) == ETL_HEADER_EVENT) {
+			/* EventSource manifest chunks, named and read as PerfView does */
+			const char *nm = etl_decoded_name(dec);
+			ck_assert_str_eq(nm + strlen(nm) - 13, "/ManifestData");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "Magic")), "91");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "Format")), "1");
+			manifests++;
+		}
 		if (strncmp(etl_decoded_name(dec), "Windows Kernel/Image/", 21) == 0 &&
 		    etl_decoded_status(dec) != ETL_DECODE_RAW) {
 			images++;
@@ -325,6 +334,8 @@ START_TEST(corpus_decodings_are_consistent)
 	}
 	ck_assert_uint_gt(events, 0);
 	ck_assert_uint_eq(partial, 0); /* no corpus trace contradicts its schemas */
+	if (strcmp(base, "perfview_net.4.5.2.x86.etl") == 0)
+		ck_assert_uint_eq(manifests, 4); /* PerfView's baseline: 2 PerfView, Tpl, Framework */
 	etl_reader_free(r);
 }
 END_TEST

@@ -274,6 +274,42 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 	return rc;
 }
 
+/* ---- EventSource manifest records (id 0xFFFE, opcode 0xFE) ---- */
+
+/* The chunk header PerfView shows (format reference 5d); the rest of the payload is the chunk of
+ * the manifest itself, left as trailing bytes (the metadata layer reads it). */
+static const struct etl_field manifest_data_fields[] = {
+	{ .name = "Format", .in_type = ETL_IN_UINT8 },
+	{ .name = "MajorVersion", .in_type = ETL_IN_UINT8 },
+	{ .name = "MinorVersion", .in_type = ETL_IN_UINT8 },
+	{ .name = "Magic", .in_type = ETL_IN_UINT8 },
+	{ .name = "TotalChunks", .in_type = ETL_IN_UINT16 },
+	{ .name = "ChunkNumber", .in_type = ETL_IN_UINT16 },
+};
+static uint16_t manifest_data_top[] = { 0, 1, 2, 3, 4, 5 };
+static const struct etl_schema manifest_data_schema = {
+	.fields = (struct etl_field *)manifest_data_fields, .nfields = 6, .ntop = 6, .top = manifest_data_top,
+};
+
+static int decode_manifest_data(struct etl_decode_state *st, const struct etl_event *ev, struct etl_diag *d)
+{
+	struct etl_decoded *out = &st->out;
+	const char *pn = etl__mdb_provider_name_by_guid(st->eventsource, &ev->provider);
+	char g[ETL_GUID_STRING_SIZE];
+
+	if (!pn)
+		pn = etl__mdb_provider_name_by_guid(st->manifests, &ev->provider);
+	if (!pn) {
+		etl_guid_format(&ev->provider, g);
+		pn = arena_printf(out, "{%s}", g);
+	}
+	out->provider_name = pn;
+	out->event_name = "ManifestData";
+	out->name = arena_printf(out, "%s/ManifestData", pn ? pn : "?");
+	out->source = ETL_DECODER_BUILTIN;
+	return etl__decode_payload(out, &manifest_data_schema, ev->payload, ev->payload_len, ev->ptr_size, d);
+}
+
 /* ---- TraceLogging ---- */
 
 static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, const uint8_t *meta,
@@ -369,6 +405,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else if (ev->kind == ETL_HEADER_EVENT &&
 		   (m = etl__mdb_find(st->manifests, &ev->provider, ev->id, ev->version)) != NULL) {
 		rc = decode_manifest(st, ev, m, ETL_DECODER_MANIFEST, d);
+	} else if (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE && ev->opcode == 0xFE) {
+		rc = decode_manifest_data(st, ev, d);
 	} else if ((kgroup = etl__decode_kernel_group(ev)) >= 0) {
 		rc = decode_kernel(st, ev, (unsigned)kgroup, d);
 	} else {
