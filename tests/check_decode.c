@@ -435,8 +435,8 @@ START_TEST(fileio_v3_layouts)
 			ck_assert_str_eq(etl_decoded_name(dec), "Windows Kernel/FileIO/Create");
 			ck_assert_str_eq(fmt_by_name(dec, "FileObject"), "0x3040");
 			ck_assert_str_eq(fmt_by_name(dec, "TTID"), "300");
-			ck_assert_str_eq(fmt_by_name(dec, "CreateOptions"), "0x20");
-			ck_assert_str_eq(fmt_by_name(dec, "ShareAccess"), "0x7");
+			ck_assert_str_eq(fmt_by_name(dec, "CreateOptions"), "SynchronousIoNonAlert, Disposition=Supersede");
+			ck_assert_str_eq(fmt_by_name(dec, "ShareAccess"), "Read, Write, Delete");
 			ck_assert_str_eq(fmt_by_name(dec, "OpenPath"), "C:");
 			break;
 		case 1:
@@ -537,7 +537,7 @@ START_TEST(perfinfo_mof_layouts)
 			ck_assert_str_eq(fmt_by_name(dec, "BaseAddress"), "0x10000");
 			ck_assert_str_eq(fmt_by_name(dec, "RegionSize"), "0x2000");
 			ck_assert_str_eq(fmt_by_name(dec, "ProcessId"), "42");
-			ck_assert_str_eq(fmt_by_name(dec, "Flags"), "0x3000");
+			ck_assert_str_eq(fmt_by_name(dec, "Flags"), "MEM_COMMIT, MEM_RESERVE");
 			break;
 		case 5:
 		case 6:

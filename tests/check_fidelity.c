@@ -236,6 +236,64 @@ START_TEST(documented_kernel_layouts_decode)
 }
 END_TEST
 
+/* Flags and enums of kernel fields get their names from the headers (kmaps.c); a bit map is text
+ * whatever its value, a value map's unknown number stays a number. */
+START_TEST(kernel_flag_names)
+{
+	static const struct { uint32_t flags; const char *text; } irp[] = {
+		{ 0x60043, "Nocache, PagingIo, SynchronousPagingIo, IoPriority=Normal" },
+		{ 0x0, "0x0" },
+		{ 0x4000000, "0x4000000" },
+		{ 0xE0001, "Nocache, 0xe0000" }, /* a priority with no name stays in the bits */
+		{ 0x20000, "IoPriority=VeryLow" },
+	};
+	size_t n = sizeof(irp) / sizeof(irp[0]), len, i;
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d, p[64];
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	const char *waits[] = { "WrQueue", "45" };
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	for (i = 0; i < n; i++) { /* DiskIo Read v2: DiskNumber, IrpFlags, TransferSize, Reserved, ByteOffset, FileObject, Irp, time */
+		memset(p, 0, sizeof(p));
+		put32(p + 4, irp[i].flags);
+		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x010A, 8, 4, o.start_ts + 10 * (i + 1), p, 24 + 3 * 8), 0);
+	}
+	for (i = 0; i < 2; i++) { /* CSwitch v2: ..., OldThreadWaitReason at 12, mode 13, state 14 */
+		memset(p, 0, sizeof(p));
+		p[12] = i ? 45 : 15, p[13] = 1, p[14] = 5;
+		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x0524, 8, 4, o.start_ts + 100 + i, p, 24), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "flags"), ETL_OK);
+	i = 0;
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		if (etl_event_hook_id(ev) >> 8 == 0)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		ck_assert_int_eq(etl_decoded_status(dec), ETL_DECODE_COMPLETE);
+		if (i < n) {
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "IrpFlags")), irp[i].text);
+			ck_assert_str_eq(etl_property_map_name(etl_decoded_property_by_name(dec, "IrpFlags")), "IrpFlags");
+		} else {
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "OldThreadWaitReason")), waits[i - n]);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "OldThreadWaitMode")), "UserMode");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(dec, "OldThreadState")), "Waiting");
+		}
+		i++;
+	}
+	ck_assert_uint_eq(i, n + 2);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* ---- every trace of the corpus ---- */
 
 static char **corpus_files(size_t *n)
@@ -351,6 +409,7 @@ int main(int argc, char **argv)
 		corpus_dir = argv[1];
 	tcase_add_test(t, image_layouts_must_agree_with_their_values);
 	tcase_add_loop_test(t, documented_kernel_layouts_decode, 0, 2);
+	tcase_add_test(t, kernel_flag_names);
 	files = corpus_files(&nfiles);
 	if (files)
 		tcase_add_loop_test(t, corpus_decodings_are_consistent, 0, (int)nfiles);

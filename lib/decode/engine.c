@@ -227,7 +227,9 @@ static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
 		return short_data(x, f, skip + size);
 	store_value(x, node, skip, size, skip + size);
 	p = &x->d->nodes[node];
-	if (f->map_name && x->d->resolve_map)
+	if (f->map)
+		p->map = f->map;
+	else if (f->map_name && x->d->resolve_map)
 		p->map = x->d->resolve_map(x->d->resolve_ctx, f->map_name);
 	if (etl__is_integer_in(f->in_type))
 		x->d->field_values[fi] = etl__node_u64(p);

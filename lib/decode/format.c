@@ -388,33 +388,51 @@ static int format_other(struct sbuf *b, const struct etl_property *p)
 	}
 }
 
-/* A value or bit map's text for an integer; 0 when the map names nothing (the number is shown). */
+static const char *map_text(const struct etl_map *m, uint64_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->count; i++)
+		if (m->entries[i].value == v)
+			return m->entries[i].text;
+	return NULL;
+}
+
+/* A value or bit map's text for an integer; 0 when a value map names nothing (the number is
+ * shown).  A bit map always gives text: the names of the set bits (then a number its sub-map
+ * names, then the bits no name covers as 0x...), or 0x... when no bit has a name - so that one
+ * field is text in every event. */
 static int format_mapped(struct sbuf *b, const struct etl_property *p)
 {
-	uint64_t v = etl__node_u64(p), rest = v;
+	const struct etl_map *m = p->map;
+	uint64_t v = etl__node_u64(p), rest = v & ~(uint64_t)m->sub_mask;
+	const char *t;
 	uint32_t i;
 	int any = 0;
 
-	if (!p->map->bitmap) {
-		for (i = 0; i < p->map->count; i++)
-			if (p->map->entries[i].value == v) {
-				sb_str(b, p->map->entries[i].text);
-				return 1;
-			}
-		return 0;
+	if (!m->bitmap) {
+		if (!(t = map_text(m, v)))
+			return 0;
+		sb_str(b, t);
+		return 1;
 	}
-	for (i = 0; i < p->map->count; i++) {
-		uint32_t bit = p->map->entries[i].value;
-		if (bit && (v & bit) == bit) {
+	for (i = 0; i < m->count; i++) {
+		uint32_t bit = m->entries[i].value;
+		if (bit && (rest & bit) == bit) {
 			if (any++)
 				sb_str(b, ", ");
-			sb_str(b, p->map->entries[i].text);
+			sb_str(b, m->entries[i].text);
 			rest &= ~(uint64_t)bit;
 		}
 	}
-	if (any && rest)
-		sb_fmt(b, ", 0x%llx", (unsigned long long)rest);
-	return any;
+	if (m->sub && (t = map_text(m->sub, (v & m->sub_mask) >> m->sub_shift)) != NULL) {
+		sb_fmt(b, "%s%s=%s", any++ ? ", " : "", m->sub_name, t);
+	} else {
+		rest |= v & m->sub_mask; /* a number the sub-map does not name stays among the bits */
+	}
+	if (!any || rest)
+		sb_fmt(b, "%s0x%llx", any ? ", " : "", (unsigned long long)rest);
+	return 1;
 }
 
 /* An integer as its out-type asks (a character, hex, a code, a port, an address, a time), or as

@@ -47,6 +47,7 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 		f->name = k->name;
 		f->in_type = k->in;
 		f->out_type = k->out;
+		f->map = k->map;
 		if (k->flags & KF_COUNT) {
 			f->flags |= FF_COUNT_FIELD;
 			f->count = k->length;

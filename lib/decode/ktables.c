@@ -14,31 +14,34 @@
 
 #include "decode/ktables.h"
 
-#define U8(n) { n, ETL_IN_UINT8, 0, 0, 0 }
-#define I8(n) { n, ETL_IN_INT8, 0, 0, 0 }
-#define X8(n) { n, ETL_IN_UINT8, ETL_OUT_HEXINT8, 0, 0 }
-#define U16(n) { n, ETL_IN_UINT16, 0, 0, 0 }
-#define I16(n) { n, ETL_IN_INT16, 0, 0, 0 }
-#define U32(n) { n, ETL_IN_UINT32, 0, 0, 0 }
-#define I32(n) { n, ETL_IN_INT32, 0, 0, 0 }
-#define X32(n) { n, ETL_IN_UINT32, ETL_OUT_HEXINT32, 0, 0 }
-#define U64(n) { n, ETL_IN_UINT64, 0, 0, 0 }
-#define I64(n) { n, ETL_IN_INT64, 0, 0, 0 }
-#define X64(n) { n, ETL_IN_UINT64, ETL_OUT_HEXINT64, 0, 0 }
-#define PTR(n) { n, ETL_IN_POINTER, ETL_OUT_HEXINT64, 0, 0 }
-#define SZ(n) { n, ETL_IN_POINTER, ETL_OUT_UNSIGNEDLONG, 0, 0 }
-#define FT(n) { n, ETL_IN_FILETIME, 0, 0, 0 }
-#define WSTR(n) { n, ETL_IN_UNICODESTRING, 0, 0, 0 }
-#define ASTR(n) { n, ETL_IN_ANSISTRING, 0, 0, 0 }
-#define SID(n) { n, ETL_IN_WBEMSID, 0, 0, 0 }
-#define IP4(n) { n, ETL_IN_UINT32, ETL_OUT_IPV4, 0, 0 }
-#define IP6(n) { n, ETL_IN_BINARY, ETL_OUT_IPV6, 0, 16 }
-#define PORT(n) { n, ETL_IN_UINT16, ETL_OUT_PORT, 0, 0 }
-#define BIN(n, len) { n, ETL_IN_BINARY, 0, 0, len }
-#define FRAMES(n) { n, ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_REST, 0 }
-#define GUIDF(n) { n, ETL_IN_GUID, 0, 0, 0 }
-#define WCHARS(n, len) { n, ETL_IN_UNICODESTRING, 0, 0, len } /* a fixed array of len UTF-16 units */
-#define WSTRS(n, count_field) { n, ETL_IN_UNICODESTRING, 0, KF_COUNT, count_field } /* strings, counted */
+#define U8(n) { n, ETL_IN_UINT8, 0, 0, 0, NULL }
+#define I8(n) { n, ETL_IN_INT8, 0, 0, 0, NULL }
+#define X8(n) { n, ETL_IN_UINT8, ETL_OUT_HEXINT8, 0, 0, NULL }
+#define U16(n) { n, ETL_IN_UINT16, 0, 0, 0, NULL }
+#define I16(n) { n, ETL_IN_INT16, 0, 0, 0, NULL }
+#define U32(n) { n, ETL_IN_UINT32, 0, 0, 0, NULL }
+#define I32(n) { n, ETL_IN_INT32, 0, 0, 0, NULL }
+#define X32(n) { n, ETL_IN_UINT32, ETL_OUT_HEXINT32, 0, 0, NULL }
+#define U64(n) { n, ETL_IN_UINT64, 0, 0, 0, NULL }
+#define I64(n) { n, ETL_IN_INT64, 0, 0, 0, NULL }
+#define X64(n) { n, ETL_IN_UINT64, ETL_OUT_HEXINT64, 0, 0, NULL }
+#define PTR(n) { n, ETL_IN_POINTER, ETL_OUT_HEXINT64, 0, 0, NULL }
+#define SZ(n) { n, ETL_IN_POINTER, ETL_OUT_UNSIGNEDLONG, 0, 0, NULL }
+#define FT(n) { n, ETL_IN_FILETIME, 0, 0, 0, NULL }
+#define WSTR(n) { n, ETL_IN_UNICODESTRING, 0, 0, 0, NULL }
+#define ASTR(n) { n, ETL_IN_ANSISTRING, 0, 0, 0, NULL }
+#define SID(n) { n, ETL_IN_WBEMSID, 0, 0, 0, NULL }
+#define IP4(n) { n, ETL_IN_UINT32, ETL_OUT_IPV4, 0, 0, NULL }
+#define IP6(n) { n, ETL_IN_BINARY, ETL_OUT_IPV6, 0, 16, NULL }
+#define PORT(n) { n, ETL_IN_UINT16, ETL_OUT_PORT, 0, 0, NULL }
+#define BIN(n, len) { n, ETL_IN_BINARY, 0, 0, len, NULL }
+#define FRAMES(n) { n, ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_REST, 0, NULL }
+#define GUIDF(n) { n, ETL_IN_GUID, 0, 0, 0, NULL }
+#define WCHARS(n, len) { n, ETL_IN_UNICODESTRING, 0, 0, len, NULL } /* a fixed array of len UTF-16 units */
+/* with names for the values (kmaps.c) */
+#define X32M(n, map) { n, ETL_IN_UINT32, ETL_OUT_HEXINT32, 0, 0, &map }
+#define I8M(n, map) { n, ETL_IN_INT8, 0, 0, 0, &map }
+#define WSTRS(n, count_field) { n, ETL_IN_UNICODESTRING, 0, KF_COUNT, count_field, NULL } /* strings, counted */
 
 /* EventTrace */
 static const struct kf k_header[] = {
@@ -53,20 +56,20 @@ static const struct kf k_header[] = {
 static const struct kf k_et_dbgid[] = { GUIDF("Guid"), U32("Age"), ASTR("PdbName") };
 static const struct kf k_et_buildinfo[] = { ASTR("BuildString") };
 static const struct kf k_et_binpath[] = {
-	U32("GuidCount"), { "Guid", ETL_IN_GUID, 0, KF_COUNT, 0 }, WSTR("BinaryPath"),
+	U32("GuidCount"), { "Guid", ETL_IN_GUID, 0, KF_COUNT, 0, NULL }, WSTR("BinaryPath"),
 };
 static const struct kf k_et_partition[] = {
 	U16("EventVersion"), U16("Reserved"), U32("PartitionType"), I64("QpcOffsetFromRoot"),
 	GUIDF("PartitionId"), GUIDF("ParentId"),
 };
 static const struct kf k_et_dropped[] = {
-	U32("TimeStampCount"), U32("Padding"), { "TimeStamp", ETL_IN_UINT64, 0, KF_COUNT, 0 },
+	U32("TimeStampCount"), U32("Padding"), { "TimeStamp", ETL_IN_UINT64, 0, KF_COUNT, 0, NULL },
 };
 static const struct kf k_extension[] = {
 	X32("GroupMask1"), X32("GroupMask2"), X32("GroupMask3"), X32("GroupMask4"), X32("GroupMask5"),
 	X32("GroupMask6"), X32("GroupMask7"), X32("GroupMask8"), U32("KernelEventVersion"),
 };
-static const struct kf k_none[] = { { NULL, 0, 0, 0, 0 } };
+static const struct kf k_none[] = { { NULL, 0, 0, 0, 0, NULL } };
 
 /* Process */
 static const struct kf k_process_v1[] = {
@@ -83,14 +86,14 @@ static const struct kf k_process_v3[] = {
 };
 static const struct kf k_process_v4[] = {
 	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
-	PTR("DirectoryTableBase"), X32("Flags"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+	PTR("DirectoryTableBase"), X32M("Flags", etl__kmap_process_flags), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
 	WSTR("PackageFullName"), WSTR("ApplicationID"),
 };
 /* Defunct version 5: version 4 and the time the process exited (verified on TraceLoggingTester:
  * the FILETIME lies before the trace, as a zombie's exit does) */
 static const struct kf k_process_defunct_v5[] = {
 	PTR("UniqueProcessKey"), U32("ProcessID"), U32("ParentID"), U32("SessionID"), I32("ExitStatus"),
-	PTR("DirectoryTableBase"), X32("Flags"), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
+	PTR("DirectoryTableBase"), X32M("Flags", etl__kmap_process_flags), SID("UserSID"), ASTR("ImageFileName"), WSTR("CommandLine"),
 	WSTR("PackageFullName"), WSTR("ApplicationID"), FT("ExitTime"),
 };
 static const struct kf k_process_terminate[] = { U32("ProcessID") };
@@ -121,8 +124,8 @@ static const struct kf k_thread_v4[] = {
 static const struct kf k_thread_setname[] = { U32("ProcessID"), U32("ThreadID"), WSTR("ThreadName") };
 static const struct kf k_cswitch[] = {
 	U32("NewThreadID"), U32("OldThreadID"), I8("NewThreadPriority"), I8("OldThreadPriority"),
-	U8("PreviousCState"), I8("SpareByte"), I8("OldThreadWaitReason"), I8("OldThreadWaitMode"),
-	I8("OldThreadState"), I8("OldThreadWaitIdealProcessor"), U32("NewThreadWaitTime"), U32("Reserved"),
+	U8("PreviousCState"), I8("SpareByte"), I8M("OldThreadWaitReason", etl__kmap_wait_reason), I8M("OldThreadWaitMode", etl__kmap_wait_mode),
+	I8M("OldThreadState", etl__kmap_thread_state), I8("OldThreadWaitIdealProcessor"), U32("NewThreadWaitTime"), U32("Reserved"),
 };
 
 /* Image */
@@ -141,7 +144,7 @@ static const struct kf k_image_v3[] = {
 
 /* PerfInfo, StackWalk */
 static const struct kf k_sample[] = {
-	PTR("InstructionPointer"), U32("ThreadID"), U16("Count"), { "Flags", ETL_IN_UINT16, ETL_OUT_HEXINT16, 0, 0 },
+	PTR("InstructionPointer"), U32("ThreadID"), U16("Count"), { "Flags", ETL_IN_UINT16, ETL_OUT_HEXINT16, 0, 0, NULL },
 };
 static const struct kf k_stack[] = { U64("EventTimeStamp"), U32("StackProcess"), U32("StackThread"), FRAMES("Stack") };
 
@@ -171,24 +174,26 @@ static const struct kf k_image_hypercall[] = { X64("HypercallPageVa") };
 
 /* DiskIo */
 static const struct kf k_diskio_v2[] = {
-	U32("DiskNumber"), X32("IrpFlags"), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
+	U32("DiskNumber"), X32M("IrpFlags", etl__kmap_irp_flags), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
 	PTR("FileObject"), PTR("Irp"), U64("HighResResponseTime"),
 };
 static const struct kf k_diskio_v3[] = {
-	U32("DiskNumber"), X32("IrpFlags"), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
+	U32("DiskNumber"), X32M("IrpFlags", etl__kmap_irp_flags), U32("TransferSize"), U32("Reserved"), U64("ByteOffset"),
 	PTR("FileObject"), PTR("Irp"), U64("HighResResponseTime"), U32("IssuingThreadId"),
 };
 static const struct kf k_diskinit_v2[] = { PTR("Irp") };
 static const struct kf k_diskinit_v3[] = { PTR("Irp"), U32("IssuingThreadId") };
-static const struct kf k_diskflush_v2[] = { U32("DiskNumber"), X32("IrpFlags"), U64("HighResResponseTime"), PTR("Irp") };
+static const struct kf k_diskflush_v2[] = { U32("DiskNumber"), X32M("IrpFlags", etl__kmap_irp_flags), U64("HighResResponseTime"), PTR("Irp") };
 static const struct kf k_diskflush_v3[] = {
-	U32("DiskNumber"), X32("IrpFlags"), U64("HighResResponseTime"), PTR("Irp"), U32("IssuingThreadId"),
+	U32("DiskNumber"), X32M("IrpFlags", etl__kmap_irp_flags), U64("HighResResponseTime"), PTR("Irp"), U32("IssuingThreadId"),
 };
 
 /* Memory */
 static const struct kf k_pagefault[] = { PTR("VirtualAddress"), PTR("ProgramCounter") };
 /* PageFault_VirtualAlloc (MOF documentation; strict): BaseAddress, RegionSize (SizeT), ProcessId, Flags */
-static const struct kf k_virtualalloc[] = { PTR("BaseAddress"), SZ("RegionSize"), U32("ProcessId"), X32("Flags") };
+static const struct kf k_virtualalloc[] = {
+	PTR("BaseAddress"), SZ("RegionSize"), U32("ProcessId"), X32M("Flags", etl__kmap_mem_flags),
+};
 static const struct kf k_hardfault[] = {
 	U64("InitialTime"), U64("ReadOffset"), PTR("VirtualAddress"), PTR("FileObject"), U32("ThreadID"),
 	U32("ByteCount"),
@@ -253,12 +258,12 @@ static const struct kf k_file_version[] = {
 /* SystemConfig */
 /* WinSAT (merged by xperf/WPR): a word (1 in every record seen), the XML's size, then the XML as
  * UTF-16 in LZNT1 chunks; decoded into one string property, Xml */
-const struct kf etl__k_winsat[] = { U32("Unknown"), U32("UncompressedSize"), { "Xml", ETL_IN_BINARY, 0, 0, 0 } };
+const struct kf etl__k_winsat[] = { U32("Unknown"), U32("UncompressedSize"), { "Xml", ETL_IN_BINARY, 0, 0, 0, NULL } };
 
 /* From the MOF documentation only (no corpus record to check them; strict, see klayout) */
 static const struct kf k_fileio_create[] = {
-	PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), X32("CreateOptions"), X32("FileAttributes"),
-	X32("ShareAccess"), WSTR("OpenPath"),
+	PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), X32M("CreateOptions", etl__kmap_create_options), X32("FileAttributes"),
+	X32M("ShareAccess", etl__kmap_share_access), WSTR("OpenPath"),
 };
 static const struct kf k_fileio_simpleop[] = { PTR("IrpPtr"), PTR("TTID"), PTR("FileObject"), PTR("FileKey") };
 static const struct kf k_fileio_readwrite[] = {
@@ -276,8 +281,8 @@ static const struct kf k_fileio_opend[] = { PTR("IrpPtr"), PTR("ExtraInfo"), X32
  * the WDK's wmicore.mof classes FileIo_V3_* as published reimplementations give them; no corpus
  * record has them, so they are strict */
 static const struct kf k_fileio3_create[] = {
-	PTR("IrpPtr"), PTR("FileObject"), U32("TTID"), X32("CreateOptions"), X32("FileAttributes"),
-	X32("ShareAccess"), WSTR("OpenPath"),
+	PTR("IrpPtr"), PTR("FileObject"), U32("TTID"), X32M("CreateOptions", etl__kmap_create_options), X32("FileAttributes"),
+	X32M("ShareAccess", etl__kmap_share_access), WSTR("OpenPath"),
 };
 static const struct kf k_fileio3_simpleop[] = { PTR("IrpPtr"), PTR("FileObject"), PTR("FileKey"), U32("TTID") };
 static const struct kf k_fileio3_readwrite[] = {
@@ -329,7 +334,7 @@ static const struct kf k_th_migration[] = {
 };
 static const struct kf k_th_kq_enqueue[] = { PTR("Entry"), U32("ThreadId") };
 static const struct kf k_th_kq_dequeue[] = {
-	U32("ThreadId"), U32("EntryCount"), { "Entries", ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_COUNT, 1 },
+	U32("ThreadId"), U32("EntryCount"), { "Entries", ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_COUNT, 1, NULL },
 };
 static const struct kf k_th_callback[] = { PTR("CallbackRoutine") };
 static const struct kf k_th_boost_set[] = {
@@ -382,10 +387,10 @@ static const struct kf k_sc_optical[] = {
 	U16("LastSessionStatus"), WSTR("DriveLetter"), WSTR("FileSystemName"), ASTR("DeviceName"),
 	ASTR("ManufacturerName"),
 };
-static const struct kf k_sc_procgroup[] = { U32("GroupCount"), { "Affinity", ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_COUNT, 0 } };
+static const struct kf k_sc_procgroup[] = { U32("GroupCount"), { "Affinity", ETL_IN_POINTER, ETL_OUT_HEXINT64, KF_COUNT, 0, NULL } };
 /* each ProcessorNumber is a PROCESSOR_NUMBER (Group u16, Number u8, Reserved u8) that the MOF
  * declares as uint32: shown in hex, 0x10000 = group 0, processor 1 */
-static const struct kf k_sc_procnumber[] = { U32("ProcessorCount"), { "ProcessorNumber", ETL_IN_UINT32, ETL_OUT_HEXINT32, KF_COUNT, 0 } };
+static const struct kf k_sc_procnumber[] = { U32("ProcessorCount"), { "ProcessorNumber", ETL_IN_UINT32, ETL_OUT_HEXINT32, KF_COUNT, 0, NULL } };
 static const struct kf k_sc_dpi[] = { U32("MachineDPI"), U32("UserDPI") };
 static const struct kf k_sc_ci[] = { X32("CodeIntegrityInfo") };
 static const struct kf k_sc_telemetry[] = { GUIDF("MachineId") };

@@ -25,7 +25,13 @@ struct kf {
 	uint16_t in, out;
 	uint8_t flags;
 	uint16_t length; /* ETL_IN_BINARY: bytes; ETL_IN_UNICODESTRING: a fixed array of this many units */
+	const struct etl_map *map; /* names for its values (kmaps.c), or NULL */
 };
+
+/* kmaps.c: names of kernel fields' values and flags */
+extern const struct etl_map etl__kmap_irp_flags, etl__kmap_create_options, etl__kmap_share_access,
+	etl__kmap_wait_reason, etl__kmap_thread_state, etl__kmap_wait_mode, etl__kmap_process_flags,
+	etl__kmap_mem_flags;
 
 struct klayout {
 	uint8_t group;

@@ -26,7 +26,7 @@ enum {
 	FF_COUNT_REST = 1u << 8   /* array: as many elements as the rest of the payload holds */
 };
 
-/* a value map or bit map (manifest valueMap/bitMap, EVENT_MAP_INFO) */
+/* a value map or bit map (manifest valueMap/bitMap, EVENT_MAP_INFO, built-in kernel maps) */
 struct etl_map_entry {
 	uint32_t value;
 	const char *text;
@@ -36,12 +36,19 @@ struct etl_map {
 	const char *name;
 	int bitmap;
 	uint32_t count;
-	struct etl_map_entry entries[];
+	const struct etl_map_entry *entries;
+	/* a bit map may hold a small number in some bits (IrpFlags' I/O priority): shown after the
+	 * bits as "sub_name=text" through sub (a value map), when sub names it */
+	uint32_t sub_mask;
+	unsigned sub_shift;
+	const char *sub_name;
+	const struct etl_map *sub;
 };
 
 struct etl_field {
 	const char *name;
 	const char *map_name;   /* resolved when decoding (maps may arrive later) */
+	const struct etl_map *map; /* a map known when the schema is built (built-in kernel maps) */
 	uint16_t in_type, out_type;
 	uint16_t flags;
 	uint16_t count;     /* constant, or field index */

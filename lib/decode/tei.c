@@ -254,6 +254,7 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	size_t mlen, names = 0, i;
 	uint32_t flags, count, name_off;
 	struct etl_map *map;
+	struct etl_map_entry *entries;
 	char *strp;
 
 	*out = NULL;
@@ -279,10 +280,12 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
+	memset(map, 0, sizeof(*map));
+	map->entries = entries = (struct etl_map_entry *)(map + 1);
 	map->count = count;
 	/* value maps (1 manifest, 8 WBEM) vs bit maps (2 manifest, 16 WBEM) */
 	map->bitmap = (flags & (2u | 16u)) != 0;
-	strp = (char *)(map->entries + count);
+	strp = (char *)(entries + count);
 	i = name_at(m, mlen, name_off, strp, names + 1);
 	map->name = strp;
 	if (!i)
@@ -290,8 +293,8 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	strp += i;
 	for (i = 0; i < count; i++) {
 		size_t n = name_at(m, mlen, etl_le32(m + 16 + 8 * i), strp, names + 1), l;
-		map->entries[i].value = etl_le32(m + 16 + 8 * i + 4);
-		map->entries[i].text = strp;
+		entries[i].value = etl_le32(m + 16 + 8 * i + 4);
+		entries[i].text = strp;
 		if (!n) {
 			*strp++ = 0;
 			continue;

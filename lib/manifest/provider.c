@@ -122,6 +122,7 @@ static struct etl_map *parse_map(struct etl_arena *a, const struct mnode *m, con
 	const struct mnode *c;
 	uint32_t n = 0, k = 0;
 	struct etl_map *map;
+	struct etl_map_entry *entries;
 
 	for (c = m->children; c; c = c->next)
 		if (etl__mx_is_el(c, "map"))
@@ -129,6 +130,8 @@ static struct etl_map *parse_map(struct etl_arena *a, const struct mnode *m, con
 	map = etl__arena_alloc(a, sizeof(*map) + (size_t)n * sizeof(map->entries[0]));
 	if (!map)
 		return NULL;
+	memset(map, 0, sizeof(*map));
+	map->entries = entries = (struct etl_map_entry *)(map + 1);
 	map->name = etl__mx_attr(m, "name");
 	map->bitmap = etl__mx_is_el(m, "bitMap");
 	for (c = m->children; c; c = c->next) {
@@ -139,8 +142,8 @@ static struct etl_map *parse_map(struct etl_arena *a, const struct mnode *m, con
 		text = etl__mx_localize(st, etl__mx_attr(c, "message"));
 		if (!text)
 			continue;
-		map->entries[k].value = (uint32_t)v;
-		map->entries[k].text = trimmed(text);
+		entries[k].value = (uint32_t)v;
+		entries[k].text = trimmed(text);
 		k++;
 	}
 	map->count = k;

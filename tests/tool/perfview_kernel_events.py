@@ -126,7 +126,9 @@ def main():
                                      check=True).stdout.splitlines()[0])
     start_ns = (info["start_filetime"] - 116444736000000000) * 100
     ours, every = {}, []
-    for line in subprocess.run([etldump, "--format=jsonl", trace], capture_output=True).stdout.splitlines():
+    # --no-maps: the numbers behind the names libetl gives flags and enums (compared through
+    # DISPLAYED, PerfView's own enum names; the names themselves are checked by check_decode)
+    for line in subprocess.run([etldump, "--format=jsonl", "--no-maps", trace], capture_output=True).stdout.splitlines():
         e = json.loads(line)
         every.append(e)
         if e.get("name", "").split("/")[0] in PROVIDERS:
