@@ -158,6 +158,12 @@ enum etl_option {
 	 *  and stacks logged away from it.  0: attach no StackWalk records (no extra pass; stack
 	 *  extended items of EVENT_HEADER records are still the event's stack). */
 	ETL_OPTION_STACKS = 0,
+	/** 0 (default) or 1: give decoded kernel events derived fields (etl_decoded_derived_at()):
+	 *  DiskIO's and HardFault's ElapsedTimeMSec and FileName (through the trace's file-name
+	 *  records, read in one extra pass the first time a name is needed), Image's BuildTime
+	 *  (from TimeDateStamp) and file names with the NT volume rewritten to its drive letter
+	 *  (through the trace's volume-mapping records). */
+	ETL_OPTION_DERIVE = 1,
 	ETL_OPTION_COUNT_
 };
 /** Sets an option; only before the first etl_reader_next().
@@ -574,6 +580,12 @@ ETL_API enum etl_decode_status etl_decoded_status(const struct etl_decoded *d);
 ETL_API const char *etl_decoded_error(const struct etl_decoded *d);
 /** The top-level property at which a partial decoding stopped, or NULL. @since 0.2 */
 ETL_API const char *etl_decoded_error_field(const struct etl_decoded *d);
+/** Derived fields (ETL_OPTION_DERIVE): values computed from the trace's other records, not read
+ *  from this payload - elapsed times, file names found through file keys, build times, DOS paths.
+ *  They are not among the properties (a name may repeat a property's).  Borrowed as the
+ *  decoded view. @since 0.2 */
+ETL_API size_t etl_decoded_derived_count(const struct etl_decoded *d);
+ETL_API const struct etl_property *etl_decoded_derived_at(const struct etl_decoded *d, size_t i);
 /** Bytes of payload after the last property (0 when the schema used them all). */
 ETL_API size_t etl_decoded_trailing_bytes(const struct etl_decoded *d);
 /** Top-level properties. */

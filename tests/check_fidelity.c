@@ -294,6 +294,83 @@ START_TEST(kernel_flag_names)
 }
 END_TEST
 
+/* --derive: a DiskIO read's file name through its key (a FileIo Name record logged after it, as
+ * rundowns are) and the volume mapping, its elapsed time, an image's build time and DOS path;
+ * none without the option. */
+START_TEST(derived_fields)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_classic c;
+	uint8_t *d, p[256];
+	size_t len, n;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	int seen = 0, pass;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&c, 0, sizeof(c));
+	/* KernelTraceControl SysConfig/VolumeMapping: NtPath, DosPath */
+	ck_assert_int_eq(etl_guid_parse("9b79ee91-b5fd-41c0-a243-4248e266e9d0", &c.guid), 0);
+	c.type = 35;
+	c.ts = o.start_ts + 1;
+	n = put_wstr(p, "\\Device\\HarddiskVolume2\\");
+	n += put_wstr(p + n, "C:\\");
+	ck_assert_int_eq(etlw_classic(w, 0, &c, p, n), 0);
+	/* DiskIo Read v2: DiskNumber, IrpFlags, TransferSize, Reserved, ByteOffset, FileObject, Irp, HighResResponseTime */
+	memset(p, 0, sizeof(p));
+	put64(p + 24, 0xfffff8a0016b9140ull);
+	put64(p + 40, o.perf_freq / 100); /* 10 ms */
+	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x010A, 8, 4, o.start_ts + 10, p, 48), 0);
+	/* Image Load v3 with a TimeDateStamp (2012-07-26T02:42:02Z) and an NT path */
+	memset(p, 0, sizeof(p));
+	put64(p, 0x140000000ull), put64(p + 8, 0x20000), put32(p + 16, 4), put32(p + 24, 1343270522);
+	n = 56 + put_wstr(p + 56, "\\Device\\HarddiskVolume2\\Windows\\x.dll");
+	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x030A, 8, 4, o.start_ts + 20, p, n), 0);
+	/* FileIo Name (perfinfo, at the end): FileObject, FileName */
+	put64(p, 0xfffff8a0016b9140ull);
+	n = 8 + put_wstr(p + 8, "\\Device\\HarddiskVolume2\\data\\log.txt");
+	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0400, o.start_ts + 30, NULL, 0, NULL, p, n), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	for (pass = 0; pass < 2; pass++) {
+		r = etl_reader_new();
+		if (pass)
+			ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_DERIVE, 1), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_memory(r, d, len, "derive"), ETL_OK);
+		while (etl_reader_next(r, &ev) == ETL_OK) {
+			const struct etl_decoded *dec;
+			const char *name;
+			ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+			name = etl_decoded_name(dec);
+			if (!pass) {
+				ck_assert_uint_eq(etl_decoded_derived_count(dec), 0);
+				continue;
+			}
+			if (strcmp(name, "Windows Kernel/DiskIO/Read") == 0) {
+				ck_assert_uint_eq(etl_decoded_derived_count(dec), 2);
+				ck_assert_str_eq(etl_property_name(etl_decoded_derived_at(dec, 0)), "ElapsedTimeMSec");
+				ck_assert_str_eq(etl_property_format(etl_decoded_derived_at(dec, 0)), "10");
+				ck_assert_str_eq(etl_property_format(etl_decoded_derived_at(dec, 1)), "C:\\data\\log.txt");
+				seen++;
+			} else if (strcmp(name, "Windows Kernel/Image/Load") == 0) {
+				ck_assert_uint_eq(etl_decoded_derived_count(dec), 2);
+				ck_assert_str_eq(etl_property_name(etl_decoded_derived_at(dec, 0)), "BuildTime");
+				ck_assert_str_eq(etl_property_format(etl_decoded_derived_at(dec, 0)), "2012-07-26T02:42:02.0000000Z");
+				ck_assert_str_eq(etl_property_format(etl_decoded_derived_at(dec, 1)), "C:\\Windows\\x.dll");
+				ck_assert_ptr_null(etl_decoded_derived_at(dec, 2));
+				seen++;
+			}
+		}
+		etl_reader_free(r);
+	}
+	ck_assert_int_eq(seen, 2);
+	free(d);
+}
+END_TEST
+
 /* ---- every trace of the corpus ---- */
 
 static char **corpus_files(size_t *n)
@@ -410,6 +487,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, image_layouts_must_agree_with_their_values);
 	tcase_add_loop_test(t, documented_kernel_layouts_decode, 0, 2);
 	tcase_add_test(t, kernel_flag_names);
+	tcase_add_test(t, derived_fields);
 	files = corpus_files(&nfiles);
 	if (files)
 		tcase_add_loop_test(t, corpus_decodings_are_consistent, 0, (int)nfiles);

@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "codec/lznt1.h"
+#include "decode/schema.h"
 #include "codec/xpress.h"
 #include "util/cursor.h"
 #include "etlw.h"
@@ -290,6 +291,41 @@ START_TEST(xpress_random_garbage_never_overruns)
 END_TEST
 
 
+/* Doubles: the shortest digits that read back, plain between 1e-6 and 1e21 (as JavaScript writes
+ * numbers), never "1e+01" for ten. */
+START_TEST(doubles_read_as_people_write_them)
+{
+	static const struct { double v; const char *text; } c[] = {
+		{ 10, "10" }, { 100, "100" }, { 0.5, "0.5" }, { 1.25, "1.25" }, { -3.14, "-3.14" },
+		{ 123456789.125, "123456789.125" }, { 1e20, "100000000000000000000" }, { 1e21, "1e+21" },
+		{ 0.000001, "0.000001" }, { 1e-7, "1e-7" }, { 1.5e-7, "1.5e-7" }, { 0.1, "0.1" },
+		{ 1.0 / 3.0, "0.3333333333333333" }, { 5e-324, "5e-324" }, { 1.7976931348623157e308, "1.7976931348623157e+308" },
+		{ 0.0, "0" }, { -0.0, "-0" }, { 2.5e-5, "0.000025" },
+	};
+	struct etl_decoded owner;
+	size_t i;
+
+	memset(&owner, 0, sizeof(owner));
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct etl_property p;
+		uint8_t le[8];
+		uint64_t bits;
+		int k;
+		memcpy(&bits, &c[i].v, 8);
+		for (k = 0; k < 8; k++)
+			le[k] = (uint8_t)(bits >> (8 * k));
+		memset(&p, 0, sizeof(p));
+		p.in_type = ETL_IN_DOUBLE;
+		p.kind = ETL_PROPERTY_VALUE;
+		p.data = le;
+		p.len = 8;
+		p.owner = &owner;
+		ck_assert_str_eq(etl__format_property(&p, 0), c[i].text);
+	}
+	etl__arena_free(&owner.arena);
+}
+END_TEST
+
 START_TEST(text_escape_keeps_text_and_defuses_controls)
 {
 	char out[64], small[6];
@@ -325,6 +361,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
 	tcase_add_test(t, guid_format_and_parse);
 	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
+	tcase_add_test(t, doubles_read_as_people_write_them);
 	tcase_add_test(t, clock_qpc_system_cycles);
 	tcase_add_test(t, clock_unix_ns);
 	tcase_add_test(t, xpress_roundtrips);

@@ -35,6 +35,7 @@ struct options {
 	int quiet;
 	int raw;             /* do not decode payloads */
 	int no_maps;         /* mapped values as numbers */
+	int derive;          /* derived fields (ETL_OPTION_DERIVE) */
 	int stats;           /* --stats */
 	int providers;       /* --providers */
 	int processes;       /* --processes */

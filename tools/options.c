@@ -16,7 +16,7 @@
 
 /* long options without a short form */
 enum {
-	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
@@ -64,6 +64,8 @@ static void usage(FILE *f)
 		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"
+		"      --derive          add derived fields to kernel events (elapsed times, file names\n"
+		"                        through file keys, build times, drive-letter paths), marked derived\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
 		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
 		"  -h, --help            show this help and exit\n"
@@ -208,6 +210,7 @@ static int take_option(struct options *o, int c, const char *v)
 	case 'q': o->quiet = 1; return -1;
 	case OPT_RAW: o->raw = 1; return -1;
 	case OPT_NO_MAPS: o->no_maps = 1; return -1;
+	case OPT_DERIVE: o->derive = 1; return -1;
 	case OPT_STATS: o->stats = 1; return -1;
 	case OPT_PROVIDERS: o->providers = 1; return -1;
 	case OPT_PROCESSES: o->processes = 1; return -1;
@@ -239,6 +242,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, OPT_RAW },
 		{ "no-maps", no_argument, NULL, OPT_NO_MAPS },
+		{ "derive", no_argument, NULL, OPT_DERIVE },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "providers", no_argument, NULL, OPT_PROVIDERS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },

@@ -145,6 +145,8 @@ int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct op
 
 	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
+	if (o->derive)
+		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
 	add_manifests(r, o, quiet, exit_code);
 	for (i = 0; i < nfiles; i++) {
 		int st;

@@ -44,6 +44,12 @@ const char *etl_decoded_opcode_name(const struct etl_decoded *d) { return d->opc
 const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; }
 const char *etl_decoded_error(const struct etl_decoded *d) { return d->error; }
 const char *etl_decoded_error_field(const struct etl_decoded *d) { return d->error_field; }
+size_t etl_decoded_derived_count(const struct etl_decoded *d) { return d->nderived; }
+
+const struct etl_property *etl_decoded_derived_at(const struct etl_decoded *d, size_t i)
+{
+	return i < d->nderived ? &d->derived[i] : NULL;
+}
 
 enum etl_decode_status etl_decoded_status(const struct etl_decoded *d)
 {

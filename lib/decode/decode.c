@@ -274,6 +274,28 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 	return rc;
 }
 
+int etl__decoded_add_derived(struct etl_decoded *d, const char *name, uint16_t in_type, uint16_t out_type,
+			     const void *bytes, size_t len)
+{
+	struct etl_property *p;
+	uint8_t *copy;
+
+	if (d->nderived >= ETL_DERIVED_MAX || !(copy = etl__arena_alloc(&d->arena, len + 1)))
+		return -1;
+	memcpy(copy, bytes, len);
+	copy[len] = 0;
+	p = &d->derived[d->nderived++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->owner = d;
+	p->in_type = in_type;
+	p->out_type = out_type;
+	p->kind = ETL_PROPERTY_VALUE;
+	p->data = copy;
+	p->len = len;
+	return 0;
+}
+
 /* ---- EventSource manifest records (id 0xFFFE, opcode 0xFE) ---- */
 
 /* The chunk header PerfView shows (format reference 5d); the rest of the payload is the chunk of
@@ -378,6 +400,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->name = out->provider_name = out->event_name = out->task_name = out->opcode_name = NULL;
 	out->reason = NULL;
 	out->error = out->error_field = NULL;
+	out->nderived = 0;
 	out->trailing = 0;
 	out->event_tags = 0;
 	out->has_group = 0;

@@ -233,10 +233,13 @@ static void sb_filetime(struct sbuf *b, uint64_t ft)
 	sb_add(b, s, etl_filetime_format(ft, s));
 }
 
+/* The shortest digits that read back as the same double, written as JavaScript writes numbers:
+ * plain decimals when the exponent is from -6 to 20 (10, 0.001, 1234.5), else d.ddde+N. */
 static void sb_double(struct sbuf *b, double v)
 {
-	char tmp[40];
-	int prec;
+	char tmp[40], digits[20], out[48];
+	int prec, exp, nd = 0, n = 0, i;
+	const char *p;
 
 	if (isnan(v)) {
 		sb_str(b, "NaN");
@@ -246,13 +249,51 @@ static void sb_double(struct sbuf *b, double v)
 		sb_str(b, v < 0 ? "-Infinity" : "Infinity");
 		return;
 	}
-	/* the shortest text that reads back as the same double */
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+	for (prec = 0; prec <= 16; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*e", prec, v);
 		if (strtod(tmp, NULL) == v)
 			break;
 	}
-	sb_str(b, tmp);
+	/* tmp is [-]d[.ddd]e[+-]NN: its digits and exponent */
+	p = tmp;
+	if (*p == '-')
+		out[n++] = *p++;
+	for (; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9' && nd < (int)sizeof(digits))
+			digits[nd++] = *p;
+	exp = *p == 'e' ? atoi(p + 1) : 0;
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (v == 0) {
+		sb_str(b, signbit(v) ? "-0" : "0");
+		return;
+	}
+	if (exp < -6 || exp > 20) {
+		out[n++] = digits[0];
+		if (nd > 1)
+			out[n++] = '.';
+		for (i = 1; i < nd; i++)
+			out[n++] = digits[i];
+		snprintf(out + n, sizeof(out) - (size_t)n, "e%+d", exp);
+		sb_str(b, out);
+		return;
+	}
+	if (exp < 0) {
+		out[n++] = '0';
+		out[n++] = '.';
+		for (i = 0; i < -exp - 1; i++)
+			out[n++] = '0';
+		for (i = 0; i < nd; i++)
+			out[n++] = digits[i];
+	} else {
+		for (i = 0; i <= exp || i < nd; i++) {
+			if (i == exp + 1)
+				out[n++] = '.';
+			out[n++] = i < nd ? digits[i] : '0';
+		}
+	}
+	out[n] = 0;
+	sb_str(b, out);
 }
 
 static void sb_sid(struct sbuf *b, const uint8_t *p, size_t n)

@@ -90,6 +90,8 @@ struct etl_property {
 	const struct etl_field *field;
 };
 
+#define ETL_DERIVED_MAX 4 /* derived fields an event may get */
+
 struct etl_decoded {
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
@@ -105,6 +107,8 @@ struct etl_decoded {
 	uint32_t nnodes;
 	size_t cap;              /* nodes allocated */
 	uint32_t ntop;           /* top-level properties are nodes[0 .. ntop-1] */
+	struct etl_property derived[ETL_DERIVED_MAX]; /* computed from the trace (ETL_OPTION_DERIVE) */
+	uint32_t nderived;
 	uint64_t *field_values;  /* per schema field: last integer value decoded (counts, lengths) */
 	size_t field_values_cap;
 	struct etl_arena arena;  /* names, strings, formatted text */
@@ -114,6 +118,12 @@ struct etl_decoded {
 	const struct etl_map *(*resolve_map)(const void *ctx, const char *name);
 	const void *resolve_ctx;
 };
+
+/* Adds a derived field (a value computed from the trace, not read from the payload): name (static),
+ * the in- and out-type it is shown with, its bytes (copied; little-endian as a payload holds
+ * them).  0, or -1 when there is no room or memory. */
+int etl__decoded_add_derived(struct etl_decoded *d, const char *name, uint16_t in_type, uint16_t out_type,
+			     const void *bytes, size_t len);
 
 /*
  * Decodes payload[0..len) against s into d (nodes and trailing).  Returns

@@ -91,6 +91,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__trace_info_clear(&t->info);
 	etl__bufindex_free(&t->ix);
 	etl__stacks_free(&t->stacks);
+	etl__files_free(&t->files);
 	etl__free(t);
 }
 
@@ -162,8 +163,8 @@ int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t v
 		return etl__reader_misuse(r, "unknown option");
 	if (r->state != ST_NEW)
 		return etl__reader_misuse(r, "options can only be set before the first event is read");
-	if (which == ETL_OPTION_STACKS && value != 0 && value != 1)
-		return etl__reader_misuse(r, "ETL_OPTION_STACKS is 0 or 1");
+	if (value != 0 && value != 1)
+		return etl__reader_misuse(r, "options are 0 or 1");
 	r->options[which] = value;
 	return ETL_OK;
 }
@@ -223,6 +224,8 @@ int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const st
 		if (d.code == ETL_E_NOMEM)
 			*decoded = NULL;
 	}
+	if (*decoded && r->options[ETL_OPTION_DERIVE])
+		etl__reader_derive(r, ev, &r->dec.out);
 	return st;
 }
 

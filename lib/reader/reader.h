@@ -12,6 +12,7 @@
 
 #include "decode/decode.h"
 #include "io/source.h"
+#include "state/files.h"
 #include "state/stacks.h"
 #include "state/state.h"
 #include "walk/buffer.h"
@@ -39,6 +40,7 @@ struct trace {
 	struct etl_bufindex ix;
 	unsigned ptr_size;
 	struct etl_stacks stacks; /* compressed and deferred stacks: read when first needed */
+	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 
 struct stream {
@@ -90,6 +92,8 @@ int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int tr
 int etl__reader_misuse(struct etl_reader *r, const char *what);
 int etl__reader_nomem(struct etl_reader *r);
 void etl__reader_trace_free(struct trace *t);
+/* Adds the derived fields of a decoded event (derive.c; ETL_OPTION_DERIVE). */
+void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out);
 
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */

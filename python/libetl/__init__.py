@@ -122,6 +122,7 @@ def open(
     order: str = "time",
     *,
     stacks: bool = True,
+    derive: bool = False,
     since: TimeLike = None,
     until: TimeLike = None,
     providers: Union[None, str, Iterable[str]] = None,
@@ -138,6 +139,8 @@ def open(
     list of them.  manifests: provider manifests (files or folders) for events their traces do
     not describe themselves.  order: "time" (all CPUs and inputs merged by time) or "file".
     stacks: attach call stacks (Event.stack; costs a pass over traces with stack records).
+    derive: give kernel events derived fields (Event.derived: elapsed times, file names through
+    file keys, build times, drive-letter paths), computed as PerfView computes them.
 
     Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
     8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
@@ -154,6 +157,7 @@ def open(
         manifests=_manifests(manifests),
         order=order,
         stacks=stacks,
+        derive=derive,
         since=filetime(since),
         until=filetime(until),
         providers=providers,

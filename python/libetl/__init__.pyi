@@ -35,6 +35,7 @@ class Event:
     timestamp: int
     decoder: str
     fields: Dict[str, Any]
+    derived: Dict[str, Any]
     undecoded_reason: Optional[str]
     decode_error: Optional[str]
     payload: bytes
@@ -70,6 +71,7 @@ def open(
     order: str = ...,
     *,
     stacks: bool = ...,
+    derive: bool = ...,
     since: TimeLike = ...,
     until: TimeLike = ...,
     providers: Union[None, str, Iterable[str]] = ...,

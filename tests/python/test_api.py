@@ -203,6 +203,18 @@ class Pandas(unittest.TestCase):
         self.assertTrue(all(n.startswith("Windows Kernel/Process/") for n in df["name"]))
         self.assertEqual(len(libetl.to_pandas(path, limit=1000, columns=["cpu"])), 1000)
 
+    @unittest.skipUnless(HAVE_CORPUS, "corpus not present")
+    def test_derived_fields_are_opt_in(self):
+        path = corpus("perfview_net.4.5.2.x86.etl")
+        with libetl.open(path, names=["Windows Kernel/DiskIO/Read"]) as r:
+            self.assertEqual(next(iter(r)).derived, {})
+        with libetl.open(path, names=["Windows Kernel/DiskIO/Read"], derive=True) as r:
+            ev = next(iter(r))
+            # PerfView's first DiskIO/Read: ElapsedTimeMSec=10.947, FileName=C:\Windows\System32\...
+            self.assertAlmostEqual(ev.derived["ElapsedTimeMSec"], 10.9469)
+            self.assertEqual(ev.derived["FileName"], "C:\\Windows\\System32\\wow64.dll")
+            self.assertNotIn("ElapsedTimeMSec", ev.fields)
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])

@@ -145,8 +145,30 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     evs = [json.loads(l) for l in run([etldump, "-f", "jsonl", "-m", os.path.join(valid, "..", "manifests", "showcase.man"),
                                        show]).stdout.splitlines()]
     raw = [e["name"] for e in evs if e["decoder"] == "none"]
-    check("showcase-decodes", len(evs) == 28 and not raw and
+    check("showcase-decodes", len(evs) == 31 and not raw and
           {"Contoso-Backup/Backup/Start", "Contoso.Web/RequestStarted"} <= {e["name"] for e in evs}, str(raw))
+    # --derive: the disk read's file name (through its key and the volume mapping) and elapsed time,
+    # marked as derived in every format; nothing derived without the option
+    want_name = "C:\\Users\\demo\\Documents\\report.docx"
+    disk = [json.loads(l) for l in run([etldump, "--derive", "-f", "jsonl", show]).stdout.splitlines()
+            if b"DiskIO/Read" in l]
+    check("derive-jsonl", len(disk) == 1 and disk[0]["derived"] == {"ElapsedTimeMSec": 2.5, "FileName": want_name}
+          and "FileName" not in disk[0]["fields"], str(disk))
+    check("derive-off", b'"derived"' not in run([etldump, "-f", "jsonl", show]).stdout)
+    text = [l for l in run([etldump, "--derive", show]).stdout.decode().splitlines() if "DiskIO/Read" in l]
+    check("derive-text", len(text) == 1 and text[0].endswith(
+        " derived.ElapsedTimeMSec=2.5 derived.FileName=" + want_name), str(text))
+    rows = [row for row in csv.DictReader(io.StringIO(run([etldump, "--derive", "-f", "csv", show]).stdout.decode(),
+                                                      newline="")) if row["name"] == "Windows Kernel/DiskIO/Read"]
+    check("derive-csv", len(rows) == 1 and rows[0]["fields"].endswith(
+        "; derived.ElapsedTimeMSec=2.5; derived.FileName=" + want_name), str(rows))
+    root = ET.fromstring(run([etldump, "--derive", "-f", "xml", show]).stdout)
+    der = [(d.get("Name"), d.text) for d in root.iter(ns + "Data") if d.get("Derived") == "true"]
+    check("derive-xml", ("FileName", want_name) in der and ("ElapsedTimeMSec", "2.5") in der, str(der))
+    ch = json.loads(run([etldump, "--derive", "-f", "chrome", show]).stdout)
+    args = [e["args"] for e in ch["traceEvents"] if e.get("name") == "DiskIO/Read" or
+            e.get("name", "").endswith("DiskIO/Read")]
+    check("derive-chrome", any(a.get("derived.FileName") == want_name for a in args), str(args)[:300])
 
 
 def main():
@@ -191,7 +213,7 @@ def main():
             lines = run([etldump, "-f", "jsonl", path]).stdout.decode().splitlines()
             ok = all(json.loads(l)["type"] == "event" for l in lines)
             want_lines = 19 if name == "system64" else 18 if name == "system32" else \
-                28 if name in ("showcase64", "partial64") else \
+                31 if name in ("showcase64", "partial64") else \
                 16 if name == "stackkeys64" else \
                 400 + (1 if name in ("mixed32", "win7cpu") else 2)
             check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")

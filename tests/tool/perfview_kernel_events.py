@@ -94,6 +94,21 @@ RAW = {
 }
 
 
+def derived_matches(k, ours, theirs):
+    """A derived value against PerfView's: elapsed times to its 3 decimals, build times in its
+    yy/MM/dd HH:mm:ss form (UTC), file names as text (PerfView cuts them at 20 characters)."""
+    if k == "ElapsedTimeMSec":
+        try:
+            return abs(float(ours) - float(theirs.replace(",", ""))) <= 0.0006
+        except ValueError:
+            return False
+    if k == "BuildTime":
+        iso = str(ours)  # 2012-07-26T02:42:02.0000000Z
+        short = f"{iso[2:4]}/{iso[5:7]}/{iso[8:10]} {iso[11:19]}"
+        return theirs.startswith(short)
+    return matches(ours, theirs)
+
+
 def volume_map(events):
     """NtPath -> DosPath from the trace's SysConfig/VolumeMapping records, and \\SystemRoot\\."""
     m = {}
@@ -128,7 +143,9 @@ def main():
     ours, every = {}, []
     # --no-maps: the numbers behind the names libetl gives flags and enums (compared through
     # DISPLAYED, PerfView's own enum names; the names themselves are checked by check_decode)
-    for line in subprocess.run([etldump, "--format=jsonl", "--no-maps", trace], capture_output=True).stdout.splitlines():
+    # --derive: the fields PerfView computes that libetl derives too are compared (derived_matches)
+    for line in subprocess.run([etldump, "--format=jsonl", "--no-maps", "--derive", trace],
+                               capture_output=True).stdout.splitlines():
         e = json.loads(line)
         every.append(e)
         if e.get("name", "").split("/")[0] in PROVIDERS:
@@ -216,6 +233,13 @@ def main():
             if k == "context" and name.startswith(("Windows Kernel/UdpIp/", "Windows Kernel/TcpIp/")) and \
                     as_int(v) == (as_int(of.get("PID")) or 0) | (as_int(of.get("size")) or 0) << 32:
                 note("TraceEvent reads the first 8 bytes (PID, size) as an address 'context'", short)
+                continue
+            der = e.get("derived", {})
+            if k in der and (why or ours_k not in of):
+                if derived_matches(k, der[k], v):
+                    note("derived by libetl too (--derive)", f"{short}.{k}")
+                    continue
+                bad.append(f"derived {k}: ours {der[k]!r} theirs {v!r}")
                 continue
             if ours_k not in of:
                 if why:

@@ -3,7 +3,8 @@
  * for on its first screen.  The kernel records of the system scenario
  * (processes, threads, images, a sample with its stack) and, in one process,
  * a web server's TraceLogging events and a backup tool's manifest events
- * (fixtures/manifests/showcase.man describes them).  With damaged = 1 one
+ * (fixtures/manifests/showcase.man describes them), and a disk read whose file
+ * name and volume the trace gives later (what --derive shows).  With damaged = 1 one
  * TraceLogging event is cut short, so that its decoding is partial.
  *
  * SPDX-License-Identifier: MIT
@@ -133,6 +134,43 @@ static int backup(struct etlw *w, uint64_t ts, int stop, const char *path, uint6
 	return etlw_event(w, 0, &e, NULL, 0, p.b, p.n);
 }
 
+/* The disk read of the backup (DiskIo Read v2, its file key), the file's name (FileIo Name, logged
+ * later as rundowns are) and the volume mapping KernelTraceControl adds to merged traces: what
+ * --derive turns into FileName and ElapsedTimeMSec. */
+static int disk_read(struct etlw *w, const struct etlw_opts *o, uint64_t ts)
+{
+	struct bytes p = { .n = 0 };
+
+	b_u32(&p, 0), b_u32(&p, 0x60043), b_u32(&p, 65536), b_u32(&p, 0), b_u64(&p, 0x1000000);
+	b_u64(&p, 0xffffc0012345a0b0ull), b_u64(&p, 0xffffc00100001000ull), b_u64(&p, o->perf_freq / 400); /* 2.5 ms */
+	return etlw_system(w, 1, 0, 2, 0x010A, 6001, 600, ts, p.b, p.n);
+}
+
+static int file_name(struct etlw *w, uint64_t ts)
+{
+	struct bytes p = { .n = 0 };
+
+	b_u64(&p, 0xffffc0012345a0b0ull);
+	b_wstr(&p, "\\Device\\HarddiskVolume3\\Users\\demo\\Documents\\report.docx");
+	return etlw_perfinfo(w, 0, 2, 0x0400, ts, NULL, 0, NULL, p.b, p.n);
+}
+
+static int volume_mapping(struct etlw *w, uint64_t ts)
+{
+	static const struct etl_guid sysconfig = { 0x9b79ee91, 0xb5fd, 0x41c0,
+						   { 0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0 } };
+	struct etlw_classic c;
+	struct bytes p = { .n = 0 };
+
+	memset(&c, 0, sizeof(c));
+	c.guid = sysconfig;
+	c.type = 35;
+	c.ts = ts;
+	b_wstr(&p, "\\Device\\HarddiskVolume3\\");
+	b_wstr(&p, "C:\\");
+	return etlw_classic(w, 0, &c, p.b, p.n);
+}
+
 int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, size_t *len)
 {
 	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000;
@@ -146,12 +184,15 @@ int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, s
 	rc |= scen_process(w, o, 0, 1, t0 + 41 * tick, 600, 400, 259, "contoso.exe", "contoso.exe --serve :8080");
 	rc |= scen_thread(w, o, 0, 1, t0 + 41 * tick + 10, 600, 6001);
 	rc |= backup(w, t0 + 42 * tick, 0, "C:\\Users\\demo\\Documents", 73400320, 0, 0);
+	rc |= disk_read(w, o, t0 + 42 * tick + 500);
 	rc |= web_request(w, t0 + 43 * tick, 1, "/index.html");
 	rc |= web_done(w, t0 + 44 * tick, 1, 200, 1.25, 0);
 	rc |= web_request(w, t0 + 45 * tick, 2, "/api/orders?id=42");
 	rc |= web_done(w, t0 + 46 * tick, 2, 404, 0.5, damaged);
 	rc |= backup(w, t0 + 48 * tick, 1, "C:\\Users\\demo\\Documents", 0, 5, 118);
 	rc |= scen_process(w, o, 1, 2, t0 + 50 * tick, 600, 400, 0, "contoso.exe", "contoso.exe --serve :8080");
+	rc |= file_name(w, t0 + 51 * tick);
+	rc |= volume_mapping(w, t0 + 51 * tick + 1);
 	if (rc == 0)
 		rc = etlw_finish(w, out, len);
 	etlw_free(w);

@@ -136,6 +136,13 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 		out_cstr("\":");
 		out_json_value(p, 0);
 	}
+	for (i = 0; d && i < etl_decoded_derived_count(d); i++) {
+		const struct etl_property *p = etl_decoded_derived_at(d, i);
+		out_cstr(",\"derived.");
+		out_json_str(etl_property_name(p));
+		out_cstr("\":");
+		out_json_value(p, 0);
+	}
 	out_stack(r, ev, 1);
 	out_cstr("}}");
 	if (us > chrome_last_us)

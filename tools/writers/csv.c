@@ -55,10 +55,13 @@ static char *fields_text(const struct etl_decoded *d)
 	if (!buf)
 		return NULL;
 	buf[0] = 0;
-	for (i = 0; d && i < etl_decoded_property_count(d); i++) {
-		const struct etl_property *p = etl_decoded_property_at(d, i);
+	size_t np = d ? etl_decoded_property_count(d) : 0, nd = d ? etl_decoded_derived_count(d) : 0;
+
+	for (i = 0; i < np + nd; i++) {
+		/* the properties, then the derived fields as derived.NAME */
+		const struct etl_property *p = i < np ? etl_decoded_property_at(d, i) : etl_decoded_derived_at(d, i - np);
 		const char *v = value_text(p), *n = etl_property_name(p);
-		size_t need = strlen(n) + TEXT_QUOTED_SIZE(strlen(v ? v : "")) + 4;
+		size_t need = strlen(n) + TEXT_QUOTED_SIZE(strlen(v ? v : "")) + 12;
 		if (len + need + 1 > cap) {
 			char *nb;
 			while (len + need + 1 > cap)
@@ -70,7 +73,7 @@ static char *fields_text(const struct etl_decoded *d)
 			}
 			buf = nb;
 		}
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s=", i ? "; " : "", n);
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s%s=", i ? "; " : "", i < np ? "" : "derived.", n);
 		len += text_value_quoted(v ? v : "", buf + len);
 	}
 	return buf;

@@ -228,6 +228,19 @@ static void json_decoded(const struct etl_decoded *d)
 		out_json_value(p, 0);
 	}
 	out_char('}');
+	if (etl_decoded_derived_count(d)) {
+		OUT_LIT(",\"derived\":{");
+		for (i = 0; i < etl_decoded_derived_count(d); i++) {
+			const struct etl_property *p = etl_decoded_derived_at(d, i);
+			if (i)
+				out_char(',');
+			out_char('"');
+			out_json_str(etl_property_name(p));
+			out_cstr("\":");
+			out_json_value(p, 0);
+		}
+		out_char('}');
+	}
 	if (etl_decoded_trailing_bytes(d)) {
 		OUT_LIT(",\"trailing_bytes\":");
 		out_u64(etl_decoded_trailing_bytes(d));

@@ -47,6 +47,13 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 			out_char('=');
 			out_text_value(v ? v : "");
 		}
+		for (i = 0; i < etl_decoded_derived_count(d); i++) {
+			const struct etl_property *p = etl_decoded_derived_at(d, i);
+			out_cstr(" derived.");
+			out_text_name(etl_property_name(p));
+			out_char('=');
+			out_text_value(value_text(p));
+		}
 		if (etl_decoded_error(d)) {
 			out_cstr(" decode_error=");
 			out_text_value(etl_decoded_error(d));

@@ -106,6 +106,14 @@ static void xml_event(struct etl_reader *r, const struct options *o, const struc
 			xml_text(v ? v : "");
 			out_cstr("</Data>");
 		}
+		for (i = 0; i < etl_decoded_derived_count(d); i++) {
+			const struct etl_property *p = etl_decoded_derived_at(d, i);
+			out_cstr("<Data Name=\"");
+			xml_text(etl_property_name(p));
+			out_cstr("\" Derived=\"true\">");
+			xml_text(value_text(p));
+			out_cstr("</Data>");
+		}
 		out_cstr("</EventData>");
 	} else if (len) {
 		out_cstr("<BinaryEventData");

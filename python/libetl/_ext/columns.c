@@ -383,7 +383,7 @@ static int add_object(struct column *c, const struct etl_decoded *d)
 	int rc;
 
 	if (!c->field) {
-		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d);
+		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0);
 	} else {
 		const struct etl_property *p = d && etl_decoded_source(d) != ETL_DECODER_NONE
 						       ? etl_decoded_property_by_name(d, c->field) : NULL;

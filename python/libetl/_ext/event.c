@@ -25,7 +25,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->decoded = 0;
 	self->serial = 0;
 	self->name = self->provider_name = self->decoder = self->reason = NULL;
-	self->decode_error = self->fields = self->stack = NULL;
+	self->decode_error = self->fields = self->derived = self->stack = NULL;
 	self->process = NULL;
 	Py_INCREF(reader);
 	self->reader = reader;
@@ -48,6 +48,7 @@ static int Event_traverse(EventObject *self, visitproc visit, void *arg)
 {
 	Py_VISIT(self->reader);
 	Py_VISIT(self->fields);
+	Py_VISIT(self->derived);
 	Py_VISIT(self->stack);
 	return 0;
 }
@@ -63,6 +64,7 @@ static int Event_clear(EventObject *self)
 	Py_CLEAR(self->reason);
 	Py_CLEAR(self->decode_error);
 	Py_CLEAR(self->fields);
+	Py_CLEAR(self->derived);
 	Py_CLEAR(self->stack);
 	Py_CLEAR(self->process);
 	return 0;
@@ -131,8 +133,9 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 		self->decoded = 1;
 	}
 	if (want_fields) {
-		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d));
-		if (!self->fields)
+		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0));
+		Py_XSETREF(self->derived, pyetl_fields(d, 1));
+		if (!self->fields || !self->derived)
 			return -1;
 	}
 	return 0;
@@ -215,6 +218,7 @@ GETTER(decoder) { (void)closure; return decoded_attr(self, &self->decoder, 0); }
 GETTER(undecoded_reason) { (void)closure; return decoded_attr(self, &self->reason, 0); }
 GETTER(decode_error) { (void)closure; return decoded_attr(self, &self->decode_error, 0); }
 GETTER(fields) { (void)closure; return decoded_attr(self, &self->fields, 1); }
+GETTER(derived) { (void)closure; return decoded_attr(self, &self->derived, 1); }
 
 GETTER(provider)
 {
@@ -271,6 +275,7 @@ static PyGetSetDef Event_getset[] = {
 	ATTR(timestamp, "Raw timestamp in the session's clock."),
 	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin, none."),
 	ATTR(fields, "Decoded fields as a dict (decoded on first access)."),
+	ATTR(derived, "Derived fields (open(..., derive=True)): values computed from the trace, not the payload."),
 	ATTR(undecoded_reason, "Why the event was not decoded, or None."),
 	ATTR(decode_error, "What was wrong when the payload contradicted its schema (fields then hold what came before), or None."),
 	ATTR(payload, "The payload bytes."),

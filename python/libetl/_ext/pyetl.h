@@ -89,7 +89,7 @@ typedef struct {
 	const struct etl_process *proc;   /* as known when the event was delivered; may be NULL */
 	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
 	int decoded;                      /* names decoded (name .. decode_error below set) */
-	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *stack;
+	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack;
 	PyObject *process;                /* the process's image name when delivered, or NULL */
 } EventObject;
 
@@ -103,7 +103,8 @@ int pyetl_event_decode(EventObject *self, int want_fields);
 /* ---- values (values.c) ---- */
 
 /* The decoded properties of d as a dict (structs as dicts, arrays as lists). */
-PyObject *pyetl_fields(const struct etl_decoded *d);
+/* The properties (derived 0) or the derived fields (1) as a dict. */
+PyObject *pyetl_fields(const struct etl_decoded *d, int derived);
 /* Imports the datetime API for values.c; -1 with an exception. */
 int pyetl_values_init(void);
 /* One property's value. */

@@ -149,13 +149,13 @@ PyObject *pyetl_value(const struct etl_property *p, unsigned depth)
 	return compound(p, depth);
 }
 
-PyObject *pyetl_fields(const struct etl_decoded *d)
+PyObject *pyetl_fields(const struct etl_decoded *d, int derived)
 {
-	size_t i, n = etl_decoded_property_count(d);
+	size_t i, n = derived ? etl_decoded_derived_count(d) : etl_decoded_property_count(d);
 	PyObject *out = PyDict_New();
 
 	for (i = 0; out && i < n; i++) {
-		const struct etl_property *p = etl_decoded_property_at(d, i);
+		const struct etl_property *p = derived ? etl_decoded_derived_at(d, i) : etl_decoded_property_at(d, i);
 		PyObject *key = pyetl_intern(etl_property_name(p)), *v = key ? pyetl_value(p, 0) : NULL;
 		if (!v || PyDict_SetItem(out, key, v) < 0)
 			Py_CLEAR(out);
