@@ -25,13 +25,14 @@ static int grow(struct etl_stacks *k, void **arr, size_t *cap, size_t n, size_t 
 		return 0;
 	nc = *cap ? *cap * 2 : 256;
 	if (held(k) + (uint64_t)(nc - *cap) * sz > max) {
-		/* near the limit: all that still fits, in one step (then nothing more) */
+		/* near the limit: half of what still fits (the other arrays and the pool need room
+		 * too; the steps halve, so they stay few) */
 		uint64_t room = max > held(k) ? (max - held(k)) / sz : 0;
 		if (room > SIZE_MAX / sz - *cap)
 			room = SIZE_MAX / sz - *cap; /* (a limit beyond the address space) */
 		if (room == 0)
 			return -1;
-		nc = *cap + (size_t)room;
+		nc = *cap + (size_t)(room / 2 > 1 ? room / 2 : 1);
 	}
 	na = etl__realloc(*arr, nc * sz);
 	if (!na)
@@ -52,14 +53,14 @@ static size_t pool_put(struct etl_stacks *k, const uint8_t *frames, size_t bytes
 		while (nc < k->pool_len + bytes)
 			nc *= 2;
 		if (held(k) - k->pool_cap + nc > max) {
-			/* near the limit: all the room left, in one step (then nothing more) */
-			uint64_t others = held(k) - k->pool_cap;
+			/* near the limit: what is needed and half of the rest (as grow) */
+			uint64_t others = held(k) - k->pool_cap, need = (uint64_t)k->pool_len + bytes;
 			uint64_t room = max > others ? max - others : 0;
 			if (room > SIZE_MAX / 2)
 				room = SIZE_MAX / 2; /* (a limit beyond the address space) */
-			if (room < (uint64_t)k->pool_len + bytes)
+			if (room < need)
 				return SIZE_MAX;
-			nc = (size_t)room;
+			nc = (size_t)(need + (room - need) / 2);
 		}
 		np = etl__realloc(k->pool, nc);
 		if (!np)

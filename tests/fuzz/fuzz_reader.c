@@ -2,7 +2,7 @@
  * fuzz_reader - the whole reader over a memory buffer: open, iterate in
  * time order, decode every event and format every property, look up each
  * event's process and stack (copying the events that have one) and walk the
- * process tables.
+ * process tables; derived fields on half the inputs.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -32,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!r)
 		return 0;
 	(void)etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
+	/* derived fields (the file-name pass) on half the inputs */
+	(void)etl_reader_set_option(r, ETL_OPTION_DERIVE, size > 1 && (data[size - 2] & 1));
 	/* small limits keep each run fast without hiding bugs in the limit checks */
 	(void)etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1u << 20);
 	(void)etl_reader_set_limit(r, ETL_LIMIT_SPOOL_SIZE, 8u << 20);
@@ -66,8 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (etl_reader_decode(r, ev, &d) == ETL_E_NOMEM || !d)
 				continue;
 			(void)etl_decoded_name(d);
+			(void)etl_decoded_status(d);
+			(void)etl_decoded_error(d);
 			for (i = 0; i < etl_decoded_property_count(d); i++)
 				walk(etl_decoded_property_at(d, i), 0);
+			for (i = 0; i < etl_decoded_derived_count(d); i++)
+				walk(etl_decoded_derived_at(d, i), 0);
 		}
 		for (size_t i = 0; i < etl_reader_process_count(r); i++) {
 			const struct etl_process *p = etl_reader_process_at(r, i);

@@ -53,7 +53,7 @@ static int grow(struct bytes *b, size_t more)
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
 static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
-static void putguid(uint8_t *p, const struct etl_guid *g)
+void etlw_put_guid(uint8_t *p, const struct etl_guid *g)
 {
 	put32(p, g->data1);
 	put16(p + 4, g->data2);
@@ -288,13 +288,13 @@ int etlw_classic(struct etlw *w, unsigned cpu, const struct etlw_classic *c, con
 	put32(p + 8, c->tid);
 	put32(p + 12, c->pid);
 	put64(p + 16, c->ts);
-	putguid(p + 24, &c->guid);
+	etlw_put_guid(p + 24, &c->guid);
 	put32(p + 40, 5);
 	put32(p + 44, 6);
 	if (c->instance) {
 		put32(p + 48, c->instance_id);
 		put32(p + 52, c->parent_instance_id);
-		putguid(p + 56, &c->parent_guid);
+		etlw_put_guid(p + 56, &c->parent_guid);
 	}
 	if (len)
 		memcpy(p + h, payload, len);
@@ -320,7 +320,7 @@ int etlw_event(struct etlw *w, unsigned cpu, const struct etlw_event *e,
 	put32(p + 8, e->tid);
 	put32(p + 12, e->pid);
 	put64(p + 16, e->ts);
-	putguid(p + 24, &e->provider);
+	etlw_put_guid(p + 24, &e->provider);
 	put16(p + 40, e->id);
 	p[42] = e->version;
 	p[43] = e->channel;
@@ -330,7 +330,7 @@ int etlw_event(struct etlw *w, unsigned cpu, const struct etlw_event *e,
 	put64(p + 48, e->keywords);
 	put32(p + 56, 7);
 	put32(p + 60, 8);
-	putguid(p + 64, &e->activity);
+	etlw_put_guid(p + 64, &e->activity);
 	for (i = 0; i < next; i++) {
 		size_t isz = (8 + (size_t)ext[i].len + 7) & ~(size_t)7;
 		put16(p + off, (uint16_t)isz);
@@ -372,7 +372,7 @@ int etlw_message(struct etlw *w, unsigned cpu, const struct etlw_message *m, con
 		put32(p + off, m->component_id);
 		off += 4;
 	} else if (o & 2) {
-		putguid(p + off, &m->guid);
+		etlw_put_guid(p + off, &m->guid);
 		off += 16;
 	}
 	if (o & 8) {

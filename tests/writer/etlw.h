@@ -95,6 +95,9 @@ struct etlw_message {
 int etlw_message(struct etlw *w, unsigned cpu, const struct etlw_message *m, const void *args,
 		 size_t len);
 
+/* Writes g as a file holds a GUID (Data1-3 little-endian, then Data4's 8 bytes) into p[0..16). */
+void etlw_put_guid(uint8_t *p, const struct etl_guid *g);
+
 /* Appends raw record bytes (for crafting damaged input); aligned to 8. */
 int etlw_raw(struct etlw *w, unsigned cpu, const void *bytes, size_t len);
 

@@ -87,7 +87,7 @@ int scen_write_mixed(struct etlw *w, const struct etlw_opts *o, unsigned n)
 		case SK_EVENT: {
 			struct etlw_event e;
 			struct etlw_ext ext[2];
-			uint8_t stack[8 + 3 * 8];
+			uint8_t stack[8 + 3 * 8], related[16];
 			unsigned next = 0;
 			memset(&e, 0, sizeof(e));
 			e.provider = scen_provider;
@@ -104,7 +104,8 @@ int scen_write_mixed(struct etlw *w, const struct etlw_opts *o, unsigned n)
 			e.activity.data1 = i;
 			if (i % 3 == 0) {
 				ext[next].type = 1;
-				ext[next].data = &scen_related;
+				etlw_put_guid(related, &scen_related); /* as the file holds it, whatever the host's order */
+				ext[next].data = related;
 				ext[next].len = 16;
 				next++;
 			}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pbuf.h"
 #include "scenario.h"
 #include "tlgmeta.h"
 
@@ -21,39 +22,6 @@ const struct etl_guid scen_showcase_manifest = { 0x6a2b7b9e, 0x3c1d, 0x4f5e,
 /* the TraceLogging provider Contoso.Web (its GUID is any: the traits name it) */
 static const struct etl_guid web = { 0x5f3e1a2b, 0x7c4d, 0x5e6f, { 0x80, 0x91, 0xa2, 0xb3, 0xc4, 0xd5, 0xe6, 0xf7 } };
 static const uint8_t web_traits[] = { 14, 0, 'C', 'o', 'n', 't', 'o', 's', 'o', '.', 'W', 'e', 'b', 0 };
-
-struct bytes {
-	uint8_t b[256];
-	size_t n;
-};
-
-static void b_u32(struct bytes *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		p->b[p->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static void b_u64(struct bytes *p, uint64_t v)
-{
-	b_u32(p, (uint32_t)v);
-	b_u32(p, (uint32_t)(v >> 32));
-}
-
-static void b_astr(struct bytes *p, const char *s)
-{
-	memcpy(p->b + p->n, s, strlen(s) + 1);
-	p->n += strlen(s) + 1;
-}
-
-static void b_wstr(struct bytes *p, const char *s)
-{
-	do {
-		p->b[p->n++] = (uint8_t)*s;
-		p->b[p->n++] = 0;
-	} while (*s++);
-}
 
 static void event_base(struct etlw_event *e, uint64_t ts)
 {
@@ -68,15 +36,15 @@ static int web_request(struct etlw *w, uint64_t ts, uint32_t id, const char *url
 {
 	struct etlw_event e;
 	struct etlw_ext ext[2];
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 	struct mb m;
 
 	mb_begin(&m, "RequestStarted");
 	mb_field(&m, "Url", 2, -1);     /* ANSI string */
 	mb_field(&m, "RequestId", 8, -1); /* UINT32 */
 	mb_end(&m);
-	b_astr(&p, url);
-	b_u32(&p, id);
+	pb_astr(&p, url);
+	pb_u32(&p, id);
 	event_base(&e, ts);
 	e.provider = web;
 	e.opcode = 1;
@@ -89,7 +57,7 @@ static int web_done(struct etlw *w, uint64_t ts, uint32_t id, uint32_t status, d
 {
 	struct etlw_event e;
 	struct etlw_ext ext[2];
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 	struct mb m;
 	uint64_t bits;
 
@@ -99,9 +67,9 @@ static int web_done(struct etlw *w, uint64_t ts, uint32_t id, uint32_t status, d
 	mb_field(&m, "ElapsedMs", 12, -1); /* DOUBLE */
 	mb_end(&m);
 	memcpy(&bits, &ms, sizeof(bits));
-	b_u32(&p, id);
-	b_u32(&p, status);
-	b_u64(&p, bits);
+	pb_u32(&p, id);
+	pb_u32(&p, status);
+	pb_u64(&p, bits);
 	event_base(&e, ts);
 	e.provider = web;
 	e.opcode = 2;
@@ -115,7 +83,7 @@ static int backup(struct etlw *w, uint64_t ts, int stop, const char *path, uint6
 		  uint32_t files)
 {
 	struct etlw_event e;
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 
 	event_base(&e, ts);
 	e.provider = scen_showcase_manifest;
@@ -124,12 +92,12 @@ static int backup(struct etlw *w, uint64_t ts, int stop, const char *path, uint6
 	e.opcode = stop ? 2 : 1;
 	e.channel = 16;
 	e.keywords = 0x8000000000000001ull;
-	b_wstr(&p, path);
+	pb_wstr(&p, path);
 	if (stop) {
-		b_u32(&p, result);
-		b_u32(&p, files);
+		pb_u32(&p, result);
+		pb_u32(&p, files);
 	} else {
-		b_u64(&p, bytes);
+		pb_u64(&p, bytes);
 	}
 	return etlw_event(w, 0, &e, NULL, 0, p.b, p.n);
 }
@@ -139,19 +107,19 @@ static int backup(struct etlw *w, uint64_t ts, int stop, const char *path, uint6
  * --derive turns into FileName and ElapsedTimeMSec. */
 static int disk_read(struct etlw *w, const struct etlw_opts *o, uint64_t ts)
 {
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 
-	b_u32(&p, 0), b_u32(&p, 0x60043), b_u32(&p, 65536), b_u32(&p, 0), b_u64(&p, 0x1000000);
-	b_u64(&p, 0xffffc0012345a0b0ull), b_u64(&p, 0xffffc00100001000ull), b_u64(&p, o->perf_freq / 400); /* 2.5 ms */
+	pb_u32(&p, 0), pb_u32(&p, 0x60043), pb_u32(&p, 65536), pb_u32(&p, 0), pb_u64(&p, 0x1000000);
+	pb_u64(&p, 0xffffc0012345a0b0ull), pb_u64(&p, 0xffffc00100001000ull), pb_u64(&p, o->perf_freq / 400); /* 2.5 ms */
 	return etlw_system(w, 1, 0, 2, 0x010A, 6001, 600, ts, p.b, p.n);
 }
 
 static int file_name(struct etlw *w, uint64_t ts)
 {
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 
-	b_u64(&p, 0xffffc0012345a0b0ull);
-	b_wstr(&p, "\\Device\\HarddiskVolume3\\Users\\demo\\Documents\\report.docx");
+	pb_u64(&p, 0xffffc0012345a0b0ull);
+	pb_wstr(&p, "\\Device\\HarddiskVolume3\\Users\\demo\\Documents\\report.docx");
 	return etlw_perfinfo(w, 0, 2, 0x0400, ts, NULL, 0, NULL, p.b, p.n);
 }
 
@@ -160,14 +128,14 @@ static int volume_mapping(struct etlw *w, uint64_t ts)
 	static const struct etl_guid sysconfig = { 0x9b79ee91, 0xb5fd, 0x41c0,
 						   { 0xa2, 0x43, 0x42, 0x48, 0xe2, 0x66, 0xe9, 0xd0 } };
 	struct etlw_classic c;
-	struct bytes p = { .n = 0 };
+	struct pbuf p = { .n = 0, .ptr = 8 };
 
 	memset(&c, 0, sizeof(c));
 	c.guid = sysconfig;
 	c.type = 35;
 	c.ts = ts;
-	b_wstr(&p, "\\Device\\HarddiskVolume3\\");
-	b_wstr(&p, "C:\\");
+	pb_wstr(&p, "\\Device\\HarddiskVolume3\\");
+	pb_wstr(&p, "C:\\");
 	return etlw_classic(w, 0, &c, p.b, p.n);
 }
 

@@ -10,44 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pbuf.h"
 #include "scenario.h"
-
-struct pbuf {
-	uint8_t b[600];
-	size_t n;
-	unsigned ptr;
-};
-
-static void pb_u32(struct pbuf *p, uint32_t v)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		p->b[p->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static void pb_ptr(struct pbuf *p, uint64_t v)
-{
-	pb_u32(p, (uint32_t)v);
-	if (p->ptr == 8)
-		pb_u32(p, (uint32_t)(v >> 32));
-}
-
-static void pb_astr(struct pbuf *p, const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	memcpy(p->b + p->n, s, n);
-	p->n += n;
-}
-
-static void pb_wstr(struct pbuf *p, const char *s)
-{
-	do {
-		p->b[p->n++] = (uint8_t)*s;
-		p->b[p->n++] = 0;
-	} while (*s++);
-}
 
 int scen_process(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
 		 uint32_t pid, uint32_t ppid, int32_t exit_status, const char *image, const char *cmd)

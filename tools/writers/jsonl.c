@@ -194,11 +194,28 @@ static void json_extended(const struct etl_event *ev)
 	out_char(']');
 }
 
-/* The name, the decoder, and the fields or why there are none. */
-static void json_decoded(const struct etl_decoded *d)
+/* {"name":value,...} of n properties (the fields, or the derived fields) */
+static void json_object(const struct etl_decoded *d, size_t n,
+			const struct etl_property *(*at)(const struct etl_decoded *, size_t))
 {
 	size_t i;
 
+	out_char('{');
+	for (i = 0; i < n; i++) {
+		const struct etl_property *p = at(d, i);
+		if (i)
+			out_char(',');
+		out_char('"');
+		out_json_str(etl_property_name(p));
+		out_cstr("\":");
+		out_json_value(p, 0);
+	}
+	out_char('}');
+}
+
+/* The name, the decoder, and the fields or why there are none. */
+static void json_decoded(const struct etl_decoded *d)
+{
 	OUT_LIT(",\"name\":\"");
 	out_json_str(etl_decoded_name(d));
 	OUT_LIT("\",\"decoder\":\"");
@@ -217,29 +234,11 @@ static void json_decoded(const struct etl_decoded *d)
 		}
 		return;
 	}
-	OUT_LIT(",\"fields\":{");
-	for (i = 0; i < etl_decoded_property_count(d); i++) {
-		const struct etl_property *p = etl_decoded_property_at(d, i);
-		if (i)
-			out_char(',');
-		out_char('"');
-		out_json_str(etl_property_name(p));
-		out_cstr("\":");
-		out_json_value(p, 0);
-	}
-	out_char('}');
+	OUT_LIT(",\"fields\":");
+	json_object(d, etl_decoded_property_count(d), etl_decoded_property_at);
 	if (etl_decoded_derived_count(d)) {
-		OUT_LIT(",\"derived\":{");
-		for (i = 0; i < etl_decoded_derived_count(d); i++) {
-			const struct etl_property *p = etl_decoded_derived_at(d, i);
-			if (i)
-				out_char(',');
-			out_char('"');
-			out_json_str(etl_property_name(p));
-			out_cstr("\":");
-			out_json_value(p, 0);
-		}
-		out_char('}');
+		OUT_LIT(",\"derived\":");
+		json_object(d, etl_decoded_derived_count(d), etl_decoded_derived_at);
 	}
 	if (etl_decoded_trailing_bytes(d)) {
 		OUT_LIT(",\"trailing_bytes\":");
