@@ -89,12 +89,20 @@ def formats(etldump, path, name, env_manifests):
     ch = run(base + ["-f", "chrome", path])
     try:
         d = json.loads(ch.stdout)
-        evs = [e for e in d["traceEvents"] if e["ph"] not in ("M", "X")]
+        evs = [e for e in d["traceEvents"] if e["ph"] not in ("M", "X") and
+               not e.get("args", {}).get("unfinished")]
         slices = [e for e in d["traceEvents"] if e["ph"] == "X"]
         meta = [e for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"]
         tmeta = [e for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"]
         ok = len(evs) == n and all({"name", "ph", "ts", "pid", "tid", "args"} <= set(e) and
-                                   e["ph"] in ("i", "B", "E") for e in evs)
+                                   e["ph"] in ("i", "b", "e") for e in evs)
+        # Start/Stop pairs: every async begin has its end (same category, name, id and process),
+        # those the trace never ends closed at its end and marked unfinished
+        import collections
+        opened = collections.Counter((e["cat"], e["name"], e["id"], e["pid"]) for e in d["traceEvents"] if e["ph"] == "b")
+        closed = collections.Counter((e["cat"], e["name"], e["id"], e["pid"]) for e in d["traceEvents"] if e["ph"] == "e")
+        check(f"chrome-pairs {name}", opened == closed and all(e["ts"] >= 0 for e in d["traceEvents"] if e["ph"] in "be"),
+              f"{sum(opened.values())} begins, {sum(closed.values())} ends")
         # context switches: "Running" slices with a duration, on a thread
         ok = ok and all(e["name"] == "Running" and e["dur"] >= 0 and e["tid"] != 0 and "cpu" in e["args"]
                         for e in slices)

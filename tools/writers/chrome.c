@@ -1,6 +1,7 @@
 /*
  * chrome.c - the Chrome trace-event writer (chrome://tracing, Perfetto):
- * events as instants, Start/Stop pairs as slices, context switches as
+ * events as instants, Start/Stop pairs as async slices (paired by what they
+ * describe: chrome_pairs.c), context switches as
  * "Running" slices on the thread tracks, processes and threads named by
  * metadata events.  Not stateless: pairs and names span events.
  *
@@ -14,6 +15,7 @@
 #include "out.h"
 #include "render.h"
 #include "summary.h"
+#include "writers/chrome_pairs.h"
 #include "writers/writer.h"
 
 static int chrome_first = 1;
@@ -89,6 +91,61 @@ static void chrome_cswitch(const struct etl_event *ev, struct etl_reader *r, con
 	c->since_us = us;
 }
 
+/* What a Start or Stop describes, so that its pair is found whoever logs it: a process (kernel
+ * Process events, by ProcessID), a thread (kernel Thread events, by ThreadID), an activity (the
+ * activity id), else the logging thread.  *pid: the process whose track draws it. */
+static uint64_t subject_of(const struct etl_event *ev, const struct etl_decoded *d, const char *name,
+			   uint32_t *pid)
+{
+	const struct etl_property *p;
+	const struct etl_guid *a = etl_event_activity_id(ev);
+	uint64_t v = 0, w = 0;
+
+	if (strncmp(name, "Windows Kernel/Process/", 23) == 0 && (p = etl_decoded_property_by_name(d, "ProcessID")) &&
+	    etl_property_as_u64(p, &v) == ETL_OK) {
+		*pid = (uint32_t)v;
+		return 1ull << 62 | v;
+	}
+	if (strncmp(name, "Windows Kernel/Thread/", 22) == 0 && (p = etl_decoded_property_by_name(d, "ThreadID")) &&
+	    etl_property_as_u64(p, &v) == ETL_OK) {
+		if ((p = etl_decoded_property_by_name(d, "ProcessID")) && etl_property_as_u64(p, &w) == ETL_OK)
+			*pid = (uint32_t)w;
+		return 2ull << 62 | v;
+	}
+	if (a && (a->data1 || a->data2 || a->data3 || memcmp(a->data4, "\0\0\0\0\0\0\0\0", 8) != 0)) {
+		uint64_t h = 14695981039346656037ull;
+		size_t k;
+		h = (h ^ a->data1) * 1099511628211ull;
+		h = (h ^ ((uint64_t)a->data2 << 16 | a->data3)) * 1099511628211ull;
+		for (k = 0; k < 8; k++)
+			h = (h ^ a->data4[k]) * 1099511628211ull;
+		return 3ull << 62 | (h >> 2);
+	}
+	return (uint64_t)etl_event_pid(ev) << 32 | etl_event_tid(ev);
+}
+
+static void head(const char *name, const char *cat, const char *ph, uint64_t id, double us, uint32_t pid,
+		 uint32_t tid)
+{
+	out_cstr(chrome_first ? "\n" : ",\n");
+	chrome_first = 0;
+	out_cstr("{\"name\":\"");
+	out_json_str(name);
+	out_cstr("\",\"cat\":\"");
+	out_json_str(cat);
+	out_printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "",
+		   us, pid, tid);
+	if (id)
+		out_printf(",\"id\":\"0x%" PRIx64 "\"", id);
+}
+
+/* A pair still open when the input ends: closed at the last time seen, and said so. */
+static void unfinished(const char *name, const char *cat, uint64_t id, uint32_t pid)
+{
+	head(name, cat, "e", id, chrome_last_us, pid, 0);
+	out_cstr(",\"args\":{\"unfinished\":true}}");
+}
+
 static void chrome_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 			 const struct etl_decoded *d)
 {
@@ -97,36 +154,39 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	const struct etl_process *proc = etl_reader_event_process(r, ev);
 	uint32_t pid = etl_event_pid(ev) != ETL_ID_NONE ? etl_event_pid(ev) : proc ? etl_process_id(proc) : 0;
 	uint32_t tid = etl_event_tid(ev);
-	uint64_t v;
+	uint64_t v, id = 0, subject;
+	const char *name = d ? etl_decoded_name(d) : "event", *ph = "i";
+	const char *cat = d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown";
+	char base[512];
+	size_t i, l;
+	double us = ((double)etl_event_filetime(ev) - (double)chrome_origin) / 10.0;
 
 	(void)o;
 	if (tid == ETL_ID_NONE) {
 		const struct etl_property *t = d ? etl_decoded_property_by_name(d, "ThreadID") : NULL;
 		tid = t && etl_property_as_u64(t, &v) == ETL_OK && v < ETL_ID_NONE ? (uint32_t)v : 0;
 	}
-	const char *name = d ? etl_decoded_name(d) : "event", *ph = "i";
-	char base[512];
-	size_t i, l;
-	double us = ((double)etl_event_filetime(ev) - (double)chrome_origin) / 10.0;
-
 	snprintf(base, sizeof(base), "%s", name);
 	l = strlen(base);
-	/* Start/Stop pairs (opcodes 1 and 2) become durations named without the opcode */
-	if (etl_event_opcode(ev) == 1 && l > 6 && strcmp(base + l - 6, "/Start") == 0) {
+	/* Start/Stop pairs (opcodes 1 and 2) become async slices named without the opcode, paired by
+	 * what they describe; a Stop without its Start stays an instant */
+	if (d && etl_event_opcode(ev) == 1 && l > 6 && strcmp(base + l - 6, "/Start") == 0) {
 		base[l - 6] = 0;
-		ph = "B";
-	} else if (etl_event_opcode(ev) == 2 && l > 5 && strcmp(base + l - 5, "/Stop") == 0) {
+		subject = subject_of(ev, d, name, &pid);
+		id = chrome_pair_open(etl_event_trace_index(ev), base, cat, subject, pid);
+		ph = "b";
+	} else if (d && etl_event_opcode(ev) == 2 && l > 5 && strcmp(base + l - 5, "/Stop") == 0) {
+		uint32_t spid = pid;
 		base[l - 5] = 0;
-		ph = "E";
+		subject = subject_of(ev, d, name, &spid);
+		if (chrome_pair_close(etl_event_trace_index(ev), base, subject, &id, &spid)) {
+			ph = "e";
+			pid = spid;
+		} else {
+			snprintf(base, sizeof(base), "%s", name);
+		}
 	}
-	out_cstr(chrome_first ? "\n" : ",\n");
-	chrome_first = 0;
-	out_cstr("{\"name\":\"");
-	out_json_str(base);
-	out_cstr("\",\"cat\":\"");
-	out_json_str(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown");
-	out_printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "", us,
-	       pid, tid);
+	head(base, cat, ph, id, us, pid, tid);
 	out_cstr(",\"args\":{");
 	out_printf("\"cpu\":%u", etl_event_cpu(ev));
 	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
@@ -200,7 +260,8 @@ static void chrome_end(struct etl_reader *r, const struct options *o)
 			out_cstr("\"}}");
 		}
 	}
-	/* the slices still running when the trace ends */
+	/* the pairs and the slices still running when the trace ends */
+	chrome_pairs_finish(unfinished);
 	for (j = 0; j < chrome_ncpus; j++)
 		chrome_slice(&chrome_cpus[j], chrome_last_us, NULL);
 	free(chrome_cpus);
