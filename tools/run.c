@@ -160,7 +160,8 @@ int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct op
 				continue;
 			loud.quiet = 0;
 			report(r, files[i], &loud);
-			*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : st == ETL_E_IO ? EXIT_IO : EXIT_DAMAGED);
+			/* nothing of it could be read as a trace: not partial damage */
+			*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_IO);
 			continue;
 		}
 		opened++;

@@ -37,7 +37,8 @@ int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d)
 		return ETL_E_IO;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "not a regular file");
+		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "not a trace: %s",
+			      S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		return ETL_E_UNSUPPORTED;
 	}
 	s->fd = fd;

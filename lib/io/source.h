@@ -53,4 +53,9 @@ const uint8_t *etl__source_view(const struct etl_source *s, uint64_t off, size_t
 				uint8_t *scratch, struct etl_diag *d);
 void etl__source_close(struct etl_source *s);
 
+/* What the first n bytes of an input of size bytes look like when they are not a trace ("an
+ * empty file", "an ELF executable or library", "text", ...), or NULL when they match nothing
+ * known (sniff.c). */
+const char *etl__bytes_describe(const uint8_t *p, size_t n, uint64_t size);
+
 #endif

@@ -51,7 +51,10 @@ static int header_buffer(struct trace *t, uint64_t size_limit, struct etl_bufhdr
 	etl__bufhdr_decode(raw, h);
 	if (h->type != ETL_BUFTYPE_HEADER || (h->flags & (ETL_BUF_COMPRESSED | 0xFF80u))) {
 		if (!etl__bytes_have_logfile_header(raw, n)) {
-			if (h->type != ETL_BUFTYPE_HEADER)
+			const char *what = etl__bytes_describe(raw, n, t->src.size);
+			if (what)
+				etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %s", what);
+			else if (h->type != ETL_BUFTYPE_HEADER)
 				etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
 					      (unsigned)h->type);
 			else
@@ -86,8 +89,18 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 
 	t->info.file_size = t->src.size;
 	if (t->src.size < ETL_BUFFER_HEADER_SIZE) {
-		etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %llu bytes is too small for a buffer header",
-			      (unsigned long long)t->src.size);
+		uint8_t raw[ETL_BUFFER_HEADER_SIZE];
+		const char *what = NULL;
+		if (etl__source_read(&t->src, 0, raw, (size_t)t->src.size, d) == ETL_OK)
+			what = etl__bytes_describe(raw, (size_t)t->src.size, t->src.size);
+		if (t->src.size == 0)
+			etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: an empty file");
+		else if (what)
+			etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %s (%llu bytes: too small for a buffer header)",
+				      what, (unsigned long long)t->src.size);
+		else
+			etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %llu bytes is too small for a buffer header",
+				      (unsigned long long)t->src.size);
 		return ETL_E_FORMAT;
 	}
 	st = header_buffer(t, r->limits[ETL_LIMIT_BUFFER_SIZE], &h, &note, d);

@@ -228,6 +228,23 @@ def main():
         check("bad-format", run([etldump, "--format=yaml", fx]).returncode == 2)
         r = run([etldump, os.path.join(tmp, "missing.etl")])
         check("missing-file", r.returncode == 3 and b"cannot open" in r.stderr and not r.stdout)
+        # inputs that are not traces at all: exit 3 (nothing could be read), saying what they are
+        notes = os.path.join(tmp, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("hello, this is not a trace\n" * 10)
+        empty = os.path.join(tmp, "empty.etl")
+        open(empty, "w").close()
+        elf = os.path.join(tmp, "prog")
+        with open(elf, "wb") as f:
+            f.write(b"\x7fELF" + bytes(200))
+        for path, what in ((notes, b"not a trace: text"), (empty, b"not a trace: an empty file"),
+                           (elf, b"not a trace: an ELF executable"), (tmp, b"not a trace: a directory")):
+            r = run([etldump, path])
+            check(f"not-a-trace {what.decode()}", r.returncode == 3 and what in r.stderr and not r.stdout,
+                  f"{r.returncode} {r.stderr!r}")
+        # one trace and one non-trace: what can be read is printed, the exit says an input failed
+        r = run([etldump, fx, notes])
+        check("not-a-trace-mixed", r.returncode == 3 and len(r.stdout.splitlines()) == 402)
         r = run([etldump, "-n", "5", fx])
         check("count", r.returncode == 0 and len(r.stdout.splitlines()) == 5)
         r = run([etldump, "-f", "jsonl", "--order=file", fx])
