@@ -1,6 +1,6 @@
 /*
- * filter.c - etldump's event filters: provider, id, opcode, level,
- * keywords, pid, tid, CPU, time window.
+ * filter.c - etldump's event filters: provider, event name, id, opcode,
+ * level, keywords, pid, tid, CPU, time window, --where (where.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "filter.h"
+#include "where.h"
 
 void filter_init(struct filter *f)
 {
@@ -206,7 +207,34 @@ int filter_add_process(struct filter *f, const char *spec, char *err, size_t err
 	return 0;
 }
 
-int filter_needs_name(const struct filter *f)
+int filter_add_name(struct filter *f, const char *spec, char *err, size_t errlen)
+{
+	if (f->nnames >= FILTER_MAX) {
+		snprintf(err, errlen, "at most %d event names", FILTER_MAX);
+		return -1;
+	}
+	f->names[f->nnames++] = spec;
+	return 0;
+}
+
+int filter_set_where(struct filter *f, const char *spec, char *err, size_t errlen)
+{
+	struct where *w = where_parse(spec, err, errlen);
+
+	if (!w)
+		return -1;
+	where_free(f->where);
+	f->where = w;
+	return 0;
+}
+
+void filter_free(struct filter *f)
+{
+	where_free(f->where);
+	f->where = NULL;
+}
+
+int filter_needs_decoding(const struct filter *f)
 {
 	size_t i;
 	struct etl_guid g;
@@ -214,10 +242,10 @@ int filter_needs_name(const struct filter *f)
 	for (i = 0; i < f->nproviders; i++)
 		if (!is_guid_spec(f->providers[i], &g))
 			return 1;
-	return 0;
+	return f->nnames > 0 || f->where != NULL;
 }
 
-int filter_provider(const struct filter *f, const struct etl_event *ev, const char *name)
+static int filter_provider(const struct filter *f, const struct etl_event *ev, const char *name)
 {
 	size_t i;
 	struct etl_guid g;
@@ -233,6 +261,22 @@ int filter_provider(const struct filter *f, const struct etl_event *ev, const ch
 		}
 	}
 	return 0;
+}
+
+int filter_decoded(const struct filter *f, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	size_t i;
+
+	if (!filter_provider(f, ev, d ? etl_decoded_provider_name(d) : NULL))
+		return 0;
+	if (f->nnames) {
+		for (i = 0; i < f->nnames; i++)
+			if (d && glob_nocase(f->names[i], etl_decoded_name(d)))
+				break;
+		if (i == f->nnames)
+			return 0;
+	}
+	return !f->where || where_match(f->where, ev, d);
 }
 
 int filter_header(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev)

@@ -21,6 +21,10 @@ struct filter {
 	/* providers: a GUID, or a name or glob matched against the decoded provider name */
 	const char *providers[FILTER_MAX];
 	size_t nproviders;
+	/* event names or globs (-e), matched case-insensitively against the decoded name */
+	const char *names[FILTER_MAX];
+	size_t nnames;
+	struct where *where; /* --where, or NULL */
 	/* process image names or globs, matched case-insensitively (the reader's process table) */
 	const char *processes[FILTER_MAX];
 	size_t nprocesses;
@@ -44,9 +48,13 @@ int filter_parse_u64(const char *s, uint64_t *v);
 
 /* Checks that need no decoding. */
 int filter_header(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev);
-/* Whether the provider filter needs the decoded name for this event. */
-int filter_needs_name(const struct filter *f);
-/* The provider filter against the GUID and (if decoded) the provider name. */
-int filter_provider(const struct filter *f, const struct etl_event *ev, const char *provider_name);
+int filter_add_name(struct filter *f, const char *spec, char *err, size_t errlen);
+int filter_set_where(struct filter *f, const char *spec, char *err, size_t errlen);
+void filter_free(struct filter *f);
+/* Whether the filters that remain after the header's need the event decoded. */
+int filter_needs_decoding(const struct filter *f);
+/* The filters of the decoded event (d may be NULL): provider (GUID, or the decoded name), event
+ * name, --where. */
+int filter_decoded(const struct filter *f, const struct etl_event *ev, const struct etl_decoded *d);
 
 #endif

@@ -16,7 +16,7 @@
 
 /* long options without a short form */
 enum {
-	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
@@ -42,6 +42,9 @@ static void usage(FILE *f)
 		"\n"
 		"Filters (applied before decoding where they can be):\n"
 		"  -p, --provider=P      provider GUID, name or glob (repeatable)\n"
+		"  -e, --event=NAME      event name or glob, e.g. 'Windows Kernel/Process/*' (repeatable)\n"
+		"      --where=EXPR      fields compared with values: 'ProcessID=4 and FileName=*.dll',\n"
+		"                        =, !=, <, >, <=, >=, and, or, not, ( ); @pid, @tid, @name... (man page)\n"
 		"      --id=LIST         event ids, e.g. 1,5-9\n"
 		"      --opcode=LIST     opcodes\n"
 		"      --level=N         level at most N (1 critical ... 5 verbose)\n"
@@ -159,6 +162,8 @@ static int set_filter(struct options *o, int c, const char *v)
 
 	switch (c) {
 	case 'p': rc = filter_add_provider(f, v, err, sizeof(err)); break;
+	case 'e': rc = filter_add_name(f, v, err, sizeof(err)); break;
+	case OPT_WHERE: rc = filter_set_where(f, v, err, sizeof(err)); break;
 	case OPT_PROCESS: rc = filter_add_process(f, v, err, sizeof(err)); break;
 	case OPT_ID: rc = filter_add_ranges(f->ids, &f->nids, v, err, sizeof(err)); break;
 	case OPT_OPCODE: rc = filter_add_ranges(f->opcodes, &f->nopcodes, v, err, sizeof(err)); break;
@@ -221,7 +226,7 @@ static int take_option(struct options *o, int c, const char *v)
 	case 'V':
 		printf("etldump %s\n%s\n", etl_version_string(), etl_version_details());
 		return EXIT_OK;
-	case 'p': case OPT_PROCESS: case OPT_ID: case OPT_OPCODE: case OPT_PID: case OPT_TID: case OPT_CPU:
+	case 'p': case 'e': case OPT_WHERE: case OPT_PROCESS: case OPT_ID: case OPT_OPCODE: case OPT_PID: case OPT_TID: case OPT_CPU:
 	case OPT_SINCE: case OPT_UNTIL: case OPT_LEVEL: case OPT_KEYWORDS_ANY: case OPT_KEYWORDS_ALL:
 		return set_filter(o, c, v);
 	default:
@@ -250,6 +255,8 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "output-dir", required_argument, NULL, 'O' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "provider", required_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "process", required_argument, NULL, OPT_PROCESS },
 		{ "id", required_argument, NULL, OPT_ID },
 		{ "opcode", required_argument, NULL, OPT_OPCODE },
@@ -274,7 +281,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 	o->max_payload = 64;
 	o->threads = 1;
 	filter_init(&o->filter);
-	while ((c = getopt_long(argc, argv, "f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
 		int rc = take_option(o, c, optarg);
 		if (rc >= 0)
 			return rc;

@@ -179,12 +179,12 @@ int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct 
 		return 0;
 	/* decode for the output, the summaries and name filters; --processes alone needs
 	 * only the reader's own tables */
-	if (filter_needs_name(&o->filter) || o->stats || o->providers || (!o->raw && !o->processes)) {
+	if (filter_needs_decoding(&o->filter) || o->stats || o->providers || (!o->raw && !o->processes)) {
 		dst = etl_reader_decode(r, ev, &d);
 		if (dst != ETL_OK)
 			report_decode(r, o);
 	}
-	if (!filter_provider(&o->filter, ev, d ? etl_decoded_provider_name(d) : NULL))
+	if (!filter_decoded(&o->filter, ev, d))
 		return 0;
 	if (o->stats || o->providers)
 		summary_add(sm, ev, d, dst);

@@ -10,8 +10,10 @@ filter is checked against the subset computed from the unfiltered JSON Lines.
 Usage: etldump_formats.py ETLDUMP SOURCE_ROOT CORPUS_DIR
 """
 import csv
+import fnmatch
 import io
 import json
+import re
 import os
 import subprocess
 import sys
@@ -139,6 +141,30 @@ def filters(etldump, path, events, tag, manifests):
                           [e for e in ev if e.get("decoder") not in (None, "none")
                            and e["name"].split("/")[0].lower().startswith(prov[:4].lower())
                            or (e.get("decoder") == "none" and e["name"].lower().startswith(prov[:4].lower()))]))
+        if named:
+            # -e: event-name globs, case-insensitive, over the decoded name
+            n0 = named[len(named) // 2]["name"]
+            glob = n0.rsplit("/", 1)[0] + "/*" if "/" in n0 else n0
+            cases.append(("event glob", ["-e", glob.upper()],
+                          [e for e in ev if fnmatch.fnmatchcase(e.get("name", "").lower(), glob.lower())]))
+            # --where over a numeric field and over text, and their negation
+            nums = [(k, v) for e in named for k, v in e.get("fields", {}).items()
+                    if isinstance(v, int) and not isinstance(v, bool)]
+            if nums:
+                k, v = nums[len(nums) // 2]
+                cases.append(("where number", ["--where", f'"{k}">={v}'],
+                              [e for e in ev if isinstance(e.get("fields", {}).get(k), int)
+                               and not isinstance(e["fields"][k], bool) and e["fields"][k] >= v]))
+                cases.append(("where not", ["--where", f'not "{k}">={v}'],
+                              [e for e in ev if not (isinstance(e.get("fields", {}).get(k), int)
+                                                     and not isinstance(e["fields"][k], bool) and e["fields"][k] >= v)]))
+            texts = [(k, v) for e in named for k, v in e.get("fields", {}).items()
+                     if isinstance(v, str) and len(v) > 3 and re.fullmatch(r"[A-Za-z][\w.\\:-]*", v)]
+            if texts:
+                k, v = texts[len(texts) // 2]
+                cases.append(("where glob or", ["--where", f'"{k}"={v[:3]}* or @pid=4'],
+                              [e for e in ev if fnmatch.fnmatchcase(str(e.get("fields", {}).get(k, "\0")), v[:3] + "*")
+                               and isinstance(e.get("fields", {}).get(k), str) or e.get("pid") == 4]))
         ids = sorted({e["id"] for e in ev})
         lo, hi = ids[0], ids[len(ids) // 2]
         cases.append(("id range", ["--id", f"{lo}-{hi}"], [e for e in ev if lo <= e["id"] <= hi]))
