@@ -173,6 +173,26 @@ ETL_API int etl_reader_set_option(struct etl_reader *r, enum etl_option which, i
 ETL_API int64_t etl_reader_get_option(const struct etl_reader *r, enum etl_option which);
 
 /**
+ * A set of manifests loaded once and shared by any number of readers, on any threads (a batch
+ * of inputs, a pool of workers): etl_manifests_new(), then etl_manifests_add_path() (same
+ * rules and statuses as etl_reader_add_manifest_path(); problems in etl_manifests_error() and
+ * etl_manifests_warnings()), then etl_reader_use_manifests() on each reader before its first
+ * event.  Once a reader uses it the set no longer changes (adding is ETL_E_MISUSE).
+ * etl_manifests_free() drops the caller's reference; readers keep theirs until freed.  A
+ * reader's own manifests (etl_reader_add_manifest_*) are looked up before the set.  @since 0.2
+ */
+struct etl_manifests;
+ETL_API struct etl_manifests *etl_manifests_new(void);
+ETL_API int etl_manifests_add_path(struct etl_manifests *m, const char *path);
+ETL_API int etl_manifests_add_memory(struct etl_manifests *m, const void *xml, size_t size, const char *name);
+/** Events or templates skipped so far, and the last problem (NULL if none). @since 0.2 */
+ETL_API unsigned etl_manifests_warnings(const struct etl_manifests *m);
+ETL_API const struct etl_error *etl_manifests_error(const struct etl_manifests *m);
+ETL_API void etl_manifests_free(struct etl_manifests *m);
+/** The reader decodes with the set too (one set per reader). @retval ETL_OK @retval ETL_E_MISUSE @since 0.2 */
+ETL_API int etl_reader_use_manifests(struct etl_reader *r, struct etl_manifests *m);
+
+/**
  * Loads the providers of an instrumentation manifest (.man/.xml, UTF-8 or UTF-16 with a BOM), or
  * of every *.man, *.xml and *.manifest file of a directory, for decoding.  May be called at any
  * time.  A provider loaded again replaces the earlier one.  Manifests are untrusted: no network,

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,65 @@ START_TEST(manifest_every_feature)
 	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
 	check_decoding(r);
 	etl_reader_free(r);
+	free(t);
+}
+END_TEST
+
+/* A manifest set parsed once and shared: two readers decode with it, on two threads; it no longer
+ * changes once used; it lives as long as the last reader that uses it. */
+struct shared_run {
+	struct etl_manifests *m;
+	const uint8_t *trace;
+	size_t len;
+};
+
+static void *decode_with_set(void *arg)
+{
+	struct shared_run *s = arg;
+	struct etl_reader *r = etl_reader_new();
+
+	ck_assert_int_eq(etl_reader_use_manifests(r, s->m), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, s->trace, s->len, "t"), ETL_OK);
+	check_decoding(r);
+	etl_reader_free(r);
+	return NULL;
+}
+
+START_TEST(manifest_set_shared_by_readers)
+{
+	size_t len;
+	uint8_t *t = build_trace(&len);
+	struct etl_manifests *m = etl_manifests_new();
+	struct shared_run s;
+	struct etl_reader *r = etl_reader_new(), *late = etl_reader_new();
+	pthread_t th[2];
+	int i;
+
+	ck_assert_int_eq(etl_manifests_add_memory(m, manifest, sizeof(manifest) - 1, "m"), ETL_OK);
+	ck_assert_int_eq(etl_manifests_add_memory(m, "<x/>", 4, "bad"), ETL_E_FORMAT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_manifests_error(m)), "bad"));
+	ck_assert_uint_eq(etl_manifests_warnings(m), 0);
+	s.m = m, s.trace = t, s.len = len;
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, decode_with_set, &s), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	/* in use: no more loading */
+	ck_assert_int_eq(etl_manifests_add_memory(m, manifest, sizeof(manifest) - 1, "again"), ETL_E_MISUSE);
+	/* one set per reader, before its first event */
+	ck_assert_int_eq(etl_reader_use_manifests(r, m), ETL_OK);
+	ck_assert_int_eq(etl_reader_use_manifests(r, m), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(late, t, len, "t"), ETL_OK);
+	{
+		const struct etl_event *ev;
+		ck_assert_int_eq(etl_reader_next(late, &ev), ETL_OK);
+		ck_assert_int_eq(etl_reader_use_manifests(late, m), ETL_E_MISUSE);
+	}
+	etl_manifests_free(m); /* the reader keeps it */
+	check_decoding(r);
+	etl_reader_free(r);
+	etl_reader_free(late);
 	free(t);
 }
 END_TEST
@@ -553,6 +613,7 @@ int main(int argc, char **argv)
 		corpus_dir = argv[1];
 	tcase_add_test(t, manifest_every_feature);
 	tcase_add_test(t, manifest_utf16_and_directory);
+	tcase_add_test(t, manifest_set_shared_by_readers);
 	tcase_add_test(t, malformed_manifests);
 	tcase_add_test(t, hostile_manifest_entities_are_not_read);
 	tcase_add_test(t, hostile_entity_amplification_is_refused);

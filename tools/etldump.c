@@ -77,7 +77,7 @@ int ETLDUMP_MAIN(int argc, char **argv)
 {
 	static struct options o;
 	struct inputs_seen seen;
-	int first, exit_code = parse_options(argc, argv, &o, &first);
+	int first, load_code = EXIT_OK, exit_code = parse_options(argc, argv, &o, &first);
 
 	if (exit_code >= 0)
 		return exit_code;
@@ -89,12 +89,16 @@ int ETLDUMP_MAIN(int argc, char **argv)
 		return EXIT_NOMEM;
 	}
 	o.inputs = &seen;
+	o.manifest_set = load_manifests(&o, &load_code); /* once, for every input and thread */
 	if (o.outdir)
 		exit_code = run_outdir(argv + first, argc - first, &o);
 	else {
 		o.out_path = o.output;
 		exit_code = run_inputs(argv + first, argc - first, &o);
 	}
+	exit_code = worse(exit_code, load_code);
+	etl_manifests_free(o.manifest_set);
+	filter_free(&o.filter);
 	inputs_free(&seen);
 	if (o.outdir)
 		return exit_code;

@@ -48,6 +48,7 @@ struct options {
 	int threads_auto;    /* --threads=0: one per processor, for inputs large enough */
 	const char *manifests[MAX_MANIFESTS];
 	size_t nmanifests;
+	struct etl_manifests *manifest_set; /* all of them, parsed once (load_manifests) */
 	int force;           /* --force: -O may overwrite files already there (never an input) */
 	/* set per run: the file to write, made the standard output once the inputs are open (so
 	 * that an input that cannot be read leaves no output); exclusive: a -O output */
@@ -75,7 +76,10 @@ void report(const struct etl_reader *r, const char *fallback_name, const struct 
 const char *shown(const char *name, char buf[SHOWN_MAX]);
 /* The exit status an error status of etl_reader_next() calls for. */
 int status_exit(int st);
-/* Adds the manifests and opens the inputs; reports problems unless quiet. The inputs opened. */
+/* Parses the manifests of ETLDUMP_MANIFEST_PATH and -m once, reporting problems (once); NULL
+ * when there are none. */
+struct etl_manifests *load_manifests(const struct options *o, int *exit_code);
+/* Uses the manifests and opens the inputs; reports problems unless quiet. The inputs opened. */
 int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
 		 int *exit_code);
 /* Filters, decodes and writes one event (or adds it to the summary); 1 if it was selected. */

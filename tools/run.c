@@ -107,35 +107,55 @@ static void progress(const struct etl_reader *r, const struct etl_event *ev, uin
 }
 
 /* The manifests: the environment's search path first, then --manifest (later ones win). */
-static void add_manifests(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
+/* One manifest problem line: a file that could not be read, or one that skipped events. */
+static void manifest_problem(const struct etl_manifests *m, const char *path, unsigned skipped, const struct options *o)
 {
-	size_t k;
-	char *env_copy = NULL;
+	const struct etl_error *e = etl_manifests_error(m);
+	char nb[SHOWN_MAX];
 
-	if (getenv("ETLDUMP_MANIFEST_PATH") && *getenv("ETLDUMP_MANIFEST_PATH")) {
-		char *p, *save = NULL;
-		env_copy = strdup(getenv("ETLDUMP_MANIFEST_PATH"));
-		for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
-			if (etl_reader_add_manifest_path(r, p) != ETL_OK && !quiet) {
-				report(r, p, o);
-				*exit_code = worse(*exit_code, EXIT_DAMAGED);
-			}
+	if (o->quiet || !e)
+		return;
+	if (skipped)
+		fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, shown(path, nb), skipped,
+			etl_error_message(e));
+	else
+		fprintf(stderr, "%s: %s: %s\n", progname, shown(path, nb), etl_error_message(e));
+}
+
+struct etl_manifests *load_manifests(const struct options *o, int *exit_code)
+{
+	struct etl_manifests *m;
+	const char *env = getenv("ETLDUMP_MANIFEST_PATH");
+	char *env_copy = NULL, *p, *save = NULL;
+	size_t k;
+
+	if ((!env || !*env) && o->nmanifests == 0)
+		return NULL;
+	if (!(m = etl_manifests_new())) {
+		*exit_code = worse(*exit_code, EXIT_NOMEM);
+		return NULL;
+	}
+	env_copy = env && *env ? strdup(env) : NULL;
+	for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+		unsigned before = etl_manifests_warnings(m);
+		if (etl_manifests_add_path(m, p) != ETL_OK) {
+			manifest_problem(m, p, 0, o);
+			*exit_code = worse(*exit_code, EXIT_DAMAGED);
+		} else if (etl_manifests_warnings(m) != before) {
+			manifest_problem(m, p, etl_manifests_warnings(m) - before, o);
 		}
 	}
 	free(env_copy);
 	for (k = 0; k < o->nmanifests; k++) {
-		unsigned before = etl_reader_manifest_warnings(r);
-		if (etl_reader_add_manifest_path(r, o->manifests[k]) != ETL_OK) {
-			if (!quiet) {
-				report(r, o->manifests[k], o);
-				*exit_code = worse(*exit_code, EXIT_DAMAGED);
-			}
-		} else if (etl_reader_manifest_warnings(r) != before && !o->quiet && !quiet) {
-			char nb[SHOWN_MAX];
-			fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, shown(o->manifests[k], nb),
-				etl_reader_manifest_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+		unsigned before = etl_manifests_warnings(m);
+		if (etl_manifests_add_path(m, o->manifests[k]) != ETL_OK) {
+			manifest_problem(m, o->manifests[k], 0, o);
+			*exit_code = worse(*exit_code, EXIT_DAMAGED);
+		} else if (etl_manifests_warnings(m) != before) {
+			manifest_problem(m, o->manifests[k], etl_manifests_warnings(m) - before, o);
 		}
 	}
+	return m;
 }
 
 int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
@@ -147,7 +167,8 @@ int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct op
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
-	add_manifests(r, o, quiet, exit_code);
+	if (o->manifest_set)
+		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
 	for (i = 0; i < nfiles; i++) {
 		int st;
 		if (strcmp(files[i], "-") == 0)

@@ -23,6 +23,7 @@ struct etl_decode_state {
 	size_t map_count, map_cap;
 	uint64_t metadata_rejected;
 	struct etl_manifest_db *manifests;   /* loaded by the caller */
+	const struct etl_manifest_db *shared; /* a set shared with other readers (not owned), or NULL */
 	struct etl_manifest_db *eventsource; /* manifests logged inside the traces */
 	struct es_chunks *es;                /* EventSource manifests being collected */
 	size_t es_count, es_cap;

@@ -308,7 +308,8 @@ int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *w
 	struct stat sb;
 	DIR *dir;
 	struct dirent *e;
-	int st = ETL_OK;
+	struct etl_diag one, first;
+	int st = ETL_OK, bad = 0;
 
 	if (stat(path, &sb) != 0) {
 		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: %s", path, strerror(errno));
@@ -328,15 +329,25 @@ int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *w
 		    !has_suffix(e->d_name, ".manifest"))
 			continue;
 		snprintf(full, sizeof(full), "%s/%s", path, e->d_name);
-		s = load_file(db, full, warnings, d);
+		one.code = ETL_OK;
+		s = load_file(db, full, warnings, &one);
 		if (s == ETL_E_NOMEM) {
+			*d = one;
 			st = s;
 			break;
 		}
-		if (s != ETL_OK && warnings)
-			(*warnings)++; /* a bad file in a directory costs itself */
+		if (s != ETL_OK) {
+			if (warnings)
+				(*warnings)++; /* a bad file in a directory costs itself */
+			if (!bad++)
+				first = one; /* the first one is the one described */
+		} else if (one.code != ETL_OK && !bad++) {
+			first = one; /* a file that loaded with problems */
+		}
 	}
 	closedir(dir);
+	if (bad && st == ETL_OK)
+		*d = first;
 	return st;
 }
 

@@ -111,6 +111,7 @@ void etl_reader_free(struct etl_reader *r)
 	etl__free(r->queue);
 	etl__decode_state_free(&r->dec);
 	etl__state_free(&r->sys);
+	etl_manifests_free(r->shared_manifests);
 	etl__free(r);
 }
 

@@ -80,6 +80,7 @@ struct etl_reader {
 	uint64_t counts[ETL_COUNT_COUNT_];
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
+	struct etl_manifests *shared_manifests; /* etl_reader_use_manifests: a reference, or NULL */
 	struct etl_state sys; /* processes, threads, images */
 	/* etl_reader_set_time_window: events before win_from are read for what they tell (state,
 	 * metadata) but not delivered; reading ends at the first event at or after win_to */

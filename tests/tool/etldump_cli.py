@@ -90,6 +90,23 @@ def batch_outputs(etldump, valid, tmp):
     r = run([etldump, "-O", long_dir, fx])
     check("batch-long-name", r.returncode in (2, 3) and not any(f.endswith(".txt") for f in os.listdir(deep)),
           r.stderr.decode()[-200:])
+    # manifests are parsed once for all inputs (and threads): a broken one is reported once
+    mdir = os.path.join(tmp, "manifests")
+    os.makedirs(mdir)
+    shutil.copy(os.path.join(valid, "..", "manifests", "showcase.man"), mdir)
+    with open(os.path.join(mdir, "broken.man"), "w") as f:
+        f.write("<instrumentationManifest><instrumentation")
+    show = os.path.join(valid, "showcase64.etl")
+    out3 = os.path.join(tmp, "batch3")
+    r = run([etldump, "-m", mdir, "-f", "jsonl", "-O", out3, show, show, show])
+    err = r.stderr.decode()
+    outs = sorted(os.listdir(out3)) if os.path.isdir(out3) else []
+    decoded = all('"Contoso-Backup/Backup/Start"' in open(os.path.join(out3, f)).read() for f in outs)
+    check("manifests-once", r.returncode == 0 and err.count("broken.man") == 1 and len(outs) == 3 and decoded,
+          err[-400:])
+    r = run([etldump, "-m", mdir, "-j", "2", show])
+    check("manifests-once-threads", r.returncode == 0 and r.stderr.decode().count("broken.man") == 1 and
+          b"Contoso-Backup/Backup/Start" in r.stdout)
     # -o over an input is refused too
     r = run([etldump, "-o", t, t])
     check("output-is-input", r.returncode == 3 and os.path.getsize(t) == os.path.getsize(fx), r.stderr.decode())

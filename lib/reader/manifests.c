@@ -1,0 +1,117 @@
+/*
+ * manifests.c - manifest sets shared by readers (etl_manifests_*): loaded
+ * once, then read by any number of readers, on any threads - a batch of
+ * inputs or a pool of workers parses a folder of manifests one time.  A set
+ * is reference-counted (atomically); once a reader uses it, it no longer
+ * changes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reader/reader.h"
+
+struct etl_manifests {
+	atomic_uint refs;
+	atomic_int frozen; /* a reader uses it: no more loading */
+	struct etl_manifest_db *db;
+	struct etl_error err;
+	int has_err;
+	unsigned warnings;
+};
+
+struct etl_manifests *etl_manifests_new(void)
+{
+	struct etl_manifests *m = etl__calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->db = etl__mdb_new();
+	if (!m->db) {
+		etl__free(m);
+		return NULL;
+	}
+	atomic_init(&m->refs, 1);
+	atomic_init(&m->frozen, 0);
+	return m;
+}
+
+static void set_error(struct etl_manifests *m, const struct etl_diag *d)
+{
+	m->err.code = d->code;
+	m->err.fatal = 0;
+	m->err.trace = -1;
+	m->err.buffer = -1;
+	m->err.offset = d->offset;
+	etl_text_escape(d->msg, m->err.msg, sizeof(m->err.msg));
+	m->has_err = 1;
+}
+
+static int add(struct etl_manifests *m, const char *path, const void *xml, size_t size, const char *name)
+{
+	struct etl_diag d;
+	unsigned before;
+	int st;
+
+	if (!m || (!path && !xml))
+		return ETL_E_MISUSE;
+	if (atomic_load(&m->frozen)) {
+		etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "a manifest set in use by a reader does not change");
+		set_error(m, &d);
+		return ETL_E_MISUSE;
+	}
+	before = m->warnings;
+	d.code = ETL_OK;
+	st = path ? etl__mdb_load_path(m->db, path, &m->warnings, &d)
+		  : etl__mdb_load_memory(m->db, xml, size, name ? name : "(memory)", &m->warnings, &d);
+	if (st != ETL_OK || (m->warnings != before && d.code != ETL_OK))
+		set_error(m, &d);
+	return st;
+}
+
+int etl_manifests_add_path(struct etl_manifests *m, const char *path)
+{
+	return add(m, path, NULL, 0, NULL);
+}
+
+int etl_manifests_add_memory(struct etl_manifests *m, const void *xml, size_t size, const char *name)
+{
+	return add(m, NULL, xml ? xml : "", size, name);
+}
+
+unsigned etl_manifests_warnings(const struct etl_manifests *m)
+{
+	return m ? m->warnings : 0;
+}
+
+const struct etl_error *etl_manifests_error(const struct etl_manifests *m)
+{
+	return m && m->has_err ? &m->err : NULL;
+}
+
+void etl_manifests_free(struct etl_manifests *m)
+{
+	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
+		return;
+	etl__mdb_free(m->db);
+	etl__free(m);
+}
+
+int etl_reader_use_manifests(struct etl_reader *r, struct etl_manifests *m)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!m)
+		return etl__reader_misuse(r, "NULL manifest set");
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "a manifest set is given before the first event is read");
+	if (r->shared_manifests)
+		return etl__reader_misuse(r, "a reader uses one manifest set");
+	atomic_fetch_add(&m->refs, 1);
+	atomic_store(&m->frozen, 1);
+	r->shared_manifests = m;
+	r->dec.shared = m->db;
+	return ETL_OK;
+}
