@@ -84,6 +84,7 @@ int ETLDUMP_MAIN(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 	render_no_maps = o.no_maps;
+	render_time_mode = (enum time_mode)o.time_mode;
 	if (inputs_note(&seen, argv + first, argc - first) != 0) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return EXIT_NOMEM;

@@ -36,6 +36,7 @@ struct options {
 	int raw;             /* do not decode payloads */
 	int no_maps;         /* mapped values as numbers */
 	int derive;          /* derived fields (ETL_OPTION_DERIVE) */
+	int time_mode;       /* --time: enum time_mode (render.h) */
 	int stats;           /* --stats */
 	int providers;       /* --providers */
 	int processes;       /* --processes */

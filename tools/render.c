@@ -7,11 +7,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "out.h"
 #include "render.h"
 
 int render_no_maps;
+enum time_mode render_time_mode;
+
+/* Seconds east of UTC of the local zone at time t (POSIX only: no tm_gmtoff). */
+static long utc_offset(time_t t, const struct tm *local)
+{
+	struct tm g;
+	long days;
+
+	if (!gmtime_r(&t, &g))
+		return 0;
+	days = local->tm_year != g.tm_year ? (local->tm_year > g.tm_year ? 1 : -1) : local->tm_yday - g.tm_yday;
+	return ((days * 24 + (local->tm_hour - g.tm_hour)) * 60 + (local->tm_min - g.tm_min)) * 60 +
+	       (local->tm_sec - g.tm_sec);
+}
+
+const char *render_time(const struct etl_reader *r, const struct etl_event *ev, char out[RENDER_TIME_SIZE])
+{
+	uint64_t ft = etl_event_filetime(ev), origin = UINT64_MAX;
+	struct tm l;
+	time_t t;
+	long off;
+	int i;
+
+	switch (render_time_mode) {
+	case RTIME_RAW:
+		snprintf(out, RENDER_TIME_SIZE, "%" PRIu64, etl_event_timestamp_raw(ev));
+		return out;
+	case RTIME_RELATIVE: /* milliseconds since the earliest input's start */
+		for (i = 0; i < etl_reader_trace_count(r); i++)
+			if (etl_trace_info_start_time(etl_reader_trace_info(r, i)) < origin)
+				origin = etl_trace_info_start_time(etl_reader_trace_info(r, i));
+		if (ft >= origin)
+			snprintf(out, RENDER_TIME_SIZE, "%" PRIu64 ".%04" PRIu64, (ft - origin) / 10000, (ft - origin) % 10000);
+		else
+			snprintf(out, RENDER_TIME_SIZE, "-%" PRIu64 ".%04" PRIu64, (origin - ft) / 10000, (origin - ft) % 10000);
+		return out;
+	case RTIME_LOCAL:
+		if (ft >= 116444736000000000ull) {
+			uint64_t secs = (ft - 116444736000000000ull) / 10000000ull;
+			t = (time_t)secs;
+			if ((uint64_t)t == secs && localtime_r(&t, &l)) {
+				off = utc_offset(t, &l);
+				long a = off < 0 ? -off : off;
+				snprintf(out, RENDER_TIME_SIZE, "%04d-%02d-%02dT%02d:%02d:%02d.%07u%c%02d:%02d", l.tm_year + 1900,
+					 l.tm_mon + 1, l.tm_mday, l.tm_hour, l.tm_min, l.tm_sec, (unsigned)(ft % 10000000ull),
+					 off < 0 ? '-' : '+', (int)(a / 3600 % 100), (int)(a / 60 % 60));
+				return out;
+			}
+		}
+		/* before 1970 or past time_t: UTC */
+		/* fall through */
+	default:
+		etl_filetime_format(ft, out);
+		return out;
+	}
+}
 
 const char *value_text(const struct etl_property *p)
 {

@@ -12,8 +12,16 @@
 
 #include "etldump.h"
 
-/* --no-maps (set once, before any thread starts) */
+/* --no-maps and --time (set once, before any thread starts) */
 extern int render_no_maps;
+enum time_mode { RTIME_UTC, RTIME_LOCAL, RTIME_RELATIVE, RTIME_RAW };
+extern enum time_mode render_time_mode;
+
+/* An event's time as --time asks, for text and CSV: UTC (ISO 8601, 100 ns), local (the same with
+ * the zone's offset), relative (milliseconds since the earliest input's start, 4 decimals) or raw
+ * (the record's own time stamp). */
+#define RENDER_TIME_SIZE 96
+const char *render_time(const struct etl_reader *r, const struct etl_event *ev, char out[RENDER_TIME_SIZE]);
 
 /* The text of a value: the canonical one, or the number behind a map with --no-maps. */
 const char *value_text(const struct etl_property *p);

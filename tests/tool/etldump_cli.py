@@ -270,6 +270,15 @@ def main():
         with open(fx, "rb") as f:
             r = run([etldump, "-"], stdin=f)
         check("stdin", r.returncode == 0 and r.stdout == run([etldump, fx]).stdout)
+        # --time: text and CSV times in UTC, the local zone, relative to the start, or raw
+        sx = os.path.join(valid, "system64.etl")
+        first = {m: run([etldump, "--time", m, "-n", "3", sx], env=dict(os.environ, TZ="Asia/Kolkata")).stdout.decode().splitlines()[2].split(" ")[0]
+                 for m in ("utc", "local", "relative", "raw")}
+        check("time-modes", first == {"utc": "2022-06-18T04:26:40.0010000Z", "local": "2022-06-18T09:56:40.0010000+05:30",
+                                       "relative": "1.0000", "raw": "1000010000"}, str(first))
+        rows = run([etldump, "--time=relative", "-f", "csv", "-n", "2", sx]).stdout.decode().splitlines()
+        check("time-csv", rows[2].startswith("0.0000,"), rows[2][:40])
+        check("time-bad", run([etldump, "--time=soon", sx]).returncode == 2)
         # --process: new.exe's start, thread, image load, CPU sample (by its thread), unload, stop;
         # not the later process that reuses its pid
         sx = os.path.join(valid, "system64.etl")

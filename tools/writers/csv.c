@@ -82,13 +82,13 @@ static char *fields_text(const struct etl_decoded *d)
 static void csv_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		      const struct etl_decoded *d)
 {
-	char when[ETL_FILETIME_STRING_SIZE], guid[ETL_GUID_STRING_SIZE], num[64];
+	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE], num[64];
 	const uint8_t *payload;
 	size_t len;
 	char *ft;
 
 	(void)o;
-	etl_filetime_format(etl_event_filetime(ev), when);
+	render_time(r, ev, when);
 	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
 	out_printf("%s,%" PRId64 ",", when, etl_event_unix_ns(ev));

@@ -18,12 +18,12 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 {
 	const struct etl_process *proc = etl_reader_event_process(r, ev);
 
-	char when[ETL_FILETIME_STRING_SIZE], guid[ETL_GUID_STRING_SIZE];
+	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
 	size_t len, shown, i;
 	enum etl_header_kind k = etl_event_header_kind(ev);
 
-	etl_filetime_format(etl_event_filetime(ev), when);
+	render_time(r, ev, when);
 	etl_event_payload(ev, &payload, &len);
 	out_printf("%s cpu=%u", when, etl_event_cpu(ev));
 	if (etl_event_pid(ev) != ETL_ID_NONE)
