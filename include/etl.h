@@ -287,6 +287,8 @@ enum etl_counter {
 	                                      stacks of their events come out incomplete */
 	ETL_COUNT_EVENTS_BEFORE_WINDOW = 9, /**< events read before the time window (etl_reader_set_time_window)
 	                                      for what they tell of later ones, not delivered (since 0.2) */
+	ETL_COUNT_BYTES_READ = 10,       /**< bytes of the inputs' buffers read so far (as stored): with
+	                                      the inputs' sizes, how far reading is; it only grows (since 0.2) */
 	ETL_COUNT_COUNT_
 };
 /** Value of a counter, summed over all inputs. @since 0.1 */

@@ -82,14 +82,17 @@ int worse(int a, int b)
 	return rank[a] >= rank[b] ? a : b;
 }
 
-/* Progress on a terminal: a line on stderr, at most five times a second. */
-static void progress(const struct etl_reader *r, const struct etl_event *ev, uint64_t n, int done)
+/* Progress on a terminal: a line on stderr, at most five times a second - the share of the
+ * inputs' bytes read (over all streams: it only grows), the events and the time left. */
+static void progress(const struct etl_reader *r, uint64_t n, int done)
 {
-	static struct timespec last;
+	static struct timespec last, start;
+	static double shown_pct;
 	struct timespec now;
-	const struct etl_trace_info *t;
-	char nb[SHOWN_MAX];
-	double pct;
+	uint64_t total = 0, read;
+	char nb[SHOWN_MAX], eta[32] = "";
+	double pct, elapsed;
+	int i;
 
 	if (done) {
 		if (last.tv_sec || last.tv_nsec)
@@ -97,13 +100,28 @@ static void progress(const struct etl_reader *r, const struct etl_event *ev, uin
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!start.tv_sec && !start.tv_nsec)
+		start = now;
 	if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
 		return;
 	last = now;
-	t = etl_reader_trace_info(r, etl_event_trace_index(ev));
-	pct = t && etl_trace_info_file_size(t) ? 100.0 * (double)etl_event_file_offset(ev) /
-							 (double)etl_trace_info_file_size(t) : 0;
-	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events", t ? shown(etl_trace_info_name(t), nb) : "", pct, n);
+	for (i = 0; i < etl_reader_trace_count(r); i++)
+		total += etl_trace_info_file_size(etl_reader_trace_info(r, i));
+	read = etl_reader_count(r, ETL_COUNT_BYTES_READ);
+	pct = total ? 100.0 * (double)(read < total ? read : total) / (double)total : 0;
+	if (pct < shown_pct)
+		pct = shown_pct; /* never backwards */
+	shown_pct = pct;
+	elapsed = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+	if (pct > 1 && elapsed >= 1) {
+		double left = elapsed * (100 - pct) / pct;
+		snprintf(eta, sizeof(eta), "  %d:%02d left", (int)(left / 60), (int)left % 60);
+	}
+	if (etl_reader_trace_count(r) == 1)
+		shown(etl_trace_info_name(etl_reader_trace_info(r, 0)), nb);
+	else
+		snprintf(nb, sizeof(nb), "%d inputs", etl_reader_trace_count(r));
+	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events%s", nb, pct, n, eta);
 }
 
 /* The manifests: the environment's search path first, then --manifest (later ones win). */
@@ -242,12 +260,12 @@ static int read_events(struct etl_reader *r, const struct options *o, struct sum
 			break;
 		++n;
 		if (show_progress && (n & 1023) == 0)
-			progress(r, ev, n, 0);
+			progress(r, n, 0);
 		if (o->max_events && n >= o->max_events)
 			break;
 	}
 	if (show_progress)
-		progress(r, NULL, n, 1);
+		progress(r, n, 1);
 	return exit_code;
 }
 

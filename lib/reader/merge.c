@@ -38,6 +38,7 @@ static int load_buffer(struct etl_reader *r, struct stream *s, size_t i)
 	s->cur = i;
 	s->cpu = e->cpu;
 	st = etl__bufload(&s->ld, e, &s->diag);
+	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
 	s->data = s->ld.data;
 	s->fill = s->data ? s->ld.fill : 0;
 	s->pos = s->data ? ETL_BUFFER_HEADER_SIZE : 0;

@@ -360,6 +360,26 @@ def main():
                     check(tag, many.stdout == one.stdout and many.returncode == one.returncode and
                           sorted(many.stderr.splitlines()) == sorted(one.stderr.splitlines()),
                           f"{len(many.stdout)} vs {len(one.stdout)} bytes, exit {many.returncode} vs {one.returncode}")
+        # progress: on a terminal only, on stderr, never backwards, cleared at the end
+        import pty
+        m, s = pty.openpty()
+        p = subprocess.Popen([etldump, "-f", "jsonl", big, big], stdout=subprocess.DEVNULL, stderr=s)
+        os.close(s)
+        tty = b""
+        while True:
+            try:
+                chunk = os.read(m, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            tty += chunk
+        p.wait()
+        os.close(m)
+        pcts = [int(x) for x in re.findall(rb"(\d+)%  \d+ events", tty)]
+        check("progress-tty", p.returncode == 0 and pcts and pcts == sorted(pcts) and b"2 inputs" in tty
+              and tty.endswith(b"\r\x1b[K"), repr(tty[-200:]))
+        check("progress-not-a-tty", not run([etldump, "-f", "jsonl", big]).stderr)
         check("threads-damage-seen", run([etldump, bad]).returncode == 1 and
               len(run([etldump, "-f", "jsonl", big]).stdout.splitlines()) > 6000)
         # filters and the process table work per worker

@@ -428,7 +428,7 @@ static PyObject *Reader_get_counts(ReaderObject *self, void *closure)
 {
 	static const char *const names[] = { "events", "buffers", "buffers_compressed", "buffers_skipped",
 					     "records_skipped", "bytes_skipped", "errors", "buffers_events_lost",
-					     "stacks_dropped", "events_before_window" };
+					     "stacks_dropped", "events_before_window", "bytes_read" };
 	PyObject *d;
 	size_t i;
 
