@@ -284,6 +284,9 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 	strcat(guid, "}");
 	pname = d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid;
 	if ((t = tally_get(&sm->providers, pname)) != NULL) {
+		if (!t->events)
+			t->guid = *etl_event_provider(ev);
+		t->raw += !d || etl_decoded_source(d) == ETL_DECODER_NONE;
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
 		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE))
@@ -329,6 +332,31 @@ static void tallies_json(const struct tallies *ts, int partial)
 	}
 }
 
+/* On stderr, for --providers: the providers whose events stayed raw, and how to get their
+ * manifests on the Windows machine that recorded the trace (tracerpt exports the manifests of the
+ * registered providers a trace uses; etldump -m reads them). */
+static void schema_hint(const struct summary *sm, const struct options *o)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < sm->providers.n; i++)
+		n += sm->providers.t[i].raw == sm->providers.t[i].events;
+	if (!n || o->quiet)
+		return;
+	fprintf(stderr, "%s: %zu provider%s without a schema (their events are raw):", progname, n, n == 1 ? "" : "s");
+	for (i = 0; i < sm->providers.n; i++) {
+		const struct tally *t = &sm->providers.t[i];
+		char g[ETL_GUID_STRING_SIZE], nb[SHOWN_MAX];
+		if (t->raw != t->events)
+			continue;
+		etl_guid_format(&t->guid, g);
+		fprintf(stderr, "\n  {%s}  %s  %" PRIu64 " events", g, t->key[0] == '{' ? "" : shown(t->key, nb), t->events);
+	}
+	fprintf(stderr, "\n%s: on the Windows machine that recorded the trace, with the providers installed:\n"
+			"  tracerpt -l TRACE.etl -export providers.man\n"
+			"writes their manifests; then: etldump -m providers.man TRACE.etl\n", progname);
+}
+
 static void stats_json(struct summary *sm, struct etl_reader *r, const struct options *o)
 {
 	char a[ETL_FILETIME_STRING_SIZE], b[ETL_FILETIME_STRING_SIZE];
@@ -337,12 +365,17 @@ static void stats_json(struct summary *sm, struct etl_reader *r, const struct op
 
 	if (o->providers) {
 		for (i = 0; i < sm->providers.n; i++) {
+			const struct tally *t = &sm->providers.t[i];
+			char g[ETL_GUID_STRING_SIZE];
+			etl_guid_format(&t->guid, g);
 			out_printf("{\"type\":\"provider\",\"name\":\"");
-			out_json_str(sm->providers.t[i].key);
-			out_printf("\",\"source\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 "}\n",
-			       etl_decoder_description((enum etl_decoder)sm->providers.t[i].source), sm->providers.t[i].events,
-			       sm->providers.t[i].bytes);
+			out_json_str(t->key);
+			out_printf("\",\"guid\":\"%s\",\"source\":\"%s\",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64
+				   ",\"undecoded\":%" PRIu64 ",\"schema\":%s}\n",
+				   g, etl_decoder_description((enum etl_decoder)t->source), t->events, t->bytes, t->raw,
+				   t->raw < t->events ? "true" : "false");
 		}
+		schema_hint(sm, o);
 		return;
 	}
 	out_printf("{\"type\":\"stats\",\"events\":%" PRIu64 ",\"decoded\":%" PRIu64 ",\"undecoded\":%" PRIu64
@@ -364,9 +397,13 @@ static void stats_text(struct summary *sm, struct etl_reader *r, const struct op
 
 	if (o->providers) {
 		out_printf("%10s  %-32s  %s\n", "events", "source", "provider");
-		for (i = 0; i < sm->providers.n; i++)
-			out_printf("%10" PRIu64 "  %-32s  %s\n", sm->providers.t[i].events,
-			       etl_decoder_description((enum etl_decoder)sm->providers.t[i].source), sm->providers.t[i].key);
+		for (i = 0; i < sm->providers.n; i++) {
+			const struct tally *t = &sm->providers.t[i];
+			out_printf("%10" PRIu64 "  %-32s  %s\n", t->events,
+				   t->raw == t->events ? "none (no schema)" : etl_decoder_description((enum etl_decoder)t->source),
+				   t->key);
+		}
+		schema_hint(sm, o);
 		return;
 	}
 	out_printf("events:          %" PRIu64 " (decoded %" PRIu64 ", undecoded %" PRIu64 ", decoding errors %" PRIu64 ")\n",

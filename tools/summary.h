@@ -15,6 +15,8 @@ struct tally {
 	char *key;
 	uint64_t hash;
 	uint64_t events, bytes, partial; /* partial: decodings that stopped at a fault */
+	uint64_t raw;                    /* events not decoded (providers) */
+	struct etl_guid guid;            /* the provider's GUID (providers) */
 	int source;
 };
 

@@ -164,6 +164,16 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     raw = [e["name"] for e in evs if e["decoder"] == "none"]
     check("showcase-decodes", len(evs) == 31 and not raw and
           {"Contoso-Backup/Backup/Start", "Contoso.Web/RequestStarted"} <= {e["name"] for e in evs}, str(raw))
+    # --providers: a provider without its manifest is marked, and how to get it is said on stderr
+    r = run([etldump, "--providers", "-f", "jsonl", show])
+    provs = {p["guid"]: p for p in map(json.loads, r.stdout.splitlines())}
+    backup = provs.get("6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b", {})
+    check("providers-no-schema", backup.get("schema") is False and backup.get("undecoded") == 2 and
+          provs.get("5f3e1a2b-7c4d-5e6f-8091-a2b3c4d5e6f7", {}).get("schema") is True and
+          b"{6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b}" in r.stderr and b"tracerpt -l TRACE.etl -export" in r.stderr,
+          r.stderr.decode()[-300:])
+    r = run([etldump, "--providers", "-m", os.path.join(valid, "..", "manifests", "showcase.man"), show])
+    check("providers-all-schemas", r.returncode == 0 and not r.stderr and b"no schema" not in r.stdout)
     # --derive: the disk read's file name (through its key and the volume mapping) and elapsed time,
     # marked as derived in every format; nothing derived without the option
     want_name = "C:\\Users\\demo\\Documents\\report.docx"
