@@ -37,6 +37,7 @@ struct options {
 	int no_maps;         /* mapped values as numbers */
 	int derive;          /* derived fields (ETL_OPTION_DERIVE) */
 	int time_mode;       /* --time: enum time_mode (render.h) */
+	int csv_columns;     /* --csv-fields=columns */
 	int stats;           /* --stats */
 	int providers;       /* --providers */
 	int processes;       /* --processes */

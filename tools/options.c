@@ -16,7 +16,7 @@
 
 /* long options without a short form */
 enum {
-	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"
+		"      --csv-fields=HOW  CSV properties: joined (default: one 'fields' column) or columns\n"
+		"                        (one column per property of the first event; use with -e)\n"
 		"      --time=MODE       times in text and CSV: utc (default), local (this machine's zone),\n"
 		"                        relative (ms since the trace start) or raw (the record's time stamp)\n"
 		"      --derive          add derived fields to kernel events (elapsed times, file names\n"
@@ -233,6 +235,13 @@ static int take_option(struct options *o, int c, const char *v)
 	case OPT_NO_MAPS: o->no_maps = 1; return -1;
 	case OPT_DERIVE: o->derive = 1; return -1;
 	case OPT_TIME: return set_time_mode(o, v);
+	case OPT_CSV_FIELDS:
+		if (strcmp(v, "columns") != 0 && strcmp(v, "joined") != 0) {
+			fprintf(stderr, "%s: --csv-fields is joined or columns, not '%s'\n", progname, v);
+			return EXIT_USAGE;
+		}
+		o->csv_columns = v[0] == 'c';
+		return -1;
 	case OPT_STATS: o->stats = 1; return -1;
 	case OPT_PROVIDERS: o->providers = 1; return -1;
 	case OPT_PROCESSES: o->processes = 1; return -1;
@@ -266,6 +275,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "no-maps", no_argument, NULL, OPT_NO_MAPS },
 		{ "derive", no_argument, NULL, OPT_DERIVE },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "csv-fields", required_argument, NULL, OPT_CSV_FIELDS },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "providers", no_argument, NULL, OPT_PROVIDERS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },

@@ -224,6 +224,7 @@ int threads_usable(const struct options *o, char **files, int nfiles)
 	int i;
 
 	if (o->threads < 2 || o->info || o->stats || o->providers || o->processes || !o->writer->stateless ||
+	    o->csv_columns ||
 	    o->max_events)
 		return 0;
 	for (i = 0; i < nfiles; i++)

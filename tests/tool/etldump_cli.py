@@ -164,6 +164,18 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     raw = [e["name"] for e in evs if e["decoder"] == "none"]
     check("showcase-decodes", len(evs) == 31 and not raw and
           {"Contoso-Backup/Backup/Start", "Contoso.Web/RequestStarted"} <= {e["name"] for e in evs}, str(raw))
+    # --csv-fields=columns: one typed column per property of one event's schema
+    import csv
+    import io
+    text = run([etldump, "-f", "csv", "--csv-fields=columns", "-e", "Contoso.Web/RequestFinished", show])
+    rows = list(csv.DictReader(io.StringIO(text.stdout.decode(), newline="")))
+    check("csv-columns", text.returncode == 0 and not text.stderr and
+          [(r["RequestId"], r["Status"], r["ElapsedMs"]) for r in rows] == [("1", "200", "1.25"), ("2", "404", "0.5")]
+          and "fields" not in rows[0], text.stdout.decode()[:300])
+    text = run([etldump, "-f", "csv", "--csv-fields=columns", "-e", "Contoso.Web/*", show])
+    check("csv-columns-mixed", text.returncode == 0 and b"do not name" in text.stderr and
+          len(text.stdout.decode().splitlines()) == 5, text.stderr.decode())
+    check("csv-columns-bad", run([etldump, "-f", "csv", "--csv-fields=rows", show]).returncode == 2)
     # --providers: a provider without its manifest is marked, and how to get it is said on stderr
     r = run([etldump, "--providers", "-f", "jsonl", show])
     provs = {p["guid"]: p for p in map(json.loads, r.stdout.splitlines())}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "out.h"
+#include "etldump.h"
 #include "render.h"
 #include "summary.h"
 #include "writers/writer.h"
@@ -36,12 +37,95 @@ static void csv_field(const char *v)
 	out_char('"');
 }
 
+#define CSV_HEAD "time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level," \
+		 "opcode,task,keywords,payload_size,"
+#define CSV_TAIL "payload,undecoded_reason,decode_error\r\n"
+
+/* --csv-fields=columns: the property names of the first event, one column each (the header is
+ * written with the first row) */
+static char **csv_cols;
+static size_t csv_ncols;
+static int csv_pending, csv_warned;
+static char *csv_first_name;
+
+static void csv_columns_free(void)
+{
+	while (csv_ncols)
+		free(csv_cols[--csv_ncols]);
+	free(csv_cols);
+	free(csv_first_name);
+	csv_cols = NULL;
+	csv_first_name = NULL;
+}
+
 static void csv_begin(struct etl_reader *r, const struct options *o)
 {
 	(void)r;
+	csv_columns_free();
+	csv_pending = o->csv_columns;
+	csv_warned = 0;
+	if (!o->csv_columns)
+		out_cstr(CSV_HEAD "fields," CSV_TAIL);
+}
+
+static void csv_end(struct etl_reader *r, const struct options *o)
+{
+	(void)r;
+	if (csv_pending) /* no event: the header alone */
+		out_cstr(CSV_HEAD CSV_TAIL);
 	(void)o;
-	out_cstr("time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level,"
-		"opcode,task,keywords,payload_size,fields,payload,undecoded_reason,decode_error\r\n");
+	csv_columns_free();
+}
+
+/* The columns from the first event's properties, and the header. */
+static void csv_columns_head(const struct etl_decoded *d)
+{
+	size_t i, n = d && etl_decoded_source(d) != ETL_DECODER_NONE ? etl_decoded_property_count(d) : 0;
+
+	csv_pending = 0;
+	csv_cols = calloc(n ? n : 1, sizeof(*csv_cols));
+	csv_first_name = strdup(d ? etl_decoded_name(d) : "");
+	out_cstr(CSV_HEAD);
+	for (i = 0; csv_cols && i < n; i++) {
+		static const char *const fixed[] = { "time", "unix_ns", "file", "file_offset", "buffer", "cpu", "pid",
+						     "tid", "provider", "name", "decoder", "id", "version", "level",
+						     "opcode", "task", "keywords", "payload_size", "payload",
+						     "undecoded_reason", "decode_error" };
+		size_t k;
+		csv_cols[csv_ncols] = strdup(etl_property_name(etl_decoded_property_at(d, i)));
+		if (!csv_cols[csv_ncols])
+			break;
+		for (k = 0; k < sizeof(fixed) / sizeof(fixed[0]) && strcmp(fixed[k], csv_cols[csv_ncols]) != 0; k++)
+			;
+		if (k < sizeof(fixed) / sizeof(fixed[0]))
+			out_cstr("field."); /* a property named like a column of the event's own */
+		csv_field(csv_cols[csv_ncols++]);
+		out_char(',');
+	}
+	out_cstr(CSV_TAIL);
+}
+
+/* The event's values under the columns, by name; a property no column names is left out (said
+ * once on stderr). */
+static void csv_columns_values(const struct etl_decoded *d)
+{
+	size_t i, n = d && etl_decoded_source(d) != ETL_DECODER_NONE ? etl_decoded_property_count(d) : 0, placed = 0;
+
+	for (i = 0; i < csv_ncols; i++) {
+		const struct etl_property *p = n ? etl_decoded_property_by_name(d, csv_cols[i]) : NULL;
+		const char *v = p ? value_text(p) : NULL;
+		if (v) {
+			placed++;
+			csv_field(v); /* a cell of its own: CSV quoting is enough */
+		}
+		out_char(',');
+	}
+	if (placed < n && !csv_warned++) {
+		char a[SHOWN_MAX], b[SHOWN_MAX];
+		fprintf(stderr, "%s: --csv-fields=columns: %s has fields the columns (from %s) do not name; they are "
+				"left out (select events of one schema with -e)\n",
+			progname, shown(etl_decoded_name(d), a), shown(csv_first_name ? csv_first_name : "", b));
+	}
 }
 
 /* "name=value; name=value" of the decoded properties, each value as the text format writes it
@@ -87,7 +171,8 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	size_t len;
 	char *ft;
 
-	(void)o;
+	if (csv_pending)
+		csv_columns_head(d);
 	render_time(r, ev, when);
 	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
@@ -107,10 +192,14 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	       etl_event_version(ev), etl_event_level(ev), etl_event_opcode(ev), etl_event_task(ev));
 	snprintf(num, sizeof(num), "0x%016" PRIx64, etl_event_keywords(ev));
 	out_printf("%s,%zu,", num, len);
-	ft = d && etl_decoded_source(d) != ETL_DECODER_NONE ? fields_text(d) : NULL;
-	csv_field(ft ? ft : "");
-	free(ft);
-	out_char(',');
+	if (o->csv_columns) {
+		csv_columns_values(d);
+	} else {
+		ft = d && etl_decoded_source(d) != ETL_DECODER_NONE ? fields_text(d) : NULL;
+		csv_field(ft ? ft : "");
+		free(ft);
+		out_char(',');
+	}
 	out_hex(payload, len);
 	out_char(',');
 	if (d && etl_decoded_reason(d))
@@ -128,6 +217,7 @@ const struct writer writer_csv = {
 	.stateless = 1,
 	.begin = csv_begin,
 	.event = csv_event,
+	.end = csv_end,
 	.summary = summary_text,
 	.info = info_text,
 };
