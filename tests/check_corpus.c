@@ -264,8 +264,12 @@ static size_t read_window(const char *file, uint64_t from, uint64_t to, struct s
 	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
 		const struct etl_process *p;
 		ck_assert_msg(st == ETL_OK, "%s: %s", file, etl_error_message(etl_reader_error(r)));
-		*out = realloc(*out, (n + 1) * sizeof(**out));
-		ck_assert_ptr_nonnull(*out);
+		if ((n & (n - 1)) == 0 || n < 1024) { /* grow at powers of two (a realloc per event is
+							   quadratic under ASan, which always copies) */
+			size_t cap = n < 1024 ? 1024 : 2 * n;
+			*out = realloc(*out, cap * sizeof(**out));
+			ck_assert_ptr_nonnull(*out);
+		}
 		(*out)[n].off = etl_event_file_offset(ev);
 		(*out)[n].ts = etl_event_timestamp_raw(ev);
 		(*out)[n].boff = etl_event_buffer_offset(ev);
