@@ -3,6 +3,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <etl.h>
+
 #include "out.h"
 
 #include <stdarg.h>
@@ -104,6 +106,42 @@ static const char hex_pairs[513] =
 	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+void out_x64(uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	out_mem(tmp + i, sizeof(tmp) - i);
+}
+
+void out_filetime(uint64_t ft)
+{
+	static _Thread_local uint64_t second = UINT64_MAX;
+	static _Thread_local char prefix[ETL_FILETIME_STRING_SIZE];
+	static _Thread_local size_t prefix_len;
+	uint64_t s = ft / 10000000u, frac = ft % 10000000u;
+	char digits[8];
+	int i;
+
+	if (s != second) {
+		char full[ETL_FILETIME_STRING_SIZE];
+		etl_filetime_format(s * 10000000u, full);
+		prefix_len = strlen(full) - 8; /* "YYYY-MM-DDTHH:MM:SS." without "0000000Z" */
+		memcpy(prefix, full, prefix_len);
+		second = s;
+	}
+	out_mem(prefix, prefix_len);
+	for (i = 6; i >= 0; i--, frac /= 10)
+		digits[i] = (char)('0' + frac % 10);
+	digits[7] = 'Z';
+	out_mem(digits, 8);
+}
 
 void out_hex(const uint8_t *p, size_t n)
 {

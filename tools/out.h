@@ -71,6 +71,11 @@ void out_u64(uint64_t v);
 void out_i64(int64_t v);
 /* Lower-case hex digits of n bytes. */
 void out_hex(const uint8_t *p, size_t n);
+/* A number in lower-case hex without leading zeros (no 0x). */
+void out_x64(uint64_t v);
+/* A FILETIME as etl_filetime_format writes it (the date and time of each second made once per
+ * thread and second, the 100 ns digits every time). */
+void out_filetime(uint64_t ft);
 /* The body of a JSON string (no quotes) for UTF-8 text: " \ and controls escaped. */
 void out_json_str(const char *s);
 /* printf into the buffer (for the cold paths). */

@@ -252,7 +252,6 @@ static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint
 {
 	uint64_t off = 0;
 	const char *img = etl_reader_resolve_address(r, proc, addr, &off);
-	char hex[24];
 
 	if (img) {
 		const char *base = strrchr(img, '\\');
@@ -260,11 +259,12 @@ static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint
 			out_json_str(base ? base + 1 : img);
 		else
 			out_text_name(base ? base + 1 : img); /* a name from the trace: controls escaped */
-		snprintf(hex, sizeof(hex), "!+0x%" PRIx64, off);
+		OUT_LIT("!+0x");
+		out_x64(off);
 	} else {
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, addr);
+		OUT_LIT("0x");
+		out_x64(addr);
 	}
-	out_cstr(hex);
 }
 
 void out_stack(struct etl_reader *r, const struct etl_event *ev, int json)

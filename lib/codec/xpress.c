@@ -34,6 +34,46 @@ static unsigned clz32(uint32_t x) /* x != 0 */
 		return -1;           \
 	} while (0)
 
+/* A match length of 7 or more (the token's 3 bits all set): the shared nibble, then a byte, then
+ * 16 or 32 bits (MS-XCA 2.4).  Returns NULL with *len the length less 3, or what was wrong. */
+static const char *long_length(const uint8_t *in, size_t in_len, size_t *ip, size_t *half, size_t *len)
+{
+	size_t n;
+
+	if (*half == 0) {
+		if (*ip == in_len)
+			return "length nibble runs past the input";
+		n = in[*ip] & 15;
+		*half = (*ip)++;
+	} else {
+		n = in[*half] >> 4;
+		*half = 0;
+	}
+	if (n == 15) {
+		if (*ip == in_len)
+			return "length byte runs past the input";
+		n = in[(*ip)++];
+		if (n == 255) {
+			if (in_len - *ip < 2)
+				return "16-bit length runs past the input";
+			n = etl_le16(in + *ip);
+			*ip += 2;
+			if (n == 0) {
+				if (in_len - *ip < 4)
+					return "32-bit length runs past the input";
+				n = etl_le32(in + *ip);
+				*ip += 4;
+			}
+			if (n < 15 + 7)
+				return "extended match length is too small";
+			n -= 15 + 7;
+		}
+		n += 15;
+	}
+	*len = n + 7;
+	return NULL;
+}
+
 int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
 			   size_t *produced, size_t *err_at, const char **why)
 {
@@ -62,7 +102,11 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 				run = out_len - op;
 			if (run == 0)
 				break;
-			memcpy(out + op, in + ip, run);
+			if (in_len - ip >= 32 && out_len - op >= 32)
+				memcpy(out + op, in + ip, 32); /* a fixed size copies in two vector moves; the
+								  bytes past the run are written again later */
+			else
+				memcpy(out + op, in + ip, run);
 			op += run;
 			ip += run;
 			nflags -= (unsigned)run;
@@ -82,37 +126,9 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 			len = tok & 7;
 			dist = (size_t)(tok >> 3) + 1;
 			if (len == 7) {
-				if (half == 0) {
-					if (ip == in_len)
-						FAIL("length nibble runs past the input");
-					len = in[ip] & 15;
-					half = ip++;
-				} else {
-					len = in[half] >> 4;
-					half = 0;
-				}
-				if (len == 15) {
-					if (ip == in_len)
-						FAIL("length byte runs past the input");
-					len = in[ip++];
-					if (len == 255) {
-						if (in_len - ip < 2)
-							FAIL("16-bit length runs past the input");
-						len = etl_le16(in + ip);
-						ip += 2;
-						if (len == 0) {
-							if (in_len - ip < 4)
-								FAIL("32-bit length runs past the input");
-							len = etl_le32(in + ip);
-							ip += 4;
-						}
-						if (len < 15 + 7)
-							FAIL("extended match length is too small");
-						len -= 15 + 7;
-					}
-					len += 15;
-				}
-				len += 7;
+				const char *bad = long_length(in, in_len, &ip, &half, &len);
+				if (bad)
+					FAIL(bad);
 			}
 			len += 3;
 			if (dist > op)
@@ -120,8 +136,19 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 			if (len > out_len - op)
 				FAIL("match runs past the declared uncompressed size");
 			/* Overlapping copies are the point (runs); copy byte by byte
-			 * when they overlap, in blocks otherwise. */
-			if (dist >= len) {
+			 * when they overlap, in blocks otherwise.  With room left in the output, blocks may
+			 * write past the match (what follows overwrites it): fixed-size copies. */
+			if (dist >= 16 && out_len - op >= len + 16) {
+				size_t i;
+				for (i = 0; i < len; i += 16)
+					memcpy(out + op + i, out + op + i - dist, 16);
+				op += len;
+			} else if (dist >= 8 && out_len - op >= len + 8) {
+				size_t i;
+				for (i = 0; i < len; i += 8)
+					memcpy(out + op + i, out + op + i - dist, 8);
+				op += len;
+			} else if (dist >= len) {
 				memcpy(out + op, out + op - dist, len);
 				op += len;
 			} else if (dist >= 8) {

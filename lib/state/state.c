@@ -439,6 +439,7 @@ void etl__state_free(struct etl_state *st)
 		for (j = 0; j < p->nimages; j++)
 			etl__free(p->images[j].file_name);
 		etl__free(p->images);
+		etl__free(p->rc);
 		for (j = 0; j < p->nthreads; j++)
 			etl__free(p->threads[j].name);
 		etl__free(p->threads);
@@ -457,19 +458,47 @@ void etl__state_free(struct etl_state *st)
 
 /* ---- lookups and public accessors ---- */
 
+/* Address lookups repeat the same few pages (a stack's frames, a hot function's samples): a small
+ * cache of which image covers a 4 KiB page, valid while the process has that many images. */
+#define RESOLVE_SLOTS 64
+struct etl_resolve_cache {
+	struct {
+		uint64_t page;
+		size_t nimages; /* 0: empty */
+		size_t image;
+	} slot[RESOLVE_SLOTS];
+};
+
 const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uint64_t *offset)
 {
-	size_t i;
+	uint64_t page = addr >> 12, lo = page << 12, hi = lo + 4095;
+	size_t i, k = (size_t)((page * 0x9E3779B97F4A7C15ull) >> 58) & (RESOLVE_SLOTS - 1);
+	int whole = 1; /* no later image touches the page: the answer holds for all of it */
 
+	if (!p->rc)
+		((struct etl_process *)p)->rc = etl__calloc(1, sizeof(*p->rc)); /* NULL: no cache */
+	if (p->rc && p->rc->slot[k].nimages == p->nimages && p->nimages && p->rc->slot[k].page == page) {
+		const struct etl_image_rec *im = &p->images[p->rc->slot[k].image];
+		if (offset)
+			*offset = addr - im->base;
+		return im->file_name;
+	}
 	/* the latest load that covers addr: bases are reused after unloads */
 	for (i = p->nimages; i-- > 0;) {
 		const struct etl_image_rec *im = &p->images[i];
 
 		if (addr >= im->base && addr - im->base < im->size) {
+			if (p->rc && whole && lo >= im->base && hi - im->base < im->size) {
+				p->rc->slot[k].page = page;
+				p->rc->slot[k].nimages = p->nimages;
+				p->rc->slot[k].image = i;
+			}
 			if (offset)
 				*offset = addr - im->base;
 			return im->file_name;
 		}
+		if (im->base <= hi && (im->size == 0 || im->base + (im->size - 1) >= lo))
+			whole = 0;
 	}
 	return NULL;
 }

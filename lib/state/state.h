@@ -37,6 +37,7 @@ struct etl_process {
 	size_t nimages, cap_images;
 	struct etl_thread_name *threads; /* named threads, the latest name of each */
 	size_t nthreads, cap_threads;
+	struct etl_resolve_cache *rc;    /* address lookups (etl__process_resolve), made on first use */
 };
 
 struct etl_state_slot {

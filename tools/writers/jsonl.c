@@ -35,9 +35,6 @@ static void process_json(struct etl_reader *r, const struct etl_event *ev)
 /* Where the event is, when, and who logged it. */
 static void json_location(struct etl_reader *r, const struct etl_event *ev)
 {
-	char when[ETL_FILETIME_STRING_SIZE];
-
-	etl_filetime_format(etl_event_filetime(ev), when);
 	OUT_LIT("{\"type\":\"event\",\"file\":\"");
 	out_json_str(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
 	OUT_LIT("\",\"file_offset\":");
@@ -47,7 +44,7 @@ static void json_location(struct etl_reader *r, const struct etl_event *ev)
 	OUT_LIT(",\"buffer_offset\":");
 	out_u64(etl_event_buffer_offset(ev));
 	OUT_LIT(",\"time\":\"");
-	out_cstr(when);
+	out_filetime(etl_event_filetime(ev));
 	OUT_LIT("\",\"unix_ns\":");
 	out_i64(etl_event_unix_ns(ev));
 	OUT_LIT(",\"timestamp\":");
