@@ -478,7 +478,10 @@ const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uin
 	if (!p->rc)
 		((struct etl_process *)p)->rc = etl__calloc(1, sizeof(*p->rc)); /* NULL: no cache */
 	if (p->rc && p->rc->slot[k].nimages == p->nimages && p->nimages && p->rc->slot[k].page == page) {
-		const struct etl_image_rec *im = &p->images[p->rc->slot[k].image];
+		const struct etl_image_rec *im;
+		if (p->rc->slot[k].image == SIZE_MAX)
+			return NULL; /* no image touches the page */
+		im = &p->images[p->rc->slot[k].image];
 		if (offset)
 			*offset = addr - im->base;
 		return im->file_name;
@@ -499,6 +502,11 @@ const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uin
 		}
 		if (im->base <= hi && (im->size == 0 || im->base + (im->size - 1) >= lo))
 			whole = 0;
+	}
+	if (p->rc && whole && p->nimages) {
+		p->rc->slot[k].page = page;
+		p->rc->slot[k].nimages = p->nimages;
+		p->rc->slot[k].image = SIZE_MAX;
 	}
 	return NULL;
 }
