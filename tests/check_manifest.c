@@ -295,6 +295,137 @@ START_TEST(manifest_utf16_and_directory)
 }
 END_TEST
 
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq((int)fwrite(text, 1, strlen(text), f), (int)strlen(text));
+	fclose(f);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+/* The manifest with the provider renamed (same GUID). */
+static char *renamed_manifest(const char *name)
+{
+	char *text = malloc(sizeof(manifest) + 64), *at = strstr(manifest, "Test-Provider");
+
+	ck_assert_ptr_nonnull(at);
+	snprintf(text, sizeof(manifest) + 64, "%.*s%s%s", (int)(at - manifest), manifest, name, at + 13);
+	return text;
+}
+
+/* One event of provider g, id 1. */
+static uint8_t *one_event_trace(const struct etl_guid *g, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_event e;
+	uint8_t *out;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = *g;
+	e.ts = o.start_ts + 10;
+	e.id = 1;
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\x01\x00\x00\x00", 4), 0);
+	ck_assert_int_eq(etlw_finish(w, &out, len), 0);
+	etlw_free(w);
+	return out;
+}
+
+/* A folder's files are scanned for the providers they declare and parsed when a trace needs one:
+ * the last file in name order wins, a declaration inside a comment does not count, a broken file
+ * is reported by the events of its provider, and one nobody needs is never parsed. */
+START_TEST(manifest_folder_parsed_on_demand)
+{
+	static const char broken[] =
+		"<instrumentationManifest><instrumentation><events>"
+		"<provider name='Broken' guid='{99999999-0000-0000-0000-000000000001}'><events><event";
+	static const char unused[] =
+		"<instrumentationManifest><instrumentation><events>"
+		"<provider name='Unused' guid='{99999999-0000-0000-0000-000000000002}'><oops";
+	static const char commented[] =
+		"<instrumentationManifest><!-- <provider guid='{11223344-5566-7788-99AA-BBCCDDEEFF00}'/> -->"
+		"<instrumentation><events><provider name='Other' guid='{99999999-0000-0000-0000-000000000003}'/>"
+		"</events></instrumentation></instrumentationManifest>";
+	struct etl_guid bad = { 0x99999999, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 1 } };
+	char dir[] = "/tmp/check_manifest_XXXXXX";
+	char *old = renamed_manifest("Old-Provider");
+	size_t len, len2;
+	uint8_t *t = build_trace(&len), *t2 = one_event_trace(&bad, &len2);
+	struct etl_reader *r = etl_reader_new();
+	struct etl_manifests *m = etl_manifests_new();
+	const struct etl_event *ev;
+	const struct etl_decoded *d;
+	int k;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put_file(dir, "a.man", old);       /* the same provider, replaced by b.man */
+	put_file(dir, "b.man", manifest);
+	put_file(dir, "c.man", commented); /* mentions the provider only in a comment */
+	put_file(dir, "d.man", broken);
+	put_file(dir, "e.man", unused);
+	ck_assert_int_eq(etl_reader_add_manifest_path(r, dir), ETL_OK);
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0); /* nothing parsed yet */
+	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+	check_decoding(r);
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
+	etl_reader_free(r);
+
+	/* the broken file, when its provider is needed: the event says why; e.man is never read */
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_add_manifest_path(r, dir), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, t2, len2, "t2"), ETL_OK);
+	for (k = 0; etl_reader_next(r, &ev) == ETL_OK;) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_NONE);
+		ck_assert_ptr_nonnull(strstr(etl_decoded_reason(d), "manifest could not be read"));
+		ck_assert_ptr_nonnull(strstr(etl_decoded_reason(d), "d.man"));
+		k++;
+	}
+	ck_assert_int_eq(k, 1);
+	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 1);
+	etl_reader_free(r);
+
+	/* a shared set: scanned once, parsed by each reader that needs it */
+	ck_assert_int_eq(etl_manifests_add_path(m, dir), ETL_OK);
+	ck_assert_uint_eq(etl_manifests_warnings(m), 0);
+	for (k = 0; k < 2; k++) {
+		r = etl_reader_new();
+		ck_assert_int_eq(etl_reader_use_manifests(r, m), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+		check_decoding(r);
+		etl_reader_free(r);
+	}
+	etl_manifests_free(m);
+	remove_file(dir, "a.man");
+	remove_file(dir, "b.man");
+	remove_file(dir, "c.man");
+	remove_file(dir, "d.man");
+	remove_file(dir, "e.man");
+	rmdir(dir);
+	free(old);
+	free(t);
+	free(t2);
+}
+END_TEST
+
 START_TEST(malformed_manifests)
 {
 	static const struct {
@@ -613,6 +744,7 @@ int main(int argc, char **argv)
 		corpus_dir = argv[1];
 	tcase_add_test(t, manifest_every_feature);
 	tcase_add_test(t, manifest_utf16_and_directory);
+	tcase_add_test(t, manifest_folder_parsed_on_demand);
 	tcase_add_test(t, manifest_set_shared_by_readers);
 	tcase_add_test(t, malformed_manifests);
 	tcase_add_test(t, hostile_manifest_entities_are_not_read);

@@ -19,31 +19,6 @@
  * of its own rather than vsnprintf: it knows %s, %u, %04x and %% (the
  * attribute lets the compiler check the arguments), and cuts at 511 bytes.
  */
-/* The manifests given to the reader: its own (etl_reader_add_manifest_*), then the shared set
- * (etl_reader_use_manifests). */
-static const struct etl_mevent *man_find(const struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
-					  uint8_t version)
-{
-	const struct etl_mevent *m = etl__mdb_find(st->manifests, g, id, version);
-
-	return m ? m : etl__mdb_find(st->shared, g, id, version);
-}
-
-static const struct etl_mevent *man_find_any(const struct etl_decode_state *st, const struct etl_guid *g,
-					      uint16_t id, uint8_t version)
-{
-	const struct etl_mevent *m = etl__mdb_find_any_version(st->manifests, g, id, version);
-
-	return m ? m : etl__mdb_find_any_version(st->shared, g, id, version);
-}
-
-static const char *man_provider_name(const struct etl_decode_state *st, const struct etl_guid *g)
-{
-	const char *n = etl__mdb_provider_name_by_guid(st->manifests, g);
-
-	return n ? n : etl__mdb_provider_name_by_guid(st->shared, g);
-}
-
 static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...) ETL_PRINTF(2, 3);
 static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...)
 {
@@ -169,9 +144,9 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, s
 	{
 		/* the layout is the trace's own; names come from a loaded manifest when it knows the
 		 * event (they are what PerfView shows) */
-		const struct etl_mevent *m = man_find(st, &ev->provider, ev->id, ev->version);
+		const struct etl_mevent *m = etl__man_find(st, &ev->provider, ev->id, ev->version);
 		if (!m)
-			m = man_find_any(st, &ev->provider, ev->id, ev->version);
+			m = etl__man_find_any(st, &ev->provider, ev->id, ev->version);
 		if (m) {
 			const char *keep = out->message_template;
 			take_manifest_names(out, m);
@@ -191,6 +166,7 @@ void etl__decode_state_free(struct etl_decode_state *st)
 {
 	etl__meta_free(st);
 	etl__mdb_free(st->manifests);
+	etl__man_free(st);
 	if (st->kernel) {
 		etl__kernel_cache_free(st->kernel);
 		etl__free(st->kernel);
@@ -345,7 +321,7 @@ static int decode_manifest_data(struct etl_decode_state *st, const struct etl_ev
 	char g[ETL_GUID_STRING_SIZE];
 
 	if (!pn)
-		pn = man_provider_name(st, &ev->provider);
+		pn = etl__man_provider_name(st, &ev->provider);
 	if (!pn) {
 		etl_guid_format(&ev->provider, g);
 		pn = arena_printf(out, "{%s}", g);
@@ -445,13 +421,13 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		   /* an empty description of a non-empty payload is no layout: a manifest may do better */
 		   !(e->tei.schema.ntop == 0 && ev->payload_len > 0 &&
 		     (etl__mdb_find(st->eventsource, &ev->provider, ev->id, ev->version) ||
-		      man_find(st, &ev->provider, ev->id, ev->version)))) {
+		      etl__man_find(st, &ev->provider, ev->id, ev->version)))) {
 		rc = decode_tei(st, ev, e, d);
 	} else if (ev->kind == ETL_HEADER_EVENT &&
 		   (m = etl__mdb_find(st->eventsource, &ev->provider, ev->id, ev->version)) != NULL) {
 		rc = decode_manifest(st, ev, m, ETL_DECODER_EVENTSOURCE, d);
 	} else if (ev->kind == ETL_HEADER_EVENT &&
-		   (m = man_find(st, &ev->provider, ev->id, ev->version)) != NULL) {
+		   (m = etl__man_find(st, &ev->provider, ev->id, ev->version)) != NULL) {
 		rc = decode_manifest(st, ev, m, ETL_DECODER_MANIFEST, d);
 	} else if (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE && ev->opcode == 0xFE) {
 		rc = decode_manifest_data(st, ev, d);
@@ -460,20 +436,22 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	} else {
 		name_undecoded(out, ev);
 		out->trailing = ev->payload_len;
-		if (ev->kind == ETL_HEADER_EVENT && !man_find_any(st, &ev->provider, ev->id,
+		if (ev->kind == ETL_HEADER_EVENT && !etl__man_find_any(st, &ev->provider, ev->id,
 									      ev->version)) {
 			/* a provider known by name, an event it does not describe */
 			const char *pn = etl__mdb_provider_name_by_guid(st->eventsource, &ev->provider);
 			if (!pn)
-				pn = man_provider_name(st, &ev->provider);
+				pn = etl__man_provider_name(st, &ev->provider);
 			if (pn) {
 				out->provider_name = pn;
 				out->name = arena_printf(out, "%s/EventID(%u)", pn, ev->id);
 				out->reason = arena_printf(out, "the manifest of %s has no event %u", pn, ev->id);
+			} else if ((pn = etl__man_failure(st, &ev->provider)) != NULL) {
+				out->reason = arena_printf(out, "the provider's manifest could not be read: %s", pn);
 			}
 		}
 		if (ev->kind == ETL_HEADER_EVENT &&
-		    (m = man_find_any(st, &ev->provider, ev->id, ev->version)) != NULL) {
+		    (m = etl__man_find_any(st, &ev->provider, ev->id, ev->version)) != NULL) {
 			take_manifest_names(out, m);
 			out->message_template = NULL;
 			name_manifest_event(out, ev);

@@ -25,6 +25,9 @@ struct etl_decode_state {
 	struct etl_manifest_db *manifests;   /* loaded by the caller */
 	const struct etl_manifest_db *shared; /* a set shared with other readers (not owned), or NULL */
 	struct etl_manifest_db *eventsource; /* manifests logged inside the traces */
+	struct etl_manifest_db *lazy;        /* files of manifest folders, parsed on first use */
+	struct etl_htab lazy_tried;          /* which of those files were parsed, and why one failed */
+	unsigned lazy_warnings;              /* problems found in them */
 	struct es_chunks *es;                /* EventSource manifests being collected */
 	size_t es_count, es_cap;
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
@@ -42,6 +45,17 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 /* The kernel group of a kernel record (by HookId) or of a MOF-class record (by class GUID), or -1. */
 int etl__decode_kernel_group(const struct etl_event *ev);
 void etl__decode_state_free(struct etl_decode_state *st);
+
+/* An event's description in the manifests given to the reader (its own, the shared set, then the
+ * files of manifest folders, parsed on first use: mlookup.c); at the version, or the nearest. */
+const struct etl_mevent *etl__man_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+				       uint8_t version);
+const struct etl_mevent *etl__man_find_any(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					   uint8_t version);
+const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl_guid *g);
+/* Why the manifest file that declares provider g could not be parsed, or NULL. */
+const char *etl__man_failure(const struct etl_decode_state *st, const struct etl_guid *g);
+void etl__man_free(struct etl_decode_state *st);
 /* Loads a manifest file/directory (path) or document (xml). */
 int etl__decode_add_manifest(struct etl_decode_state *st, const char *path, const void *xml, size_t size,
 			     const char *name, unsigned *warnings, struct etl_diag *d);

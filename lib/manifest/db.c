@@ -13,7 +13,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +23,14 @@
 
 struct etl_manifest_db *etl__mdb_new(void)
 {
-	return etl__calloc(1, sizeof(struct etl_manifest_db));
+	struct etl_manifest_db *db = etl__calloc(1, sizeof(struct etl_manifest_db));
+
+	if (db) {
+		etl__htab_init(&db->index, sizeof(const struct etl_mevent *));
+		etl__htab_init(&db->by_guid, sizeof(size_t));
+		etl__htab_init(&db->pending, sizeof(struct etl_mdb_pending));
+	}
+	return db;
 }
 
 void etl__mdb_free(struct etl_manifest_db *db)
@@ -37,6 +43,11 @@ void etl__mdb_free(struct etl_manifest_db *db)
 		etl__mx_provider_free(db->providers[i]);
 	etl__free(db->providers);
 	etl__htab_free(&db->index);
+	etl__htab_free(&db->by_guid);
+	etl__htab_free(&db->pending);
+	for (i = 0; i < db->ndocs; i++)
+		etl__free(db->docs[i]);
+	etl__free(db->docs);
 	etl__free(db);
 }
 
@@ -60,28 +71,39 @@ static int ev_eq(const void *entry, const void *key)
 	return e->id == k->id && e->version == k->version && etl_guid_equal(&e->provider->guid, k->g);
 }
 
+/* Indexes p's events; a later duplicate replaces the earlier one. */
+static int index_provider(struct etl_htab *ix, const struct etl_mprovider *p)
+{
+	size_t k;
+
+	for (k = 0; k < p->nevents; k++) {
+		const struct etl_mevent *e = &p->events[k];
+		struct ev_key key = { &p->guid, e->id, e->version };
+		uint64_t h = ev_hash(&p->guid, e->id, e->version);
+		const struct etl_mevent **slot = etl__htab_find(ix, h, ev_eq, &key);
+		if (!slot && !(slot = etl__htab_insert(ix, h)))
+			return ETL_E_NOMEM;
+		*slot = e;
+	}
+	return ETL_OK;
+}
+
+/* The whole index again, after a provider was replaced (its old events must go). */
 static int rebuild_index(struct etl_manifest_db *db)
 {
 	struct etl_htab ix;
-	size_t i, k;
+	size_t i;
 
 	etl__htab_init(&ix, sizeof(const struct etl_mevent *));
 	for (i = 0; i < db->nproviders; i++) {
-		const struct etl_mprovider *p = db->providers[i];
-		for (k = 0; k < p->nevents; k++) {
-			const struct etl_mevent *e = &p->events[k];
-			struct ev_key key = { &p->guid, e->id, e->version };
-			uint64_t h = ev_hash(&p->guid, e->id, e->version);
-			const struct etl_mevent **slot = etl__htab_find(&ix, h, ev_eq, &key);
-			if (!slot && !(slot = etl__htab_insert(&ix, h))) {
-				etl__htab_free(&ix);
-				return ETL_E_NOMEM;
-			}
-			*slot = e; /* a later duplicate replaces the earlier one */
+		if (index_provider(&ix, db->providers[i]) != ETL_OK) {
+			etl__htab_free(&ix);
+			return ETL_E_NOMEM;
 		}
 	}
 	etl__htab_free(&db->index);
 	db->index = ix;
+	db->stale = 0;
 	return ETL_OK;
 }
 
@@ -97,27 +119,41 @@ const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const s
 	return e ? *e : NULL;
 }
 
-const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
-						   const struct etl_guid *g, uint16_t id, uint8_t version)
+static int by_guid_eq(const void *entry, const void *key)
 {
-	const struct etl_mevent *best = NULL;
-	size_t i, k;
+	const struct etl_manifest_db *db = ((const void *const *)key)[0];
+	const struct etl_guid *g = ((const void *const *)key)[1];
+
+	return etl_guid_equal(&db->providers[*(const size_t *)entry]->guid, g);
+}
+
+/* The provider of that GUID, or NULL. */
+static const struct etl_mprovider *provider_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
+{
+	const void *key[2] = { db, g };
+	const size_t *k;
 
 	if (!db)
 		return NULL;
-	for (i = 0; i < db->nproviders; i++) {
-		const struct etl_mprovider *p = db->providers[i];
-		if (!etl_guid_equal(&p->guid, g))
+	k = etl__htab_find(&db->by_guid, etl__mdb_guid_hash(g), by_guid_eq, key);
+	return k ? db->providers[*k] : NULL;
+}
+
+const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+						   const struct etl_guid *g, uint16_t id, uint8_t version)
+{
+	const struct etl_mprovider *p = provider_by_guid(db, g);
+	const struct etl_mevent *best = NULL;
+	size_t k;
+
+	/* the highest version not above the one asked for, else the lowest above it */
+	for (k = 0; p && k < p->nevents; k++) {
+		const struct etl_mevent *e = &p->events[k];
+		if (e->id != id)
 			continue;
-		/* the highest version not above the one asked for, else the lowest above it */
-		for (k = 0; k < p->nevents; k++) {
-			const struct etl_mevent *e = &p->events[k];
-			if (e->id != id)
-				continue;
-			if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
-			    (e->version > version && best->version > version && e->version < best->version))
-				best = e;
-		}
+		if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
+		    (e->version > version && best->version > version && e->version < best->version))
+			best = e;
 	}
 	return best;
 }
@@ -178,25 +214,31 @@ static void find_providers(const struct mnode *n, const struct mnode **out, size
 /* Adds p, replacing a provider of the same GUID loaded before; p is taken either way. */
 static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p)
 {
-	size_t k;
+	const void *key[2] = { db, &p->guid };
+	uint64_t h = etl__mdb_guid_hash(&p->guid);
+	size_t *k = etl__htab_find(&db->by_guid, h, by_guid_eq, key);
 
-	for (k = 0; k < db->nproviders; k++) {
-		if (etl_guid_equal(&db->providers[k]->guid, &p->guid)) {
-			etl__mx_provider_free(db->providers[k]);
-			db->providers[k] = p;
-			return ETL_OK;
-		}
+	if (k) {
+		etl__mx_provider_free(db->providers[*k]);
+		db->providers[*k] = p;
+		db->stale = 1; /* the index still points at the old one's events */
+		return ETL_OK;
 	}
-	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0) {
+	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0 ||
+	    !(k = etl__htab_insert(&db->by_guid, h))) {
 		etl__mx_provider_free(p);
 		return ETL_E_NOMEM;
 	}
+	*k = db->nproviders;
 	db->providers[db->nproviders++] = p;
+	if (!db->stale && index_provider(&db->index, p) != ETL_OK)
+		db->stale = 1; /* rebuilt (or reported) after the document */
 	return ETL_OK;
 }
 
 /* The providers of a document's tree into db. */
-static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struct load_ctx *x)
+static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struct load_ctx *x,
+		     int (*accept)(const struct etl_guid *g, void *ctx), void *ctx)
 {
 	const struct mnode *provs[256];
 	struct strtab st;
@@ -210,6 +252,12 @@ static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struc
 	for (i = 0; i < nprov && rc == ETL_OK; i++) {
 		struct etl_mprovider *p;
 
+		if (accept) {
+			const char *gs = etl__mx_attr(provs[i], "guid");
+			struct etl_guid g;
+			if (!gs || etl_guid_parse(gs, &g) != ETL_OK || !accept(&g, ctx))
+				continue;
+		}
 		x->d->code = ETL_OK;
 		p = etl__mx_provider(provs[i], &st, x, tree->doc);
 		if (!p) {
@@ -226,6 +274,13 @@ static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struc
 
 int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			 unsigned *warnings, struct etl_diag *d)
+{
+	return etl__mdb_load_filtered(db, xml, len, name, NULL, NULL, warnings, d);
+}
+
+int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,
+			   struct etl_diag *d)
 {
 	struct mtree tree;
 	struct load_ctx x;
@@ -251,10 +306,13 @@ int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t 
 		etl__mtree_free(&tree);
 		return ETL_E_FORMAT;
 	}
-	st = load_tree(db, &tree, &x);
+	st = load_tree(db, &tree, &x, accept, ctx);
 	etl__mtree_free(&tree); /* the providers keep the text they use */
-	if (st == ETL_OK)
-		st = rebuild_index(db);
+	if (db->stale) {
+		int ri = rebuild_index(db);
+		if (st == ETL_OK)
+			st = ri;
+	}
 	if (st == ETL_E_NOMEM)
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 	if (warnings)
@@ -262,13 +320,14 @@ int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t 
 	return st;
 }
 
-static int load_file(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+int etl__mdb_read_file(const char *path, uint8_t **out, size_t *len, struct etl_diag *d)
 {
 	FILE *f = fopen(path, "rb");
 	uint8_t *buf;
 	long n;
-	int st;
 
+	*out = NULL;
+	*len = 0;
 	if (!f) {
 		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: cannot open: %s", path, strerror(errno));
 		return ETL_E_IO;
@@ -292,62 +351,29 @@ static int load_file(struct etl_manifest_db *db, const char *path, unsigned *war
 		return buf ? ETL_E_IO : ETL_E_NOMEM;
 	}
 	fclose(f);
-	st = etl__mdb_load_memory(db, buf, (size_t)n, path, warnings, d);
-	etl__free(buf);
-	return st;
-}
-
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && strcmp(s + a - b, suf) == 0;
+	*out = buf;
+	*len = (size_t)n;
+	return ETL_OK;
 }
 
 int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
 {
 	struct stat sb;
-	DIR *dir;
-	struct dirent *e;
-	struct etl_diag one, first;
-	int st = ETL_OK, bad = 0;
+	uint8_t *buf;
+	size_t len;
+	int st;
 
 	if (stat(path, &sb) != 0) {
 		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: %s", path, strerror(errno));
 		return ETL_E_IO;
 	}
-	if (!S_ISDIR(sb.st_mode))
-		return load_file(db, path, warnings, d);
-	dir = opendir(path);
-	if (!dir) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest directory %s: %s", path, strerror(errno));
-		return ETL_E_IO;
-	}
-	while ((e = readdir(dir)) != NULL) {
-		char full[4096];
-		int s;
-		if (!has_suffix(e->d_name, ".man") && !has_suffix(e->d_name, ".xml") &&
-		    !has_suffix(e->d_name, ".manifest"))
-			continue;
-		snprintf(full, sizeof(full), "%s/%s", path, e->d_name);
-		one.code = ETL_OK;
-		s = load_file(db, full, warnings, &one);
-		if (s == ETL_E_NOMEM) {
-			*d = one;
-			st = s;
-			break;
-		}
-		if (s != ETL_OK) {
-			if (warnings)
-				(*warnings)++; /* a bad file in a directory costs itself */
-			if (!bad++)
-				first = one; /* the first one is the one described */
-		} else if (one.code != ETL_OK && !bad++) {
-			first = one; /* a file that loaded with problems */
-		}
-	}
-	closedir(dir);
-	if (bad && st == ETL_OK)
-		*d = first;
+	if (S_ISDIR(sb.st_mode))
+		return etl__mdb_index_folder(db, path, warnings, d);
+	st = etl__mdb_read_file(path, &buf, &len, d);
+	if (st != ETL_OK)
+		return st;
+	st = etl__mdb_load_memory(db, buf, len, path, warnings, d);
+	etl__free(buf);
 	return st;
 }
 
@@ -365,10 +391,7 @@ const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, siz
 
 const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
 {
-	size_t i;
+	const struct etl_mprovider *p = provider_by_guid(db, g);
 
-	for (i = 0; db && i < db->nproviders; i++)
-		if (etl_guid_equal(&db->providers[i]->guid, g))
-			return db->providers[i]->name;
-	return NULL;
+	return p ? p->name : NULL;
 }

@@ -40,9 +40,21 @@ void etl__mdb_free(struct etl_manifest_db *db);
  */
 int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			 unsigned *warnings, struct etl_diag *d);
-/* A file, or every *.man / *.xml / *.manifest file of a directory. */
+/* A file, or every *.man / *.xml / *.manifest file of a directory (in name order; a file is
+ * parsed when one of its providers is first needed: see etl__mdb_pending_doc). */
 int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings,
 		       struct etl_diag *d);
+/* The file of a directory, not parsed yet, that declares provider g (the last one in name
+ * order), or -1; its path. */
+long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g);
+const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc);
+/* Declares in db, as declared by file doc, the providers a manifest's text names in its
+ * <provider guid=...> tags (a text scan, not a parse); how many in *found.  For folders and
+ * fuzzing. */
+int etl__mdb_scan(struct etl_manifest_db *db, const uint8_t *text, size_t len, long doc, unsigned *found);
+/* Parses file doc of `from` into `into`, with the providers it is the declaring file of. */
+int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
+			  unsigned *warnings, struct etl_diag *d);
 
 const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
 				       uint16_t id, uint8_t version);

@@ -36,7 +36,29 @@ struct etl_manifest_db {
 	struct etl_mprovider **providers;
 	size_t nproviders, cap;
 	struct etl_htab index;     /* of const struct etl_mevent *, by (guid, id, version) */
+	int stale;                 /* a provider was replaced: the index is rebuilt after the document */
+	struct etl_htab by_guid;   /* of size_t, the provider's place in providers, by GUID */
+	/* a folder's files, parsed when a provider they declare is first asked for (lazy.c) */
+	char **docs;               /* their paths */
+	size_t ndocs, cap_docs;
+	struct etl_htab pending;   /* GUID -> the last of docs to declare it */
 };
+
+/* An entry of etl_manifest_db.pending. */
+struct etl_mdb_pending {
+	struct etl_guid guid;
+	long doc; /* index in docs */
+};
+
+uint64_t etl__mdb_guid_hash(const struct etl_guid *g);
+/* A whole manifest file into memory (at most MAX_MANIFEST_BYTES). */
+int etl__mdb_read_file(const char *path, uint8_t **buf, size_t *len, struct etl_diag *d);
+/* etl__mdb_load_memory, keeping only the providers accept() takes (all when accept is NULL). */
+int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,
+			   struct etl_diag *d);
+/* Every manifest file of a folder: scanned for the providers it declares, parsed later (lazy.c). */
+int etl__mdb_index_folder(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d);
 
 /* A name with its value, from a provider's tasks, opcodes, levels, keywords or channels. */
 struct named_value {

@@ -262,7 +262,7 @@ int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t
 
 unsigned etl_reader_manifest_warnings(const struct etl_reader *r)
 {
-	return r ? r->manifest_warnings : 0;
+	return r ? r->manifest_warnings + r->dec.lazy_warnings : 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,8 @@
 /*
  * fuzz_manifest - the manifest loader: the first two bytes give the XML
  * length, the XML follows, and the rest is decoded as the payload of every
- * event the manifest defines.
+ * event the manifest defines.  The same XML goes through the scan that finds
+ * the providers of a folder's files without parsing them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	db = etl__mdb_new();
 	if (!db)
 		return 0;
+	{
+		unsigned found = 0;
+		(void)etl__mdb_scan(db, data + 2, xlen, 0, &found);
+	}
 	if (etl__mdb_load_memory(db, data + 2, xlen, "fuzz", &warnings, &d) == ETL_OK) {
 		const struct etl_mevent *e;
 		for (i = 0; i < 64 && (e = etl__mdb_event_at(db, i)) != NULL; i++) {

@@ -1,0 +1,145 @@
+/*
+ * mlookup.c - the manifests a decoder may take an event's description
+ * from: the reader's own, then a set it shares with other readers, then the
+ * files of manifest folders, which are parsed when one of the providers they
+ * declare is first asked for (manifest/lazy.c scanned them).
+ *
+ * The files parsed on demand go into a database of the reader's own, so a
+ * shared set never changes and needs no lock.  A file that cannot be parsed
+ * is tried once; its events stay undecoded and say why.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "decode/decode.h"
+
+struct lazy_try {
+	const struct etl_manifest_db *src;
+	long doc;
+	int failed;
+	char why[200];
+};
+
+static uint64_t try_hash(const struct etl_manifest_db *src, long doc)
+{
+	return etl__hash_mix((uint64_t)(uintptr_t)src ^ (uint64_t)doc * 0x9E3779B97F4A7C15ull);
+}
+
+static int try_eq(const void *entry, const void *key)
+{
+	const struct lazy_try *t = entry, *k = key;
+
+	return t->src == k->src && t->doc == k->doc;
+}
+
+static struct lazy_try *tried(const struct etl_decode_state *st, const struct etl_manifest_db *src, long doc)
+{
+	struct lazy_try key;
+
+	key.src = src;
+	key.doc = doc;
+	return etl__htab_find(&st->lazy_tried, try_hash(src, doc), try_eq, &key);
+}
+
+/* Parses file doc of src into the reader's database, once. */
+static void load_once(struct etl_decode_state *st, const struct etl_manifest_db *src, long doc)
+{
+	struct lazy_try *t;
+	struct etl_diag d;
+
+	if (tried(st, src, doc))
+		return;
+	if (!st->lazy_tried.size)
+		etl__htab_init(&st->lazy_tried, sizeof(struct lazy_try));
+	t = etl__htab_insert(&st->lazy_tried, try_hash(src, doc));
+	if (!t)
+		return; /* out of memory: the events stay undecoded */
+	t->src = src;
+	t->doc = doc;
+	if (!st->lazy && !(st->lazy = etl__mdb_new())) {
+		t->failed = 1;
+		strcpy(t->why, "out of memory");
+		return;
+	}
+	d.code = ETL_OK;
+	if (etl__mdb_load_pending(st->lazy, src, doc, &st->lazy_warnings, &d) != ETL_OK) {
+		t->failed = 1;
+		st->lazy_warnings++; /* a file that cannot be read costs itself, as when a folder is parsed whole */
+		etl_text_escape(d.msg, t->why, sizeof(t->why));
+	}
+}
+
+/* The folder files that declare provider g, parsed if they were not yet: the shared set's first,
+ * so that the reader's own, parsed after, replaces it. */
+static void load_declaring(struct etl_decode_state *st, const struct etl_guid *g)
+{
+	long doc;
+
+	if ((doc = etl__mdb_pending_doc(st->shared, g)) >= 0)
+		load_once(st, st->shared, doc);
+	if ((doc = etl__mdb_pending_doc(st->manifests, g)) >= 0)
+		load_once(st, st->manifests, doc);
+}
+
+const struct etl_mevent *etl__man_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+				       uint8_t version)
+{
+	const struct etl_mevent *m = etl__mdb_find(st->manifests, g, id, version);
+
+	if (!m)
+		m = etl__mdb_find(st->shared, g, id, version);
+	if (!m) {
+		load_declaring(st, g);
+		m = etl__mdb_find(st->lazy, g, id, version);
+	}
+	return m;
+}
+
+const struct etl_mevent *etl__man_find_any(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					   uint8_t version)
+{
+	const struct etl_mevent *m = etl__mdb_find_any_version(st->manifests, g, id, version);
+
+	if (!m)
+		m = etl__mdb_find_any_version(st->shared, g, id, version);
+	if (!m) {
+		load_declaring(st, g);
+		m = etl__mdb_find_any_version(st->lazy, g, id, version);
+	}
+	return m;
+}
+
+const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl_guid *g)
+{
+	const char *n = etl__mdb_provider_name_by_guid(st->manifests, g);
+
+	if (!n)
+		n = etl__mdb_provider_name_by_guid(st->shared, g);
+	if (!n) {
+		load_declaring(st, g);
+		n = etl__mdb_provider_name_by_guid(st->lazy, g);
+	}
+	return n;
+}
+
+const char *etl__man_failure(const struct etl_decode_state *st, const struct etl_guid *g)
+{
+	const struct etl_manifest_db *src[2] = { st->manifests, st->shared };
+	unsigned i;
+
+	for (i = 0; i < 2; i++) {
+		long doc = etl__mdb_pending_doc(src[i], g);
+		const struct lazy_try *t = doc >= 0 ? tried(st, src[i], doc) : NULL;
+		if (t && t->failed)
+			return t->why;
+	}
+	return NULL;
+}
+
+void etl__man_free(struct etl_decode_state *st)
+{
+	etl__mdb_free(st->lazy);
+	st->lazy = NULL;
+	etl__htab_free(&st->lazy_tried);
+}
