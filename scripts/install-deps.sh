@@ -1,11 +1,41 @@
 #!/bin/sh
 # Installs what libetl needs to build and test on Debian/Ubuntu.
+#
+# Nothing is fetched when every package is already installed.  Otherwise the
+# package lists are refreshed (retried: a mirror in the middle of a sync
+# answers with index files of the wrong size for a minute or two), and a
+# refresh that still fails is not fatal as long as the install succeeds with
+# the lists already on the machine.
 set -eu
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
-	build-essential meson ninja-build pkg-config python3 \
-	libxml2-dev zlib1g-dev check libxml2-utils clang llvm libclang-rt-14-dev valgrind \
-	python3-dev python3-numpy python3-pandas python3-dask python3-distributed >/dev/null
+PKGS="build-essential meson ninja-build pkg-config python3
+	libxml2-dev zlib1g-dev check libxml2-utils clang llvm libclang-rt-14-dev valgrind
+	python3-dev python3-numpy python3-pandas python3-dask python3-distributed"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	*" installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all build dependencies are installed" >&2
+	exit 0
+fi
+echo "install-deps: installing$missing" >&2
+
+updated=no
+for attempt in 1 2 3 4 5; do
+	if $SUDO apt-get update -qq; then updated=yes; break; fi
+	echo "install-deps: apt-get update failed (attempt $attempt), retrying" >&2
+	sleep $((attempt * 10))
+done
+if [ "$updated" = no ]; then
+	echo "install-deps: package lists could not all be refreshed; trying with the ones on the machine" >&2
+fi
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

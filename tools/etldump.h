@@ -34,6 +34,7 @@ struct options {
 	int info;
 	int quiet;
 	int raw;             /* do not decode payloads */
+	int all_payloads;    /* --payload: payload hex for decoded events too */
 	int no_maps;         /* mapped values as numbers */
 	int derive;          /* derived fields (ETL_OPTION_DERIVE) */
 	int time_mode;       /* --time: enum time_mode (render.h) */

@@ -16,7 +16,7 @@
 
 /* long options without a short form */
 enum {
-	OPT_ORDER = 256, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_ORDER = 256, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
@@ -73,6 +73,8 @@ static void usage(FILE *f)
 		"                        relative (ms since the trace start) or raw (the record's time stamp)\n"
 		"      --derive          add derived fields to kernel events (elapsed times, file names\n"
 		"                        through file keys, build times, drive-letter paths), marked derived\n"
+		"      --payload         show every event's payload in hex (default: only where it is not\n"
+		"                        decoded whole: undecoded, partly decoded, bytes left over)\n"
 		"      --payload-bytes=N show at most N payload bytes in text output (default 64; 0 = none, -1 = all)\n"
 		"  -q, --quiet           do not print damage diagnostics (the exit status still tells)\n"
 		"  -h, --help            show this help and exit\n"
@@ -232,6 +234,7 @@ static int take_option(struct options *o, int c, const char *v)
 	case OPT_PAYLOAD_BYTES: return set_payload_bytes(o, v);
 	case 'q': o->quiet = 1; return -1;
 	case OPT_RAW: o->raw = 1; return -1;
+	case OPT_PAYLOAD: o->all_payloads = 1; return -1;
 	case OPT_NO_MAPS: o->no_maps = 1; return -1;
 	case OPT_DERIVE: o->derive = 1; return -1;
 	case OPT_TIME: return set_time_mode(o, v);
@@ -272,6 +275,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "payload-bytes", required_argument, NULL, OPT_PAYLOAD_BYTES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "payload", no_argument, NULL, OPT_PAYLOAD },
 		{ "no-maps", no_argument, NULL, OPT_NO_MAPS },
 		{ "derive", no_argument, NULL, OPT_DERIVE },
 		{ "time", required_argument, NULL, OPT_TIME },

@@ -311,3 +311,9 @@ void out_json_kv_str(const char *k, const char *v, int comma)
 	out_char('"');
 }
 
+
+int render_payload_wanted(const struct options *o, const struct etl_decoded *d)
+{
+	return o->all_payloads || !d || etl_decoded_source(d) == ETL_DECODER_NONE || etl_decoded_error(d) ||
+	       etl_decoded_trailing_bytes(d) > 0;
+}

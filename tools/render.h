@@ -42,6 +42,9 @@ int is_json_number(const char *t);
 void out_stack(struct etl_reader *r, const struct etl_event *ev, int json);
 /* ,"key":"xxxxxxxx-..." when g is not NULL. */
 void out_guid_field(const char *key, const struct etl_guid *g);
+/* Whether an event's payload is written in hex: always with --payload, else only when its fields
+ * do not say all of it (not decoded, decoded in part, or with bytes left over). */
+int render_payload_wanted(const struct options *o, const struct etl_decoded *d);
 /* ,"key":"value" (no comma before the first when comma is 0). */
 void out_json_kv_str(const char *k, const char *v, int comma);
 

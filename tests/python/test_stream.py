@@ -56,7 +56,7 @@ def same_value(j, v, where):
 
 
 def etldump_events(path):
-    p = subprocess.run([ETLDUMP, "--format=jsonl", "--quiet", path], capture_output=True, text=True,
+    p = subprocess.run([ETLDUMP, "--format=jsonl", "--payload", "--quiet", path], capture_output=True, text=True,
                        env=dict(os.environ, ETLDUMP_MANIFEST_PATH=""))
     assert p.returncode in (0, 1), p.stderr
     return [json.loads(line) for line in p.stdout.splitlines() if line]

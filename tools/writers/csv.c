@@ -200,7 +200,8 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 		free(ft);
 		out_char(',');
 	}
-	out_hex(payload, len);
+	if (render_payload_wanted(o, d))
+		out_hex(payload, len);
 	out_char(',');
 	if (d && etl_decoded_reason(d))
 		csv_field(etl_decoded_reason(d));

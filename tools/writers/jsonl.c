@@ -1,7 +1,8 @@
 /*
  * jsonl.c - the JSON Lines writer: one object per event with its header
- * fields, its decoded fields (or why it was not decoded), its stack and its
- * payload in hex; the schema is in docs/OUTPUT.md.
+ * fields, its decoded fields (or why it was not decoded), its stack and, where
+ * the fields do not say all of it (or with --payload), its payload in hex; the
+ * schema is in docs/OUTPUT.md.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -249,7 +250,6 @@ static void jsonl_event(struct etl_reader *r, const struct options *o, const str
 	const uint8_t *payload;
 	size_t len;
 
-	(void)o;
 	etl_event_payload(ev, &payload, &len);
 	json_location(r, ev);
 	json_descriptor(ev);
@@ -262,9 +262,12 @@ static void jsonl_event(struct etl_reader *r, const struct options *o, const str
 	out_u64(etl_event_record_size(ev));
 	OUT_LIT(",\"payload_size\":");
 	out_u64(len);
-	OUT_LIT(",\"payload\":\"");
-	out_hex(payload, len);
-	OUT_LIT("\"}\n");
+	if (render_payload_wanted(o, d)) {
+		OUT_LIT(",\"payload\":\"");
+		out_hex(payload, len);
+		out_char('"');
+	}
+	OUT_LIT("}\n");
 }
 
 const struct writer writer_jsonl = {

@@ -13,6 +13,20 @@
 #include "summary.h"
 #include "writers/writer.h"
 
+/* " len=N payload=HEX", cut at --payload-bytes */
+static void text_payload(const struct options *o, const uint8_t *payload, size_t len)
+{
+	size_t shown = len < o->max_payload ? len : o->max_payload;
+
+	out_printf(" len=%zu", len);
+	if (shown) {
+		out_cstr(" payload=");
+		out_hex(payload, shown);
+		if (shown < len)
+			out_cstr("...");
+	}
+}
+
 static void text_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		       const struct etl_decoded *d)
 {
@@ -20,7 +34,7 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 
 	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
-	size_t len, shown, i;
+	size_t len, i;
 	enum etl_header_kind k = etl_event_header_kind(ev);
 
 	render_time(r, ev, when);
@@ -58,6 +72,8 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 			out_cstr(" decode_error=");
 			out_text_value(etl_decoded_error(d));
 		}
+		if (o->all_payloads)
+			text_payload(o, payload, len);
 		out_stack(r, ev, 0);
 		out_char('\n');
 		return;
@@ -73,14 +89,7 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 		out_printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
 		       etl_event_level(ev));
 	}
-	out_printf(" len=%zu", len);
-	shown = len < o->max_payload ? len : o->max_payload;
-	if (shown) {
-		out_cstr(" payload=");
-		out_hex(payload, shown);
-		if (shown < len)
-			out_cstr("...");
-	}
+	text_payload(o, payload, len);
 	out_stack(r, ev, 0);
 	out_char('\n');
 }
