@@ -5,7 +5,8 @@
  *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N]
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
- * XPRESS-compressed, SIZE MB each), and the corpus traces.  For each it
+ * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
+ * the cost of a folder of 846 manifests (made from the corpus ones).  For each it
  * reports MB/s (of trace bytes) and events/s for
  *   read      read() into a 1 MiB buffer and memchr over it (the baseline)
  *   headers   every event's header through etl_reader_next, in time order
@@ -15,6 +16,7 @@
  *             every top-level property (etl_property_format)
  *   jsonl     etldump --format=jsonl > /dev/null
  *   jsonl-j2  the same with --threads=2
+ *   stats     etldump --stats > /dev/null
  * plus the decompressor alone (MB/s of output) over every compressed
  * buffer, and each workload's peak resident memory (its own process).
  *
@@ -180,15 +182,19 @@ static unsigned long long w_decode(const char *path, const char *unused)
 	return iterate(path, 1);
 }
 
-static unsigned long long run_etldump(const char *path, const char *etldump, const char *threads)
+/* Runs etldump with ARG (and --quiet) on PATH, its output to OUT (NULL: /dev/null). */
+static unsigned long long run_etldump_to(const char *path, const char *etldump, const char *arg,
+					 const char *out)
 {
 	pid_t pid = fork();
 	int status;
 
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
+		int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : open("/dev/null", O_WRONLY);
+		if (fd < 0)
+			_exit(127);
 		dup2(fd, 1);
-		execl(etldump, etldump, "--format=jsonl", "--quiet", threads, path, (char *)NULL);
+		execl(etldump, etldump, "--format=jsonl", "--quiet", arg, path, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
@@ -198,14 +204,35 @@ static unsigned long long run_etldump(const char *path, const char *etldump, con
 
 static unsigned long long w_jsonl(const char *path, const char *etldump)
 {
-	return run_etldump(path, etldump, "--threads=1");
+	return run_etldump_to(path, etldump, "--threads=1", NULL);
 }
 
 static unsigned long long w_jsonl2(const char *path, const char *etldump)
 {
-	return run_etldump(path, etldump, "--threads=2");
+	return run_etldump_to(path, etldump, "--threads=2", NULL);
 }
 
+static unsigned long long w_stats(const char *path, const char *etldump)
+{
+	return run_etldump_to(path, etldump, "--stats", NULL);
+}
+
+static const char *bench_dir = "/tmp";
+
+/* The size of etldump's JSON Lines for PATH (one untimed run into a file). */
+static unsigned long long jsonl_bytes(const char *path, const char *etldump)
+{
+	char out[4096];
+	struct stat sb;
+	unsigned long long n = 0;
+
+	snprintf(out, sizeof(out), "%s/etlbench-%ld.jsonl", bench_dir, (long)getpid());
+	run_etldump_to(path, etldump, "--threads=1", out);
+	if (stat(out, &sb) == 0)
+		n = (unsigned long long)sb.st_size;
+	unlink(out);
+	return n;
+}
 
 /* The decompressor alone over every compressed buffer of the file (read into
  * memory first); returns the decompressed bytes. */
@@ -287,44 +314,230 @@ static unsigned long long file_size(const char *path)
 	return stat(path, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
 }
 
+/* OUT: bytes of output the workload wrote (0: none). */
 static void row(const char *workload, const char *what, unsigned long long bytes, struct result r,
-		double base_mbs, unsigned long long events)
+		double base_mbs, unsigned long long events, unsigned long long out)
 {
 	double mbs = r.seconds > 0 ? (double)bytes / 1e6 / r.seconds : 0;
+	char outs[32] = "";
 
 	if (!r.ok) {
-		printf("| %-34s | %-8s | failed |  |  |  |\n", workload, what);
+		printf("| %-44s | %-8s | failed |  |  |  |  |\n", workload, what);
 		return;
 	}
-	printf("| %-34s | %-8s | %9.0f | %11.2f | %6.3f | %7.1f |\n", workload, what, mbs,
+	if (out && r.seconds > 0)
+		snprintf(outs, sizeof(outs), "%.0f", (double)out / 1e6 / r.seconds);
+	printf("| %-44s | %-8s | %9.0f | %9.2f | %6.3f | %9s | %7.1f |\n", workload, what, mbs,
 	       events && r.seconds > 0 ? (double)events / 1e6 / r.seconds : 0.0,
-	       base_mbs > 0 ? mbs / base_mbs : 0.0, (double)r.maxrss_kb / 1024.0);
+	       base_mbs > 0 ? mbs / base_mbs : 0.0, outs, (double)r.maxrss_kb / 1024.0);
 }
 
-static void bench_file(const char *label, const char *path, const char *etldump, int repeat,
-		       int compressed)
+static void bench_file(const char *label, const char *path, const char *etldump, int repeat)
 {
 	unsigned long long bytes = file_size(path);
+	int few = repeat > 3 ? 3 : repeat;
 	struct result base = in_child(w_read, path, etldump, repeat);
 	struct result hdr = in_child(w_headers, path, etldump, repeat);
 	struct result stk = in_child(w_stacks, path, etldump, repeat);
 	struct result pay = in_child(w_decode, path, etldump, repeat);
-	struct result js = in_child(w_jsonl, path, etldump, repeat > 3 ? 3 : repeat);
-	struct result js2 = in_child(w_jsonl2, path, etldump, repeat > 3 ? 3 : repeat);
+	struct result sts = in_child(w_stats, path, etldump, few);
+	struct result js = in_child(w_jsonl, path, etldump, few);
+	struct result js2 = in_child(w_jsonl2, path, etldump, few);
+	struct result x = in_child(w_xpress, path, etldump, repeat + 1);
+	unsigned long long out = jsonl_bytes(path, etldump);
 	double base_mbs = base.seconds > 0 ? (double)bytes / 1e6 / base.seconds : 0;
 	unsigned long long events = hdr.events;
 
-	row(label, "read", bytes, base, base_mbs, 0);
-	row(label, "headers", bytes, hdr, base_mbs, events);
-	row(label, "stacks", bytes, stk, base_mbs, events);
-	row(label, "decode", bytes, pay, base_mbs, events);
-	row(label, "jsonl", bytes, js, base_mbs, events);
-	row(label, "jsonl-j2", bytes, js2, base_mbs, events);
-	if (compressed) {
-		struct result x = in_child(w_xpress, path, etldump, repeat + 1);
+	row(label, "read", bytes, base, base_mbs, 0, 0);
+	row(label, "headers", bytes, hdr, base_mbs, events, 0);
+	row(label, "stacks", bytes, stk, base_mbs, events, 0);
+	row(label, "decode", bytes, pay, base_mbs, events, 0);
+	row(label, "stats", bytes, sts, base_mbs, events, 0);
+	row(label, "jsonl", bytes, js, base_mbs, events, out);
+	row(label, "jsonl-j2", bytes, js2, base_mbs, events, out);
+	if (x.ok && x.events) {
 		double mbs = x.seconds > 0 ? (double)x.events / 1e6 / x.seconds : 0;
-		printf("| %-34s | %-8s | %9.0f | %11s | %6s | %7.1f |\n", label, "xpress*", mbs, "", "",
-		       (double)x.maxrss_kb / 1024.0);
+		printf("| %-44s | %-8s | %9.0f | %9s | %6s | %9s | %7.1f |\n", label, "xpress*", mbs, "",
+		       "", "", (double)x.maxrss_kb / 1024.0);
+	}
+}
+
+/* ---- a folder of many manifests ---- */
+
+/* Writes N bytes of TEXT to DIR/NAME; 0 or -1. */
+static int write_file(const char *dir, const char *name, const char *text, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%.3000s/%.511s", dir, name);
+	f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	if (fwrite(text, 1, n, f) != n) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Copies every UTF-8 manifest of SRC into DST COPIES times, copy k > 0 with
+ * the first word of each guid="{...}" changed, so that every copy declares
+ * providers of its own and copy 0 keeps the real ones.  Returns the count. */
+static int make_manifest_folder(const char *src, const char *dst, int copies)
+{
+	DIR *d = opendir(src);
+	struct dirent *de;
+	int made = 0, j = 0;
+
+	if (!d || (mkdir(dst, 0700) != 0 && errno != EEXIST)) {
+		if (d)
+			closedir(d);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char in[4096], name[512];
+		FILE *f;
+		char *text;
+		size_t n = 0;
+		int k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(in, sizeof(in), "%.3000s/%.255s", src, de->d_name);
+		f = fopen(in, "rb");
+		if (!f)
+			continue;
+		text = malloc(4u << 20);
+		if (text)
+			n = fread(text, 1, (4u << 20) - 1, f);
+		fclose(f);
+		if (!text || n < 2 || (uint8_t)text[0] == 0xFF || (uint8_t)text[0] == 0xFE) {
+			free(text); /* UTF-16 manifests are left out */
+			continue;
+		}
+		text[n] = 0;
+		j++;
+		for (k = 0; k < copies; k++) {
+			char *p = text;
+			while (k > 0 && (p = strstr(p, "guid=\"{")) != NULL) {
+				char word[9];
+				snprintf(word, sizeof(word), "%04x%04x", (unsigned)j & 0xFFFF, (unsigned)k & 0xFFFF);
+				memcpy(p + 7, word, 8);
+				p += 15;
+			}
+			snprintf(name, sizeof(name), "%04d_%.400s", k, de->d_name);
+			made += write_file(dst, name, text, n) == 0;
+		}
+		free(text);
+	}
+	closedir(d);
+	return made;
+}
+
+static const char *manifest_dir;
+
+/* Decodes PATH with the manifest folder (when set) added to the reader;
+ * returns how many events were decoded from a manifest. */
+static unsigned long long w_decode_with_manifests(const char *path, const char *unused)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	unsigned long long n = 0;
+	int st;
+
+	(void)unused;
+	if (manifest_dir && etl_reader_add_manifest_path(r, manifest_dir) != ETL_OK)
+		exit(1);
+	if (etl_reader_open_path(r, path) != ETL_OK)
+		exit(1);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const struct etl_decoded *d;
+		if (st != ETL_OK) {
+			if (etl_error_is_fatal(etl_reader_error(r)))
+				break;
+			continue;
+		}
+		if (etl_reader_decode(r, ev, &d) == ETL_OK && d &&
+		    etl_decoded_source(d) == ETL_DECODER_MANIFEST)
+			n++;
+	}
+	etl_reader_free(r);
+	return n;
+}
+
+static void remove_folder(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)) != NULL) {
+		char path[4096];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%.3000s/%.255s", dir, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void bench_manifests(const char *corpus, const char *dir, int repeat, int keep)
+{
+	char src[4096], dst[4096], trace[4096];
+	struct result without, with;
+	int made;
+
+	snprintf(src, sizeof(src), "%s/manifests", corpus);
+	snprintf(dst, sizeof(dst), "%s/etlbench-manifests", dir);
+	snprintf(trace, sizeof(trace), "%s/etl/Tx_HTTP_Server.etl", corpus);
+	made = make_manifest_folder(src, dst, 94);
+	if (made > 0 && file_size(trace) > 0) {
+		manifest_dir = NULL;
+		without = in_child(w_decode_with_manifests, trace, NULL, repeat);
+		manifest_dir = dst;
+		with = in_child(w_decode_with_manifests, trace, NULL, repeat);
+		printf("\nManifest folder: %d manifests in %s, added to a reader that decodes\n"
+		       "Tx_HTTP_Server.etl: %.3f s with the folder (%llu events decoded from manifests),\n"
+		       "%.3f s without it (%llu); peak %.1f MiB with, %.1f MiB without.\n",
+		       made, dst, with.seconds, with.events, without.seconds, without.events,
+		       (double)with.maxrss_kb / 1024.0, (double)without.maxrss_kb / 1024.0);
+	}
+	if (!keep)
+		remove_folder(dst);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every trace of CORPUS/etl of 1 MB or more, in name order. */
+static void bench_corpus(const char *corpus, const char *etldump, int repeat)
+{
+	char dir[4096], *names[256];
+	size_t n = 0, k;
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(dir, sizeof(dir), "%s/etl", corpus);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL && n < sizeof(names) / sizeof(names[0])) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.3000s/%.255s", dir, de->d_name);
+		if (de->d_name[0] != '.' && file_size(path) >= 1000000 && (names[n] = strdup(de->d_name)))
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), by_name);
+	for (k = 0; k < n; k++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.3000s/%.255s", dir, names[k]);
+		bench_file(names[k], path, etldump, repeat);
+		free(names[k]);
 	}
 }
 
@@ -355,6 +568,7 @@ int main(int argc, char **argv)
 	}
 	if (repeat < 1)
 		repeat = 1;
+	bench_dir = dir;
 	snprintf(plain, sizeof(plain), "%s/etlbench-mixed-%llu.etl", dir, size_mb);
 	snprintf(packed, sizeof(packed), "%s/etlbench-mixed-%llu-xpress.etl", dir, size_mb);
 	if (file_size(plain) == 0 && make_synthetic(plain, 0, size_mb << 20) != 0) {
@@ -366,30 +580,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("etlbench: libetl %s, best of %d runs, files in the page cache\n\n", etl_version_string(), repeat);
-	printf("| workload                           | what     |      MB/s | Mevents/s   | ratio  | peak MiB |\n");
-	printf("|------------------------------------|----------|-----------|-------------|--------|---------|\n");
+	printf("| %-44s | what     |      MB/s | Mevents/s | ratio  | out MB/s  | peak MiB |\n", "workload");
+	printf("|----------------------------------------------|----------|-----------|-----------|--------|-----------|---------|\n");
 	{
 		char label[128];
 		snprintf(label, sizeof(label), "synthetic mixed %llu MB", (unsigned long long)(file_size(plain) >> 20));
-		bench_file(label, plain, etldump, repeat, 0);
+		bench_file(label, plain, etldump, repeat);
 		snprintf(label, sizeof(label), "synthetic mixed xpress %llu MB", (unsigned long long)(file_size(packed) >> 20));
-		bench_file(label, packed, etldump, repeat, 1);
+		bench_file(label, packed, etldump, repeat);
 	}
 	if (corpus) {
-		static const char *const pick[] = { "perfview_net.4.5.2.x86.etl", "Tx_Process.etl",
-						    "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl",
-						    "etwanalyzer_TraceLoggingTester.etl.gz" };
-		size_t k;
-		for (k = 0; k < sizeof(pick) / sizeof(pick[0]); k++) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s/etl/%s", corpus, pick[k]);
-			if (file_size(path) == 0)
-				continue;
-			bench_file(pick[k], path, etldump, repeat,
-				   strstr(pick[k], "net.4.5.2") || strstr(pick[k], "Dynamic"));
-		}
+		bench_corpus(corpus, etldump, repeat);
+		bench_manifests(corpus, dir, repeat, keep);
 	}
-	printf("\nratio: MB/s of trace bytes divided by the read row of the same file.\n"
+	printf("\nratio: MB/s of trace bytes divided by the read row of the same file; out MB/s: JSON\n"
+	       "written per second.  stats: etldump --stats (decodes every event).\n"
 	       "xpress*: the decompressor alone, MB/s of decompressed output; peak MiB is the\n"
 	       "process's maximum resident size (for xpress*, the file is held in memory).\n");
 	if (!keep) {
