@@ -211,6 +211,21 @@ ETL_API int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml
 ETL_API unsigned etl_reader_manifest_warnings(const struct etl_reader *r);
 
 /**
+ * Adds WPP trace message format (TMF) files for decoding WPP messages: one .tmf file (parsed now),
+ * or a folder of GUID.tmf files as tracefmt's -p takes (each parsed when a trace first names its
+ * GUID).  May be called at any time; a message defined again replaces the earlier one.  TMF files
+ * are untrusted: at most 16 MiB each, 64 folders, 64 arguments per message (docs/WPP.md).
+ * @retval ETL_OK  added; messages with a bad line were skipped, see etl_reader_tmf_warnings() and
+ *                 etl_reader_error()
+ * @retval ETL_E_IO @retval ETL_E_LIMIT @retval ETL_E_UNSUPPORTED (UTF-16) @retval ETL_E_NOMEM
+ * @since 0.2
+ */
+ETL_API int etl_reader_add_tmf_path(struct etl_reader *r, const char *path);
+/** Lines of TMF files that could not be read (each drops its message), so far, including files of
+ *  folders read on demand. @since 0.2 */
+ETL_API unsigned etl_reader_tmf_warnings(const struct etl_reader *r);
+
+/**
  * Adds a trace file by path.  May be called several times before the first
  * etl_reader_next(): the events of all inputs are merged into one stream.
  * Compressed (.gz) and PerfView .etl.zip containers are recognised by content.
@@ -543,7 +558,8 @@ enum etl_decoder {
 	ETL_DECODER_EVENTSOURCE = 2,   /**< a .NET EventSource manifest logged inside the trace */
 	ETL_DECODER_TRACELOGGING = 3,  /**< the event's own TraceLogging metadata */
 	ETL_DECODER_TRACE_METADATA = 4,/**< merge-time metadata (KernelTraceControl EventInfo) in the trace */
-	ETL_DECODER_BUILTIN = 5        /**< a layout built into libetl (kernel and logfile-header events) */
+	ETL_DECODER_BUILTIN = 5,       /**< a layout built into libetl (kernel and logfile-header events) */
+	ETL_DECODER_TMF = 6            /**< WPP trace message format (TMF) files given to the reader @since 0.2 */
 };
 /** Short name of a decoder ("manifest", "tracelogging", ...). Static storage. */
 ETL_API const char *etl_decoder_name(enum etl_decoder d);

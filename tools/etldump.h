@@ -51,6 +51,8 @@ struct options {
 	int threads_auto;    /* --threads=0: one per processor, for inputs large enough */
 	const char *manifests[MAX_MANIFESTS];
 	size_t nmanifests;
+	const char *tmf[MAX_MANIFESTS]; /* --tmf */
+	size_t ntmf;
 	struct etl_manifests *manifest_set; /* all of them, parsed once (load_manifests) */
 	int force;           /* --force: -O may overwrite files already there (never an input) */
 	/* set per run: the file to write, made the standard output once the inputs are open (so

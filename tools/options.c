@@ -16,7 +16,7 @@
 
 /* long options without a short form */
 enum {
-	OPT_ORDER = 256, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
+	OPT_ORDER = 256, OPT_TMF, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE
 };
@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
 		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
+		"      --tmf=PATH        decode WPP messages with a TMF file or a folder of GUID.tmf files\n"
+		"                        (repeatable); ETLDUMP_TMF_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
 		"  -j, --threads=N       decode and format with N threads (0 = one per processor when\n"
 		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
@@ -228,6 +230,10 @@ static int take_option(struct options *o, int c, const char *v)
 		if (o->nmanifests < MAX_MANIFESTS)
 			o->manifests[o->nmanifests++] = v;
 		return -1;
+	case OPT_TMF:
+		if (o->ntmf < MAX_MANIFESTS)
+			o->tmf[o->ntmf++] = v;
+		return -1;
 	case OPT_ORDER: return set_order(o, v);
 	case 'j': return set_threads(o, v);
 	case 'n': return set_count(o, v);
@@ -272,6 +278,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "order", required_argument, NULL, OPT_ORDER },
 		{ "count", required_argument, NULL, 'n' },
 		{ "manifest", required_argument, NULL, 'm' },
+		{ "tmf", required_argument, NULL, OPT_TMF },
 		{ "payload-bytes", required_argument, NULL, OPT_PAYLOAD_BYTES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "raw", no_argument, NULL, OPT_RAW },

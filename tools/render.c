@@ -317,3 +317,8 @@ int render_payload_wanted(const struct options *o, const struct etl_decoded *d)
 	return o->all_payloads || !d || etl_decoded_source(d) == ETL_DECODER_NONE || etl_decoded_error(d) ||
 	       etl_decoded_trailing_bytes(d) > 0;
 }
+
+const char *render_message(const struct etl_decoded *d)
+{
+	return d && etl_decoded_source(d) == ETL_DECODER_TMF ? etl_decoded_message(d) : NULL;
+}

@@ -48,4 +48,7 @@ int render_payload_wanted(const struct options *o, const struct etl_decoded *d);
 /* ,"key":"value" (no comma before the first when comma is 0). */
 void out_json_kv_str(const char *k, const char *v, int comma);
 
+/* The message an output shows for the event: a WPP message's text (decoder tmf), else NULL. */
+const char *render_message(const struct etl_decoded *d);
+
 #endif

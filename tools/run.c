@@ -176,6 +176,39 @@ struct etl_manifests *load_manifests(const struct options *o, int *exit_code)
 	return m;
 }
 
+/* Gives r the TMF files of ETLDUMP_TMF_PATH and --tmf, reporting problems unless quiet. */
+static void add_tmf(struct etl_reader *r, const char *path, const struct options *o, int quiet, int *exit_code)
+{
+	unsigned before = etl_reader_tmf_warnings(r);
+	char nb[SHOWN_MAX];
+	int st = etl_reader_add_tmf_path(r, path);
+
+	if (st == ETL_OK && etl_reader_tmf_warnings(r) == before)
+		return;
+	if (st != ETL_OK)
+		*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
+	if (quiet || o->quiet || !etl_reader_error(r))
+		return;
+	if (st == ETL_OK)
+		fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, shown(path, nb),
+			etl_reader_tmf_warnings(r) - before, etl_error_message(etl_reader_error(r)));
+	else
+		fprintf(stderr, "%s: %s: %s\n", progname, shown(path, nb), etl_error_message(etl_reader_error(r)));
+}
+
+static void add_tmfs(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
+{
+	const char *env = getenv("ETLDUMP_TMF_PATH");
+	char *copy = env && *env ? strdup(env) : NULL, *p, *save = NULL;
+	size_t k;
+
+	for (p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save))
+		add_tmf(r, p, o, quiet, exit_code);
+	free(copy);
+	for (k = 0; k < o->ntmf; k++)
+		add_tmf(r, o->tmf[k], o, quiet, exit_code);
+}
+
 int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
 		 int *exit_code)
 {
@@ -187,6 +220,7 @@ int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct op
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
 	if (o->manifest_set)
 		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
+	add_tmfs(r, o, quiet, exit_code);
 	for (i = 0; i < nfiles; i++) {
 		int st;
 		if (strcmp(files[i], "-") == 0)

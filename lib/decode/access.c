@@ -18,6 +18,7 @@ const char *etl_decoder_description(enum etl_decoder k)
 	case ETL_DECODER_TRACELOGGING: return "TraceLogging";
 	case ETL_DECODER_TRACE_METADATA: return "in-trace (merge metadata)";
 	case ETL_DECODER_BUILTIN: return "built-in";
+	case ETL_DECODER_TMF: return "WPP (TMF files)";
 	}
 	return "unknown";
 }
@@ -31,6 +32,7 @@ const char *etl_decoder_name(enum etl_decoder k)
 	case ETL_DECODER_TRACELOGGING: return "tracelogging";
 	case ETL_DECODER_TRACE_METADATA: return "trace-metadata";
 	case ETL_DECODER_BUILTIN: return "builtin";
+	case ETL_DECODER_TMF: return "tmf";
 	}
 	return "unknown";
 }

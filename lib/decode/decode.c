@@ -12,6 +12,7 @@
 #include "decode/decode.h"
 #include "decode/metadata.h"
 #include "decode/tlg.h"
+#include "tmf/tmf.h"
 #include "util/cursor.h"
 
 /*
@@ -167,6 +168,7 @@ void etl__decode_state_free(struct etl_decode_state *st)
 	etl__meta_free(st);
 	etl__mdb_free(st->manifests);
 	etl__man_free(st);
+	etl__tmf_free(st->tmf);
 	if (st->kernel) {
 		etl__kernel_cache_free(st->kernel);
 		etl__free(st->kernel);
@@ -394,6 +396,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	size_t meta_len;
 	struct tei_entry *e;
 	const struct etl_mevent *m;
+	const struct tmf_msg *wm;
 	int rc = ETL_OK, kgroup;
 
 	etl__arena_reset(&out->arena);
@@ -433,8 +436,13 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		rc = decode_manifest_data(st, ev, d);
 	} else if ((kgroup = etl__decode_kernel_group(ev)) >= 0) {
 		rc = decode_kernel(st, ev, (unsigned)kgroup, d);
+	} else if (ev->kind == ETL_HEADER_MESSAGE && (wm = etl__decode_wpp_find(st, ev)) != NULL) {
+		rc = etl__decode_wpp(st, ev, wm, d);
 	} else {
+		const char *why = out->reason; /* set by etl__decode_wpp_find */
 		name_undecoded(out, ev);
+		if (why)
+			out->reason = why;
 		out->trailing = ev->payload_len;
 		if (ev->kind == ETL_HEADER_EVENT && !etl__man_find_any(st, &ev->provider, ev->id,
 									      ev->version)) {

@@ -32,6 +32,7 @@ struct etl_decode_state {
 	size_t es_count, es_cap;
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
 	struct etl_kernel_cache *kernel;     /* built-in layouts, built on first use */
+	struct tmf_db *tmf;                  /* WPP message formats (TMF files), or NULL */
 	/* the event being decoded, for map lookups */
 	int cur_trace;
 	struct etl_guid cur_provider;
@@ -45,6 +46,16 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 /* The kernel group of a kernel record (by HookId) or of a MOF-class record (by class GUID), or -1. */
 int etl__decode_kernel_group(const struct etl_event *ev);
 void etl__decode_state_free(struct etl_decode_state *st);
+
+/* WPP messages with TMF files (wpp.c) */
+struct tmf_msg;
+int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, unsigned *warnings, struct etl_diag *d);
+unsigned etl__decode_tmf_warnings(const struct etl_decode_state *st);
+/* The description of a WPP record, or NULL (with the decoded view's reason set when TMF files
+ * were given but none describes it). */
+const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev);
+int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, const struct tmf_msg *m,
+		    struct etl_diag *d);
 
 /* An event's description in the manifests given to the reader (its own, the shared set, then the
  * files of manifest folders, parsed on first use: mlookup.c); at the version, or the nearest. */

@@ -260,6 +260,30 @@ int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t
 	return add_manifest(r, NULL, xml ? xml : "", size, name);
 }
 
+int etl_reader_add_tmf_path(struct etl_reader *r, const char *path)
+{
+	struct etl_diag d;
+	unsigned warnings = 0;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!path)
+		return etl__reader_misuse(r, "NULL TMF path");
+	d.code = ETL_OK;
+	st = etl__decode_add_tmf(&r->dec, path, &warnings, &d);
+	if (st != ETL_OK)
+		return etl__reader_set_error(r, &d, -1, st == ETL_E_NOMEM);
+	if (warnings && d.code != ETL_OK)
+		etl__reader_set_error(r, &d, -1, 0); /* added, with the first problem on record */
+	return ETL_OK;
+}
+
+unsigned etl_reader_tmf_warnings(const struct etl_reader *r)
+{
+	return r ? etl__decode_tmf_warnings(&r->dec) : 0;
+}
+
 unsigned etl_reader_manifest_warnings(const struct etl_reader *r)
 {
 	return r ? r->manifest_warnings + r->dec.lazy_warnings : 0;

@@ -210,6 +210,50 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     check("derive-chrome", any(a.get("derived.FileName") == want_name for a in args), str(args)[:300])
 
 
+def wpp_messages(etldump, etlgen, root, tmp):
+    """WPP messages decoded with --tmf (and ETLDUMP_TMF_PATH) in every format (issue 21)."""
+    fx = os.path.join(root, "fixtures", "valid", "wpp64.etl")
+    tmf = os.path.join(root, "fixtures", "tmf")
+    gen = os.path.join(tmp, "wpp64.etl")
+    check("wpp-generated", run([etlgen, "wpp64", gen]).returncode == 0 and open(gen, "rb").read() == open(fx, "rb").read())
+    r = run([etldump, "-f", "jsonl", "--tmf", tmf, fx])
+    msgs = [e for e in map(json.loads, r.stdout.splitlines()) if e["header"] == "message"]
+    want = ["[DriverEntry] --> Entry", "[OpenFile] opened a.txt (4096 bytes) at 0xFFFF95820BE02120",
+            "[OpenFile] ERROR: open failed with status STATUS_NO_SUCH_FILE (0xC000000F) at IRQL DPC"]
+    check("wpp-jsonl", r.returncode == 0 and [e.get("message") for e in msgs[:3]] == want and
+          [e["decoder"] for e in msgs] == ["tmf", "tmf", "tmf", "none", "none"] and
+          msgs[1]["name"] == "WppDemo/OpenFile" and msgs[1]["fields"] == {"name": "a.txt", "size": 4096,
+                                                                         "handle": "0xffff95820be02120"} and
+          msgs[2]["level_name"] == "TRACE_LEVEL_ERROR" and msgs[2]["flags_name"] == "TRACE_IO" and
+          "do not fit the TMF" in msgs[3]["undecoded_reason"] and
+          "in none of the TMF files given" in msgs[4]["undecoded_reason"], r.stdout.decode()[-900:])
+    env = dict(os.environ, ETLDUMP_TMF_PATH=tmf)
+    check("wpp-env", run([etldump, "-f", "jsonl", fx], env=env).stdout == r.stdout)
+    check("wpp-threads", run([etldump, "-f", "jsonl", "-j", "2", "--tmf", tmf, fx]).stdout == r.stdout)
+    plain = [e for e in map(json.loads, run([etldump, "-f", "jsonl", fx]).stdout.splitlines()) if e["header"] == "message"]
+    check("wpp-without-tmf", len(plain) == 5 and all(e["decoder"] == "none" and "needs the provider's TMF files"
+                                                     in e["undecoded_reason"] for e in plain))
+    text = run([etldump, "--tmf", tmf, fx]).stdout.decode()
+    check("wpp-text", ' WppDemo/OpenFile message="[OpenFile] opened a.txt (4096 bytes) at 0xFFFF95820BE02120" '
+          'name=a.txt size=4096 handle=0xffff95820be02120\n' in text, text[-600:])
+    import csv
+    import io
+    rows = list(csv.DictReader(io.StringIO(run([etldump, "-f", "csv", "--tmf", tmf, fx]).stdout.decode(), newline="")))
+    check("wpp-csv", [row["message"] for row in rows if row["decoder"] == "tmf"] == want)
+    chrome = json.loads(run([etldump, "-f", "chrome", "--tmf", tmf, fx]).stdout)
+    events = chrome["traceEvents"] if isinstance(chrome, dict) else chrome
+    check("wpp-chrome", [e["args"]["message"] for e in events if "message" in e.get("args", {})] == want)
+    xml = run([etldump, "-f", "xml", "--tmf", tmf, fx]).stdout.decode()
+    check("wpp-xml", all(m.replace(">", "&gt;") in xml or m in xml for m in want), xml[-800:])
+    bad = os.path.join(tmp, "bad.tmf")
+    with open(bad, "w") as f:
+        f.write("aabbccdd-0000-1111-2222-333344445555 X\n#typev x_c1 10 \"%10!d!\"\n{\nv, ItemWhat -- 10\n}\n")
+    r = run([etldump, "--tmf", bad, fx])
+    check("wpp-bad-tmf", r.returncode == 0 and b"bad.tmf line 4: unknown item type 'ItemWhat'" in r.stderr, r.stderr)
+    r = run([etldump, "--tmf", os.path.join(tmp, "none.tmf"), fx])
+    check("wpp-missing-tmf", r.returncode == 1 and b"none.tmf" in r.stderr, f"{r.returncode} {r.stderr!r}")
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -257,6 +301,7 @@ def main():
                 400 + (1 if name in ("mixed32", "win7cpu") else 2)
             check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")
 
+        wpp_messages(etldump, etlgen, root, tmp)
         fx = os.path.join(valid, "mixed64.etl")
         r = run([etldump, "--help"])
         check("help", r.returncode == 0 and b"Usage: etldump" in r.stdout and not r.stderr)

@@ -71,7 +71,7 @@ def formats(etldump, path, name, env_manifests):
     try:
         rows = list(csv.reader(io.StringIO(c.stdout.decode("utf-8"), newline="")))
         width = len(rows[0])
-        check(f"csv {name}", width == 22 and all(len(r) == width for r in rows) and len(rows) == n + 1,
+        check(f"csv {name}", width == 23 and all(len(r) == width for r in rows) and len(rows) == n + 1,
               f"{len(rows)} rows for {n} events")
         # the fields column splits exactly into the names JSON has (docs/OUTPUT.md: split at "; "
         # outside quotes, then at the first "=")

@@ -9,7 +9,7 @@
  * images; RECORDS ignored); stackkeys64, stackkeys32 (compressed and deferred
  * stacks; RECORDS ignored); showcase64 (kernel, TraceLogging and manifest
  * events, fixtures/manifests/showcase.man) and partial64 (the same with one
- * event cut short).
+ * event cut short); wpp64 (WPP messages of fixtures/tmf/).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -54,7 +54,7 @@ int scen_opts_by_name(const char *name, struct etlw_opts *o)
 		o->header_extra = 0;
 		return 0;
 	}
-	if (strcmp(name, "showcase64") == 0 || strcmp(name, "partial64") == 0) {
+	if (strcmp(name, "showcase64") == 0 || strcmp(name, "partial64") == 0 || strcmp(name, "wpp64") == 0) {
 		o->ncpu = 2;
 		return 0;
 	}
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || scen_opts_by_name(argv[1], &o) != 0) {
 		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32|stackkeys64|stackkeys32|"
-				"showcase64|partial64 "
+				"showcase64|partial64|wpp64 "
 				"FILE [RECORDS]\n");
 		return 2;
 	}
@@ -96,6 +96,7 @@ int main(int argc, char **argv)
 		n = (unsigned)strtoul(argv[3], NULL, 10);
 	if ((strcmp(argv[1], "showcase64") == 0 ? scen_build_showcase(&o, 0, &data, &len)
 	     : strcmp(argv[1], "partial64") == 0 ? scen_build_showcase(&o, 1, &data, &len)
+	     : strcmp(argv[1], "wpp64") == 0 ? scen_build_wpp(&o, &data, &len)
 	     : strncmp(argv[1], "system", 6) == 0 ? scen_build_system(&o, &data, &len)
 	     : strncmp(argv[1], "stackkeys", 9) == 0 ? scen_build_stackkeys(&o, &data, &len)
 						     : scen_build_mixed(&o, n, &data, &len)) != 0) {

@@ -189,6 +189,11 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	head(base, cat, ph, id, us, pid, tid);
 	out_cstr(",\"args\":{");
 	out_printf("\"cpu\":%u", etl_event_cpu(ev));
+	if (render_message(d)) {
+		out_cstr(",\"message\":\"");
+		out_json_str(render_message(d));
+		out_char('"');
+	}
 	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
 		const struct etl_property *p = etl_decoded_property_at(d, i);
 		out_cstr(",\"");

@@ -39,7 +39,7 @@ static void csv_field(const char *v)
 
 #define CSV_HEAD "time,unix_ns,file,file_offset,buffer,cpu,pid,tid,provider,name,decoder,id,version,level," \
 		 "opcode,task,keywords,payload_size,"
-#define CSV_TAIL "payload,undecoded_reason,decode_error\r\n"
+#define CSV_TAIL "payload,undecoded_reason,decode_error,message\r\n"
 
 /* --csv-fields=columns: the property names of the first event, one column each (the header is
  * written with the first row) */
@@ -90,7 +90,7 @@ static void csv_columns_head(const struct etl_decoded *d)
 		static const char *const fixed[] = { "time", "unix_ns", "file", "file_offset", "buffer", "cpu", "pid",
 						     "tid", "provider", "name", "decoder", "id", "version", "level",
 						     "opcode", "task", "keywords", "payload_size", "payload",
-						     "undecoded_reason", "decode_error" };
+						     "undecoded_reason", "decode_error", "message" };
 		size_t k;
 		csv_cols[csv_ncols] = strdup(etl_property_name(etl_decoded_property_at(d, i)));
 		if (!csv_cols[csv_ncols])
@@ -208,6 +208,9 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	out_char(',');
 	if (d && etl_decoded_error(d))
 		csv_field(etl_decoded_error(d));
+	out_char(',');
+	if (render_message(d))
+		csv_field(render_message(d));
 	out_cstr("\r\n");
 }
 

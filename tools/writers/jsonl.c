@@ -232,6 +232,21 @@ static void json_decoded(const struct etl_decoded *d)
 		}
 		return;
 	}
+	if (render_message(d)) {
+		OUT_LIT(",\"message\":\"");
+		out_json_str(render_message(d));
+		out_char('"');
+		if (etl_decoded_level_name(d)) {
+			OUT_LIT(",\"level_name\":\"");
+			out_json_str(etl_decoded_level_name(d));
+			out_char('"');
+		}
+		if (etl_decoded_keywords_name(d)) {
+			OUT_LIT(",\"flags_name\":\"");
+			out_json_str(etl_decoded_keywords_name(d));
+			out_char('"');
+		}
+	}
 	OUT_LIT(",\"fields\":");
 	json_object(d, etl_decoded_property_count(d), etl_decoded_property_at);
 	if (etl_decoded_derived_count(d)) {

@@ -53,6 +53,10 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 		out_text_name(etl_decoded_name(d));
 	}
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE) {
+		if (render_message(d)) {
+			out_cstr(" message=");
+			out_text_value(render_message(d));
+		}
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
 			const char *v = value_text(p);
