@@ -259,6 +259,7 @@ static int system_insert(struct out *o, const struct tmf_msg *m, const char *nam
 static const char *numbered(struct out *o, struct etl_decoded *d, const struct tmf_msg *m, const char *s,
 			    unsigned ptr_size)
 {
+	static const char plain_s[] = "s"; /* an argument without a spec, or with one not understood */
 	const char *start = s - 1, *spec = NULL, *spec_end = NULL;
 	unsigned long n = 0;
 	struct spec sp;
@@ -284,7 +285,7 @@ static const char *numbered(struct out *o, struct etl_decoded *d, const struct t
 		if (m->args[i].number != n)
 			continue;
 		if (!spec || parse_spec(spec, spec_end, &sp) != 0)
-			parse_spec("s", "s" + 1, &sp);
+			parse_spec(plain_s, plain_s + 1, &sp);
 		arg_value(o, &sp, &d->nodes[i], &m->args[i], ptr_size);
 		return s;
 	}
