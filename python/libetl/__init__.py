@@ -131,6 +131,7 @@ def open(
     level: Optional[int] = None,
     pids: Union[None, int, Iterable[int]] = None,
     on_damage: Optional[Callable[[dict], Any]] = None,
+    tmf: Union[None, str, Sequence[str]] = None,
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
@@ -141,6 +142,8 @@ def open(
     stacks: attach call stacks (Event.stack; costs a pass over traces with stack records).
     derive: give kernel events derived fields (Event.derived: elapsed times, file names through
     file keys, build times, drive-letter paths), computed as PerfView computes them.
+    tmf: WPP trace message format files (a .tmf file or a folder of GUID.tmf files, or a list):
+    WPP events then decode, with Event.message the formatted text (docs/WPP.md).
 
     Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
     8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
@@ -167,6 +170,7 @@ def open(
         pids=pids,
         on_damage=on_damage,
         keep=keep,
+        tmf=_manifests(tmf),
     )
     return reader
 
@@ -228,6 +232,7 @@ def to_pandas(
     pids: Union[None, int, Iterable[int]] = None,
     on_damage: Optional[Callable[[dict], Any]] = None,
     limit: int = 0,
+    tmf: Union[None, str, Sequence[str]] = None,
 ):
     """The events of one trace or several (merged) as a pandas DataFrame, built column by column
     in C: no Python object per event for the header columns.
@@ -248,7 +253,7 @@ def to_pandas(
     if fields is not None and not isinstance(fields, bool):
         fields = [fields] if isinstance(fields, str) else list(fields)
     with open(paths, manifests, order, stacks=False, since=since, until=until, providers=providers,
-              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage) as reader:
+              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
     data = {}

@@ -38,6 +38,7 @@ class Event:
     derived: Dict[str, Any]
     undecoded_reason: Optional[str]
     decode_error: Optional[str]
+    message: Optional[str]
     payload: bytes
     stack: List[str]
     process: Optional[str]
@@ -80,6 +81,7 @@ def open(
     level: Optional[int] = ...,
     pids: Union[None, int, Iterable[int]] = ...,
     on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    tmf: Union[None, str, Sequence[str]] = ...,
 ) -> Reader: ...
 
 def time_slices(path: PathLike, n: int) -> List[int]: ...
@@ -100,4 +102,5 @@ def to_pandas(
     pids: Union[None, int, Iterable[int]] = ...,
     on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
     limit: int = ...,
+    tmf: Union[None, str, Sequence[str]] = ...,
 ) -> Any: ...

@@ -91,18 +91,19 @@ def read_etl(
     level: Optional[int] = None,
     pids=None,
     slice_bytes: int = DEFAULT_SLICE_BYTES,
+    tmf=None,
 ):
     """A dask DataFrame of the events of one or more traces (paths: a path, a glob or a list).
 
     Partitions: one per file, and time slices of about slice_bytes for larger files (see
     partitions()); the rows of each are those libetl.to_pandas gives for its slice, with a
-    "file" column first.  fields, columns and the filters are those of libetl.to_pandas.
+    "file" column first.  fields, columns, the filters and tmf are those of libetl.to_pandas.
     Damage in a partition goes to warnings (libetl.DamageWarning) on the worker that read it.
     """
     import dask.dataframe as dd
 
     kwargs = dict(fields=fields, columns=columns, manifests=manifests, providers=providers, names=names,
-                  ids=ids, level=level, pids=pids)
+                  ids=ids, level=level, pids=pids, tmf=tmf)
     parts = partitions(paths, slice_bytes)
     meta = _read_partition(parts[0], dict(kwargs, limit=64)).iloc[:0]
     ddf = dd.from_map(_read_aligned, parts, kwargs=kwargs, meta_df=meta, meta=meta, enforce_metadata=False)
@@ -137,11 +138,12 @@ def read_events(
     level: Optional[int] = None,
     pids=None,
     slice_bytes: int = DEFAULT_SLICE_BYTES,
+    tmf=None,
 ):
     """A dask Bag of event dicts (Event.as_dict() and "file"), partitioned as read_etl."""
     import dask.bag as db
 
-    kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids)
+    kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids, tmf=tmf)
     parts = partitions(paths, slice_bytes)
     return db.from_sequence(parts, npartitions=len(parts)).map_partitions(
         lambda ps: [e for p in ps for e in _events_of(p, kwargs)])

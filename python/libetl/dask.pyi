@@ -16,6 +16,7 @@ def read_etl(
     level: Optional[int] = ...,
     pids: Any = ...,
     slice_bytes: int = ...,
+    tmf: Any = ...,
 ) -> Any: ...
 def read_events(
     paths: Any,
@@ -27,4 +28,5 @@ def read_events(
     level: Optional[int] = ...,
     pids: Any = ...,
     slice_bytes: int = ...,
+    tmf: Any = ...,
 ) -> Any: ...

@@ -136,6 +136,38 @@ class Tables(unittest.TestCase):
             self.assertIn("EventTrace", repr(ev))
 
 
+class Wpp(unittest.TestCase):
+    """WPP messages with TMF files (issue 21): open(..., tmf=...) and Event.message."""
+
+    WPP = os.path.join(FIX, "wpp64.etl")
+    TMF = os.path.join(ROOT, "fixtures", "tmf")
+
+    def messages(self, **kw):
+        with libetl.open(self.WPP, **kw) as r:
+            return [e for e in r if e.header == "message"]
+
+    def test_decoded_with_tmf(self):
+        evs = self.messages(tmf=self.TMF)
+        self.assertEqual([e.decoder for e in evs], ["tmf", "tmf", "tmf", "none", "none"])
+        self.assertEqual(evs[1].name, "WppDemo/OpenFile")
+        self.assertEqual(evs[1].message, "[OpenFile] opened a.txt (4096 bytes) at 0xFFFF95820BE02120")
+        self.assertEqual(evs[1].fields, {"name": "a.txt", "size": 4096, "handle": 0xFFFF95820BE02120})  # pointers are ints
+        self.assertEqual(evs[2].as_dict()["message"],
+                         "[OpenFile] ERROR: open failed with status STATUS_NO_SUCH_FILE (0xC000000F) at IRQL DPC")
+        self.assertIsNone(evs[3].message)
+        self.assertIn("do not fit the TMF", evs[3].undecoded_reason)
+        df = libetl.to_pandas(self.WPP, tmf=[self.TMF], columns=["name", "decoder"])
+        self.assertEqual(list(df[df.decoder == "tmf"].name), ["WppDemo/DriverEntry", "WppDemo/OpenFile",
+                                                              "WppDemo/OpenFile"])
+
+    def test_without_tmf_and_bad_paths(self):
+        self.assertTrue(all(e.decoder == "none" and e.message is None for e in self.messages()))
+        with self.assertRaises(libetl.Error):
+            libetl.open(self.WPP, tmf=os.path.join(self.TMF, "missing.tmf"))
+        with self.assertRaises(TypeError):
+            libetl.open(self.WPP, tmf=[b"bytes"])
+
+
 class Filters(unittest.TestCase):
     def all_events(self, path):
         with libetl.open(path) as r:

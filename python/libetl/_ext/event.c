@@ -27,6 +27,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->name = self->provider_name = self->decoder = self->reason = NULL;
 	self->decode_error = self->fields = self->derived = self->stack = NULL;
 	self->process = NULL;
+	self->message = NULL;
 	Py_INCREF(reader);
 	self->reader = reader;
 	reader->live_events++;
@@ -67,6 +68,7 @@ static int Event_clear(EventObject *self)
 	Py_CLEAR(self->derived);
 	Py_CLEAR(self->stack);
 	Py_CLEAR(self->process);
+	Py_CLEAR(self->message);
 	return 0;
 }
 
@@ -92,7 +94,11 @@ static int take_names(EventObject *self, const struct etl_decoded *d)
 	Py_XSETREF(self->provider_name, text_or_none(etl_decoded_provider_name(d)));
 	Py_XSETREF(self->decoder, pyetl_intern(etl_decoder_name(etl_decoded_source(d))));
 	Py_XSETREF(self->reason, text_or_none(etl_decoded_reason(d)));
-	return self->name && self->provider_name && self->decoder && self->reason ? 0 : -1;
+	Py_XSETREF(self->message, etl_decoded_source(d) == ETL_DECODER_TMF && etl_decoded_message(d)
+					  ? PyUnicode_DecodeUTF8(etl_decoded_message(d), (Py_ssize_t)strlen(etl_decoded_message(d)),
+								 "replace")
+					  : (Py_INCREF(Py_None), Py_None));
+	return self->name && self->provider_name && self->decoder && self->reason && self->message ? 0 : -1;
 }
 
 int pyetl_event_decode(EventObject *self, int want_fields)
@@ -217,6 +223,7 @@ GETTER(name) { (void)closure; return decoded_attr(self, &self->name, 0); }
 GETTER(decoder) { (void)closure; return decoded_attr(self, &self->decoder, 0); }
 GETTER(undecoded_reason) { (void)closure; return decoded_attr(self, &self->reason, 0); }
 GETTER(decode_error) { (void)closure; return decoded_attr(self, &self->decode_error, 0); }
+GETTER(message) { (void)closure; return decoded_attr(self, &self->message, 0); }
 GETTER(fields) { (void)closure; return decoded_attr(self, &self->fields, 1); }
 GETTER(derived) { (void)closure; return decoded_attr(self, &self->derived, 1); }
 
@@ -273,10 +280,11 @@ static PyGetSetDef Event_getset[] = {
 	ATTR(filetime, "Time as a FILETIME (100 ns since 1601, UTC)."),
 	ATTR(time, "Time as an aware datetime (UTC, microseconds)."),
 	ATTR(timestamp, "Raw timestamp in the session's clock."),
-	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin, none."),
+	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin, tmf, none."),
 	ATTR(fields, "Decoded fields as a dict (decoded on first access)."),
 	ATTR(derived, "Derived fields (open(..., derive=True)): values computed from the trace, not the payload."),
 	ATTR(undecoded_reason, "Why the event was not decoded, or None."),
+	ATTR(message, "The formatted message of a WPP event decoded with TMF files (open(..., tmf=...)), else None."),
 	ATTR(decode_error, "What was wrong when the payload contradicted its schema (fields then hold what came before), or None."),
 	ATTR(payload, "The payload bytes."),
 	ATTR(stack, "The call stack as module!+0xOFFSET strings, innermost first."),
@@ -306,7 +314,7 @@ static PyObject *Event_as_dict(EventObject *self, PyObject *noargs)
 {
 	static const char *const keys[] = { "name", "provider", "provider_id", "id", "version", "level", "opcode",
 					    "task", "keywords", "pid", "tid", "cpu", "unix_ns", "timestamp",
-					    "decoder", "fields", "process" };
+					    "decoder", "fields", "process", "message" };
 	PyObject *d = PyDict_New();
 	size_t i;
 
@@ -337,7 +345,7 @@ static PyObject *Event_repr(EventObject *self)
 static PyMethodDef Event_methods[] = {
 	{ "as_dict", (PyCFunction)Event_as_dict, METH_NOARGS,
 	  "The event as a dict: name, provider, provider_id, id, version, level, opcode, task, keywords,\n"
-	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process." },
+	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process, message." },
 	{ NULL, NULL, 0, NULL },
 };
 

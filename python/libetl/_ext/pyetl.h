@@ -90,6 +90,7 @@ typedef struct {
 	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
 	int decoded;                      /* names decoded (name .. decode_error below set) */
 	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack;
+	PyObject *message; /* a WPP event's formatted message (decoder tmf), or None */
 	PyObject *process;                /* the process's image name when delivered, or NULL */
 } EventObject;
 

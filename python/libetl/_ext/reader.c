@@ -138,6 +138,39 @@ static int add_manifests(ReaderObject *self, PyObject *manifests)
 	return 0;
 }
 
+/* TMF files or folders for WPP messages: a path or a list of paths. */
+static int add_tmf(ReaderObject *self, PyObject *tmf)
+{
+	PyObject *list;
+	Py_ssize_t i;
+
+	if (!tmf || tmf == Py_None)
+		return 0;
+	list = PyUnicode_Check(tmf) ? Py_BuildValue("[O]", tmf) : PySequence_List(tmf);
+	if (!list)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(list); i++) {
+		PyObject *m = PyList_GET_ITEM(list, i);
+		unsigned before = etl_reader_tmf_warnings(self->r);
+		if (!PyUnicode_Check(m)) {
+			Py_DECREF(list);
+			PyErr_SetString(PyExc_TypeError, "a TMF input is a path to a file or folder");
+			return -1;
+		}
+		if (etl_reader_add_tmf_path(self->r, PyUnicode_AsUTF8(m)) != ETL_OK) {
+			Py_DECREF(list);
+			pyetl_raise(self->r, "cannot read the TMF files");
+			return -1;
+		}
+		if (etl_reader_tmf_warnings(self->r) != before && pyetl_report(self, "tmf") < 0) {
+			Py_DECREF(list);
+			return -1;
+		}
+	}
+	Py_DECREF(list);
+	return 0;
+}
+
 int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order, int stacks,
 		       uint64_t since, uint64_t until)
 {
@@ -175,9 +208,9 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
-			      "ids", "level", "pids", "on_damage", "keep", "derive", NULL };
+			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
-	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL;
+	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
 	const char *order = "time";
 	int stacks = 1, derive = 0;
 	uint64_t since, until;
@@ -186,9 +219,9 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOp", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpO", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive))
+					 &derive, &tmf))
 		return -1;
 	if (pyetl_filetime_arg(since_o, &since) < 0 || pyetl_filetime_arg(until_o, &until) < 0)
 		return -1;
@@ -212,6 +245,8 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 	if (keep && keep != Py_None && PyList_Append(self->keep, keep) < 0) /* file objects the inputs read */
 		return -1;
 	if (etl_reader_set_option(self->r, ETL_OPTION_DERIVE, derive != 0) != ETL_OK)
+		return -1;
+	if (add_tmf(self, tmf) < 0)
 		return -1;
 	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
 }
