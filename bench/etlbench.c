@@ -3,6 +3,7 @@
  * reading the same bytes in the same run.
  *
  *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N]
+ *   etlbench --peak FILE     (the headers workload over FILE, and its peak memory)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
  * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
@@ -561,8 +562,16 @@ int main(int argc, char **argv)
 			repeat = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
+		else if (strcmp(argv[i], "--peak") == 0 && i + 1 < argc) {
+			/* the headers workload over one file, and its peak resident memory */
+			struct result h = in_child(w_headers, argv[i + 1], etldump, 1);
+			printf("%s: %llu events in %.3f s, peak %.1f MiB\n", argv[i + 1], h.events, h.seconds,
+			       (double)h.maxrss_kb / 1024.0);
+			return h.ok ? 0 : 1;
+		}
 		else {
-			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--keep]\n");
+			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--keep]\n"
+					"       etlbench --peak FILE\n");
 			return 2;
 		}
 	}

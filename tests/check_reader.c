@@ -16,6 +16,7 @@
 #include "record/record.h"
 #include "util/cursor.h"
 #include "scenario.h"
+#include "reader/reader.h"
 
 #define NREC 600u
 
@@ -378,6 +379,81 @@ START_TEST(file_order_keeps_layout)
 	r = open_mem(d, len);
 	drain(r, &o, &run, 0);
 	ck_assert_uint_eq(run.decreasing, 0);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* A trace whose CPUs' buffers come in sequence order keeps no per-buffer index: the merge scans
+ * the file again (docs/PERFORMANCE.md, constant memory). */
+START_TEST(forward_scan_keeps_only_the_header_buffer)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len;
+	uint8_t *d;
+	struct etl_reader *r;
+
+	variant_opts(_i ? 2 : 0, &o); /* plain, and compressed */
+	d = build(&o, &len);
+	r = open_mem(d, len);
+	ck_assert_int_eq(r->traces[0]->ix.forward, 1);
+	ck_assert_uint_eq(r->traces[0]->ix.count, 1);
+	ck_assert_uint_eq(r->traces[0]->ix.ncpus, 4);
+	ck_assert_uint_gt(r->traces[0]->ix.buffers, _i ? 4 : 10);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.errors, 0);
+	ck_assert_uint_eq(run.events, NREC + run.header_records);
+	ck_assert_int_eq(run.decreasing, 0);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_BUFFERS), r->traces[0]->ix.buffers);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* A CPU's buffers out of sequence in the file: two of them swapped (damage), or the first half
+ * of the data buffers moved to the end (a circular log that wrapped).  Every buffer is then kept
+ * and sorted: the same events in time order. */
+START_TEST(buffers_out_of_sequence_are_sorted)
+{
+	struct etlw_opts o;
+	struct run run;
+	size_t len, hb, nbuf, i, j = 0, bs;
+	uint8_t *d, *tmp;
+	struct etl_reader *r;
+
+	variant_opts(0, &o);
+	d = build(&o, &len);
+	hb = etl_le32(d);
+	bs = o.buffer_size;
+	nbuf = (len - hb) / bs;
+	ck_assert_uint_ge(nbuf, 8);
+	ck_assert_uint_eq(hb + nbuf * bs, len);
+	tmp = malloc(len);
+	ck_assert_ptr_nonnull(tmp);
+	if (_i == 0) { /* swap the first two buffers of the first buffer's CPU */
+		uint16_t cpu = etl_le16(d + hb + 0x28);
+		for (i = 1; i < nbuf && !j; i++)
+			if (etl_le16(d + hb + i * bs + 0x28) == cpu)
+				j = i;
+		ck_assert_uint_gt(j, 0);
+		memcpy(tmp, d + hb, bs);
+		memcpy(d + hb, d + hb + j * bs, bs);
+		memcpy(d + hb + j * bs, tmp, bs);
+	} else { /* rotate: the first half of the data buffers to the end */
+		size_t half = nbuf / 2 * bs;
+		memcpy(tmp, d + hb, half);
+		memmove(d + hb, d + hb + half, len - hb - half);
+		memcpy(d + len - half, tmp, half);
+	}
+	free(tmp);
+	r = open_mem(d, len);
+	ck_assert_int_eq(r->traces[0]->ix.forward, 0);
+	ck_assert_uint_eq(r->traces[0]->ix.count, nbuf + 1);
+	drain(r, &o, &run, 1);
+	ck_assert_uint_eq(run.errors, 0);
+	ck_assert_uint_eq(run.events, NREC + run.header_records);
+	ck_assert_int_eq(run.decreasing, 0);
 	etl_reader_free(r);
 	free(d);
 }
@@ -1199,6 +1275,8 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(t, trace_info_fields, 0, 6);
 	tcase_add_test(t, time_conversion_and_header_event);
 	tcase_add_test(t, file_order_keeps_layout);
+	tcase_add_loop_test(t, forward_scan_keeps_only_the_header_buffer, 0, 2);
+	tcase_add_loop_test(t, buffers_out_of_sequence_are_sorted, 0, 2);
 	tcase_add_test(t, two_inputs_merge_by_time);
 	tcase_add_test(dmg, zeroed_buffer_header_costs_only_that_buffer);
 	tcase_add_test(dmg, bad_record_size_costs_the_rest_of_its_buffer_at_most);

@@ -27,15 +27,15 @@ static int cmp_cpu_seq(const void *a, const void *b)
 	return 0;
 }
 
-/* Loads index entry i into s.  On damage, returns < 0 with s->diag set;
+/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
  * s->data/fill may still hold what could be recovered (a partly
  * decompressed buffer). */
-static int load_buffer(struct etl_reader *r, struct stream *s, size_t i)
+static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
-	const struct etl_bufent *e = &s->t->ix.ent[i];
 	int st;
 
-	s->cur = i;
+	s->ent = *e;
+	s->loaded = 1;
 	s->cpu = e->cpu;
 	st = etl__bufload(&s->ld, e, &s->diag);
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
@@ -56,9 +56,9 @@ static int load_buffer(struct etl_reader *r, struct stream *s, size_t i)
 /* Fixes up the location of a diagnostic produced for the loaded buffer. */
 static void locate_diag(struct stream *s, struct etl_diag *d)
 {
-	const struct etl_bufent *e = &s->t->ix.ent[s->cur];
+	const struct etl_bufent *e = &s->ent;
 
-	d->buffer_index = (int64_t)s->t->ix.ent[s->cur].ordinal;
+	d->buffer_index = (int64_t)s->ent.ordinal;
 	if (d->offset == ETL_OFFSET_NONE)
 		return;
 	if (s->ld.compressed) {
@@ -92,11 +92,11 @@ static void resync_in_buffer(struct etl_reader *r, struct stream *s)
 static void finish_event(struct stream *s)
 {
 	struct etl_event *ev = &s->ev;
-	const struct etl_bufent *e = &s->t->ix.ent[s->cur];
+	const struct etl_bufent *e = &s->ent;
 
 	ev->cpu = s->cpu;
 	ev->trace_index = s->t->index;
-	ev->buffer_index = s->t->ix.ent[s->cur].ordinal;
+	ev->buffer_index = e->ordinal;
 	ev->buffer_offset = (uint32_t)s->pos;
 	ev->file_offset = s->ld.compressed ? e->off : e->off + s->pos;
 	if (s->ld.compressed)
@@ -120,6 +120,83 @@ static int only_padding(const uint8_t *p, size_t n)
 	return 1;
 }
 
+/* ---- the buffers of a stream ---- */
+
+/* The next buffer of the trace's forward scan: 1, or 0 at the end (or on an I/O fault, which
+ * the first pass would have met: the rest of the file cannot be read). */
+static int scan_one(struct trace *t, struct etl_bufent *e)
+{
+	struct etl_diag ignored;
+
+	return etl__bufscan_next(&t->fwd, e, &ignored) == ETL_OK;
+}
+
+static int queue_push(struct stream *s, const struct etl_bufent *e)
+{
+	if (s->q_head + s->q_len == s->q_cap) {
+		if (s->q_head > 0) {
+			memmove(s->q, s->q + s->q_head, s->q_len * sizeof(*s->q));
+			s->q_head = 0;
+		} else if (etl__grow(&s->q, &s->q_cap, s->q_len + 1, sizeof(*s->q), 4) != 0) {
+			return -1;
+		}
+	}
+	s->q[s->q_head + s->q_len++] = *e;
+	return 0;
+}
+
+/* The stream of CPU cpu of a forward-scanned trace, or NULL. */
+static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, uint32_t cpu)
+{
+	size_t lo = 0, hi = t->ix.ncpus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ix.cpus[mid] == cpu)
+			return &r->streams[t->fwd_streams + mid];
+		if (t->ix.cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The stream's next buffer: 1 with *e, 0 at its end, -1 out of memory (s->diag set). */
+static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
+{
+	struct trace *t = s->t;
+
+	switch (s->from) {
+	case FROM_INDEX:
+		if (s->next >= s->end)
+			return 0;
+		*e = t->ix.ent[s->next++];
+		return 1;
+	case FROM_SCAN:
+		return scan_one(t, e);
+	case FROM_QUEUE:
+		while (s->q_len == 0) {
+			struct etl_bufent x;
+			struct stream *o;
+			if (!scan_one(t, &x))
+				return 0;
+			if (x.ordinal == 0 || !(o = cpu_stream(r, t, x.cpu)))
+				continue; /* the header buffer's stream has it; a CPU the first pass did not see
+					     cannot be (the file is read-only to us) */
+			if (queue_push(o, &x) != 0) {
+				etl__diag_set(&s->diag, ETL_E_NOMEM, x.off, "out of memory for the buffer queue");
+				return -1;
+			}
+		}
+		*e = s->q[s->q_head++];
+		if (--s->q_len == 0)
+			s->q_head = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
@@ -127,14 +204,21 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 		size_t adv = 0;
 		int st;
 
-		if (s->cur == SIZE_MAX || s->pos >= s->fill) {
-			if (s->next >= s->end) {
+		if (!s->loaded || s->pos >= s->fill) {
+			struct etl_bufent e;
+			int got = next_entry(r, s, &e);
+			if (got == 0) {
 				s->head = HEAD_NONE;
 				return;
 			}
-			st = load_buffer(r, s, s->next++);
+			if (got < 0) {
+				s->diag.buffer_index = -1;
+				s->head = HEAD_ERROR;
+				goto keyed;
+			}
+			st = load_buffer(r, s, &e);
 			if (st != ETL_OK) {
-				s->diag.buffer_index = (int64_t)s->t->ix.ent[s->cur].ordinal;
+				s->diag.buffer_index = (int64_t)s->ent.ordinal;
 				s->head = HEAD_ERROR;
 				goto keyed;
 			}
@@ -233,6 +317,70 @@ static void heap_remove_top(struct etl_reader *r)
 		heap_sift_top(r);
 }
 
+/* How many streams trace t needs, sorting a full index for time order; 0 with d set when the
+ * CPUs are more than the limit allows. */
+static size_t plan_streams(struct etl_reader *r, struct trace *t, struct etl_diag *d)
+{
+	size_t n = t->ix.count, runs, i;
+
+	if (r->order == ETL_ORDER_FILE || t->ix.buffers <= 1)
+		return t->ix.buffers ? 1 : 0;
+	if (t->ix.forward) {
+		runs = 1 + t->ix.ncpus; /* the header buffer's stream, and one per CPU */
+	} else {
+		/* Sort entries 1..n by (cpu, seq, offset); each keeps its file ordinal. */
+		qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
+		for (runs = 2, i = 2; i < n; i++)
+			if (t->ix.ent[i].cpu != t->ix.ent[i - 1].cpu)
+				runs++;
+	}
+	if (runs > r->limits[ETL_LIMIT_STREAMS] + 1) {
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "%zu per-CPU streams exceed the limit %llu", runs - 1,
+			      (unsigned long long)r->limits[ETL_LIMIT_STREAMS]);
+		return 0;
+	}
+	return runs;
+}
+
+static struct stream *add_stream(struct etl_reader *r, size_t *k, struct trace *t, enum stream_source from,
+				 size_t next, size_t end)
+{
+	struct stream *s = &r->streams[(*k)++];
+
+	s->t = t;
+	s->from = from;
+	s->next = next;
+	s->end = end;
+	return s;
+}
+
+/* The streams of trace t, from *k on. */
+static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
+{
+	size_t n = t->ix.count, start, c;
+
+	if (t->ix.forward)
+		etl__bufscan_again(&t->ix, &t->fwd);
+	if (r->order == ETL_ORDER_FILE || t->ix.buffers == 1) {
+		add_stream(r, k, t, t->ix.forward ? FROM_SCAN : FROM_INDEX, 0, n);
+		return;
+	}
+	add_stream(r, k, t, FROM_INDEX, 0, 1); /* the header buffer: ent[0] in either form */
+	if (t->ix.forward) {
+		t->fwd_streams = *k;
+		for (c = 0; c < t->ix.ncpus; c++)
+			add_stream(r, k, t, FROM_QUEUE, 0, 0);
+		return;
+	}
+	for (start = 1; start < n;) {
+		size_t end = start + 1;
+		while (end < n && t->ix.ent[end].cpu == t->ix.ent[start].cpu)
+			end++;
+		add_stream(r, k, t, FROM_INDEX, start, end);
+		start = end;
+	}
+}
+
 /* Builds the streams of every input and primes the heap. */
 static int start_iteration(struct etl_reader *r)
 {
@@ -241,65 +389,30 @@ static int start_iteration(struct etl_reader *r)
 	int ti;
 
 	for (ti = 0; ti < r->ntraces; ti++) {
-		struct trace *t = r->traces[ti];
-		size_t n = t->ix.count, runs = n > 0 ? 1 : 0;
-
-		/* Sort entries 1..n by (cpu, seq, offset); each keeps its file ordinal. */
-		if (r->order == ETL_ORDER_TIME && n > 1) {
-			qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
-			for (i = 2; i < n; i++)
-				if (t->ix.ent[i].cpu != t->ix.ent[i - 1].cpu)
-					runs++;
-			runs++; /* the header buffer's own stream */
-			if (runs > r->limits[ETL_LIMIT_STREAMS] + 1) {
-				etl__diag_set(&d, ETL_E_LIMIT, ETL_OFFSET_NONE,
-					      "%zu per-CPU streams exceed the limit %llu", runs - 1,
-					      (unsigned long long)r->limits[ETL_LIMIT_STREAMS]);
-				return etl__reader_set_error(r, &d, ti, 1);
-			}
-		}
+		size_t runs = plan_streams(r, r->traces[ti], &d);
+		if (runs == 0 && r->traces[ti]->ix.buffers > 0)
+			return etl__reader_set_error(r, &d, ti, 1);
 		total += runs;
 	}
 	r->streams = etl__calloc(total ? total : 1, sizeof(*r->streams));
 	r->heap = etl__calloc(total ? total : 1, sizeof(*r->heap));
 	if (!r->streams || !r->heap)
 		goto oom;
-	for (ti = 0; ti < r->ntraces; ti++) {
-		struct trace *t = r->traces[ti];
-		size_t n = t->ix.count, start;
-
-		if (n == 0)
-			continue;
-		if (r->order == ETL_ORDER_FILE || n == 1) {
-			r->streams[k].t = t;
-			r->streams[k].next = 0;
-			r->streams[k].end = n;
-			k++;
-			continue;
-		}
-		r->streams[k].t = t; /* the header buffer */
-		r->streams[k].next = 0;
-		r->streams[k].end = 1;
-		k++;
-		for (start = 1; start < n;) {
-			size_t end = start + 1;
-			while (end < n && t->ix.ent[end].cpu == t->ix.ent[start].cpu)
-				end++;
-			r->streams[k].t = t;
-			r->streams[k].next = start;
-			r->streams[k].end = end;
-			k++;
-			start = end;
-		}
-	}
+	for (ti = 0; ti < r->ntraces; ti++)
+		if (r->traces[ti]->ix.buffers > 0)
+			make_streams(r, r->traces[ti], &k);
 	r->nstreams = k;
 	for (i = 0; i < k; i++) {
 		struct stream *s = &r->streams[i];
 		s->id = (uint32_t)i;
-		s->cur = SIZE_MAX;
+		s->loaded = 0;
 		s->last_ts = s->t->info.start_raw;
 		etl__bufload_init(&s->ld, &s->t->src, (s->t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				  s->t->info.compression_format);
+	}
+	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
+	for (i = 0; i < k; i++) {
+		struct stream *s = &r->streams[i];
 		stream_advance(r, s);
 		if (s->head != HEAD_NONE)
 			heap_push(r, s);

@@ -90,6 +90,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__source_close(&t->src);
 	etl__trace_info_clear(&t->info);
 	etl__bufindex_free(&t->ix);
+	etl__bufscan_free(&t->fwd);
 	etl__stacks_free(&t->stacks);
 	etl__files_free(&t->files);
 	etl__free(t);
@@ -101,8 +102,10 @@ void etl_reader_free(struct etl_reader *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nstreams; i++)
+	for (i = 0; i < r->nstreams; i++) {
 		etl__bufload_free(&r->streams[i].ld);
+		etl__free(r->streams[i].q);
+	}
 	etl__free(r->streams);
 	etl__free(r->heap);
 	for (i = 0; i < (size_t)r->ntraces; i++)

@@ -38,16 +38,28 @@ struct trace {
 	struct etl_trace_info info;
 	struct etl_clockconv clock;
 	struct etl_bufindex ix;
+	struct etl_bufscan fwd;   /* a forward index: the merge's scan of the buffers (merge.c) */
+	size_t fwd_streams;       /* and the first of the trace's per-CPU streams, in CPU order */
 	unsigned ptr_size;
 	struct etl_stacks stacks; /* compressed and deferred stacks: read when first needed */
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 
+enum stream_source {
+	FROM_INDEX, /* the index entries [next, end) */
+	FROM_SCAN,  /* every buffer, as the trace's forward scan meets it (file order) */
+	FROM_QUEUE  /* one CPU's buffers, queued by the trace's forward scan (merge.c) */
+};
+
 struct stream {
 	struct trace *t;
 	uint32_t id;
-	size_t next, end;    /* index entries still to load: [next, end) */
-	size_t cur;          /* entry of the loaded buffer, SIZE_MAX if none */
+	enum stream_source from;
+	size_t next, end;    /* FROM_INDEX: index entries still to load: [next, end) */
+	struct etl_bufent *q; /* FROM_QUEUE: entries met by the scan, not loaded yet */
+	size_t q_head, q_len, q_cap;
+	int loaded;          /* a buffer is loaded: ent */
+	struct etl_bufent ent;
 	struct etl_bufload ld; /* the loaded buffer */
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;

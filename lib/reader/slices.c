@@ -31,18 +31,20 @@ static int cmp_flushed(const void *a, const void *b)
 /* The flush time (FILETIME) and size of every data buffer; how many. */
 static size_t read_flush_times(struct trace *t, struct flushed *out)
 {
-	size_t i, k = 0;
+	size_t k = 0;
+	struct etl_bufiter it;
+	struct etl_bufent e;
 
-	for (i = 0; i < t->ix.count; i++) {
-		const struct etl_bufent *e = &t->ix.ent[i];
+	etl__bufiter_init(&it, &t->ix);
+	while (etl__bufiter_next(&it, &e) && k < t->ix.buffers) {
 		uint8_t h[ETL_BUFFER_HEADER_SIZE];
 		struct etl_diag d;
 
-		if (e->type == ETL_BUFTYPE_HEADER || e->avail < sizeof(h) ||
-		    etl__source_read(&t->src, e->off, h, sizeof(h), &d) != ETL_OK)
+		if (e.type == ETL_BUFTYPE_HEADER || e.avail < sizeof(h) ||
+		    etl__source_read(&t->src, e.off, h, sizeof(h), &d) != ETL_OK)
 			continue;
 		out[k].ft = etl__clock_filetime(&t->clock, etl_le64(h + 0x10));
-		out[k].bytes = e->avail;
+		out[k].bytes = e.avail;
 		k++;
 	}
 	return k;
@@ -57,7 +59,7 @@ size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_
 	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || !bounds)
 		return 0;
 	bounds[0] = 0;
-	f = etl__calloc(r->traces[trace]->ix.count + 1, sizeof(*f));
+	f = etl__calloc((size_t)r->traces[trace]->ix.buffers + 1, sizeof(*f));
 	if (!f)
 		return 0;
 	count = read_flush_times(r->traces[trace], f);

@@ -110,10 +110,12 @@ static int vol_cmp(const void *a, const void *b)
 void etl__files_load(struct etl_files *f, struct etl_bufload *ld, const struct etl_bufindex *ix, unsigned ptr_size)
 {
 	struct etl_diag d;
-	size_t i;
+	struct etl_bufiter it;
+	struct etl_bufent e;
 
-	for (i = 0; i < ix->count; i++) {
-		if (etl__bufload(ld, &ix->ent[i], &d) != ETL_OK && !ld->data)
+	etl__bufiter_init(&it, ix);
+	while (etl__bufiter_next(&it, &e)) {
+		if (etl__bufload(ld, &e, &d) != ETL_OK && !ld->data)
 			continue;
 		load_buffer(f, ld->data, ld->fill, ptr_size);
 	}

@@ -213,12 +213,14 @@ void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct
 		      unsigned ptr_size, uint64_t max_bytes)
 {
 	struct etl_diag d;
-	size_t i;
+	struct etl_bufiter it;
+	struct etl_bufent e;
 
-	for (i = 0; i < ix->count; i++) {
-		if (ix->ent[i].type == ETL_BUFTYPE_HEADER)
+	etl__bufiter_init(&it, ix);
+	while (etl__bufiter_next(&it, &e)) {
+		if (e.type == ETL_BUFTYPE_HEADER)
 			continue;
-		if (etl__bufload(ld, &ix->ent[i], &d) != ETL_OK && !ld->data)
+		if (etl__bufload(ld, &e, &d) != ETL_OK && !ld->data)
 			continue;
 		load_buffer_records(k, ld->data, ld->fill, ptr_size, max_bytes);
 	}

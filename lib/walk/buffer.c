@@ -7,9 +7,11 @@
  * SPDX-License-Identifier: MIT
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/cursor.h"
+#include "util/htab.h"
 #include "walk/buffer.h"
 
 void etl__bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
@@ -215,19 +217,68 @@ out:
 	return st;
 }
 
-int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
-			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
-			etl_diag_fn report, void *ctx, struct etl_diag *d)
+void etl__bufscan_init(struct etl_bufscan *sc, const struct etl_source *src, const struct etl_bufhdr *first,
+		       uint32_t nominal, int compressed, uint64_t size_limit, etl_diag_fn report, void *ctx)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->src = src;
+	if (first) {
+		sc->first = *first;
+		sc->have_first = 1;
+	}
+	sc->nominal = nominal;
+	sc->compressed = compressed;
+	sc->size_limit = size_limit;
+	sc->report = report;
+	sc->ctx = ctx;
+}
+
+#define SCAN_WINDOW 32768u
+
+void etl__bufscan_free(struct etl_bufscan *sc)
+{
+	etl__free(sc->win);
+	sc->win = NULL;
+	sc->win_len = 0;
+}
+
+/* The header bytes at off (n <= 72) through the read-ahead window; ETL_OK or an I/O status. */
+static int scan_read(struct etl_bufscan *sc, uint64_t off, uint8_t *raw, size_t n, struct etl_diag *d)
+{
+	const struct etl_source *src = sc->src;
+
+	if (src->mem || src->size - off < SCAN_WINDOW)
+		return etl__source_read(src, off, raw, n, d);
+	if (!(off >= sc->win_off && off + n <= sc->win_off + sc->win_len)) {
+		if (!sc->win && !(sc->win = etl__malloc(SCAN_WINDOW)))
+			return etl__source_read(src, off, raw, n, d);
+		sc->win_len = 0;
+		if (etl__source_read(src, off, sc->win, SCAN_WINDOW, d) != ETL_OK)
+			return d->code;
+		sc->win_off = off;
+		sc->win_len = SCAN_WINDOW;
+	}
+	memcpy(raw, sc->win + (off - sc->win_off), n);
+	return ETL_OK;
+}
+
+static void scan_report(struct etl_bufscan *sc, struct etl_diag *bad)
+{
+	bad->buffer_index = (int64_t)sc->count;
+	if (sc->report)
+		sc->report(sc->ctx, bad);
+}
+
+int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
-	uint64_t off = 0;
+	const struct etl_source *src = sc->src;
 	int st;
 
-	while (off < src->size) {
+	while (!sc->done && sc->off < src->size) {
 		struct etl_bufhdr h;
-		struct etl_bufent e;
 		struct etl_diag bad;
-		uint64_t left = src->size - off, next;
+		uint64_t off = sc->off, left = src->size - off, next;
 
 		if (left < ETL_BUFFER_HEADER_SIZE) {
 			st = etl__source_read(src, off, raw, (size_t)left, d);
@@ -237,13 +288,12 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, c
 				etl__diag_set(&bad, ETL_E_TRUNCATED, off,
 					      "%llu bytes after the last buffer are too few for a buffer header",
 					      (unsigned long long)left);
-				bad.buffer_index = (int64_t)ix->count;
-				report(ctx, &bad);
-				ix->bytes_skipped += left;
+				scan_report(sc, &bad);
+				sc->bytes_skipped += left;
 			}
 			break;
 		}
-		st = etl__source_read(src, off, raw, sizeof(raw), d);
+		st = scan_read(sc, off, raw, sizeof(raw), d);
 		if (st != ETL_OK)
 			return st;
 		if (all_bytes(raw, sizeof(raw), 0)) {
@@ -254,55 +304,197 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, c
 			if (zero_tail)
 				break; /* preallocated, never written space: the end of the data */
 		}
-		if (off == 0 && first)
-			h = *first; /* the header buffer, as the caller read (and repaired) it */
+		if (off == 0 && sc->have_first)
+			h = sc->first; /* the header buffer, as the caller read (and repaired) it */
 		else
 			etl__bufhdr_decode(raw, &h);
-		if (ix->count > 0 && h.type == ETL_BUFTYPE_HEADER)
+		if (sc->count > 0 && h.type == ETL_BUFTYPE_HEADER)
 			h.type = 0xFFFF; /* a second header buffer is damage here */
-		if (etl__bufhdr_check(&h, off, size_limit, ix->count ? nominal : 0, &bad) != ETL_OK ||
+		if (etl__bufhdr_check(&h, off, sc->size_limit, sc->count ? sc->nominal : 0, &bad) != ETL_OK ||
 		    h.type == 0xFFFF) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
-			st = resync(src, off + 1, nominal, compressed, ix->count ? ix->ent[0].avail : 0, size_limit,
-				    &next, d);
+			st = resync(src, off + 1, sc->nominal, sc->compressed, sc->count ? sc->first_avail : 0,
+				    sc->size_limit, &next, d);
 			if (st != ETL_OK)
 				return st;
-			bad.buffer_index = (int64_t)ix->count;
 			etl__diag_append(&bad, "; skipped %llu bytes to %s at offset 0x%llx",
 					 (unsigned long long)(next - off),
 					 next < src->size ? "the next plausible buffer" : "the end of the file",
 					 (unsigned long long)next);
-			report(ctx, &bad);
-			ix->bytes_skipped += next - off;
-			off = next;
+			scan_report(sc, &bad);
+			sc->bytes_skipped += next - off;
+			sc->off = next;
 			continue;
 		}
-		e.off = off;
-		e.seq = h.seq;
-		e.cpu = h.cpu;
-		e.flags = h.flags;
-		e.type = h.type;
-		e.avail = h.size;
+		e->off = off;
+		e->seq = h.seq;
+		e->cpu = h.cpu;
+		e->flags = h.flags;
+		e->type = h.type;
+		e->avail = h.size;
 		if (h.size > left) {
 			etl__diag_set(&bad, ETL_E_TRUNCATED, off,
-				      "buffer %zu declares %u bytes but the file ends after %llu: reading what is there",
-				      ix->count, (unsigned)h.size, (unsigned long long)left);
-			bad.buffer_index = (int64_t)ix->count;
-			report(ctx, &bad);
-			e.avail = (uint32_t)left;
+				      "buffer %llu declares %u bytes but the file ends after %llu: reading what is there",
+				      (unsigned long long)sc->count, (unsigned)h.size, (unsigned long long)left);
+			scan_report(sc, &bad);
+			e->avail = (uint32_t)left;
 		}
-		st = push(ix, &e, count_limit, d);
-		if (st != ETL_OK)
-			return st;
-		off += e.avail;
+		if (sc->count == 0)
+			sc->first_avail = e->avail;
+		e->ordinal = (uint32_t)sc->count++;
+		sc->off = off + e->avail;
+		return ETL_OK;
 	}
+	sc->done = 1;
+	etl__bufscan_free(sc);
+	return ETL_END;
+}
+
+/* Per-CPU order seen by the first pass: whether every CPU's sequence numbers rise in file order. */
+struct cpu_seen {
+	uint32_t cpu;
+	uint64_t last_seq;
+};
+
+static int cpu_eq(const void *entry, const void *key)
+{
+	return ((const struct cpu_seen *)entry)->cpu == *(const uint32_t *)key;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Notes e's CPU; clears *in_order when its sequence number does not rise.  ETL_OK or ETL_E_NOMEM. */
+static int note_cpu(struct etl_bufindex *ix, struct etl_htab *cpus, const struct etl_bufent *e, int *in_order,
+		    struct etl_diag *d)
+{
+	uint64_t h = etl__hash_mix(e->cpu);
+	struct cpu_seen *c = etl__htab_find(cpus, h, cpu_eq, &e->cpu);
+
+	if (c) {
+		if (e->seq <= c->last_seq)
+			*in_order = 0;
+		c->last_seq = e->seq;
+		return ETL_OK;
+	}
+	c = etl__htab_insert(cpus, h);
+	if (!c || etl__grow(&ix->cpus, &ix->cpus_cap, ix->ncpus + 1, sizeof(*ix->cpus), 8) != 0) {
+		etl__diag_set(d, ETL_E_NOMEM, e->off, "out of memory for the buffer index");
+		return ETL_E_NOMEM;
+	}
+	c->cpu = e->cpu;
+	c->last_seq = e->seq;
+	ix->cpus[ix->ncpus++] = e->cpu;
 	return ETL_OK;
+}
+
+/* The first pass: counts the buffers, reports damage, and says whether a forward scan gives each
+ * CPU's buffers in sequence order; keeps the first entry (the header buffer). */
+static int first_pass(struct etl_bufindex *ix, struct etl_bufscan *sc, uint64_t count_limit, int *in_order,
+		      struct etl_diag *d)
+{
+	struct etl_htab cpus;
+	struct etl_bufent e;
+	int st;
+
+	etl__htab_init(&cpus, sizeof(struct cpu_seen));
+	*in_order = 1;
+	while ((st = etl__bufscan_next(sc, &e, d)) == ETL_OK) {
+		if (sc->count > count_limit) {
+			etl__diag_set(d, ETL_E_LIMIT, e.off, "more than %llu buffers (buffer-count limit)",
+				      (unsigned long long)count_limit);
+			st = ETL_E_LIMIT;
+			break;
+		}
+		if (e.ordinal == 0) {
+			if ((st = push(ix, &e, count_limit, d)) != ETL_OK)
+				break;
+		} else if ((st = note_cpu(ix, &cpus, &e, in_order, d)) != ETL_OK) {
+			break;
+		}
+	}
+	etl__htab_free(&cpus);
+	etl__bufscan_free(sc);
+	if (st != ETL_END)
+		return st;
+	if (ix->ncpus > 1)
+		qsort(ix->cpus, ix->ncpus, sizeof(*ix->cpus), cmp_u32);
+	ix->buffers = sc->count;
+	ix->bytes_skipped = sc->bytes_skipped;
+	return ETL_OK;
+}
+
+int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
+			int allow_forward, etl_diag_fn report, void *ctx, struct etl_diag *d)
+{
+	struct etl_bufscan sc;
+	struct etl_bufent e;
+	int st, in_order;
+
+	etl__bufscan_init(&sc, src, first, nominal, compressed, size_limit, report, ctx);
+	st = first_pass(ix, &sc, count_limit, &in_order, d);
+	if (st != ETL_OK)
+		return st;
+	ix->src = src;
+	ix->first = sc.first;
+	ix->have_first = sc.have_first;
+	ix->nominal = nominal;
+	ix->compressed = compressed;
+	ix->size_limit = size_limit;
+	if (allow_forward && in_order) {
+		ix->forward = 1; /* the merge scans again; only the header buffer is kept */
+		return ETL_OK;
+	}
+	/* some CPU's buffers are out of sequence in the file (a circular log, or damage): keep every
+	 * entry, for sorting (damage was reported by the first pass) */
+	ix->count = 0;
+	etl__bufscan_init(&sc, src, first, nominal, compressed, size_limit, NULL, NULL);
+	while ((st = etl__bufscan_next(&sc, &e, d)) == ETL_OK)
+		if ((st = push(ix, &e, count_limit, d)) != ETL_OK)
+			break;
+	etl__bufscan_free(&sc);
+	return st == ETL_END ? ETL_OK : st;
+}
+
+void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
+{
+	etl__bufscan_init(sc, ix->src, ix->have_first ? &ix->first : NULL, ix->nominal, ix->compressed,
+			  ix->size_limit, NULL, NULL);
+}
+
+void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix)
+{
+	it->ix = ix;
+	it->i = 0;
+	if (ix->forward)
+		etl__bufscan_again(ix, &it->sc);
+}
+
+int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e)
+{
+	struct etl_diag ignored;
+
+	if (!it->ix->forward) {
+		if (it->i >= it->ix->count)
+			return 0;
+		*e = it->ix->ent[it->i++];
+		return 1;
+	}
+	if (etl__bufscan_next(&it->sc, e, &ignored) == ETL_OK)
+		return 1;
+	etl__bufscan_free(&it->sc);
+	return 0;
 }
 
 void etl__bufindex_free(struct etl_bufindex *ix)
 {
 	etl__free(ix->ent);
+	etl__free(ix->cpus);
 	memset(ix, 0, sizeof(*ix));
 }
 

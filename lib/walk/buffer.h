@@ -46,7 +46,7 @@ int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_li
  * damaged Offset must not hide records). */
 size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail);
 
-/* 32 bytes per buffer: the only memory that grows with the trace (see docs/PERFORMANCE.md). */
+/* A buffer of the file: 32 bytes. */
 struct etl_bufent {
 	uint64_t off;     /* file offset */
 	uint64_t seq;
@@ -57,22 +57,76 @@ struct etl_bufent {
 	uint16_t type;
 };
 
-struct etl_bufindex {
-	struct etl_bufent *ent;
-	size_t count, cap;
-	uint64_t bytes_skipped;
-};
-
 typedef void (*etl_diag_fn)(void *ctx, const struct etl_diag *d);
 
-/* Walks every buffer header of the source from offset 0 and records them
- * (the header buffer's as first says, when given).  Damage is reported
- * through report() and skipped by resynchronising on the next plausible
- * buffer header.  Returns ETL_OK, or a fatal status (out of memory, I/O
- * error, buffer-count limit) with d set. */
+/* Walks the buffer headers of a source in file order, resynchronising on the next plausible
+ * header after damage (reported through report, when not NULL). */
+struct etl_bufscan {
+	const struct etl_source *src;
+	struct etl_bufhdr first; /* the header buffer's header, as the caller read (and repaired) it */
+	int have_first;
+	uint32_t nominal, first_avail;
+	int compressed, done;
+	uint64_t size_limit, off;
+	uint64_t count;          /* buffers yielded: the next one's ordinal */
+	uint64_t bytes_skipped;
+	etl_diag_fn report;
+	void *ctx;
+	/* a read-ahead window for headers of file sources (one read per several buffers) */
+	uint8_t *win;
+	uint64_t win_off;
+	size_t win_len;
+};
+
+void etl__bufscan_init(struct etl_bufscan *sc, const struct etl_source *src, const struct etl_bufhdr *first,
+		       uint32_t nominal, int compressed, uint64_t size_limit, etl_diag_fn report, void *ctx);
+/* The next buffer (ordinal set): ETL_OK, ETL_END, or a fatal status (I/O, memory) with d set. */
+int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d);
+void etl__bufscan_free(struct etl_bufscan *sc);
+
+/*
+ * The buffers of a trace.  When a forward scan of the file meets every CPU's buffers in sequence
+ * order (what Windows writes, unless the log is circular), the index keeps only the header buffer
+ * and the list of CPUs: the merge scans the file again, queueing each CPU's buffers as it meets
+ * them, and whole-file passes scan it too - memory does not grow with the file.  Otherwise every
+ * buffer is kept (32 bytes each) for sorting.
+ */
+struct etl_bufindex {
+	struct etl_bufent *ent; /* every buffer, or (forward) the header buffer only */
+	size_t count, cap;      /* entries in ent */
+	uint64_t buffers;       /* buffers in the file */
+	uint64_t bytes_skipped;
+	int forward;
+	uint32_t *cpus;         /* the CPUs of the data buffers, ascending */
+	size_t ncpus, cpus_cap;
+	/* for scanning again */
+	const struct etl_source *src;
+	struct etl_bufhdr first;
+	int have_first, compressed;
+	uint32_t nominal;
+	uint64_t size_limit;
+};
+
+/* Walks every buffer header of the source from offset 0 (the header buffer's as first says, when
+ * given), reporting damage through report() and skipping it by resynchronising on the next
+ * plausible buffer header; keeps every entry unless allow_forward and the file is in order (see
+ * above).  Returns ETL_OK, or a fatal status (out of memory, I/O error, buffer-count limit) with
+ * d set. */
 int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
-			etl_diag_fn report, void *ctx, struct etl_diag *d);
+			int allow_forward, etl_diag_fn report, void *ctx, struct etl_diag *d);
+/* A scanner over the index's file again (damage not reported a second time). */
+void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc);
+
+/* Every buffer of an index, in either form (in file order when forward, else as stored). */
+struct etl_bufiter {
+	const struct etl_bufindex *ix;
+	size_t i;
+	struct etl_bufscan sc;
+};
+void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix);
+/* 1 with *e the next buffer, 0 at the end (then the iterator holds nothing). */
+int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e);
 void etl__bufindex_free(struct etl_bufindex *ix);
 
 /* Whether bytes start like a trace: a header buffer whose first record is a system header with
