@@ -175,12 +175,19 @@ void out_json_str(const char *s)
 	static const char digits[] = "0123456789abcdef";
 
 	for (;;) {
-		const char *run = s;
-		unsigned char c;
+		/* one pass: bytes that need no escape go straight into the buffer */
+		char *o = out_buf.data + out_buf.len, *end = out_buf.data + OUT_BUFFER_SIZE;
+		unsigned char c = 0;
 
-		while (!json_escape[(c = (unsigned char)*s)])
+		while (o < end && !json_escape[(c = (unsigned char)*s)]) {
+			*o++ = (char)c;
 			s++;
-		out_mem(run, (size_t)(s - run));
+		}
+		out_buf.len = (size_t)(o - out_buf.data);
+		if (o == end) {
+			out_flush();
+			continue;
+		}
 		if (c == 0)
 			return;
 		if (c == '"' || c == '\\') {
@@ -192,6 +199,30 @@ void out_json_str(const char *s)
 		}
 		s++;
 	}
+}
+
+size_t out_json_escape(const char *s, char *dst, size_t cap)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (n + 6 >= cap)
+			return SIZE_MAX;
+		if (!json_escape[c]) {
+			dst[n++] = (char)c;
+		} else if (c == '"' || c == '\\') {
+			dst[n++] = '\\';
+			dst[n++] = (char)c;
+		} else {
+			memcpy(dst + n, "\\u00", 4);
+			dst[n + 4] = digits[c >> 4];
+			dst[n + 5] = digits[c & 15];
+			n += 6;
+		}
+	}
+	return n;
 }
 
 void out_printf(const char *fmt, ...)

@@ -67,6 +67,10 @@ static inline void out_cstr(const char *s)
 /* A string literal, without strlen. */
 #define OUT_LIT(s) out_mem("" s, sizeof(s) - 1)
 
+/* s escaped as in a JSON string (without quotes) into dst; its length, or SIZE_MAX when it does
+ * not fit in cap bytes. */
+size_t out_json_escape(const char *s, char *dst, size_t cap);
+
 void out_u64(uint64_t v);
 void out_i64(int64_t v);
 /* Lower-case hex digits of n bytes. */

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "out.h"
 #include "render.h"
@@ -34,10 +35,35 @@ static void process_json(struct etl_reader *r, const struct etl_event *ev)
 }
 
 /* Where the event is, when, and who logged it. */
+/* The input's name as a JSON string's content, escaped once per name (per thread; a name is
+ * compared whole, as readers come and go in batch mode). */
+static void json_file(struct etl_reader *r, int trace)
+{
+	static _Thread_local char orig[1024], escaped[1024];
+	static _Thread_local size_t len = SIZE_MAX;
+	const char *name = etl_trace_info_name(etl_reader_trace_info(r, trace));
+	size_t n = strlen(name);
+
+	if (n >= sizeof(orig)) {
+		out_json_str(name); /* a long name: escaped each time */
+		return;
+	}
+	if (len == SIZE_MAX || strcmp(orig, name) != 0) {
+		memcpy(orig, name, n + 1);
+		len = out_json_escape(name, escaped, sizeof(escaped));
+		if (len == SIZE_MAX) {
+			orig[0] = 0;
+			out_json_str(name);
+			return;
+		}
+	}
+	out_mem(escaped, len);
+}
+
 static void json_location(struct etl_reader *r, const struct etl_event *ev)
 {
 	OUT_LIT("{\"type\":\"event\",\"file\":\"");
-	out_json_str(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
+	json_file(r, etl_event_trace_index(ev));
 	OUT_LIT("\",\"file_offset\":");
 	out_u64(etl_event_file_offset(ev));
 	OUT_LIT(",\"buffer\":");
