@@ -164,9 +164,14 @@ enum etl_option {
 	 *  (from TimeDateStamp) and file names with the NT volume rewritten to its drive letter
 	 *  (through the trace's volume-mapping records). */
 	ETL_OPTION_DERIVE = 1,
+	/** 0 (default) to 64: helper threads that decompress each stream's next compressed buffer
+	 *  while the caller's thread reads the current one.  Events, their order and their bytes are
+	 *  the same; only the time changes.  @since 0.2 */
+	ETL_OPTION_THREADS = 2,
 	ETL_OPTION_COUNT_
 };
-/** Sets an option; only before the first etl_reader_next().
+/** Sets an option; only before the first etl_reader_next().  Values are 0 or 1, except
+ *  ETL_OPTION_THREADS (0 to 64).
  *  @retval ETL_OK @retval ETL_E_MISUSE (unknown option, bad value or too late) @since 0.2 */
 ETL_API int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t value);
 /** Current value of an option (0 for an unknown one). @since 0.2 */

@@ -459,6 +459,67 @@ START_TEST(buffers_out_of_sequence_are_sorted)
 }
 END_TEST
 
+/* ETL_OPTION_THREADS: helpers decompress ahead; the events, their order and bytes are the same
+ * (compressed traces, 64-bit and 32-bit, and one damaged in a compressed buffer). */
+static uint64_t run_digest(const uint8_t *d, size_t len, int threads, unsigned *events, unsigned *errors)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t h = 1469598103934665603ull;
+	int st;
+
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
+	*events = *errors = 0;
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const uint8_t *p;
+		size_t n, i;
+		if (st != ETL_OK) {
+			(*errors)++;
+			h = (h ^ etl_reader_error(r)->offset) * 1099511628211ull;
+			continue;
+		}
+		(*events)++;
+		h = (h ^ etl_event_timestamp_raw(ev)) * 1099511628211ull;
+		h = (h ^ etl_event_file_offset(ev)) * 1099511628211ull;
+		etl_event_payload(ev, &p, &n);
+		for (i = 0; i < n; i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+	}
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, 1), ETL_E_MISUSE); /* too late */
+	etl_reader_free(r);
+	return h;
+}
+
+START_TEST(helper_threads_change_nothing_but_time)
+{
+	struct etlw_opts o;
+	size_t len;
+	uint8_t *d;
+	unsigned ev0, er0, ev1, er1, ev3, er3;
+	uint64_t h0, h1, h3;
+
+	variant_opts(_i == 1 ? 3 : 2, &o);
+	d = build(&o, &len);
+	if (_i == 2)
+		memset(d + len / 2, 0x5A, 64); /* damage inside a compressed buffer */
+	h0 = run_digest(d, len, 0, &ev0, &er0);
+	h1 = run_digest(d, len, 1, &ev1, &er1);
+	h3 = run_digest(d, len, 3, &ev3, &er3);
+	ck_assert_uint_gt(ev0, _i == 2 ? 100 : NREC);
+	ck_assert_uint_eq(er0, _i == 2 ? er0 : 0);
+	if (_i == 2)
+		ck_assert_uint_gt(er0, 0);
+	ck_assert_uint_eq(ev1, ev0);
+	ck_assert_uint_eq(ev3, ev0);
+	ck_assert_uint_eq(er1, er0);
+	ck_assert_uint_eq(er3, er0);
+	ck_assert_uint_eq(h1, h0);
+	ck_assert_uint_eq(h3, h0);
+	free(d);
+}
+END_TEST
+
 START_TEST(two_inputs_merge_by_time)
 {
 	struct etlw_opts o1, o2;
@@ -1277,6 +1338,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(t, file_order_keeps_layout);
 	tcase_add_loop_test(t, forward_scan_keeps_only_the_header_buffer, 0, 2);
 	tcase_add_loop_test(t, buffers_out_of_sequence_are_sorted, 0, 2);
+	tcase_add_loop_test(t, helper_threads_change_nothing_but_time, 0, 3);
 	tcase_add_test(t, two_inputs_merge_by_time);
 	tcase_add_test(dmg, zeroed_buffer_header_costs_only_that_buffer);
 	tcase_add_test(dmg, bad_record_size_costs_the_rest_of_its_buffer_at_most);

@@ -27,17 +27,12 @@ static int cmp_cpu_seq(const void *a, const void *b)
 	return 0;
 }
 
-/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
- * s->data/fill may still hold what could be recovered (a partly
- * decompressed buffer). */
-static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
+/* Takes note of buffer e, loaded into s->ld with status st. */
+static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
 {
-	int st;
-
 	s->ent = *e;
 	s->loaded = 1;
 	s->cpu = e->cpu;
-	st = etl__bufload(&s->ld, e, &s->diag);
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
 	s->data = s->ld.data;
 	s->fill = s->data ? s->ld.fill : 0;
@@ -51,6 +46,31 @@ static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_
 		r->counts[ETL_COUNT_BYTES_SKIPPED] += e->avail;
 	}
 	return st;
+}
+
+/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
+ * s->data/fill may still hold what could be recovered (a partly
+ * decompressed buffer). */
+static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
+{
+	return loaded_buffer(r, s, e, etl__bufload(&s->ld, e, &s->diag));
+}
+
+/* Takes the oldest buffer handed to the helpers (waiting for it): its loader becomes the
+ * stream's. */
+static int take_prefetched(struct etl_reader *r, struct stream *s)
+{
+	struct etl_pfjob *j = &s->pf[s->pf_head];
+	struct etl_bufload spare;
+
+	etl__prefetch_wait(r->pf, j);
+	s->pf_head = (s->pf_head + 1) % PF_DEPTH;
+	s->pf_count--;
+	spare = s->ld;
+	s->ld = j->ld;
+	j->ld = spare;
+	s->diag = j->diag;
+	return loaded_buffer(r, s, &j->ent, j->status);
 }
 
 /* Fixes up the location of a diagnostic produced for the loaded buffer. */
@@ -197,6 +217,44 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 	return 0;
 }
 
+/* The stream's next buffer, after the one taken ahead for a helper (see next_entry). */
+static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
+{
+	if (s->has_peek > 0) {
+		*e = s->peek;
+		s->has_peek = 0;
+		return 1;
+	}
+	if (s->has_peek < 0) {
+		s->has_peek = 0;
+		etl__diag_set(&s->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for the buffer queue");
+		return -1;
+	}
+	return next_entry(r, s, e);
+}
+
+/* With helpers: hands the stream's next buffers to them while they are compressed (the work
+ * worth moving off this thread), up to PF_DEPTH; keeps the first other one for take_entry. */
+static void prefetch_next(struct etl_reader *r, struct stream *s)
+{
+	while (s->pf && s->pf_count < PF_DEPTH && !s->has_peek) {
+		struct etl_bufent e;
+		int got = next_entry(r, s, &e);
+		if (got == 0)
+			return;
+		if (got < 0) {
+			s->has_peek = -1;
+		} else if (e.flags & ETL_BUF_COMPRESSED) {
+			struct etl_pfjob *j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];
+			j->ent = e;
+			etl__prefetch_submit(r->pf, j);
+		} else {
+			s->peek = e;
+			s->has_peek = 1;
+		}
+	}
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
@@ -206,17 +264,23 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 
 		if (!s->loaded || s->pos >= s->fill) {
 			struct etl_bufent e;
-			int got = next_entry(r, s, &e);
-			if (got == 0) {
-				s->head = HEAD_NONE;
-				return;
+			int got;
+			if (s->pf_count) {
+				st = take_prefetched(r, s);
+			} else {
+				got = take_entry(r, s, &e);
+				if (got == 0) {
+					s->head = HEAD_NONE;
+					return;
+				}
+				if (got < 0) {
+					s->diag.buffer_index = -1;
+					s->head = HEAD_ERROR;
+					goto keyed;
+				}
+				st = load_buffer(r, s, &e);
 			}
-			if (got < 0) {
-				s->diag.buffer_index = -1;
-				s->head = HEAD_ERROR;
-				goto keyed;
-			}
-			st = load_buffer(r, s, &e);
+			prefetch_next(r, s);
 			if (st != ETL_OK) {
 				s->diag.buffer_index = (int64_t)s->ent.ordinal;
 				s->head = HEAD_ERROR;
@@ -385,7 +449,7 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 static int start_iteration(struct etl_reader *r)
 {
 	struct etl_diag d;
-	size_t total = 0, k = 0, i;
+	size_t total = 0, k = 0, i, j;
 	int ti;
 
 	for (ti = 0; ti < r->ntraces; ti++) {
@@ -402,13 +466,20 @@ static int start_iteration(struct etl_reader *r)
 		if (r->traces[ti]->ix.buffers > 0)
 			make_streams(r, r->traces[ti], &k);
 	r->nstreams = k;
+	if (r->options[ETL_OPTION_THREADS] > 0)
+		r->pf = etl__prefetch_new((unsigned)r->options[ETL_OPTION_THREADS]); /* NULL: no helpers */
 	for (i = 0; i < k; i++) {
 		struct stream *s = &r->streams[i];
+		int compressed = (s->t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
 		s->id = (uint32_t)i;
 		s->loaded = 0;
 		s->last_ts = s->t->info.start_raw;
-		etl__bufload_init(&s->ld, &s->t->src, (s->t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-				  s->t->info.compression_format);
+		etl__bufload_init(&s->ld, &s->t->src, compressed, s->t->info.compression_format);
+		if (r->pf && compressed) {
+			s->pf = etl__calloc(PF_DEPTH, sizeof(*s->pf)); /* NULL: this stream loads its own */
+			for (j = 0; s->pf && j < PF_DEPTH; j++)
+				etl__bufload_init(&s->pf[j].ld, &s->t->src, compressed, s->t->info.compression_format);
+		}
 	}
 	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
 	for (i = 0; i < k; i++) {

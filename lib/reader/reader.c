@@ -98,13 +98,19 @@ void etl__reader_trace_free(struct trace *t)
 
 void etl_reader_free(struct etl_reader *r)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!r)
 		return;
+	etl__prefetch_free(r->pf); /* first: the helpers may be loading into the streams' jobs */
 	for (i = 0; i < r->nstreams; i++) {
 		etl__bufload_free(&r->streams[i].ld);
 		etl__free(r->streams[i].q);
+		if (r->streams[i].pf) {
+			for (j = 0; j < PF_DEPTH; j++)
+				etl__bufload_free(&r->streams[i].pf[j].ld);
+			etl__free(r->streams[i].pf);
+		}
 	}
 	etl__free(r->streams);
 	etl__free(r->heap);
@@ -167,8 +173,9 @@ int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t v
 		return etl__reader_misuse(r, "unknown option");
 	if (r->state != ST_NEW)
 		return etl__reader_misuse(r, "options can only be set before the first event is read");
-	if (value != 0 && value != 1)
-		return etl__reader_misuse(r, "options are 0 or 1");
+	if (which == ETL_OPTION_THREADS ? value < 0 || value > 64 : value != 0 && value != 1)
+		return etl__reader_misuse(r, which == ETL_OPTION_THREADS ? "ETL_OPTION_THREADS is 0 to 64"
+									 : "options are 0 or 1");
 	r->options[which] = value;
 	return ETL_OK;
 }

@@ -17,6 +17,7 @@
 #include "state/state.h"
 #include "walk/buffer.h"
 #include "walk/load.h"
+#include "reader/prefetch.h"
 
 #define DIAG_QUEUE_MAX 1024
 
@@ -60,6 +61,11 @@ struct stream {
 	size_t q_head, q_len, q_cap;
 	int loaded;          /* a buffer is loaded: ent */
 	struct etl_bufent ent;
+	struct etl_pfjob *pf; /* ETL_OPTION_THREADS: the next PF_DEPTH buffers, loaded by helpers */
+	unsigned pf_head, pf_count; /* the ring of submitted jobs not taken yet */
+	int has_peek;        /* 1: peek is the stream's next buffer (taken from its source, not
+			        handed to a helper); -1: taking it ran out of memory */
+	struct etl_bufent peek;
 	struct etl_bufload ld; /* the loaded buffer */
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;
@@ -84,6 +90,7 @@ struct etl_reader {
 	struct stream **heap;
 	size_t heap_len;
 	struct stream *pending; /* heap[0], delivered its head; advance before the next delivery */
+	struct etl_prefetch *pf; /* ETL_OPTION_THREADS helpers, or NULL */
 	struct etl_diag *queue; /* damage found while indexing, delivered first */
 	size_t q_head, q_len;
 	uint64_t q_dropped;

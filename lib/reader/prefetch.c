@@ -1,0 +1,118 @@
+/*
+ * prefetch.c - the helper threads of ETL_OPTION_THREADS (see prefetch.h).
+ * One lock guards the queue and every job's state; a job's loader is
+ * touched by the helper only while the job runs, and by its stream only
+ * when the job is idle or done.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+
+#include "reader/prefetch.h"
+
+struct etl_prefetch {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct etl_pfjob *head, *tail;
+	int stop;
+	unsigned n;
+	pthread_t threads[64];
+};
+
+static void *helper(void *arg)
+{
+	struct etl_prefetch *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct etl_pfjob *j;
+		while (!p->stop && !p->head)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->stop)
+			break;
+		j = p->head;
+		p->head = j->next;
+		if (!p->head)
+			p->tail = NULL;
+		j->state = PF_RUNNING;
+		pthread_mutex_unlock(&p->mu);
+		j->diag.code = ETL_OK;
+		j->status = etl__bufload(&j->ld, &j->ent, &j->diag);
+		pthread_mutex_lock(&p->mu);
+		j->state = PF_DONE;
+		pthread_cond_broadcast(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+struct etl_prefetch *etl__prefetch_new(unsigned n)
+{
+	struct etl_prefetch *p;
+
+	if (n == 0)
+		return NULL;
+	if (n > 64)
+		n = 64;
+	p = etl__calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	if (pthread_mutex_init(&p->mu, NULL) != 0) {
+		etl__free(p);
+		return NULL;
+	}
+	if (pthread_cond_init(&p->work, NULL) != 0 || pthread_cond_init(&p->done, NULL) != 0) {
+		pthread_mutex_destroy(&p->mu);
+		etl__free(p);
+		return NULL;
+	}
+	for (p->n = 0; p->n < n; p->n++)
+		if (pthread_create(&p->threads[p->n], NULL, helper, p) != 0)
+			break;
+	if (p->n == 0) {
+		etl__prefetch_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void etl__prefetch_free(struct etl_prefetch *p)
+{
+	unsigned i;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->n; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	pthread_mutex_destroy(&p->mu);
+	etl__free(p);
+}
+
+void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j)
+{
+	pthread_mutex_lock(&p->mu);
+	j->state = PF_QUEUED;
+	j->next = NULL;
+	if (p->tail)
+		p->tail->next = j;
+	else
+		p->head = j;
+	p->tail = j;
+	pthread_cond_signal(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)
+{
+	pthread_mutex_lock(&p->mu);
+	while (j->state != PF_DONE)
+		pthread_cond_wait(&p->done, &p->mu);
+	j->state = PF_IDLE;
+	pthread_mutex_unlock(&p->mu);
+}
