@@ -132,6 +132,7 @@ def open(
     pids: Union[None, int, Iterable[int]] = None,
     on_damage: Optional[Callable[[dict], Any]] = None,
     tmf: Union[None, str, Sequence[str]] = None,
+    threads: int = 0,
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
@@ -142,6 +143,8 @@ def open(
     stacks: attach call stacks (Event.stack; costs a pass over traces with stack records).
     derive: give kernel events derived fields (Event.derived: elapsed times, file names through
     file keys, build times, drive-letter paths), computed as PerfView computes them.
+    threads: helper threads (0 to 64) that decompress compressed buffers ahead of the reading
+    thread; the events are the same.
     tmf: WPP trace message format files (a .tmf file or a folder of GUID.tmf files, or a list):
     WPP events then decode, with Event.message the formatted text (docs/WPP.md).
 
@@ -171,6 +174,7 @@ def open(
         on_damage=on_damage,
         keep=keep,
         tmf=_manifests(tmf),
+        threads=threads,
     )
     return reader
 

@@ -82,6 +82,7 @@ def open(
     pids: Union[None, int, Iterable[int]] = ...,
     on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
+    threads: int = ...,
 ) -> Reader: ...
 
 def time_slices(path: PathLike, n: int) -> List[int]: ...

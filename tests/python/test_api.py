@@ -160,6 +160,12 @@ class Wpp(unittest.TestCase):
         self.assertEqual(list(df[df.decoder == "tmf"].name), ["WppDemo/DriverEntry", "WppDemo/OpenFile",
                                                               "WppDemo/OpenFile"])
 
+    def test_helper_threads_same_events(self):
+        path = os.path.join(FIX, "compressed64.etl")
+        self.assertEqual(keys(path, threads=2), keys(path))
+        with self.assertRaises(ValueError):
+            libetl.open(path, threads=100)
+
     def test_without_tmf_and_bad_paths(self):
         self.assertTrue(all(e.decoder == "none" and e.message is None for e in self.messages()))
         with self.assertRaises(libetl.Error):

@@ -208,20 +208,20 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
-			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", NULL };
+			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
 	const char *order = "time";
-	int stacks = 1, derive = 0;
+	int stacks = 1, derive = 0, threads = 0;
 	uint64_t since, until;
 
 	if (self->r) {
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpO", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOi", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf))
+					 &derive, &tmf, &threads))
 		return -1;
 	if (pyetl_filetime_arg(since_o, &since) < 0 || pyetl_filetime_arg(until_o, &until) < 0)
 		return -1;
@@ -246,6 +246,10 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		return -1;
 	if (etl_reader_set_option(self->r, ETL_OPTION_DERIVE, derive != 0) != ETL_OK)
 		return -1;
+	if (etl_reader_set_option(self->r, ETL_OPTION_THREADS, threads) != ETL_OK) {
+		PyErr_SetString(PyExc_ValueError, "threads is 0 to 64");
+		return -1;
+	}
 	if (add_tmf(self, tmf) < 0)
 		return -1;
 	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
