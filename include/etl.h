@@ -252,6 +252,15 @@ ETL_API ETL_WARN_UNUSED int etl_reader_open_fd(struct etl_reader *r, int fd, con
  */
 ETL_API ETL_WARN_UNUSED int etl_reader_open_memory(struct etl_reader *r, const void *data,
 						   size_t size, const char *name);
+/**
+ * Opens input @p trace of reader @p from again in @p r, sharing what @p from unpacked (a container's
+ * temporary file, a spooled pipe) instead of reading the original again: several readers of one
+ * input, e.g. one per thread.  @p from is only read, and may be used by another thread meanwhile
+ * as long as it is not freed before @p r (an input held in memory is borrowed from it).
+ * @retval ETL_OK @retval ETL_E_IO @retval ETL_E_MISUSE (no such input, or too late)
+ * @since 0.2
+ */
+ETL_API ETL_WARN_UNUSED int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, int trace);
 
 /**
  * Delivers the next event.

@@ -293,6 +293,44 @@ START_TEST(zip_two_traces_and_a_log)
 }
 END_TEST
 
+/* etl_reader_open_same: a second reader of an archive's traces shares what the first unpacked,
+ * delivers the same events, and outlives the first. */
+START_TEST(open_same_shares_the_unpacked_traces)
+{
+	size_t l64, l32, i;
+	uint8_t *a = trace(0, &l64), *b = trace(1, &l32);
+	struct member m[] = {
+		{ "kernel.etl", a, l64, 8, 0, 0, 0 },
+		{ "user.etl", b, l32, 8, 0, 0, 0 },
+	};
+	struct blob z = make_zip(m, 2);
+	struct etl_reader *first = etl_reader_new(), *again = etl_reader_new();
+	const struct etl_event *ev;
+	unsigned n[2] = { 0, 0 };
+	int st;
+
+	ck_assert_int_eq(etl_reader_open_memory(first, z.p, z.len, "archive"), ETL_OK);
+	ck_assert_int_eq(etl_reader_trace_count(first), 2);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(etl_reader_open_same(again, first, (int)i), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_same(again, first, 2), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_same(again, NULL, 0), ETL_E_MISUSE);
+	ck_assert_str_eq(etl_trace_info_name(etl_reader_trace_info(again, 1)), "archive:user.etl");
+	etl_reader_free(first); /* the unpacked traces live on in `again` (its own descriptors) */
+	free(z.p);
+	while ((st = etl_reader_next(again, &ev)) != ETL_END) {
+		ck_assert_int_eq(st, ETL_OK);
+		n[etl_event_trace_index(ev)]++;
+	}
+	ck_assert_uint_eq(n[0], NREC + 1);
+	ck_assert_uint_eq(n[1], NREC + 1);
+	ck_assert_int_eq(etl_reader_open_same(again, again, 0), ETL_E_MISUSE); /* too late */
+	etl_reader_free(again);
+	free(a);
+	free(b);
+}
+END_TEST
+
 START_TEST(zip_without_central_directory)
 {
 	size_t l64, l32;
@@ -610,6 +648,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(t, gzip_single_and_multi_member);
+	tcase_add_test(t, open_same_shares_the_unpacked_traces);
 	tcase_add_test(t, gzip_truncated_and_corrupt);
 	tcase_add_test(t, zip_two_traces_and_a_log);
 	tcase_add_test(t, zip_without_central_directory);

@@ -85,6 +85,8 @@ int status_exit(int st);
  * when there are none. */
 struct etl_manifests *load_manifests(const struct options *o, int *exit_code);
 /* Uses the manifests and opens the inputs; reports problems unless quiet. The inputs opened. */
+/* Sets r's options, manifests and TMF files from o. */
+void configure_reader(struct etl_reader *r, const struct options *o, int quiet, int *exit_code);
 int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
 		 int *exit_code);
 /* Filters, decodes and writes one event (or adds it to the summary); 1 if it was selected. */
@@ -95,7 +97,9 @@ int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct 
 extern _Thread_local int decode_errors;
 
 /* pool.c: --threads; the exit status. */
-int run_threaded(char **files, int nfiles, const struct options *o, unsigned n);
+/* Decodes and writes the inputs of primary (opened, not read) with n worker threads, each with a
+ * reader of its own that opens them again (etl_reader_open_same). */
+int run_threaded(const struct etl_reader *primary, const struct options *o, unsigned n);
 /* Whether --threads applies to this run. */
 int threads_usable(const struct options *o, char **files, int nfiles);
 

@@ -1,7 +1,8 @@
 /*
  * pool.c - several threads (--threads):
  *
- * Every worker opens the inputs with a reader of its own and iterates all of
+ * Every worker opens the inputs with a reader of its own (sharing what the
+ * main thread's reader unpacked: etl_reader_open_same) and iterates all of
  * them (iteration is cheap next to decoding and formatting, and each reader
  * then keeps the full process tables and in-trace metadata), but it decodes
  * and formats only its own batches: batch b (BATCH_ITEMS consecutive results
@@ -44,8 +45,7 @@ struct pool {
 	pthread_cond_t cv;
 	unsigned n;
 	struct worker *w;
-	char **files;
-	int nfiles;
+	const struct etl_reader *primary; /* the inputs, opened once */
 	const struct options *o;
 	uint64_t total_items; /* results of etl_reader_next, known when a worker finished */
 	int finished, stop;   /* stop: output failed or a worker could not go on */
@@ -62,9 +62,15 @@ static void *worker_main(void *arg)
 	struct slot *slot = NULL;
 	int ignored = EXIT_OK, stop = 0;
 
+	int t, opened = 0;
+
 	decode_errors = 0;
-	if (!r || etl_reader_set_order(r, o->order) != ETL_OK ||
-	    setup_reader(r, pl->files, pl->nfiles, o, 1, &ignored) == 0) {
+	if (r && etl_reader_set_order(r, o->order) == ETL_OK) {
+		configure_reader(r, o, 1, &ignored);
+		for (t = 0; t < etl_reader_trace_count(pl->primary); t++)
+			opened += etl_reader_open_same(r, pl->primary, t) == ETL_OK;
+	}
+	if (!r || opened == 0 || opened != etl_reader_trace_count(pl->primary)) {
 		w->exit_code = EXIT_NOMEM;
 		pthread_mutex_lock(&pl->mu);
 		pl->stop = 1;
@@ -143,7 +149,7 @@ static void *worker_main(void *arg)
 }
 
 /* Runs the workers and writes their batches in order; returns the exit status. */
-int run_threaded(char **files, int nfiles, const struct options *o, unsigned n)
+int run_threaded(const struct etl_reader *primary, const struct options *o, unsigned n)
 {
 	struct pool pl;
 	uint64_t b;
@@ -154,8 +160,7 @@ int run_threaded(char **files, int nfiles, const struct options *o, unsigned n)
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.cv, NULL);
 	pl.n = n;
-	pl.files = files;
-	pl.nfiles = nfiles;
+	pl.primary = primary;
 	pl.o = o;
 	pl.w = calloc(n, sizeof(*pl.w));
 	if (!pl.w) {

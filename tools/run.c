@@ -209,11 +209,8 @@ static void add_tmfs(struct etl_reader *r, const struct options *o, int quiet, i
 		add_tmf(r, o->tmf[k], o, quiet, exit_code);
 }
 
-int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
-		 int *exit_code)
+void configure_reader(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
 {
-	int opened = 0, i;
-
 	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
@@ -221,6 +218,14 @@ int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct op
 	if (o->manifest_set)
 		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
 	add_tmfs(r, o, quiet, exit_code);
+}
+
+int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
+		 int *exit_code)
+{
+	int opened = 0, i;
+
+	configure_reader(r, o, quiet, exit_code);
 	for (i = 0; i < nfiles; i++) {
 		int st;
 		if (strcmp(files[i], "-") == 0)
@@ -334,9 +339,10 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	if (!summarise && o->writer->begin)
 		o->writer->begin(r, o);
 	if (!summarise && threads_usable(o, files, nfiles) && opened == nfiles) {
-		/* the workers open the inputs again: this reader was for the reports */
+		/* the workers open this reader's inputs again (sharing what it unpacked); it reads
+		 * nothing itself */
+		exit_code = worse(exit_code, run_threaded(r, o, o->threads));
 		etl_reader_free(r);
-		exit_code = worse(exit_code, run_threaded(files, nfiles, o, o->threads));
 		if (o->writer->end)
 			o->writer->end(NULL, o);
 		return decode_errors ? worse(exit_code, EXIT_DAMAGED) : exit_code;

@@ -6,6 +6,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -329,6 +331,35 @@ static int open_source(struct etl_reader *r, struct etl_source *src, const char 
 	}
 	t->src = *src;
 	return add_trace(r, t, name);
+}
+
+int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, int trace)
+{
+	const struct trace *ft;
+	struct etl_source src;
+	struct etl_diag d;
+	int st = open_check(r);
+
+	if (st != ETL_OK)
+		return st;
+	if (!from || trace < 0 || trace >= from->ntraces)
+		return etl__reader_misuse(r, "no such input to open again");
+	ft = from->traces[trace];
+	etl__source_init(&src);
+	if (ft->src.mem) {
+		etl__source_open_memory(&src, ft->src.mem, (size_t)ft->src.size); /* borrowed from `from` */
+	} else {
+		int fd = fcntl(ft->src.fd, F_DUPFD_CLOEXEC, 0); /* its own descriptor: pread needs no lock */
+		if (fd < 0) {
+			etl__diag_set(&d, ETL_E_IO, ETL_OFFSET_NONE, "cannot open the input again: %s", strerror(errno));
+			return etl__reader_set_error(r, &d, -1, 0);
+		}
+		src.fd = fd;
+		src.close_fd = 1;
+		src.base = ft->src.base;
+		src.size = ft->src.size;
+	}
+	return open_source(r, &src, etl_trace_info_name(&ft->info));
 }
 
 int etl_reader_open_memory(struct etl_reader *r, const void *data, size_t size, const char *name)

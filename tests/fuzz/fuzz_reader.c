@@ -2,7 +2,8 @@
  * fuzz_reader - the whole reader over a memory buffer: open, iterate in
  * time order, decode every event and format every property, look up each
  * event's process and stack (copying the events that have one) and walk the
- * process tables; derived fields on half the inputs.
+ * process tables; derived fields on half the inputs, helper threads
+ * (ETL_OPTION_THREADS) on a quarter.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -34,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)etl_reader_set_order(r, order ? ETL_ORDER_FILE : ETL_ORDER_TIME);
 	/* derived fields (the file-name pass) on half the inputs */
 	(void)etl_reader_set_option(r, ETL_OPTION_DERIVE, size > 1 && (data[size - 2] & 1));
+	/* helper threads decompressing ahead, on a quarter of the inputs */
+	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, size > 1 && (data[size - 2] & 6) == 6);
 	/* small limits keep each run fast without hiding bugs in the limit checks */
 	(void)etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1u << 20);
 	(void)etl_reader_set_limit(r, ETL_LIMIT_SPOOL_SIZE, 8u << 20);
