@@ -182,6 +182,24 @@ static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, ui
 	return NULL;
 }
 
+/* A buffer of a CPU the first pass did not see: the file changed since (it is being written?).
+ * Said, and skipped. */
+static void changed_file(struct etl_reader *r, const struct trace *t, const struct etl_bufent *x)
+{
+	struct etl_diag d;
+	size_t before = r->q_len;
+
+	etl__diag_set(&d, ETL_E_FORMAT, x->off,
+		      "buffer of CPU %u was not in the file when it was opened (the file changed): skipped",
+		      (unsigned)x->cpu);
+	d.buffer_index = (int64_t)x->ordinal;
+	etl__reader_queue_diag(r, &d);
+	if (r->q_len > before)
+		r->queue[before].trace = t->index;
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += x->avail;
+	r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
+}
+
 /* The stream's next buffer: 1 with *e, 0 at its end, -1 out of memory (s->diag set). */
 static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
 {
@@ -201,9 +219,12 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 			struct stream *o;
 			if (!scan_one(t, &x))
 				return 0;
-			if (x.ordinal == 0 || !(o = cpu_stream(r, t, x.cpu)))
-				continue; /* the header buffer's stream has it; a CPU the first pass did not see
-					     cannot be (the file is read-only to us) */
+			if (x.ordinal == 0)
+				continue; /* the header buffer's stream has it */
+			if (!(o = cpu_stream(r, t, x.cpu))) {
+				changed_file(r, t, &x);
+				continue;
+			}
 			if (queue_push(o, &x) != 0) {
 				etl__diag_set(&s->diag, ETL_E_NOMEM, x.off, "out of memory for the buffer queue");
 				return -1;
