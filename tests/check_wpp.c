@@ -256,6 +256,15 @@ static const char every_item_tmf[] =
 	"{\n"
 	"c4, ItemChar4 -- 10\n"
 	"h, ItemHexDump -- 11\n"
+	"}\n"
+	"#typev test_c60 6 \"v6=%10!s! mac=%11!s! wc=%12!s! m=%13!u! nt=%14!s! nw=%15!s!\" //   FUNC=F6\n"
+	"{\n"
+	"a6, ItemIPV6Addr -- 10\n"
+	"mac, ItemMACAddr -- 11\n"
+	"wc, ItemWChar -- 12\n"
+	"m, ItemMerror -- 13\n"
+	"e, ItemNTerror -- 14\n"
+	"rest, ItemNWString -- 15\n"
 	"}\n";
 
 #define TEST_GUID "aabbccdd-0000-1111-2222-333344445555"
@@ -300,6 +309,10 @@ static void check_every(size_t k, struct etl_reader *r, const struct etl_decoded
 		ck_assert_str_eq(etl_decoded_message(d), "c4=RIFF hex=0x0a0b0c 55 test.c TestDrv L5 F5 %%!NOPE!  %20!d!");
 		ck_assert_str_eq(etl_decoded_level_name(d), "L5");
 		break;
+	case 5:
+		ck_assert_str_eq(etl_decoded_message(d), "v6=2001:db8::1 mac=0x001a2b3c4d5e wc=Z m=7 "
+						 "nt=ERROR_ACCESS_DENIED (0x00000005) nw=end");
+		break;
 	default:
 		ck_abort_msg("more messages than written");
 	}
@@ -312,8 +325,8 @@ static void every_item_records(struct wpp_rec *recs, unsigned ptr)
 	struct bytes *a;
 	size_t i;
 
-	memset(recs, 0, 5 * sizeof(*recs));
-	for (i = 0; i < 5; i++) {
+	memset(recs, 0, 6 * sizeof(*recs));
+	for (i = 0; i < 6; i++) {
 		recs[i].guid = TEST_GUID;
 		recs[i].number = (uint16_t)(i + 1);
 		recs[i].ptr_size = ptr;
@@ -359,11 +372,18 @@ static void every_item_records(struct wpp_rec *recs, unsigned ptr)
 	put_bytes(a, "RIFF", 4);
 	put_le(a, 3, 2);
 	put_bytes(a, "\x0a\x0b\x0c", 3);
+	a = &recs[5].args;
+	put_bytes(a, "\x20\x01\x0d\xb8\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+	put_bytes(a, "\x00\x1a\x2b\x3c\x4d\x5e", 6);
+	put_bytes(a, "Z\0", 2);
+	put_le(a, 7, 4);
+	put_le(a, 5, 4);
+	put_bytes(a, "e\0n\0d\0", 6);
 }
 
 START_TEST(every_item_type_at_both_pointer_sizes)
 {
-	struct wpp_rec recs[5];
+	struct wpp_rec recs[6];
 	struct etl_reader *r = etl_reader_new();
 	const char *path = temp_file("every.tmf", every_item_tmf);
 	uint8_t *t;
@@ -371,10 +391,10 @@ START_TEST(every_item_type_at_both_pointer_sizes)
 
 	every_ptr = _i ? 8 : 4;
 	every_item_records(recs, every_ptr);
-	t = wpp_trace(recs, 5, &len);
+	t = wpp_trace(recs, 6, &len);
 	ck_assert_int_eq(etl_reader_add_tmf_path(r, path), ETL_OK);
 	ck_assert_uint_eq(etl_reader_tmf_warnings(r), 0);
-	ck_assert_int_eq(each_message(r, t, len, check_every), 5);
+	ck_assert_int_eq(each_message(r, t, len, check_every), 6);
 	etl_reader_free(r);
 	free(t);
 	unlink(path);

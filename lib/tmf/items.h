@@ -15,6 +15,7 @@ struct tmf_item_type {
 	uint16_t in_type;  /* enum etl_in_type */
 	uint16_t out_type; /* enum etl_out_type */
 	uint8_t size;      /* bytes of a fixed-size value, 0 for pointer-sized and variable ones */
+	uint8_t length;    /* a binary of this many bytes (IPv6, MAC addresses), else 0 */
 };
 
 /* The type named name[0..len), or NULL. */

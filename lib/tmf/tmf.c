@@ -397,6 +397,7 @@ static void arg_line(struct pctx *p, const char *s, const char *e)
 	a->type = it->name;
 	a->in_type = it->in_type;
 	a->out_type = it->out_type;
+	a->length = it->length;
 	if ((it->item == TI_LIST || it->item == TI_SET) && ls)
 		a->list = dup_span(p, ls, (size_t)(le - ls));
 }
@@ -421,6 +422,10 @@ static int build_schema(struct pctx *p, struct tmf_msg *m)
 		f[i].name = arg_name(p, a->expr, a->expr + strlen(a->expr), a->number);
 		f[i].in_type = a->in_type;
 		f[i].out_type = a->out_type;
+		if (a->length) {
+			f[i].flags = FF_LEN_CONST;
+			f[i].length = a->length;
+		}
 		if (a->list && list_map(p, &f[i], a->list, a->list + strlen(a->list), a->item == TI_SET) != 0)
 			return -1;
 		top[i] = (uint16_t)i;

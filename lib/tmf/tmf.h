@@ -30,7 +30,7 @@ enum tmf_item {
 	TI_CHAR, TI_UCHAR, TI_SHORT, TI_USHORT, TI_LONG, TI_ULONG, TI_LONGLONG, TI_ULONGLONG,
 	TI_PTR, TI_SIZE, TI_DOUBLE, TI_STRING, TI_WSTRING, TI_PSTRING, TI_PWSTRING, TI_GUID,
 	TI_NTSTATUS, TI_WINERROR, TI_HRESULT, TI_LIST, TI_SET, TI_IPADDR, TI_PORT, TI_TIMESTAMP,
-	TI_DELTA, TI_SID, TI_HEXDUMP, TI_CHAR4, TI_ENUM
+	TI_DELTA, TI_SID, TI_HEXDUMP, TI_CHAR4, TI_ENUM, TI_BINARY, TI_WCHAR
 };
 
 struct tmf_arg {
@@ -39,6 +39,7 @@ struct tmf_arg {
 	uint8_t item;      /* enum tmf_item */
 	uint8_t size;      /* bytes of a fixed-size value, 0 for pointer-sized and variable ones */
 	uint16_t in_type, out_type; /* how it is decoded (items.c) */
+	uint8_t length;    /* a binary of this many bytes, else 0 */
 	const char *type;  /* the ItemXxx name */
 	const char *list;  /* ItemList / ItemSet: the names, "A,B,C", or NULL */
 };
