@@ -303,6 +303,7 @@ static void check_every(size_t k, struct etl_reader *r, const struct etl_decoded
 				 "nt=STATUS_ACCESS_DENIED (0xC0000022) we=ERROR_FILE_NOT_FOUND (0x00000002) "
 				 "hr=E_NOTIMPL (0x80004001) irql=DPC ip=10.1.2.3 port=443 nt2=0x1234ABCD");
 		ck_assert_str_eq(prop_text(d, "arg13"), "DPC"); /* "KeGetCurrentIrql()": named by its number */
+		ck_assert_str_eq(etl_property_map_name(etl_decoded_property_at(d, 3)), "ItemListByte(Low,APC,DPC)");
 		ck_assert_str_eq(prop_text(d, "ip"), "10.1.2.3");
 		break;
 	case 4:

@@ -313,10 +313,12 @@ static const char *arg_name(struct pctx *p, const char *s, const char *e, unsign
 }
 
 /* Adds a list's names ("A,B,C") as a value map (or bit map for a set) to f. */
-static int list_map(struct pctx *p, struct etl_field *f, const char *s, const char *e, int bits)
+static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a, int bits)
 {
 	struct etl_map_entry ents[TMF_MAX_LIST];
 	struct etl_map *map;
+	const char *s = a->list, *e = a->list + strlen(a->list);
+	char name[TMF_MAX_LINE + 64];
 	uint32_t n = 0;
 
 	while (s < e) {
@@ -334,6 +336,8 @@ static int list_map(struct pctx *p, struct etl_field *f, const char *s, const ch
 	if (!map)
 		return -1;
 	memset(map, 0, sizeof(*map));
+	snprintf(name, sizeof(name), "%s(%s)", a->type, a->list); /* ItemListByte(Low,APC,DPC) */
+	map->name = dup_span(p, name, strlen(name));
 	map->bitmap = bits;
 	map->count = n;
 	map->entries = etl__arena_alloc(&p->db->arena, (n ? n : 1) * sizeof(ents[0]));
@@ -426,7 +430,7 @@ static int build_schema(struct pctx *p, struct tmf_msg *m)
 			f[i].flags = FF_LEN_CONST;
 			f[i].length = a->length;
 		}
-		if (a->list && list_map(p, &f[i], a->list, a->list + strlen(a->list), a->item == TI_SET) != 0)
+		if (a->list && list_map(p, &f[i], a, a->item == TI_SET) != 0)
 			return -1;
 		top[i] = (uint16_t)i;
 	}

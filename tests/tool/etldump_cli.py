@@ -225,6 +225,7 @@ def wpp_messages(etldump, etlgen, root, tmp):
           msgs[1]["name"] == "WppDemo/OpenFile" and msgs[1]["fields"] == {"name": "a.txt", "size": 4096,
                                                                          "handle": "0xffff95820be02120"} and
           msgs[2]["level_name"] == "TRACE_LEVEL_ERROR" and msgs[2]["flags_name"] == "TRACE_IO" and
+          msgs[2]["fields"] == {"status": "0xc000000f", "arg11": "DPC"} and
           "do not fit the TMF" in msgs[3]["undecoded_reason"] and
           "in none of the TMF files given" in msgs[4]["undecoded_reason"], r.stdout.decode()[-900:])
     env = dict(os.environ, ETLDUMP_TMF_PATH=tmf)
