@@ -287,6 +287,7 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 		if (!t->events)
 			t->guid = *etl_event_provider(ev);
 		t->raw += !d || etl_decoded_source(d) == ETL_DECODER_NONE;
+		t->wpp |= etl_event_header_kind(ev) == ETL_HEADER_MESSAGE;
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
 		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE))
@@ -332,29 +333,52 @@ static void tallies_json(const struct tallies *ts, int partial)
 	}
 }
 
-/* On stderr, for --providers: the providers whose events stayed raw, and how to get their
- * manifests on the Windows machine that recorded the trace (tracerpt exports the manifests of the
- * registered providers a trace uses; etldump -m reads them). */
-static void schema_hint(const struct summary *sm, const struct options *o)
+/* The providers whose events stayed raw, WPP ones (wpp 1) or the others, on stderr; how many. */
+static size_t list_raw(const struct summary *sm, int wpp)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < sm->providers.n; i++)
-		n += sm->providers.t[i].raw == sm->providers.t[i].events;
-	if (!n || o->quiet)
-		return;
-	fprintf(stderr, "%s: %zu provider%s without a schema (their events are raw):", progname, n, n == 1 ? "" : "s");
 	for (i = 0; i < sm->providers.n; i++) {
 		const struct tally *t = &sm->providers.t[i];
 		char g[ETL_GUID_STRING_SIZE], nb[SHOWN_MAX];
-		if (t->raw != t->events)
+		if (t->raw != t->events || !t->wpp != !wpp)
 			continue;
 		etl_guid_format(&t->guid, g);
 		fprintf(stderr, "\n  {%s}  %s  %" PRIu64 " events", g, t->key[0] == '{' ? "" : shown(t->key, nb), t->events);
+		n++;
 	}
-	fprintf(stderr, "\n%s: on the Windows machine that recorded the trace, with the providers installed:\n"
-			"  tracerpt -l TRACE.etl -export providers.man\n"
-			"writes their manifests; then: etldump -m providers.man TRACE.etl\n", progname);
+	return n;
+}
+
+/* On stderr, for --providers: the providers whose events stayed raw, and how to get what decodes
+ * them: for manifest providers, on the Windows machine that recorded the trace (tracerpt exports
+ * the manifests of the registered providers a trace uses; etldump -m reads them); for WPP ones,
+ * the TMF files tracepdb makes from the driver's PDB (etldump --tmf reads them). */
+static void schema_hint(const struct summary *sm, const struct options *o)
+{
+	size_t i, n = 0, wpp = 0;
+
+	for (i = 0; i < sm->providers.n; i++) {
+		n += sm->providers.t[i].raw == sm->providers.t[i].events;
+		wpp += sm->providers.t[i].raw == sm->providers.t[i].events && sm->providers.t[i].wpp;
+	}
+	if (!n || o->quiet)
+		return;
+	if (n > wpp) {
+		fprintf(stderr, "%s: %zu provider%s without a schema (their events are raw):", progname, n - wpp,
+			n - wpp == 1 ? "" : "s");
+		list_raw(sm, 0);
+		fprintf(stderr, "\n%s: on the Windows machine that recorded the trace, with the providers installed:\n"
+				"  tracerpt -l TRACE.etl -export providers.man\n"
+				"writes their manifests; then: etldump -m providers.man TRACE.etl\n", progname);
+	}
+	if (wpp) {
+		fprintf(stderr, "%s: %zu WPP provider%s without TMF files (their messages are raw):", progname, wpp,
+			wpp == 1 ? "" : "s");
+		list_raw(sm, 1);
+		fprintf(stderr, "\n%s: with the driver's PDB, tracepdb -f DRIVER.pdb -p TMFDIR writes its TMF files;\n"
+				"then: etldump --tmf TMFDIR TRACE.etl\n", progname);
+	}
 }
 
 static void stats_json(struct summary *sm, struct etl_reader *r, const struct options *o)

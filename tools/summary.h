@@ -18,6 +18,7 @@ struct tally {
 	uint64_t raw;                    /* events not decoded (providers) */
 	struct etl_guid guid;            /* the provider's GUID (providers) */
 	int source;
+	int wpp;                         /* its events are WPP messages (providers) */
 };
 
 /* Tallies by name, found through an open-addressing index of the names' hashes. */

@@ -246,6 +246,9 @@ def wpp_messages(etldump, etlgen, root, tmp):
     check("wpp-chrome", [e["args"]["message"] for e in events if "message" in e.get("args", {})] == want)
     xml = run([etldump, "-f", "xml", "--tmf", tmf, fx]).stdout.decode()
     check("wpp-xml", all(m.replace(">", "&gt;") in xml or m in xml for m in want), xml[-800:])
+    r = run([etldump, "--providers", fx])
+    check("wpp-providers-hint", b"2 WPP providers without TMF files" in r.stderr and b"tracepdb -f" in r.stderr
+          and b"tracerpt" not in r.stderr, r.stderr)
     bad = os.path.join(tmp, "bad.tmf")
     with open(bad, "w") as f:
         f.write("aabbccdd-0000-1111-2222-333344445555 X\n#typev x_c1 10 \"%10!d!\"\n{\nv, ItemWhat -- 10\n}\n")
