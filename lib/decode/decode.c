@@ -397,6 +397,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	struct tei_entry *e;
 	const struct etl_mevent *m;
 	const struct tmf_msg *wm;
+	const char *wpp_reason = NULL;
 	int rc = ETL_OK, kgroup;
 
 	etl__arena_reset(&out->arena);
@@ -436,13 +437,12 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		rc = decode_manifest_data(st, ev, d);
 	} else if ((kgroup = etl__decode_kernel_group(ev)) >= 0) {
 		rc = decode_kernel(st, ev, (unsigned)kgroup, d);
-	} else if (ev->kind == ETL_HEADER_MESSAGE && (wm = etl__decode_wpp_find(st, ev)) != NULL) {
+	} else if (ev->kind == ETL_HEADER_MESSAGE && (wm = etl__decode_wpp_find(st, ev, &wpp_reason)) != NULL) {
 		rc = etl__decode_wpp(st, ev, wm, d);
 	} else {
-		const char *why = out->reason; /* set by etl__decode_wpp_find */
 		name_undecoded(out, ev);
-		if (why)
-			out->reason = why;
+		if (wpp_reason)
+			out->reason = wpp_reason; /* TMF files were given, but not this message's */
 		out->trailing = ev->payload_len;
 		if (ev->kind == ETL_HEADER_EVENT && !etl__man_find_any(st, &ev->provider, ev->id,
 									      ev->version)) {

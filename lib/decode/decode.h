@@ -49,11 +49,12 @@ void etl__decode_state_free(struct etl_decode_state *st);
 
 /* WPP messages with TMF files (wpp.c) */
 struct tmf_msg;
-int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, unsigned *warnings, struct etl_diag *d);
+int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, struct etl_diag *d);
 unsigned etl__decode_tmf_warnings(const struct etl_decode_state *st);
-/* The description of a WPP record, or NULL (with the decoded view's reason set when TMF files
- * were given but none describes it). */
-const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev);
+/* The description of a WPP record, or NULL; then *reason says why when TMF files were given but
+ * none describes it (in the decoded view's arena), else NULL. */
+const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev,
+					   const char **reason);
 int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, const struct tmf_msg *m,
 		    struct etl_diag *d);
 

@@ -13,13 +13,13 @@
 #include "record/record.h"
 #include "tmf/tmf.h"
 
-int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, unsigned *warnings, struct etl_diag *d)
+int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, struct etl_diag *d)
 {
 	if (!st->tmf && !(st->tmf = etl__tmf_new())) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
-	return etl__tmf_add_path(st->tmf, path, warnings, d);
+	return etl__tmf_add_path(st->tmf, path, d);
 }
 
 unsigned etl__decode_tmf_warnings(const struct etl_decode_state *st)
@@ -32,14 +32,15 @@ static const char *dup_text(struct etl_decoded *out, const char *s)
 	return etl__arena_strndup(&out->arena, s, strlen(s));
 }
 
-/* The message's description, or NULL with out's name and reason set. */
-const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev)
+const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev,
+					   const char **reason)
 {
 	struct etl_decoded *out = &st->out;
 	const struct tmf_msg *m;
 	const char *why = NULL;
 	char g[ETL_GUID_STRING_SIZE], buf[400];
 
+	*reason = NULL;
 	if (!st->tmf || !(ev->msg_flags & ETL_MSG_GUID) || (ev->msg_flags & ETL_MSG_COMPONENT_ID))
 		return NULL;
 	m = etl__tmf_find(st->tmf, &ev->provider, ev->id, &why);
@@ -50,7 +51,7 @@ const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const st
 		snprintf(buf, sizeof(buf), "WPP message %u of {%s}: its TMF file could not be read: %s", ev->id, g, why);
 	else
 		snprintf(buf, sizeof(buf), "WPP message %u of {%s} is in none of the TMF files given", ev->id, g);
-	out->reason = dup_text(out, buf);
+	*reason = dup_text(out, buf);
 	return NULL;
 }
 
@@ -89,7 +90,7 @@ int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, con
 		return ETL_OK;
 	}
 	out->message_template = m->format;
-	out->message = etl__wpp_render(out, m, ev->ptr_size);
+	out->message = etl__wpp_render(st->tmf, out, m, ev->ptr_size);
 	if (!out->message || !out->name) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;

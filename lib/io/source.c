@@ -268,3 +268,52 @@ void etl__source_close(struct etl_source *s)
 	etl__free(s->owned_mem);
 	etl__source_init(s);
 }
+
+int etl__read_file(const char *path, unsigned long max, const char *what, uint8_t **out, size_t *len,
+		   struct etl_diag *d)
+{
+	struct stat sb;
+	uint8_t *buf;
+	size_t got = 0;
+	int fd;
+
+	*out = NULL;
+	*len = 0;
+	/* not blocking: a FIFO in the file's place is refused below, not waited on */
+	do {
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "%s %s: cannot open: %s", what, path, strerror(errno));
+		return ETL_E_IO;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "%s %s: cannot size it: not a regular file", what, path);
+		return ETL_E_IO;
+	}
+	if ((unsigned long long)sb.st_size > max) {
+		close(fd);
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "%s %s: %llu bytes exceed the %lu-byte limit", what, path,
+			      (unsigned long long)sb.st_size, max);
+		return ETL_E_LIMIT;
+	}
+	buf = etl__malloc((size_t)sb.st_size + 1);
+	while (buf && got < (size_t)sb.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)sb.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!buf || got != (size_t)sb.st_size) {
+		etl__free(buf);
+		etl__diag_set(d, buf ? ETL_E_IO : ETL_E_NOMEM, ETL_OFFSET_NONE, "%s %s: cannot read it", what, path);
+		return buf ? ETL_E_IO : ETL_E_NOMEM;
+	}
+	*out = buf;
+	*len = got;
+	return ETL_OK;
+}

@@ -58,4 +58,10 @@ void etl__source_close(struct etl_source *s);
  * known (sniff.c). */
 const char *etl__bytes_describe(const uint8_t *p, size_t n, uint64_t size);
 
+/* A whole (small) file into *out (malloc'd, one spare byte past *len), refusing one of more than
+ * max bytes; messages start with "WHAT PATH:" (manifests and TMF files).  ETL_OK, or ETL_E_IO,
+ * ETL_E_LIMIT, ETL_E_NOMEM with d set. */
+int etl__read_file(const char *path, unsigned long max, const char *what, uint8_t **out, size_t *len,
+		   struct etl_diag *d);
+
 #endif

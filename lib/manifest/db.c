@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/source.h"
 #include "manifest/mxml.h"
 
 struct etl_manifest_db *etl__mdb_new(void)
@@ -320,42 +321,6 @@ int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_
 	return st;
 }
 
-int etl__mdb_read_file(const char *path, uint8_t **out, size_t *len, struct etl_diag *d)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf;
-	long n;
-
-	*out = NULL;
-	*len = 0;
-	if (!f) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: cannot open: %s", path, strerror(errno));
-		return ETL_E_IO;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: cannot size it", path);
-		return ETL_E_IO;
-	}
-	if ((unsigned long)n > MAX_MANIFEST_BYTES) {
-		fclose(f);
-		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "manifest %s: %ld bytes exceed the %u-byte limit", path,
-			      n, MAX_MANIFEST_BYTES);
-		return ETL_E_LIMIT;
-	}
-	buf = etl__malloc((size_t)n + 1);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		etl__free(buf);
-		etl__diag_set(d, buf ? ETL_E_IO : ETL_E_NOMEM, ETL_OFFSET_NONE, "manifest %s: cannot read it", path);
-		return buf ? ETL_E_IO : ETL_E_NOMEM;
-	}
-	fclose(f);
-	*out = buf;
-	*len = (size_t)n;
-	return ETL_OK;
-}
-
 int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
 {
 	struct stat sb;
@@ -369,7 +334,7 @@ int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *w
 	}
 	if (S_ISDIR(sb.st_mode))
 		return etl__mdb_index_folder(db, path, warnings, d);
-	st = etl__mdb_read_file(path, &buf, &len, d);
+	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
 	if (st != ETL_OK)
 		return st;
 	st = etl__mdb_load_memory(db, buf, len, path, warnings, d);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/source.h"
 #include "manifest/mxml.h"
 
 uint64_t etl__mdb_guid_hash(const struct etl_guid *g)
@@ -261,7 +262,7 @@ static int index_file(struct etl_manifest_db *db, const char *full, unsigned *wa
 	uint8_t *buf;
 	size_t len;
 	unsigned found = 0;
-	int st = etl__mdb_read_file(full, &buf, &len, d);
+	int st = etl__read_file(full, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
 	char *keep;
 
 	if (st != ETL_OK)
@@ -342,7 +343,7 @@ int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifes
 
 	if (!path)
 		return ETL_E_MISUSE;
-	st = etl__mdb_read_file(path, &buf, &len, d);
+	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
 	if (st != ETL_OK)
 		return st;
 	st = etl__mdb_load_filtered(into, buf, len, path, keep_declared, &k, warnings, d);

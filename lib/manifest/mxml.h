@@ -51,8 +51,6 @@ struct etl_mdb_pending {
 };
 
 uint64_t etl__mdb_guid_hash(const struct etl_guid *g);
-/* A whole manifest file into memory (at most MAX_MANIFEST_BYTES). */
-int etl__mdb_read_file(const char *path, uint8_t **buf, size_t *len, struct etl_diag *d);
 /* etl__mdb_load_memory, keeping only the providers accept() takes (all when accept is NULL). */
 int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,

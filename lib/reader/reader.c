@@ -273,18 +273,19 @@ int etl_reader_add_manifest_memory(struct etl_reader *r, const void *xml, size_t
 int etl_reader_add_tmf_path(struct etl_reader *r, const char *path)
 {
 	struct etl_diag d;
-	unsigned warnings = 0;
+	unsigned before;
 	int st;
 
 	if (!r)
 		return ETL_E_MISUSE;
 	if (!path)
 		return etl__reader_misuse(r, "NULL TMF path");
+	before = etl_reader_tmf_warnings(r);
 	d.code = ETL_OK;
-	st = etl__decode_add_tmf(&r->dec, path, &warnings, &d);
+	st = etl__decode_add_tmf(&r->dec, path, &d);
 	if (st != ETL_OK)
 		return etl__reader_set_error(r, &d, -1, st == ETL_E_NOMEM);
-	if (warnings && d.code != ETL_OK)
+	if (etl_reader_tmf_warnings(r) != before && d.code != ETL_OK)
 		etl__reader_set_error(r, &d, -1, 0); /* added, with the first problem on record */
 	return ETL_OK;
 }

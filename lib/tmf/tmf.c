@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "tmf/tmf.h"
+#include "io/source.h"
 #include "tmf/items.h"
 #include "util/arena.h"
 #include "util/htab.h"
@@ -44,6 +45,7 @@ struct tmf_db {
 	struct etl_htab tried; /* struct tried_slot: GUIDs looked for in the folders */
 	char *folders[TMF_MAX_FOLDERS];
 	unsigned nfolders;
+	void *scratch; /* etl__tmf_scratch */
 	size_t count;  /* distinct (GUID, number) */
 	size_t parsed; /* #typev messages read whole, definitions again included */
 	unsigned warnings;
@@ -61,9 +63,8 @@ struct pctx {
 	int in_block, bad;       /* bad: the pending message had a bad line */
 	struct tmf_arg args[TMF_MAX_ARGS];
 	unsigned nargs;
-	unsigned *warnings;
+	unsigned problems;      /* in this text: the first is described in diag */
 	struct etl_diag *diag;
-	const char *first_problem;
 };
 
 struct tmf_db *etl__tmf_new(void)
@@ -85,10 +86,18 @@ void etl__tmf_free(struct tmf_db *db)
 		return;
 	for (i = 0; i < db->nfolders; i++)
 		etl__free(db->folders[i]);
+	etl__free(db->scratch);
 	etl__htab_free(&db->msgs);
 	etl__htab_free(&db->tried);
 	etl__arena_free(&db->arena);
 	etl__free(db);
+}
+
+void *etl__tmf_scratch(struct tmf_db *db, size_t size)
+{
+	if (!db->scratch)
+		db->scratch = etl__malloc(size);
+	return db->scratch;
 }
 
 size_t etl__tmf_count(const struct tmf_db *db)
@@ -140,11 +149,8 @@ static void problem(struct pctx *p, const char *what)
 	char buf[200];
 
 	snprintf(buf, sizeof(buf), "TMF %s line %u: %s", p->file, p->line, what);
-	if (!p->first_problem)
-		p->first_problem = etl__arena_strndup(&p->db->arena, buf, strlen(buf));
-	if (p->diag && (*p->warnings == 0 || p->diag->code == ETL_OK))
+	if (p->diag && p->problems++ == 0)
 		etl__diag_set(p->diag, ETL_E_FORMAT, ETL_OFFSET_NONE, "%s", buf);
-	(*p->warnings)++;
 	p->db->warnings++;
 	if (p->pending)
 		p->bad = 1;
@@ -495,17 +501,14 @@ static void one_line(struct pctx *p, const char *s, const char *e)
 	}
 }
 
-int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *name, unsigned *warnings,
-		   struct etl_diag *d)
+int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *name, struct etl_diag *d)
 {
 	struct pctx p;
 	const char *s = text, *e = text + len;
-	unsigned local = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.db = db;
 	p.file = etl__arena_strndup(&db->arena, name, strlen(name));
-	p.warnings = warnings ? warnings : &local;
 	p.diag = d;
 	if (len >= 2 && ((uint8_t)s[0] == 0xFF || (uint8_t)s[0] == 0xFE)) {
 		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "TMF %s: UTF-16 text is not supported", name);
@@ -537,50 +540,20 @@ int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *
 
 /* ---- files and folders ---- */
 
-static int read_file(const char *path, char **out, size_t *len, struct etl_diag *d)
+static int parse_file(struct tmf_db *db, const char *path, struct etl_diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	*out = NULL;
-	if (!f) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "TMF %s: cannot open: %s", path, strerror(errno));
-		return ETL_E_IO;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
-	    (unsigned long)n > TMF_MAX_FILE_BYTES) {
-		fclose(f);
-		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "TMF %s: not a regular file of at most %u bytes", path,
-			      TMF_MAX_FILE_BYTES);
-		return ETL_E_LIMIT;
-	}
-	*out = etl__malloc((size_t)n + 1);
-	if (!*out || fread(*out, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		etl__free(*out);
-		*out = NULL;
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "TMF %s: cannot read it", path);
-		return ETL_E_IO;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return ETL_OK;
-}
-
-static int parse_file(struct tmf_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
-{
-	char *text;
+	uint8_t *text;
 	size_t len;
-	int st = read_file(path, &text, &len, d);
+	int st = etl__read_file(path, TMF_MAX_FILE_BYTES, "TMF", &text, &len, d);
 
 	if (st != ETL_OK)
 		return st;
-	st = etl__tmf_parse(db, text, len, path, warnings, d);
+	st = etl__tmf_parse(db, (const char *)text, len, path, d);
 	etl__free(text);
 	return st;
 }
 
-int etl__tmf_add_path(struct tmf_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+int etl__tmf_add_path(struct tmf_db *db, const char *path, struct etl_diag *d)
 {
 	struct stat sb;
 	size_t n;
@@ -592,7 +565,7 @@ int etl__tmf_add_path(struct tmf_db *db, const char *path, unsigned *warnings, s
 		return ETL_E_IO;
 	}
 	if (!S_ISDIR(sb.st_mode))
-		return parse_file(db, path, warnings, d);
+		return parse_file(db, path, d);
 	if (db->nfolders == TMF_MAX_FOLDERS) {
 		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "TMF %s: more than %u folders", path, TMF_MAX_FOLDERS);
 		return ETL_E_LIMIT;
@@ -617,7 +590,7 @@ static void load_guid(struct tmf_db *db, const struct etl_guid *g, struct tried_
 		for (k = 0; k < 2; k++) {
 			char path[4200];
 			struct etl_diag d;
-			unsigned warnings = 0;
+			unsigned before = db->warnings;
 			size_t j;
 			if (k == 1)
 				for (j = 0; gs[j]; j++)
@@ -626,7 +599,7 @@ static void load_guid(struct tmf_db *db, const struct etl_guid *g, struct tried_
 			if (access(path, R_OK) != 0)
 				continue;
 			d.code = ETL_OK;
-			if (parse_file(db, path, &warnings, &d) != ETL_OK || warnings)
+			if (parse_file(db, path, &d) != ETL_OK || db->warnings != before)
 				slot->failure = etl__arena_strndup(&db->arena, d.msg, strlen(d.msg));
 			return;
 		}

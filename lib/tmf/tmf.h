@@ -64,14 +64,13 @@ struct tmf_db *etl__tmf_new(void);
 void etl__tmf_free(struct tmf_db *db);
 
 /* Adds a TMF file (parsed now) or a folder of GUID.tmf files (parsed on
- * demand).  Problems in single messages are counted in *warnings with the
- * first described in d; ETL_OK unless nothing could be read. */
-int etl__tmf_add_path(struct tmf_db *db, const char *path, unsigned *warnings, struct etl_diag *d);
+ * demand).  Problems in single messages are counted (etl__tmf_warnings) with
+ * the first described in d; ETL_OK unless nothing could be read. */
+int etl__tmf_add_path(struct tmf_db *db, const char *path, struct etl_diag *d);
 
 /* Parses TMF text (name: for messages).  Each bad line drops the message it
- * belongs to (counted in *warnings, the first described in d). */
-int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *name, unsigned *warnings,
-		   struct etl_diag *d);
+ * belongs to (counted in etl__tmf_warnings, the first described in d). */
+int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *name, struct etl_diag *d);
 
 /* The message (GUID, number), reading the GUID's file from the folders the
  * first time; NULL when unknown (why: *why, when a TMF file said something). */
@@ -90,8 +89,12 @@ unsigned etl__tmf_warnings(const struct tmf_db *db);
 /* ---- wppfmt.c ---- */
 
 /* Renders m's format with the arguments decoded into d (nodes 0..nargs-1),
- * into d's arena.  NULL when out of memory. */
-const char *etl__wpp_render(struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size);
+ * into d's arena (working in db's scratch buffer).  NULL when out of memory. */
+const char *etl__wpp_render(struct tmf_db *db, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size);
+
+/* A buffer of size bytes owned by db, made on first use (every call must ask the same size);
+ * NULL when out of memory.  One reader's: not for several threads. */
+void *etl__tmf_scratch(struct tmf_db *db, size_t size);
 
 /* ---- statusnames.c (generated) ---- */
 

@@ -293,9 +293,9 @@ static const char *numbered(struct out *o, struct etl_decoded *d, const struct t
 	return s;
 }
 
-const char *etl__wpp_render(struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size)
+const char *etl__wpp_render(struct tmf_db *db, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size)
 {
-	struct out *o = etl__malloc(sizeof(*o));
+	struct out *o = etl__tmf_scratch(db, sizeof(*o)); /* the database's: no allocation per message */
 	const char *s = m->format, *res;
 
 	if (!o)
@@ -333,6 +333,5 @@ const char *etl__wpp_render(struct etl_decoded *d, const struct tmf_msg *m, unsi
 		o->n += 3;
 	}
 	res = etl__arena_strndup(&d->arena, o->buf, o->n);
-	etl__free(o);
 	return res;
 }

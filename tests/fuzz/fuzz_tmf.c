@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tmf_db *db;
 	struct etl_diag d;
 	size_t tlen, i, done = 0;
-	unsigned warnings = 0, ptr;
+	unsigned ptr;
 
 	if (size < 2)
 		return 0;
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!db)
 		return 0;
 	d.code = ETL_OK;
-	(void)etl__tmf_parse(db, (const char *)data + 2, tlen, "fuzz.tmf", &warnings, &d);
+	(void)etl__tmf_parse(db, (const char *)data + 2, tlen, "fuzz.tmf", &d);
 	for (i = 0; i < etl__tmf_slots(db) && done < 8; i++) {
 		const struct tmf_msg *m = etl__tmf_slot(db, i);
 		struct etl_decoded out;
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&out, 0, sizeof(out));
 		out.max_nodes = 1u << 16;
 		if (etl__decode_payload(&out, &m->schema, data + 2 + tlen, size - 2 - tlen, ptr, &d) == ETL_OK)
-			(void)etl__wpp_render(&out, m, ptr);
+			(void)etl__wpp_render(db, &out, m, ptr);
 		for (k = 0; k < out.nnodes; k++)
 			(void)etl__format_property(&out.nodes[k], 0);
 		etl__free(out.nodes);
