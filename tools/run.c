@@ -124,11 +124,25 @@ static void progress(const struct etl_reader *r, uint64_t n, int done)
 	fprintf(stderr, "\r\033[K%s: %3.0f%%  %" PRIu64 " events%s", nb, pct, n, eta);
 }
 
-/* The manifests: the environment's search path first, then --manifest (later ones win). */
-/* One manifest problem line: a file that could not be read, or one that skipped events. */
-static void manifest_problem(const struct etl_manifests *m, const char *path, unsigned skipped, const struct options *o)
+/* Calls fn for each path of the environment variable env (separated by ':'), then of list. */
+static void each_path(const char *env, const char *const *list, size_t n, void (*fn)(const char *path, void *ctx),
+		      void *ctx)
 {
-	const struct etl_error *e = etl_manifests_error(m);
+	const char *v = getenv(env);
+	char *copy = v && *v ? strdup(v) : NULL, *p, *save = NULL;
+	size_t k;
+
+	for (p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save))
+		fn(p, ctx);
+	free(copy);
+	for (k = 0; k < n; k++)
+		fn(list[k], ctx);
+}
+
+/* One problem line for a manifest or TMF path: one that could not be read (skipped 0), or how
+ * many problems one had, with the first. */
+static void path_problem(const char *path, unsigned skipped, const struct etl_error *e, const struct options *o)
+{
 	char nb[SHOWN_MAX];
 
 	if (o->quiet || !e)
@@ -140,84 +154,75 @@ static void manifest_problem(const struct etl_manifests *m, const char *path, un
 		fprintf(stderr, "%s: %s: %s\n", progname, shown(path, nb), etl_error_message(e));
 }
 
+struct manifest_ctx {
+	struct etl_manifests *m;
+	const struct options *o;
+	int *exit_code;
+};
+
+static void add_manifest(const char *path, void *ctx)
+{
+	struct manifest_ctx *c = ctx;
+	unsigned before = etl_manifests_warnings(c->m);
+
+	if (etl_manifests_add_path(c->m, path) != ETL_OK) {
+		path_problem(path, 0, etl_manifests_error(c->m), c->o);
+		*c->exit_code = worse(*c->exit_code, EXIT_DAMAGED);
+	} else if (etl_manifests_warnings(c->m) != before) {
+		path_problem(path, etl_manifests_warnings(c->m) - before, etl_manifests_error(c->m), c->o);
+	}
+}
+
+/* The manifests: the environment's search path first, then --manifest (later ones win). */
 struct etl_manifests *load_manifests(const struct options *o, int *exit_code)
 {
-	struct etl_manifests *m;
 	const char *env = getenv("ETLDUMP_MANIFEST_PATH");
-	char *env_copy = NULL, *p, *save = NULL;
-	size_t k;
+	struct manifest_ctx c;
 
 	if ((!env || !*env) && o->nmanifests == 0)
 		return NULL;
-	if (!(m = etl_manifests_new())) {
+	if (!(c.m = etl_manifests_new())) {
 		*exit_code = worse(*exit_code, EXIT_NOMEM);
 		return NULL;
 	}
-	env_copy = env && *env ? strdup(env) : NULL;
-	for (p = env_copy ? strtok_r(env_copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
-		unsigned before = etl_manifests_warnings(m);
-		if (etl_manifests_add_path(m, p) != ETL_OK) {
-			manifest_problem(m, p, 0, o);
-			*exit_code = worse(*exit_code, EXIT_DAMAGED);
-		} else if (etl_manifests_warnings(m) != before) {
-			manifest_problem(m, p, etl_manifests_warnings(m) - before, o);
-		}
-	}
-	free(env_copy);
-	for (k = 0; k < o->nmanifests; k++) {
-		unsigned before = etl_manifests_warnings(m);
-		if (etl_manifests_add_path(m, o->manifests[k]) != ETL_OK) {
-			manifest_problem(m, o->manifests[k], 0, o);
-			*exit_code = worse(*exit_code, EXIT_DAMAGED);
-		} else if (etl_manifests_warnings(m) != before) {
-			manifest_problem(m, o->manifests[k], etl_manifests_warnings(m) - before, o);
-		}
-	}
-	return m;
+	c.o = o;
+	c.exit_code = exit_code;
+	each_path("ETLDUMP_MANIFEST_PATH", o->manifests, o->nmanifests, add_manifest, &c);
+	return c.m;
 }
 
-/* Gives r the TMF files of ETLDUMP_TMF_PATH and --tmf, reporting problems unless quiet. */
-static void add_tmf(struct etl_reader *r, const char *path, const struct options *o, int quiet, int *exit_code)
-{
-	unsigned before = etl_reader_tmf_warnings(r);
-	char nb[SHOWN_MAX];
-	int st = etl_reader_add_tmf_path(r, path);
+struct tmf_ctx {
+	struct etl_reader *r;
+	const struct options *o;
+	int quiet;
+	int *exit_code;
+};
 
-	if (st == ETL_OK && etl_reader_tmf_warnings(r) == before)
-		return;
+/* A TMF file or folder for r, its problems reported unless quiet. */
+static void add_tmf(const char *path, void *ctx)
+{
+	struct tmf_ctx *c = ctx;
+	unsigned before = etl_reader_tmf_warnings(c->r);
+	int st = etl_reader_add_tmf_path(c->r, path);
+
 	if (st != ETL_OK)
-		*exit_code = worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
-	if (quiet || o->quiet || !etl_reader_error(r))
-		return;
-	if (st == ETL_OK)
-		fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, shown(path, nb),
-			etl_reader_tmf_warnings(r) - before, etl_error_message(etl_reader_error(r)));
-	else
-		fprintf(stderr, "%s: %s: %s\n", progname, shown(path, nb), etl_error_message(etl_reader_error(r)));
-}
-
-static void add_tmfs(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
-{
-	const char *env = getenv("ETLDUMP_TMF_PATH");
-	char *copy = env && *env ? strdup(env) : NULL, *p, *save = NULL;
-	size_t k;
-
-	for (p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save))
-		add_tmf(r, p, o, quiet, exit_code);
-	free(copy);
-	for (k = 0; k < o->ntmf; k++)
-		add_tmf(r, o->tmf[k], o, quiet, exit_code);
+		*c->exit_code = worse(*c->exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
+	if ((st != ETL_OK || etl_reader_tmf_warnings(c->r) != before) && !c->quiet)
+		path_problem(path, st == ETL_OK ? etl_reader_tmf_warnings(c->r) - before : 0, etl_reader_error(c->r),
+			     c->o);
 }
 
 void configure_reader(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
 {
+	struct tmf_ctx tmf = { r, o, quiet, exit_code };
+
 	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
 	if (o->manifest_set)
 		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
-	add_tmfs(r, o, quiet, exit_code);
+	each_path("ETLDUMP_TMF_PATH", o->tmf, o->ntmf, add_tmf, &tmf); /* TMF files: for each reader */
 }
 
 int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
