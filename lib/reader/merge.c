@@ -402,18 +402,21 @@ static void heap_remove_top(struct etl_reader *r)
 		heap_sift_top(r);
 }
 
-/* How many streams trace t needs, sorting a full index for time order; 0 with d set when the
- * CPUs are more than the limit allows. */
+/* How many streams trace t needs (for time order over an out-of-sequence file, after filling and
+ * sorting its index); 0 with d set when that fails or the CPUs are more than the limit allows. */
 static size_t plan_streams(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 {
-	size_t n = t->ix.count, runs, i;
+	size_t n, runs, i;
 
 	if (r->order == ETL_ORDER_FILE || t->ix.buffers <= 1)
 		return t->ix.buffers ? 1 : 0;
 	if (t->ix.forward) {
 		runs = 1 + t->ix.ncpus; /* the header buffer's stream, and one per CPU */
 	} else {
-		/* Sort entries 1..n by (cpu, seq, offset); each keeps its file ordinal. */
+		/* out of sequence: every entry, sorted by (cpu, seq, offset); each keeps its file ordinal */
+		if (etl__bufindex_fill(&t->ix, r->limits[ETL_LIMIT_BUFFER_COUNT], d) != ETL_OK)
+			return 0;
+		n = t->ix.count;
 		qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
 		for (runs = 2, i = 2; i < n; i++)
 			if (t->ix.ent[i].cpu != t->ix.ent[i - 1].cpu)
@@ -444,14 +447,14 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 {
 	size_t n = t->ix.count, start, c;
 
-	if (t->ix.forward)
-		etl__bufscan_again(&t->ix, &t->fwd);
 	if (r->order == ETL_ORDER_FILE || t->ix.buffers == 1) {
-		add_stream(r, k, t, t->ix.forward ? FROM_SCAN : FROM_INDEX, 0, n);
+		etl__bufscan_again(&t->ix, &t->fwd); /* every buffer as laid out */
+		add_stream(r, k, t, FROM_SCAN, 0, 0);
 		return;
 	}
 	add_stream(r, k, t, FROM_INDEX, 0, 1); /* the header buffer: ent[0] in either form */
 	if (t->ix.forward) {
+		etl__bufscan_again(&t->ix, &t->fwd);
 		t->fwd_streams = *k;
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);

@@ -137,16 +137,9 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	st = etl__bufindex_build(&t->ix, &t->src, &h, t->info.buffer_size,
 				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
-				 r->order == ETL_ORDER_TIME, etl__reader_queue_diag, r, d);
+				 etl__reader_queue_diag, r, d);
 	if (st != ETL_OK)
 		return st;
-	if (t->ix.cap > t->ix.count && t->ix.count > 0) { /* give back the growth slack */
-		struct etl_bufent *fit = etl__realloc(t->ix.ent, t->ix.count * sizeof(*fit));
-		if (fit) {
-			t->ix.ent = fit;
-			t->ix.cap = t->ix.count;
-		}
-	}
 	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;
 	r->counts[ETL_COUNT_BUFFERS] += t->ix.buffers;
 	return ETL_OK;

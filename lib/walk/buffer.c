@@ -430,10 +430,9 @@ static int first_pass(struct etl_bufindex *ix, struct etl_bufscan *sc, uint64_t 
 
 int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
-			int allow_forward, etl_diag_fn report, void *ctx, struct etl_diag *d)
+			etl_diag_fn report, void *ctx, struct etl_diag *d)
 {
 	struct etl_bufscan sc;
-	struct etl_bufent e;
 	int st, in_order;
 
 	etl__bufscan_init(&sc, src, first, nominal, compressed, size_limit, report, ctx);
@@ -446,19 +445,34 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, c
 	ix->nominal = nominal;
 	ix->compressed = compressed;
 	ix->size_limit = size_limit;
-	if (allow_forward && in_order) {
-		ix->forward = 1; /* the merge scans again; only the header buffer is kept */
+	ix->forward = in_order;
+	return ETL_OK;
+}
+
+int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d)
+{
+	struct etl_bufscan sc;
+	struct etl_bufent e;
+	int st;
+
+	if (ix->count == ix->buffers)
 		return ETL_OK;
-	}
-	/* some CPU's buffers are out of sequence in the file (a circular log, or damage): keep every
-	 * entry, for sorting (damage was reported by the first pass) */
-	ix->count = 0;
-	etl__bufscan_init(&sc, src, first, nominal, compressed, size_limit, NULL, NULL);
+	ix->count = 0; /* the header buffer again, then the others (damage was reported by the first pass) */
+	etl__bufscan_again(ix, &sc);
 	while ((st = etl__bufscan_next(&sc, &e, d)) == ETL_OK)
 		if ((st = push(ix, &e, count_limit, d)) != ETL_OK)
 			break;
 	etl__bufscan_free(&sc);
-	return st == ETL_END ? ETL_OK : st;
+	if (st != ETL_END)
+		return st;
+	if (ix->cap > ix->count) { /* give back the growth slack */
+		struct etl_bufent *fit = etl__realloc(ix->ent, ix->count * sizeof(*fit));
+		if (fit) {
+			ix->ent = fit;
+			ix->cap = ix->count;
+		}
+	}
+	return ETL_OK;
 }
 
 void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
@@ -471,7 +485,7 @@ void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix)
 {
 	it->ix = ix;
 	it->i = 0;
-	if (ix->forward)
+	if (ix->count != ix->buffers)
 		etl__bufscan_again(ix, &it->sc);
 }
 
@@ -479,7 +493,7 @@ int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e)
 {
 	struct etl_diag ignored;
 
-	if (!it->ix->forward) {
+	if (it->ix->count == it->ix->buffers) {
 		if (it->i >= it->ix->count)
 			return 0;
 		*e = it->ix->ent[it->i++];

@@ -85,18 +85,19 @@ int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_d
 void etl__bufscan_free(struct etl_bufscan *sc);
 
 /*
- * The buffers of a trace.  When a forward scan of the file meets every CPU's buffers in sequence
- * order (what Windows writes, unless the log is circular), the index keeps only the header buffer
- * and the list of CPUs: the merge scans the file again, queueing each CPU's buffers as it meets
- * them, and whole-file passes scan it too - memory does not grow with the file.  Otherwise every
- * buffer is kept (32 bytes each) for sorting.
+ * The buffers of a trace.  The index keeps only the header buffer and the list of CPUs: the merge
+ * scans the file again as it goes (in file order; or, in time order, queueing each CPU's buffers as
+ * it meets them when that gives every CPU's buffers in sequence order - what Windows writes,
+ * unless the log is circular), and whole-file passes scan it too: memory does not grow with the
+ * file.  Only time order over an out-of-sequence file fills the index with every buffer (32 bytes
+ * each, etl__bufindex_fill) for sorting.
  */
 struct etl_bufindex {
-	struct etl_bufent *ent; /* every buffer, or (forward) the header buffer only */
+	struct etl_bufent *ent; /* the header buffer; every buffer once filled */
 	size_t count, cap;      /* entries in ent */
 	uint64_t buffers;       /* buffers in the file */
 	uint64_t bytes_skipped;
-	int forward;
+	int forward;            /* a forward scan meets every CPU's buffers in sequence order */
 	uint32_t *cpus;         /* the CPUs of the data buffers, ascending */
 	size_t ncpus, cpus_cap;
 	/* for scanning again */
@@ -109,16 +110,17 @@ struct etl_bufindex {
 
 /* Walks every buffer header of the source from offset 0 (the header buffer's as first says, when
  * given), reporting damage through report() and skipping it by resynchronising on the next
- * plausible buffer header; keeps every entry unless allow_forward and the file is in order (see
- * above).  Returns ETL_OK, or a fatal status (out of memory, I/O error, buffer-count limit) with
- * d set. */
+ * plausible buffer header; counts the buffers and notes their CPUs and order (see above).
+ * Returns ETL_OK, or a fatal status (out of memory, I/O error, buffer-count limit) with d set. */
 int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
-			int allow_forward, etl_diag_fn report, void *ctx, struct etl_diag *d);
+			etl_diag_fn report, void *ctx, struct etl_diag *d);
+/* Keeps every buffer in ent (file order), scanning again; ETL_OK, or a fatal status with d set. */
+int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d);
 /* A scanner over the index's file again (damage not reported a second time). */
 void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc);
 
-/* Every buffer of an index, in either form (in file order when forward, else as stored). */
+/* Every buffer of an index: as stored once filled, else in file order by scanning. */
 struct etl_bufiter {
 	const struct etl_bufindex *ix;
 	size_t i;
