@@ -262,11 +262,51 @@ static void tallies_free(struct tallies *ts)
 	memset(ts, 0, sizeof(*ts));
 }
 
+static uint64_t event_ident(const struct etl_event *ev)
+{
+	return (uint64_t)etl_event_id(ev) | (uint64_t)etl_event_version(ev) << 16 |
+	       (uint64_t)etl_event_opcode(ev) << 24 | (uint64_t)etl_event_task(ev) << 32 |
+	       (uint64_t)etl_event_header_kind(ev) << 48;
+}
+
+/* The cache slot of the event's identity (set to it if it held another), NULL without memory. */
+static struct summary_slot *cache_slot(struct summary *sm, const struct etl_event *ev)
+{
+	const struct etl_guid *g = etl_event_provider(ev);
+	uint64_t ident = event_ident(ev), h;
+	struct summary_slot *s;
+
+	if (!sm->cache && !(sm->cache = calloc(SUMMARY_CACHE_SLOTS, sizeof(*sm->cache))))
+		return NULL;
+	h = (ident ^ g->data1 ^ (uint64_t)g->data2 << 32 ^ (uint64_t)g->data4[7] << 40) * 0x9E3779B97F4A7C15ull;
+	s = &sm->cache[h >> 54]; /* 10 bits: SUMMARY_CACHE_SLOTS */
+	if (s->ident != ident || memcmp(&s->provider, g, sizeof(*g)) != 0) {
+		s->provider = *g;
+		s->ident = ident;
+		s->pname = s->name = 0;
+	}
+	return s;
+}
+
+/* The tally of key: the one numbered *cached if its key is that, else looked up (and remembered). */
+static struct tally *tally_cached(struct tallies *ts, uint32_t *cached, const char *key)
+{
+	struct tally *t;
+
+	if (cached && *cached && strcmp(ts->t[*cached - 1].key, key) == 0)
+		return &ts->t[*cached - 1];
+	t = tally_get(ts, key);
+	if (t && cached)
+		*cached = (uint32_t)(t - ts->t) + 1;
+	return t;
+}
+
 void summary_add(struct summary *sm, const struct etl_event *ev, const struct etl_decoded *d, int st)
 {
 	char guid[ETL_GUID_STRING_SIZE + 2];
+	struct summary_slot *slot = cache_slot(sm, ev);
 	struct tally *t;
-	const char *pname;
+	const char *pname = d ? etl_decoded_provider_name(d) : NULL;
 
 	sm->events++;
 	if (st != ETL_OK)
@@ -279,11 +319,13 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 		sm->first = etl_event_filetime(ev);
 	if (etl_event_filetime(ev) > sm->last)
 		sm->last = etl_event_filetime(ev);
-	guid[0] = '{';
-	etl_guid_format(etl_event_provider(ev), guid + 1);
-	strcat(guid, "}");
-	pname = d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid;
-	if ((t = tally_get(&sm->providers, pname)) != NULL) {
+	if (!pname) {
+		guid[0] = '{';
+		etl_guid_format(etl_event_provider(ev), guid + 1);
+		strcat(guid, "}");
+		pname = guid;
+	}
+	if ((t = tally_cached(&sm->providers, slot ? &slot->pname : NULL, pname)) != NULL) {
 		if (!t->events)
 			t->guid = *etl_event_provider(ev);
 		t->raw += !d || etl_decoded_source(d) == ETL_DECODER_NONE;
@@ -293,7 +335,7 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE))
 			t->source = (int)etl_decoded_source(d);
 	}
-	if (d && (t = tally_get(&sm->names, etl_decoded_name(d))) != NULL) {
+	if (d && (t = tally_cached(&sm->names, slot ? &slot->name : NULL, etl_decoded_name(d))) != NULL) {
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
 		t->partial += etl_decoded_status(d) == ETL_DECODE_PARTIAL;
@@ -310,6 +352,8 @@ static uint64_t summary_prepare(struct summary *sm, struct etl_reader *r, char a
 	for (k = 0; k < etl_reader_trace_count(r); k++)
 		lost += etl_trace_info_events_lost(etl_reader_trace_info(r, k));
 	/* sorted for printing: the indexes no longer match, and are not used again */
+	free(sm->cache);
+	sm->cache = NULL;
 	qsort(sm->providers.t, sm->providers.n, sizeof(struct tally), tally_cmp);
 	qsort(sm->names.t, sm->names.n, sizeof(struct tally), tally_cmp);
 	etl_filetime_format(sm->first, a);
@@ -466,4 +510,6 @@ void summary_free(struct summary *sm)
 {
 	tallies_free(&sm->providers);
 	tallies_free(&sm->names);
+	free(sm->cache);
+	sm->cache = NULL;
 }

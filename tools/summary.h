@@ -29,8 +29,19 @@ struct tallies {
 	size_t index_cap;
 };
 
+/* The tallies an event identity (provider, id, version, opcode, task, header kind) last
+ * went to: a hit still compares the names, so a name that differs within one identity
+ * (TraceLogging events share id 0) falls back to the index of names. */
+#define SUMMARY_CACHE_SLOTS 1024
+struct summary_slot {
+	struct etl_guid provider;
+	uint64_t ident;   /* id, version, opcode, task and header kind, packed */
+	uint32_t pname, name; /* tally number + 1 in providers and names, 0 for none */
+};
+
 struct summary {
 	struct tallies providers, names;
+	struct summary_slot *cache; /* SUMMARY_CACHE_SLOTS slots, allocated on first use */
 	uint64_t events, decoded, undecoded, decode_errors, damage;
 	uint64_t first, last;
 };
