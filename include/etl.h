@@ -261,6 +261,18 @@ ETL_API ETL_WARN_UNUSED int etl_reader_open_memory(struct etl_reader *r, const v
  * @since 0.2
  */
 ETL_API ETL_WARN_UNUSED int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, int trace);
+/**
+ * Lets @p r learn from @p ev, an event another reader of the same inputs delivered (@p r opened
+ * them with etl_reader_open_same(), in the same order): the in-trace metadata, processes,
+ * threads and images it describes, as if @p r had delivered it.  Given every event for which
+ * etl_event_updates_state() is 1, in the other reader's order, up to an event, @p r decodes
+ * that event (etl_reader_decode) and names its process as the other reader would: one reader
+ * iterates, and readers on other threads decode copies of its events (etl_event_copy_into).
+ * Events that describe nothing are ignored.  A reader given events this way cannot iterate.
+ * @retval ETL_OK @retval ETL_E_MISUSE (@p r iterates, or the event's input is not open in it)
+ * @since 0.2
+ */
+ETL_API int etl_reader_observe(struct etl_reader *r, const struct etl_event *ev);
 
 /**
  * Delivers the next event.
@@ -557,6 +569,19 @@ ETL_API int etl_event_from_compressed(const struct etl_event *ev);
 ETL_API int etl_event_copy(const struct etl_event *ev, struct etl_event **copy);
 /** Frees a copy made by etl_event_copy().  NULL is allowed. */
 ETL_API void etl_event_free(struct etl_event *copy);
+/** The bytes etl_event_copy_into() needs for @p ev: a multiple of 8, so that copies laid end to
+ *  end in one block stay aligned. @since 0.2 */
+ETL_API size_t etl_event_copy_size(const struct etl_event *ev);
+/**
+ * Copies @p ev into @p mem (@p size bytes, 8-byte aligned) so that it outlives the reader call:
+ * many copies in one block of the caller's, without an allocation each.  The copy lasts as long
+ * as @p mem; do not pass it to etl_event_free().  Returns the copy, or NULL when @p mem is NULL
+ * or misaligned or @p size is less than etl_event_copy_size(). @since 0.2
+ */
+ETL_API const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size);
+/** 1 when @p ev describes something a reader keeps for the events after it (in-trace metadata;
+ *  a process, thread or image): the events etl_reader_observe() learns from. @since 0.2 */
+ETL_API int etl_event_updates_state(const struct etl_event *ev);
 
 /* ------------------------------------------------------------------ */
 /* Decoding payloads                                                   */

@@ -151,22 +151,32 @@ void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t 
 		*size = ev->payload_len;
 }
 
-int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
+/* What a copy of ev holds after the event itself: PMC values, extended items, payload, stack. */
+static size_t copy_tail(const struct etl_event *ev)
 {
-	size_t pmc_len = (size_t)ev->pmc_count * 8, total, stack_len = 0;
-	struct etl_event *c;
+	size_t n = (size_t)ev->pmc_count * 8 + ev->ext_len + ev->payload_len;
 	unsigned k;
-	uint8_t *p;
 
-	*copy = NULL;
 	for (k = 0; k < ev->nstack_parts; k++)
-		stack_len += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
-	total = sizeof(*c) + pmc_len + ev->ext_len + ev->payload_len + stack_len;
-	c = etl__malloc(total);
-	if (!c)
-		return ETL_E_NOMEM;
+		n += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
+	return n;
+}
+
+size_t etl_event_copy_size(const struct etl_event *ev)
+{
+	/* rounded up so that copies laid end to end stay aligned */
+	return (sizeof(struct etl_event) + copy_tail(ev) + 7) & ~(size_t)7;
+}
+
+/* Copies ev into c, which has room for etl_event_copy_size(ev) bytes. */
+static void copy_to(const struct etl_event *ev, struct etl_event *c)
+{
+	size_t pmc_len = (size_t)ev->pmc_count * 8;
+	uint8_t *p = (uint8_t *)(c + 1);
+	unsigned k;
+
 	*c = *ev;
-	p = (uint8_t *)(c + 1);
+	c->flags &= ~(uint32_t)ETL_EVF_OWNED;
 	if (pmc_len) {
 		memcpy(p, ev->pmc, pmc_len);
 		c->pmc = p;
@@ -188,9 +198,28 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 		c->stack_part[k] = n ? p : NULL;
 		p += n;
 	}
+}
+
+int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
+{
+	struct etl_event *c;
+
+	*copy = NULL;
+	c = etl__malloc(sizeof(*c) + copy_tail(ev));
+	if (!c)
+		return ETL_E_NOMEM;
+	copy_to(ev, c);
 	c->flags |= ETL_EVF_OWNED;
 	*copy = c;
 	return ETL_OK;
+}
+
+const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size)
+{
+	if (!ev || !mem || ((uintptr_t)mem & 7) != 0 || size < etl_event_copy_size(ev))
+		return NULL;
+	copy_to(ev, mem);
+	return mem;
 }
 
 void etl_event_free(struct etl_event *copy)

@@ -77,7 +77,10 @@ int ETLDUMP_MAIN(int argc, char **argv)
 {
 	static struct options o;
 	struct inputs_seen seen;
-	int first, load_code = EXIT_OK, exit_code = parse_options(argc, argv, &o, &first);
+	int first, load_code = EXIT_OK, exit_code;
+
+	out_thread_init();
+	exit_code = parse_options(argc, argv, &o, &first);
 
 	if (exit_code >= 0)
 		return exit_code;

@@ -99,7 +99,9 @@ extern _Thread_local int decode_errors;
 /* pool.c: --threads; the exit status. */
 /* Decodes and writes the inputs of primary (opened, not read) with n worker threads, each with a
  * reader of its own that opens them again (etl_reader_open_same). */
-int run_threaded(const struct etl_reader *primary, const struct options *o, unsigned n);
+int run_threaded(struct etl_reader *r, const struct options *o, unsigned n);
+/* The events read so far, on stderr (a terminal); done: the last report. */
+void progress(const struct etl_reader *r, uint64_t n, int done);
 /* Whether --threads applies to this run. */
 int threads_usable(const struct options *o, char **files, int nfiles);
 

@@ -13,47 +13,89 @@
 
 _Thread_local struct out_buffer out_buf;
 
-static void put_block(const void *p, size_t n)
+void out_thread_init(void)
+{
+	out_buf.data = out_buf.own;
+	out_buf.len = 0;
+	out_buf.sink = NULL;
+}
+
+/* Room for n more bytes after the sink's len (its block may move); 0, or -1 without memory. */
+static int sink_reserve(struct out_sink *k, size_t n)
+{
+	size_t cap = k->cap ? k->cap : 4 * (size_t)OUT_BUFFER_SIZE;
+	char *q;
+
+	if (k->cap - k->len >= n)
+		return 0;
+	while (cap - k->len < n)
+		cap *= 2;
+	q = realloc(k->data, cap);
+	if (!q)
+		return -1;
+	k->data = q;
+	k->cap = cap;
+	return 0;
+}
+
+/* Points the window at the sink's free end (or at the thread's own buffer if it cannot grow:
+ * the output is then lost, and out_buf.failed says so). */
+static void sink_window(void)
 {
 	struct out_sink *k = out_buf.sink;
 
-	if (!k) {
-		if (fwrite(p, 1, n, stdout) != n)
-			out_buf.failed = 1;
+	out_buf.len = 0;
+	if (k && !out_buf.failed && sink_reserve(k, OUT_BUFFER_SIZE) == 0) {
+		out_buf.data = k->data + k->len;
 		return;
 	}
-	if (k->cap - k->len < n) {
-		size_t cap = k->cap ? k->cap : OUT_BUFFER_SIZE;
-		char *q;
-		while (cap - k->len < n)
-			cap *= 2;
-		q = realloc(k->data, cap);
-		if (!q) {
-			out_buf.failed = 1;
-			return;
-		}
-		k->data = q;
-		k->cap = cap;
-	}
-	memcpy(k->data + k->len, p, n);
-	k->len += n;
+	if (k)
+		out_buf.failed = 1;
+	out_buf.data = out_buf.own;
 }
 
 void out_flush(void)
 {
-	if (out_buf.len)
-		put_block(out_buf.data, out_buf.len);
-	out_buf.len = 0;
+	struct out_sink *k = out_buf.sink;
+
+	if (!k) {
+		if (out_buf.len && fwrite(out_buf.data, 1, out_buf.len, stdout) != out_buf.len)
+			out_buf.failed = 1;
+		out_buf.len = 0;
+		return;
+	}
+	if (out_buf.data != out_buf.own)
+		k->len += out_buf.len; /* written in place */
+	sink_window();
+}
+
+void out_set_sink(struct out_sink *k)
+{
+	out_flush();
+	out_buf.sink = k;
+	if (k)
+		sink_window();
+	else
+		out_buf.data = out_buf.own;
 }
 
 void out_mem_slow(const void *p, size_t n)
 {
+	struct out_sink *k = out_buf.sink;
+
 	out_flush();
 	if (n <= OUT_BUFFER_SIZE) {
 		memcpy(out_buf.data, p, n);
 		out_buf.len = n;
+	} else if (!k) {
+		if (fwrite(p, 1, n, stdout) != n)
+			out_buf.failed = 1;
+	} else if (!out_buf.failed && out_buf.data != out_buf.own && sink_reserve(k, n) == 0) {
+		memcpy(k->data + k->len, p, n);
+		k->len += n;
+		sink_window();
 	} else {
-		put_block(p, n);
+		out_buf.failed = 1;
 	}
 }
 

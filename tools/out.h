@@ -18,26 +18,33 @@
 
 #define OUT_BUFFER_SIZE (1u << 16)
 
-/* Where a full buffer goes when it is not stdout: a growing block of memory
- * (a batch of events formatted by a worker thread, see etldump's --threads). */
+/* Where the output goes when it is not stdout: a growing block of memory (a batch of
+ * events formatted by a worker thread, see etldump's --threads).  The formatters write
+ * straight into it: the window (out_buffer.data) is its free end. */
 struct out_sink {
 	char *data;
 	size_t len, cap;
 };
 
 struct out_buffer {
-	size_t len;
+	size_t len;            /* bytes in the window */
 	int failed;            /* a write to stdout failed, or the sink could not grow */
 	struct out_sink *sink; /* NULL: stdout */
-	char data[OUT_BUFFER_SIZE];
+	char *data;            /* the window: OUT_BUFFER_SIZE bytes, own or the sink's free end */
+	char own[OUT_BUFFER_SIZE];
 };
 
 /* One per thread: the formatters of each worker write to their own. */
 extern _Thread_local struct out_buffer out_buf;
 
-/* Writes what is buffered to stdout (fwrite) or appends it to the sink; sets
+/* Sets up the calling thread's buffer (before its first output). */
+void out_thread_init(void);
+/* Writes what is buffered to stdout (fwrite) or commits it to the sink; sets
  * out_buf.failed on error. */
 void out_flush(void);
+/* From now on, output goes to k (appended after its len bytes), or to stdout for NULL; what
+ * was buffered before goes where it was going. */
+void out_set_sink(struct out_sink *k);
 
 /* Appends bytes; a block larger than the buffer goes straight through. */
 void out_mem_slow(const void *p, size_t n);

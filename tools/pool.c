@@ -1,14 +1,16 @@
 /*
  * pool.c - several threads (--threads):
  *
- * Every worker opens the inputs with a reader of its own (sharing what the
- * main thread's reader unpacked: etl_reader_open_same) and iterates all of
- * them (iteration is cheap next to decoding and formatting, and each reader
- * then keeps the full process tables and in-trace metadata), but it decodes
- * and formats only its own batches: batch b (BATCH_ITEMS consecutive results
- * of etl_reader_next, events and errors alike) belongs to worker b % N. The
- * main thread writes the batches in order, so the output is the same bytes as
- * with one thread. Each worker holds at most SLOTS formatted batches.
+ * The main thread's reader is the only one that iterates: it copies its
+ * events (etl_event_copy_into) into batches of BATCH_ITEMS, in a ring of
+ * RING(n) batches.  Batch b belongs to worker b % n, which decodes and
+ * formats it with a reader of its own that never iterates: it opened the same
+ * inputs (etl_reader_open_same) and learns, in order, from every event that
+ * describes something (etl_reader_observe on the batches' state events, its
+ * own batches' and the others'), so that it decodes and names processes as
+ * the main reader would.  The main thread writes the formatted batches in
+ * order, so the output is the same bytes as with one thread; a batch's slot
+ * is filled again once it is written and every worker has gone past it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -17,17 +19,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "etldump.h"
 #include "out.h"
 #include "writers/writer.h"
 
 #define BATCH_ITEMS 1024
-#define SLOTS 4
+#define BATCH_BYTES ((size_t)4 << 20) /* of event copies: a batch ends at either bound */
+#define RING(n) (2 * (n) + 2)
 
-struct slot {
-	struct out_sink text;
-	int ready;
+/* Memory for event copies: a copy holds pointers into itself, so a block never moves; a batch
+ * chains more blocks when one is full, and keeps them for its next events.  A copy is at most
+ * a record (64 KiB) and its stack, so BATCH_BYTES fit in far fewer than MAX_BLOCKS blocks. */
+#define BLOCK_SIZE ((size_t)1 << 18)
+#define MAX_BLOCKS 64
+
+struct block {
+	unsigned char *p;
+	size_t cap, used;
+};
+
+struct batch {
+	uint64_t seq;        /* the batch of the run it holds */
+	struct block blocks[MAX_BLOCKS];
+	unsigned nblocks, cur; /* blocks allocated, and the one being filled */
+	const struct etl_event **ev; /* its events' copies */
+	uint32_t *state;     /* the copies that describe something (etl_event_updates_state) */
+	size_t n, nstate, bytes;
+	struct out_sink text; /* what its worker formatted */
+	unsigned passes;     /* workers that have not gone past it */
+	int filled, claimed, formatted, last;
 };
 
 struct pool;
@@ -37,122 +59,276 @@ struct worker {
 	unsigned index;
 	struct pool *pool;
 	int exit_code, decode_errors;
-	struct slot slots[SLOTS];
 };
 
 struct pool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	unsigned n;
+	unsigned n, ring;
 	struct worker *w;
-	const struct etl_reader *primary; /* the inputs, opened once */
+	struct batch *b;
+	const struct etl_reader *primary;
 	const struct options *o;
-	uint64_t total_items; /* results of etl_reader_next, known when a worker finished */
-	int finished, stop;   /* stop: output failed or a worker could not go on */
+	int stop; /* output failed or a worker could not go on */
 };
+
+static void signal_stop(struct pool *pl)
+{
+	pthread_mutex_lock(&pl->mu);
+	pl->stop = 1;
+	pthread_cond_broadcast(&pl->cv);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* A reader on the primary's inputs, configured as etldump's; NULL when it cannot be made. */
+static struct etl_reader *worker_reader(const struct pool *pl)
+{
+	struct etl_reader *r = etl_reader_new();
+	int t, ignored = EXIT_OK;
+
+	if (!r)
+		return NULL;
+	configure_reader(r, pl->o, 1, &ignored);
+	for (t = 0; t < etl_reader_trace_count(pl->primary); t++) {
+		if (etl_reader_open_same(r, pl->primary, t) != ETL_OK) {
+			etl_reader_free(r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+/* Decodes and formats the worker's own batch into its text. */
+static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
+{
+	size_t i;
+
+	b->text.len = 0;
+	out_set_sink(&b->text);
+	for (i = 0; i < b->n && !out_buf.failed; i++) {
+		const struct etl_event *ev = b->ev[i];
+		(void)etl_reader_observe(r, ev);
+		handle_event(r, ev, w->pool->o, NULL);
+	}
+	out_set_sink(NULL);
+	return out_buf.failed ? -1 : 0;
+}
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *pl = w->pool;
-	const struct options *o = pl->o;
-	struct etl_reader *r = etl_reader_new();
-	const struct etl_event *ev;
-	uint64_t i = 0, cur = UINT64_MAX;
-	struct slot *slot = NULL;
-	int ignored = EXIT_OK, stop = 0;
-
-	int t, opened = 0;
+	struct etl_reader *r;
+	uint64_t seq;
+	int last = 0;
 
 	decode_errors = 0;
-	if (r && etl_reader_set_order(r, o->order) == ETL_OK) {
-		configure_reader(r, o, 1, &ignored);
-		for (t = 0; t < etl_reader_trace_count(pl->primary); t++)
-			opened += etl_reader_open_same(r, pl->primary, t) == ETL_OK;
-	}
-	if (!r || opened == 0 || opened != etl_reader_trace_count(pl->primary)) {
+	out_thread_init();
+	r = worker_reader(pl);
+	if (!r) {
 		w->exit_code = EXIT_NOMEM;
-		pthread_mutex_lock(&pl->mu);
-		pl->stop = 1;
-		pthread_cond_broadcast(&pl->cv);
-		pthread_mutex_unlock(&pl->mu);
-		etl_reader_free(r);
+		signal_stop(pl);
 		return NULL;
 	}
-	for (;;) {
-		int st = etl_reader_next(r, &ev);
-		uint64_t b;
+	for (seq = 0; !last; seq++) {
+		struct batch *b = &pl->b[seq % pl->ring];
+		int stop, own = 0, failed = 0;
+		size_t i;
 
-		if (st == ETL_END)
+		pthread_mutex_lock(&pl->mu);
+		while (!(b->filled && b->seq == seq) && !pl->stop)
+			pthread_cond_wait(&pl->cv, &pl->mu);
+		stop = pl->stop;
+		if (!b->claimed) /* the first worker to get here formats it */
+			b->claimed = own = 1;
+		pthread_mutex_unlock(&pl->mu);
+		if (stop)
 			break;
-		b = i++ / BATCH_ITEMS;
-		if (b % pl->n != w->index) {
-			if (st != ETL_OK && (!etl_reader_error(r) || etl_error_is_fatal(etl_reader_error(r))))
-				break;
-			continue;
-		}
-		if (b != cur) {
-			/* hand over the batch before, then wait for the slot of this one */
-			if (slot) {
-				out_flush();
-				pthread_mutex_lock(&pl->mu);
-				slot->ready = 1;
-				pthread_cond_broadcast(&pl->cv);
-				pthread_mutex_unlock(&pl->mu);
-			}
-			slot = &w->slots[(b / pl->n) % SLOTS];
-			pthread_mutex_lock(&pl->mu);
-			while (slot->ready && !pl->stop)
-				pthread_cond_wait(&pl->cv, &pl->mu);
-			stop = pl->stop;
-			pthread_mutex_unlock(&pl->mu);
-			if (stop)
-				break;
-			slot->text.len = 0;
-			out_buf.sink = &slot->text;
-			cur = b;
-		}
-		if (st != ETL_OK) {
-			const struct etl_error *e = etl_reader_error(r);
-			report(r, NULL, o);
-			w->exit_code = worse(w->exit_code, status_exit(st));
-			if (!e || etl_error_is_fatal(e))
-				break;
-			continue;
-		}
-		handle_event(r, ev, o, NULL);
-		if (out_buf.failed) {
+		if (own)
+			failed = format_batch(w, r, b) != 0;
+		else
+			for (i = 0; i < b->nstate; i++)
+				(void)etl_reader_observe(r, b->ev[b->state[i]]);
+		pthread_mutex_lock(&pl->mu);
+		last = b->last;
+		b->passes--;
+		if (own)
+			b->formatted = 1;
+		if (failed)
+			pl->stop = 1;
+		pthread_cond_broadcast(&pl->cv);
+		pthread_mutex_unlock(&pl->mu);
+		if (failed) {
 			w->exit_code = worse(w->exit_code, EXIT_NOMEM);
-			stop = 1;
 			break;
 		}
 	}
-	if (slot && !stop) {
-		out_flush();
-		if (out_buf.failed)
-			w->exit_code = worse(w->exit_code, EXIT_NOMEM);
-	}
-	out_buf.sink = NULL;
 	w->decode_errors = decode_errors;
-	pthread_mutex_lock(&pl->mu);
-	if (slot && !stop && !out_buf.failed)
-		slot->ready = 1;
-	if (out_buf.failed)
-		pl->stop = 1;
-	if (!pl->finished || i > pl->total_items)
-		pl->total_items = i;
-	pl->finished = 1;
-	pthread_cond_broadcast(&pl->cv);
-	pthread_mutex_unlock(&pl->mu);
 	etl_reader_free(r);
 	return NULL;
 }
 
-/* Runs the workers and writes their batches in order; returns the exit status. */
-int run_threaded(const struct etl_reader *primary, const struct options *o, unsigned n)
+/* Room for need bytes in b's blocks (8-byte aligned, as malloc aligns), or NULL. */
+static unsigned char *batch_room(struct batch *b, size_t need)
+{
+	struct block *k;
+
+	while (b->cur < b->nblocks && b->blocks[b->cur].cap - b->blocks[b->cur].used < need)
+		b->cur++;
+	if (b->cur == b->nblocks) {
+		size_t cap = need > BLOCK_SIZE ? need : BLOCK_SIZE;
+		if (b->nblocks == MAX_BLOCKS || !(b->blocks[b->nblocks].p = malloc(cap)))
+			return NULL;
+		b->blocks[b->nblocks].cap = cap;
+		b->blocks[b->nblocks++].used = 0;
+	}
+	k = &b->blocks[b->cur];
+	k->used += need;
+	return k->p + k->used - need;
+}
+
+/* Appends a copy of ev to b; -1 without memory. */
+static int batch_add(struct batch *b, const struct etl_event *ev)
+{
+	size_t need = etl_event_copy_size(ev);
+	unsigned char *m;
+
+	if (!b->ev && (!(b->ev = malloc(BATCH_ITEMS * sizeof(*b->ev))) ||
+		       !(b->state = malloc(BATCH_ITEMS * sizeof(*b->state)))))
+		return -1;
+	if (!(m = batch_room(b, need)))
+		return -1;
+	if (etl_event_updates_state(ev))
+		b->state[b->nstate++] = (uint32_t)b->n;
+	b->ev[b->n++] = etl_event_copy_into(ev, m, need);
+	b->bytes += need;
+	return 0;
+}
+
+/* Fills b with the reader's next events; sets b->last at the end of the events or at an error
+ * that ends them.  Errors are reported here, in order. */
+static int fill_batch(struct etl_reader *r, const struct options *o, struct batch *b, uint64_t *events)
+{
+	int exit_code = EXIT_OK;
+	unsigned k;
+
+	for (k = 0; k < b->nblocks; k++)
+		b->blocks[k].used = 0;
+	b->cur = 0;
+	b->n = b->nstate = b->bytes = 0;
+	b->last = 0;
+	while (b->n < BATCH_ITEMS && b->bytes < BATCH_BYTES) {
+		const struct etl_event *ev;
+		int st = etl_reader_next(r, &ev);
+
+		if (st == ETL_END) {
+			b->last = 1;
+			break;
+		}
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			report(r, NULL, o);
+			exit_code = worse(exit_code, status_exit(st));
+			if (!e || etl_error_is_fatal(e)) {
+				b->last = 1;
+				break;
+			}
+			continue;
+		}
+		if (batch_add(b, ev) != 0) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			exit_code = worse(exit_code, EXIT_NOMEM);
+			b->last = 1;
+			break;
+		}
+		(*events)++;
+	}
+	return exit_code;
+}
+
+/* Writes the batches up to seq that are formatted, in order (waiting for them when wait); the
+ * next one to write in *next.  -1 when the output failed or the run stopped. */
+static int write_batches(struct pool *pl, uint64_t *next, uint64_t upto, int wait)
+{
+	while (*next < upto) {
+		struct batch *b = &pl->b[*next % pl->ring];
+		int have;
+
+		pthread_mutex_lock(&pl->mu);
+		while (wait && !(b->formatted && b->passes == 0) && !pl->stop)
+			pthread_cond_wait(&pl->cv, &pl->mu);
+		have = b->formatted && b->passes == 0 && !pl->stop;
+		pthread_mutex_unlock(&pl->mu);
+		if (!have)
+			return wait || pl->stop ? -1 : 0;
+		if (b->text.len && fwrite(b->text.data, 1, b->text.len, stdout) != b->text.len) {
+			out_buf.failed = 1;
+			signal_stop(pl);
+			return -1;
+		}
+		pthread_mutex_lock(&pl->mu);
+		b->filled = b->formatted = 0;
+		pthread_mutex_unlock(&pl->mu);
+		(*next)++;
+	}
+	return 0;
+}
+
+/* The main thread: iterates, hands out batches, writes what comes back.  Its exit status. */
+static int feed(struct pool *pl, struct etl_reader *r)
+{
+	int show_progress = !pl->o->quiet && isatty(2), exit_code = EXIT_OK;
+	uint64_t seq, written = 0, events = 0;
+
+	for (seq = 0;; seq++) {
+		struct batch *b = &pl->b[seq % pl->ring];
+
+		/* the slot's earlier batch must be written (and so passed by every worker) */
+		if (seq >= pl->ring && write_batches(pl, &written, seq - pl->ring + 1, 1) != 0)
+			return exit_code; /* the output failed (out_buf.failed) or a worker stopped */
+		exit_code = worse(exit_code, fill_batch(r, pl->o, b, &events));
+		pthread_mutex_lock(&pl->mu);
+		b->seq = seq;
+		b->claimed = 0;
+		b->passes = pl->n;
+		b->filled = 1;
+		pthread_cond_broadcast(&pl->cv);
+		pthread_mutex_unlock(&pl->mu);
+		if (show_progress)
+			progress(r, events, 0);
+		if (b->last)
+			break;
+		if (write_batches(pl, &written, seq, 0) != 0)
+			return exit_code;
+	}
+	(void)write_batches(pl, &written, seq + 1, 1);
+	if (show_progress)
+		progress(r, events, 1);
+	return exit_code;
+}
+
+static void pool_free(struct pool *pl)
+{
+	unsigned k;
+
+	for (k = 0; pl->b && k < pl->ring; k++) {
+		unsigned j;
+		for (j = 0; j < pl->b[k].nblocks; j++)
+			free(pl->b[k].blocks[j].p);
+		free(pl->b[k].ev);
+		free(pl->b[k].state);
+		free(pl->b[k].text.data);
+	}
+	free(pl->b);
+	free(pl->w);
+	pthread_cond_destroy(&pl->cv);
+	pthread_mutex_destroy(&pl->mu);
+}
+
+/* Reads r's events with n workers decoding and formatting them; returns the exit status. */
+int run_threaded(struct etl_reader *r, const struct options *o, unsigned n)
 {
 	struct pool pl;
-	uint64_t b;
 	unsigned k, started = 0;
 	int exit_code = EXIT_OK;
 
@@ -160,11 +336,14 @@ int run_threaded(const struct etl_reader *primary, const struct options *o, unsi
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.cv, NULL);
 	pl.n = n;
-	pl.primary = primary;
+	pl.ring = RING(n);
+	pl.primary = r;
 	pl.o = o;
 	pl.w = calloc(n, sizeof(*pl.w));
-	if (!pl.w) {
+	pl.b = calloc(pl.ring, sizeof(*pl.b));
+	if (!pl.w || !pl.b) {
 		fprintf(stderr, "%s: out of memory\n", progname);
+		pool_free(&pl);
 		return EXIT_NOMEM;
 	}
 	out_flush(); /* what the main thread wrote before the events */
@@ -176,54 +355,29 @@ int run_threaded(const struct etl_reader *primary, const struct options *o, unsi
 		started++;
 	}
 	if (started < n) {
-		/* the batches of the missing workers would never come: stop the others */
-		pthread_mutex_lock(&pl.mu);
-		pl.stop = 1;
-		pthread_cond_broadcast(&pl.cv);
-		pthread_mutex_unlock(&pl.mu);
+		/* the batches of the missing workers would never be formatted: stop the others */
+		signal_stop(&pl);
 		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
 		exit_code = EXIT_NOMEM;
-	}
-	for (b = 0; started == n; b++) {
-		struct slot *slot = &pl.w[b % n].slots[(b / n) % SLOTS];
-		int have;
-
-		pthread_mutex_lock(&pl.mu);
-		while (!slot->ready && !pl.stop &&
-		       !(pl.finished && b >= (pl.total_items + BATCH_ITEMS - 1) / BATCH_ITEMS))
-			pthread_cond_wait(&pl.cv, &pl.mu);
-		have = slot->ready && !pl.stop;
-		pthread_mutex_unlock(&pl.mu);
-		if (!have)
-			break;
-		if (slot->text.len && fwrite(slot->text.data, 1, slot->text.len, stdout) != slot->text.len)
-			out_buf.failed = 1;
-		pthread_mutex_lock(&pl.mu);
-		slot->ready = 0;
-		if (out_buf.failed)
-			pl.stop = 1;
-		pthread_cond_broadcast(&pl.cv);
-		pthread_mutex_unlock(&pl.mu);
+	} else {
+		/* a helper thread for the reader: it decompresses ahead, and splits the stack index
+		 * pass (which nothing else can overlap) with this thread */
+		(void)etl_reader_set_option(r, ETL_OPTION_THREADS, 1);
+		exit_code = feed(&pl, r);
+		signal_stop(&pl); /* workers still waiting for a batch (when feeding stopped early) */
 	}
 	for (k = 0; k < started; k++) {
 		pthread_join(pl.w[k].thread, NULL);
 		exit_code = worse(exit_code, pl.w[k].exit_code);
 		decode_errors += pl.w[k].decode_errors;
 	}
-	for (k = 0; k < n; k++) {
-		unsigned j;
-		for (j = 0; j < SLOTS; j++)
-			free(pl.w[k].slots[j].text.data);
-	}
-	free(pl.w);
-	pthread_cond_destroy(&pl.cv);
-	pthread_mutex_destroy(&pl.mu);
+	pool_free(&pl);
 	return exit_code;
 }
 
 /* Whether --threads applies: event output in a stateless format (not chrome, whose
  * pairs and names span events; not the summaries), no --count, no standard input
- * (the workers read each input on their own). */
+ * (the workers open each input again). */
 int threads_usable(const struct options *o, char **files, int nfiles)
 {
 	int i;
@@ -247,4 +401,3 @@ int threads_usable(const struct options *o, char **files, int nfiles)
 	}
 	return 1;
 }
-

@@ -84,7 +84,7 @@ int worse(int a, int b)
 
 /* Progress on a terminal: a line on stderr, at most five times a second - the share of the
  * inputs' bytes read (over all streams: it only grows), the events and the time left. */
-static void progress(const struct etl_reader *r, uint64_t n, int done)
+void progress(const struct etl_reader *r, uint64_t n, int done)
 {
 	static struct timespec last, start;
 	static double shown_pct;
@@ -344,8 +344,8 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	if (!summarise && o->writer->begin)
 		o->writer->begin(r, o);
 	if (!summarise && threads_usable(o, files, nfiles) && opened == nfiles) {
-		/* the workers open this reader's inputs again (sharing what it unpacked); it reads
-		 * nothing itself */
+		/* this reader iterates; the workers decode and format copies of its events with readers
+		 * of their own on the same inputs (pool.c) */
 		exit_code = worse(exit_code, run_threaded(r, o, o->threads));
 		etl_reader_free(r);
 		if (o->writer->end)

@@ -40,6 +40,8 @@ struct etl_decode_state {
 
 /* Takes note of merge-time metadata records as they are delivered. */
 void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev);
+/* Whether etl__decode_observe learns anything from ev (in-trace metadata). */
+int etl__decode_observes(const struct etl_event *ev);
 
 int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		      const struct etl_decoded **result, struct etl_diag *d);

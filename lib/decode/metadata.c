@@ -261,24 +261,29 @@ static void observe_eventsource(struct etl_decode_state *st, const struct etl_ev
 		es_load(st, c);
 }
 
+int etl__decode_observes(const struct etl_event *ev)
+{
+	if (ev->kind == ETL_HEADER_EVENT)
+		return ev->id == 0xFFFE && ev->opcode == 0xFE;
+	return ev->kind == ETL_HEADER_FULL && etl_guid_equal(&ev->provider, &metadata_guid) &&
+	       (ev->opcode == ETL_METADATA_EVENTINFO || ev->opcode == ETL_METADATA_EVENTMAPINFO);
+}
+
 void etl__decode_observe(struct etl_decode_state *st, const struct etl_event *ev)
 {
 	struct etl_diag d;
 
+	if (!etl__decode_observes(ev))
+		return;
 	if (ev->kind == ETL_HEADER_EVENT) {
-		if (ev->id == 0xFFFE && ev->opcode == 0xFE)
-			observe_eventsource(st, ev);
-		return;
-	}
-	if (ev->kind != ETL_HEADER_FULL || !etl_guid_equal(&ev->provider, &metadata_guid))
-		return;
-	if (ev->opcode == ETL_METADATA_EVENTINFO) {
+		observe_eventsource(st, ev);
+	} else if (ev->opcode == ETL_METADATA_EVENTINFO) {
 		struct etl_tei t;
 		if (etl__tei_parse(ev->payload, ev->payload_len, &t, &d) == ETL_OK)
 			tei_add(st, ev->trace_index, &t);
 		else
 			st->metadata_rejected++;
-	} else if (ev->opcode == ETL_METADATA_EVENTMAPINFO) {
+	} else {
 		struct etl_map *m;
 		struct etl_guid g;
 		if (etl__map_parse(ev->payload, ev->payload_len, &g, &m, &d) == ETL_OK)

@@ -533,11 +533,17 @@ static void attach_stacks(struct etl_reader *r, struct stream *s)
 	if (!etl__stacks_attach(&t->stacks, ev, s->data, s->fill, s->pos))
 		return;
 	if (!t->stacks.loaded) {
-		struct etl_bufload ld;
-		etl__bufload_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-				  t->info.compression_format);
-		etl__stacks_load(&t->stacks, &ld, &t->ix, t->ptr_size, r->limits[ETL_LIMIT_STACK_KEY_BYTES]);
-		etl__bufload_free(&ld);
+		int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
+		uint64_t max = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
+		if (r->options[ETL_OPTION_THREADS] > 0) {
+			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format, &t->ix,
+						 t->ptr_size, max, (unsigned)r->options[ETL_OPTION_THREADS]);
+		} else {
+			struct etl_bufload ld;
+			etl__bufload_init(&ld, &t->src, compressed, t->info.compression_format);
+			etl__stacks_load(&t->stacks, &ld, &t->ix, t->ptr_size, max);
+			etl__bufload_free(&ld);
+		}
 		r->counts[ETL_COUNT_STACKS_DROPPED] += t->stacks.dropped;
 	}
 	etl__stacks_resolve(&t->stacks, ev);
@@ -571,6 +577,26 @@ static void observe(struct etl_reader *r, const struct etl_event *ev)
 		etl__decode_observe(&r->dec, ev); /* metadata that describes later events */
 	if (ev->kind != ETL_HEADER_EVENT)
 		etl__state_observe(&r->sys, &r->dec, ev); /* processes, threads, images */
+}
+
+int etl_event_updates_state(const struct etl_event *ev)
+{
+	return ev && (etl__decode_observes(ev) || etl__state_observes(ev));
+}
+
+int etl_reader_observe(struct etl_reader *r, const struct etl_event *ev)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!ev)
+		return etl__reader_misuse(r, "NULL event");
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "a reader that iterates learns from its own events");
+	if (ev->trace_index < 0 || ev->trace_index >= r->ntraces)
+		return etl__reader_misuse(r, "the event's input is not open in this reader");
+	r->observer = 1;
+	observe(r, ev);
+	return ETL_OK;
 }
 
 /* The heap's next head: advances the stream delivered last first.  NULL at the end. */
@@ -614,6 +640,8 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	if (r->state == ST_NEW) {
 		if (r->ntraces == 0)
 			return etl__reader_misuse(r, "no input was opened");
+		if (r->observer)
+			return etl__reader_misuse(r, "a reader given events with etl_reader_observe does not iterate");
 		st = start_iteration(r);
 		if (st != ETL_OK)
 			return st;

@@ -116,3 +116,4 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)
 	j->state = PF_IDLE;
 	pthread_mutex_unlock(&p->mu);
 }
+

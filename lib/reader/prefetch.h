@@ -10,6 +10,7 @@
 #ifndef ETL_READER_PREFETCH_H
 #define ETL_READER_PREFETCH_H
 
+#include "state/stacks.h"
 #include "walk/load.h"
 
 struct etl_prefetch;
@@ -40,5 +41,13 @@ void etl__prefetch_free(struct etl_prefetch *p);
 void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
+/* etl__stacks_load on up to 4 threads (the caller's and threads - 1 more): each loads a
+ * contiguous part of the buffers into an index of its own, with a share of max_bytes; the parts
+ * are appended in file order, which gives the index of one pass.  Where a part dropped records
+ * (its share was not enough), the pass is made again on one thread, so what is kept never
+ * depends on the threads.  Memory: at most max_bytes in the parts, then max_bytes in k. */
+void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src, int compressed,
+			      uint32_t compression_format, const struct etl_bufindex *ix, unsigned ptr_size,
+			      uint64_t max_bytes, unsigned threads);
 
 #endif

@@ -79,6 +79,7 @@ struct stream {
 
 struct etl_reader {
 	enum reader_state state;
+	int observer; /* given events with etl_reader_observe: never iterates */
 	enum etl_order order;
 	uint64_t limits[ETL_LIMIT_COUNT_];
 	int64_t options[ETL_OPTION_COUNT_];

@@ -111,6 +111,25 @@ int etl__stacks_add_ref(struct etl_stacks *k, const struct etl_stackref *ref, co
 	return 0;
 }
 
+int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint64_t max_bytes)
+{
+	uint64_t before = k->dropped;
+	size_t i;
+
+	for (i = 0; i < part->ndef; i++) {
+		const struct etl_stackdef *e = &part->def[i];
+		etl__stacks_add_def(k, e->key, e->ts, part->pool ? part->pool + e->off : NULL, e->count, e->ptr,
+				    max_bytes);
+	}
+	for (i = 0; i < part->nref; i++) {
+		const struct etl_stackref *e = &part->ref[i];
+		etl__stacks_add_ref(k, e, !e->is_key && part->pool ? part->pool + e->off : NULL, max_bytes);
+	}
+	k->seen |= part->seen;
+	k->dropped += part->dropped;
+	return k->dropped == before + part->dropped && !part->dropped ? 0 : -1;
+}
+
 static int cmp_def(const void *a, const void *b)
 {
 	const struct etl_stackdef *x = a, *y = b;

@@ -89,6 +89,17 @@ int etl__stacks_attach(struct etl_stacks *k, struct etl_event *ev, const uint8_t
  * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it). */
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
 		      unsigned ptr_size, uint64_t max_bytes);
+/* Part of that pass: the buffers of ordinals [first, end) in the file (without
+ * etl__stacks_finish).  The parts of a trace are independent: loaded into separate indexes
+ * (on several threads) and appended in file order, they make the index of one pass. */
+void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
+			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes);
+/* One buffer's part of the pass (data[0, fill) as loaded, header included). */
+void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+			     uint64_t max_bytes);
+/* Appends what part holds (loaded from later buffers than k's) to k, within max_bytes; 0, or -1
+ * when something did not fit (then counted in k->dropped). */
+int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint64_t max_bytes);
 /* Completes ev's stack from the loaded index: records logged away from it, frames of keys. */
 void etl__stacks_resolve(const struct etl_stacks *k, struct etl_event *ev);
 

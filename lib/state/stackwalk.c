@@ -164,9 +164,8 @@ static void add_away(struct etl_stacks *k, const uint8_t *p, unsigned hook, size
 	}
 }
 
-/* One buffer's records of the pass (see etl__stacks_load). */
-static void load_buffer_records(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
-				uint64_t max)
+void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+			     uint64_t max)
 {
 	uint64_t last = 0, owner_ts = 0;
 	uint32_t owner_tid = ETL_ID_NONE;
@@ -209,21 +208,32 @@ static void load_buffer_records(struct etl_stacks *k, const uint8_t *data, size_
 	}
 }
 
-void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
-		      unsigned ptr_size, uint64_t max_bytes)
+void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
+			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes)
 {
 	struct etl_diag d;
 	struct etl_bufiter it;
 	struct etl_bufent e;
+	uint64_t ordinal;
 
 	etl__bufiter_init(&it, ix);
-	while (etl__bufiter_next(&it, &e)) {
-		if (e.type == ETL_BUFTYPE_HEADER)
+	for (ordinal = 0; etl__bufiter_next(&it, &e); ordinal++) {
+		if (ordinal >= end) {
+			etl__bufiter_stop(&it);
+			break;
+		}
+		if (ordinal < first || e.type == ETL_BUFTYPE_HEADER)
 			continue;
 		if (etl__bufload(ld, &e, &d) != ETL_OK && !ld->data)
 			continue;
-		load_buffer_records(k, ld->data, ld->fill, ptr_size, max_bytes);
+		etl__stacks_load_buffer(k, ld->data, ld->fill, ptr_size, max_bytes);
 	}
+}
+
+void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
+		      unsigned ptr_size, uint64_t max_bytes)
+{
+	etl__stacks_load_range(k, ld, ix, 0, UINT64_MAX, ptr_size, max_bytes);
 	etl__stacks_finish(k);
 }
 

@@ -318,6 +318,26 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	st->images++;
 }
 
+/* Whether a kernel record of this group and opcode feeds the tables. */
+static int observed_kind(int group, unsigned opcode)
+{
+	switch (group) {
+	case G_PROCESS: /* start, stop, rundown; Image/Load of old traces */
+		return (opcode >= 1 && opcode <= 4) || opcode == 10;
+	case G_THREAD: /* start, stop, rundown, set name */
+		return (opcode >= 1 && opcode <= 4) || opcode == 72;
+	case G_IMAGE:
+		return (opcode >= 2 && opcode <= 4) || opcode == 10;
+	default:
+		return 0;
+	}
+}
+
+int etl__state_observes(const struct etl_event *ev)
+{
+	return ev->kind != ETL_HEADER_EVENT && observed_kind(etl__decode_kernel_group(ev), ev->opcode);
+}
+
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
 {
 	int group;
@@ -337,22 +357,8 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 		group = etl__decode_kernel_group(ev);
 	}
 	/* the hot path: most kernel records (samples, context switches, I/O) end here */
-	switch (group) {
-	case G_PROCESS: /* start, stop, rundown; Image/Load of old traces */
-		if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 10)
-			return;
-		break;
-	case G_THREAD: /* start, stop, rundown, set name */
-		if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 72)
-			return;
-		break;
-	case G_IMAGE:
-		if ((ev->opcode < 2 || ev->opcode > 4) && ev->opcode != 10)
-			return;
-		break;
-	default:
+	if (!observed_kind(group, ev->opcode))
 		return;
-	}
 	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
 		return;
 	etl__arena_reset(&d->arena);

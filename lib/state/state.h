@@ -66,6 +66,8 @@ struct etl_state {
 
 /* Looks at a delivered event; updates the tables from Process, Thread and Image records. */
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
+/* Whether etl__state_observe may update the tables from ev (a Process, Thread or Image record). */
+int etl__state_observes(const struct etl_event *ev);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
 /* The process of a thread, or NULL. */

@@ -505,6 +505,12 @@ int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e)
 	return 0;
 }
 
+void etl__bufiter_stop(struct etl_bufiter *it)
+{
+	if (it->ix->count != it->ix->buffers)
+		etl__bufscan_free(&it->sc);
+}
+
 void etl__bufindex_free(struct etl_bufindex *ix)
 {
 	etl__free(ix->ent);

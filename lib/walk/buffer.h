@@ -129,6 +129,8 @@ struct etl_bufiter {
 void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix);
 /* 1 with *e the next buffer, 0 at the end (then the iterator holds nothing). */
 int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e);
+/* Ends an iteration before etl__bufiter_next returned 0 (frees the scan's window). */
+void etl__bufiter_stop(struct etl_bufiter *it);
 void etl__bufindex_free(struct etl_bufindex *ix);
 
 /* Whether bytes start like a trace: a header buffer whose first record is a system header with

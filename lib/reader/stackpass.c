@@ -1,0 +1,100 @@
+/*
+ * stackpass.c - the stack index pass on several threads (see prefetch.h).
+ *
+ * The pass reads every buffer of the trace (decompressing it) for the few
+ * stack records it keeps; nothing else can run until it ends, so with
+ * ETL_OPTION_THREADS it is split into contiguous parts of the buffers, one per
+ * thread.  A buffer's records depend on nothing outside it, so the parts
+ * appended in order hold what one pass would.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "reader/prefetch.h"
+
+#define MAX_PARTS 4
+
+struct part {
+	pthread_t thread;
+	int started;
+	struct etl_stacks k;
+	struct etl_bufload ld;
+	const struct etl_bufindex *ix;
+	uint64_t first, end, max;
+	unsigned ptr_size;
+};
+
+static void *part_main(void *arg)
+{
+	struct part *p = arg;
+
+	etl__stacks_load_range(&p->k, &p->ld, p->ix, p->first, p->end, p->ptr_size, p->max);
+	return NULL;
+}
+
+/* The one-thread pass into k (emptied first). */
+static void load_one(struct etl_stacks *k, const struct etl_source *src, int compressed, uint32_t format,
+		     const struct etl_bufindex *ix, unsigned ptr_size, uint64_t max_bytes)
+{
+	struct etl_bufload ld;
+	int seen = k->seen;
+
+	etl__stacks_free(k);
+	k->seen = seen;
+	etl__bufload_init(&ld, src, compressed, format);
+	etl__stacks_load(k, &ld, ix, ptr_size, max_bytes);
+	etl__bufload_free(&ld);
+}
+
+void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src, int compressed,
+			      uint32_t compression_format, const struct etl_bufindex *ix, unsigned ptr_size,
+			      uint64_t max_bytes, unsigned threads)
+{
+	struct part parts[MAX_PARTS];
+	unsigned n = threads + 1 < MAX_PARTS ? threads + 1 : MAX_PARTS, i;
+	uint64_t per;
+	int whole = 1, seen = k->seen;
+
+	if (ix->buffers < 2 * (uint64_t)n) {
+		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
+		return;
+	}
+	per = (ix->buffers + n - 1) / n;
+	memset(parts, 0, sizeof(parts));
+	for (i = 0; i < n; i++) {
+		struct part *p = &parts[i];
+		etl__bufload_init(&p->ld, src, compressed, compression_format);
+		p->ix = ix;
+		p->first = i * per;
+		p->end = i + 1 == n ? UINT64_MAX : (i + 1) * per;
+		p->max = max_bytes / n;
+		p->ptr_size = ptr_size;
+		if (i > 0)
+			p->started = pthread_create(&p->thread, NULL, part_main, p) == 0;
+	}
+	part_main(&parts[0]);
+	for (i = 1; i < n; i++) {
+		if (parts[i].started)
+			pthread_join(parts[i].thread, NULL);
+		else
+			part_main(&parts[i]); /* no thread: this one too */
+	}
+	etl__stacks_free(k);
+	*k = parts[0].k;
+	memset(&parts[0].k, 0, sizeof(parts[0].k));
+	k->seen = seen;
+	whole = k->dropped == 0;
+	for (i = 1; i < n; i++) {
+		if (whole && etl__stacks_append(k, &parts[i].k, max_bytes) != 0)
+			whole = 0;
+		etl__stacks_free(&parts[i].k);
+	}
+	for (i = 0; i < n; i++)
+		etl__bufload_free(&parts[i].ld);
+	if (whole)
+		etl__stacks_finish(k);
+	else
+		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
+}
