@@ -86,6 +86,12 @@ def main():
         if run.returncode != 0 or run.stderr or info_run.returncode != 0:
             fail(f"exit {run.returncode}, stderr {run.stderr[:200]!r}")
             continue
+        # --threads: one reader iterates, workers decode copies of its events with readers that
+        # learn the trace's state from them (etl_reader_observe): the same bytes as one thread
+        threaded = subprocess.run([etldump, "--threads=2", "--format=jsonl", path], capture_output=True)
+        if threaded.returncode != 0 or threaded.stderr or threaded.stdout != run.stdout:
+            fail(f"--threads=2: exit {threaded.returncode}, output "
+                 f"{'differs' if threaded.stdout != run.stdout else 'equal'}, stderr {threaded.stderr[:200]!r}")
         info = json.loads(info_run.stdout)
         start = (info["start_filetime"] - FT_EPOCH) * 100
         end = (info["end_filetime"] - FT_EPOCH) * 100

@@ -198,43 +198,57 @@ static int scen_key_def(struct etlw *w, const struct etlw_opts *o, unsigned cpu,
 	return etlw_perfinfo(w, cpu, 2, hook, ts, NULL, 0, NULL, p.b, p.n);
 }
 
-int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len)
+int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint8_t **out, size_t *len)
 {
-	uint64_t t0 = o->start_ts, tick = o->perf_freq / 1000;
+	uint64_t tick = o->perf_freq / 1000;
 	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
 	uint64_t ub = o->ptr_size == 8 ? 0x140000000ULL : 0x400000ULL;
-	uint64_t ka = kb + 0x9000, ku = kb + 0x9100, kx = kb + 0x9200; /* cache entry addresses */
 	const uint64_t fa1[2] = { kb + 0x10, kb + 0x11 }, fa2[1] = { kb + 0x30 };
 	const uint64_t fu[2] = { ub + 0x100, ub + 0x200 }, fe[1] = { ub + 1 };
 	struct etlw *w = etlw_new(o);
+	unsigned k;
 	int rc = 0;
 
 	if (!w)
 		return -1;
-	/* A: a kernel key after it; its user part is logged later on CPU 1 */
-	rc |= scen_sample(w, o, 0, t0 + 1 * tick, kb + 0x10, 5001);
-	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 1 * tick + 1, t0 + 1 * tick, 500, 5001, ka);
-	/* B: the same key before it is evicted */
-	rc |= scen_sample(w, o, 0, t0 + 2 * tick, kb + 0x10, 5001);
-	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 2 * tick + 1, t0 + 2 * tick, 500, 5001, ka);
-	rc |= scen_key_ref(w, o, 1, 0x1826, t0 + 3 * tick, t0 + 1 * tick, 500, 5001, ku);
-	rc |= scen_key_def(w, o, 1, 0x1823, t0 + 4 * tick, ka, fa1, 2); /* evicted */
-	/* C: the key again, now for another stack */
-	rc |= scen_sample(w, o, 0, t0 + 5 * tick, kb + 0x30, 5001);
-	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 5 * tick + 1, t0 + 5 * tick, 500, 5001, ka);
-	/* D: a key the trace never defines */
-	rc |= scen_sample(w, o, 0, t0 + 6 * tick, kb + 0x40, 5001);
-	rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 6 * tick + 1, t0 + 6 * tick, 500, 5001, kx);
-	/* E: a full stack record logged away from its event, on the other CPU */
-	rc |= scen_sample(w, o, 0, t0 + 7 * tick, ub + 1, 5002);
-	rc |= scen_stack_at(w, o, 1, t0 + 8 * tick, t0 + 7 * tick, 500, 5002, fe, 1);
+	for (k = 0; k < rounds; k++) {
+		/* each round 10 ms after the one before, with cache entries of its own */
+		uint64_t t0 = o->start_ts + 10 * k * tick;
+		uint64_t ka = kb + 0x9000 + 0x1000 * k, kx = kb + 0x9200 + 0x1000 * k; /* cache entries */
+		uint64_t ku = kb + 0x9100 + 0x1000 * k;
+		/* A: a kernel key after it; its user part is logged later on CPU 1 */
+		rc |= scen_sample(w, o, 0, t0 + 1 * tick, kb + 0x10, 5001);
+		rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 1 * tick + 1, t0 + 1 * tick, 500, 5001, ka);
+		/* B: the same key before it is evicted */
+		rc |= scen_sample(w, o, 0, t0 + 2 * tick, kb + 0x10, 5001);
+		rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 2 * tick + 1, t0 + 2 * tick, 500, 5001, ka);
+		rc |= scen_key_ref(w, o, 1, 0x1826, t0 + 3 * tick, t0 + 1 * tick, 500, 5001, ku);
+		rc |= scen_key_def(w, o, 1, 0x1823, t0 + 4 * tick, ka, fa1, 2); /* evicted */
+		/* C: the key again, now for another stack */
+		rc |= scen_sample(w, o, 0, t0 + 5 * tick, kb + 0x30, 5001);
+		rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 5 * tick + 1, t0 + 5 * tick, 500, 5001, ka);
+		/* D: a key the trace never defines */
+		rc |= scen_sample(w, o, 0, t0 + 6 * tick, kb + 0x40, 5001);
+		rc |= scen_key_ref(w, o, 0, 0x1825, t0 + 6 * tick + 1, t0 + 6 * tick, 500, 5001, kx);
+		/* E: a full stack record logged away from its event, on the other CPU */
+		rc |= scen_sample(w, o, 0, t0 + 7 * tick, ub + 1, 5002);
+		rc |= scen_stack_at(w, o, 1, t0 + 8 * tick, t0 + 7 * tick, 500, 5002, fe, 1);
+	}
 	/* the session ends: the cache's entries */
-	rc |= scen_key_def(w, o, 1, 0x1824, t0 + 9 * tick, ka, fa2, 1);
-	rc |= scen_key_def(w, o, 1, 0x1824, t0 + 9 * tick, ku, fu, 2);
+	for (k = 0; k < rounds; k++) {
+		uint64_t t9 = o->start_ts + (10 * (rounds - 1) + 9) * tick + k;
+		rc |= scen_key_def(w, o, 1, 0x1824, t9, kb + 0x9000 + 0x1000 * k, fa2, 1);
+		rc |= scen_key_def(w, o, 1, 0x1824, t9, kb + 0x9100 + 0x1000 * k, fu, 2);
+	}
 	if (rc == 0)
 		rc = etlw_finish(w, out, len);
 	etlw_free(w);
 	return rc ? -1 : 0;
+}
+
+int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len)
+{
+	return scen_build_stackkeys_rounds(o, 1, out, len);
 }
 
 int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len)

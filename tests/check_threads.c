@@ -1,0 +1,243 @@
+/*
+ * check_threads.c - readers that share the work of one input: a reader that
+ * iterates and readers that decode copies of its events (etl_event_copy_into,
+ * etl_reader_observe, etl_event_updates_state), and the stack index pass split
+ * over helper threads (ETL_OPTION_THREADS).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etl.h"
+#include "etlw.h"
+#include "scenario.h"
+
+static const char *showcase_manifest; /* fixtures/manifests/showcase.man (the first argument) */
+
+/* A reader on d with the showcase manifest, so that manifest events decode too. */
+static struct etl_reader *open_with_manifest(const uint8_t *d, size_t len)
+{
+	struct etl_reader *r = etl_reader_new();
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(etl_reader_add_manifest_path(r, showcase_manifest), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "showcase"), ETL_OK);
+	return r;
+}
+
+/* The text of a decoding: its name, status, source and every top-level property. */
+static char *decoded_text(const struct etl_decoded *d)
+{
+	size_t cap = 4096, len = 0, i;
+	char *s = malloc(cap);
+
+	ck_assert_ptr_nonnull(s);
+	len += (size_t)snprintf(s, cap, "%s|%d|%d", etl_decoded_name(d), (int)etl_decoded_status(d),
+				(int)etl_decoded_source(d));
+	for (i = 0; i < etl_decoded_property_count(d) && len < cap; i++) {
+		const struct etl_property *p = etl_decoded_property_at(d, i);
+		len += (size_t)snprintf(s + len, cap - len, "|%s=%s", etl_property_name(p), etl_property_format(p));
+	}
+	return s;
+}
+
+static const char *process_name(const struct etl_reader *r, const struct etl_event *ev)
+{
+	const struct etl_process *p = etl_reader_event_process(r, ev);
+	return p ? etl_process_image_name(p) : "(none)";
+}
+
+/* One reader iterates; another, on the same input, learns from copies of its events and decodes
+ * them: the same decodings, the same processes, the same address resolution.  The copies live
+ * in one block of the test's. */
+START_TEST(observing_reader_decodes_as_the_iterating_one)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL, *block;
+	size_t len = 0, used = 0, cap = (size_t)1 << 20;
+	struct etl_reader *a, *b;
+	const struct etl_event *ev;
+	unsigned events = 0, state = 0, named = 0, resolved = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i ? 4 : 8;
+	ck_assert_int_eq(scen_build_showcase(&o, 0, &d, &len), 0);
+	block = malloc(cap);
+	ck_assert_ptr_nonnull(block);
+	a = open_with_manifest(d, len);
+	b = etl_reader_new();
+	ck_assert_int_eq(etl_reader_add_manifest_path(b, showcase_manifest), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_same(b, a, 0), ETL_OK);
+	while (etl_reader_next(a, &ev) == ETL_OK) {
+		size_t need = etl_event_copy_size(ev);
+		const struct etl_event *c;
+		const struct etl_decoded *da, *db;
+		char *ta, *tb;
+		uint64_t pa, pb, frame;
+
+		ck_assert_uint_eq(need % 8, 0);
+		ck_assert_uint_le(used + need, cap);
+		ck_assert_ptr_null(etl_event_copy_into(ev, block + used + 4, need)); /* misaligned */
+		ck_assert_ptr_null(etl_event_copy_into(ev, block + used, need - 8)); /* too small */
+		c = etl_event_copy_into(ev, block + used, need);
+		ck_assert_ptr_eq(c, block + used);
+		used += need;
+		events++;
+		state += etl_event_updates_state(c);
+		ck_assert_int_eq(etl_event_updates_state(c), etl_event_updates_state(ev));
+		ck_assert_int_eq(etl_reader_observe(b, c), ETL_OK);
+		ck_assert_int_eq(etl_reader_decode(a, ev, &da), ETL_OK);
+		ck_assert_int_eq(etl_reader_decode(b, c, &db), ETL_OK);
+		ta = decoded_text(da);
+		tb = decoded_text(db);
+		ck_assert_str_eq(ta, tb);
+		free(ta);
+		free(tb);
+		ck_assert_str_eq(process_name(a, ev), process_name(b, c));
+		named += strcmp(process_name(b, c), "(none)") != 0 && *process_name(b, c);
+		ck_assert_uint_eq(etl_event_stack_depth(c), etl_event_stack_depth(ev));
+		if (etl_event_stack_depth(c)) {
+			frame = etl_event_stack_frame(c, 0);
+			ck_assert_uint_eq(frame, etl_event_stack_frame(ev, 0));
+			ck_assert_str_eq(etl_reader_resolve_address(a, etl_reader_event_process(a, ev), frame, &pa),
+					 etl_reader_resolve_address(b, etl_reader_event_process(b, c), frame, &pb));
+			ck_assert_uint_eq(pa, pb);
+			resolved++;
+		}
+	}
+	/* processes 5 + 2, threads 3 + 1 (one a thread name), images 3 */
+	ck_assert_uint_eq(state, 14);
+	ck_assert_uint_eq(events, 30); /* the scenario's records and the logfile header */
+	ck_assert_uint_gt(named, 10);
+	ck_assert_uint_eq(resolved, 1); /* the sample's stack, in new.exe */
+	/* the observer cannot iterate; the iterating reader cannot observe */
+	ck_assert_int_eq(etl_reader_next(b, &ev), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_observe(a, (const struct etl_event *)(const void *)block), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_observe(b, NULL), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_event_updates_state(NULL), 0);
+	etl_reader_free(b);
+	etl_reader_free(a);
+	free(block);
+	free(d);
+}
+END_TEST
+
+/* An event of an input the observing reader has not opened is refused. */
+START_TEST(observe_checks_the_input)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	struct etl_reader *a = etl_reader_new(), *b = etl_reader_new();
+	const struct etl_event *ev;
+
+	etlw_default_opts(&o);
+	ck_assert_int_eq(scen_build_system(&o, &d, &len), 0);
+	ck_assert_int_eq(etl_reader_open_memory(a, d, len, "one"), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(a, d, len, "two"), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_same(b, a, 0), ETL_OK);
+	while (etl_reader_next(a, &ev) == ETL_OK)
+		ck_assert_int_eq(etl_reader_observe(b, ev), etl_event_trace_index(ev) == 0 ? ETL_OK : ETL_E_MISUSE);
+	etl_reader_free(b);
+	etl_reader_free(a);
+	free(d);
+}
+END_TEST
+
+/* The frames of every event of a reader on d, with n helper threads and a stack-index limit. */
+static char *stacks_of(const uint8_t *d, size_t len, int threads, uint64_t limit, uint64_t *dropped)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	size_t cap = 1 << 18, n = 0, i;
+	char *s = malloc(cap);
+
+	ck_assert_ptr_nonnull(s);
+	s[0] = 0;
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	if (limit)
+		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, limit), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		for (i = 0; i < etl_event_stack_depth(ev) && n + 24 < cap; i++)
+			n += (size_t)snprintf(s + n, cap - n, "%llx,", (unsigned long long)etl_event_stack_frame(ev, i));
+		if (n + 2 < cap)
+			s[n++] = ';', s[n] = 0;
+	}
+	*dropped = etl_reader_count(r, ETL_COUNT_STACKS_DROPPED);
+	etl_reader_free(r);
+	return s;
+}
+
+/* The stack index pass split over threads (contiguous parts of the buffers, appended in order)
+ * gives the stacks of one pass; where a part's share of the limit is too small, the pass is
+ * made again on one thread, so what is kept or dropped does not depend on the threads. */
+START_TEST(stack_pass_on_threads_gives_the_same_stacks)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	uint64_t limits[3] = { 0, 1, 200 }, d0, d1, d3;
+	unsigned k;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i & 1 ? 4 : 8;
+	o.buffer_size = 1024; /* many buffers, so that the pass has parts */
+	o.compress = _i >= 2;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
+	for (k = 0; k < 3; k++) {
+		char *s0 = stacks_of(d, len, 0, limits[k], &d0);
+		char *s1 = stacks_of(d, len, 1, limits[k], &d1);
+		char *s3 = stacks_of(d, len, 3, limits[k], &d3);
+		ck_assert_str_eq(s1, s0);
+		ck_assert_str_eq(s3, s0);
+		ck_assert_uint_eq(d1, d0);
+		ck_assert_uint_eq(d3, d0);
+		if (k == 0) {
+			ck_assert_uint_eq(d0, 0);
+			ck_assert_ptr_nonnull(strstr(s0, ","));
+		} else if (k == 1) {
+			ck_assert_uint_gt(d0, 0);
+		}
+		free(s0);
+		free(s1);
+		free(s3);
+	}
+	free(d);
+}
+END_TEST
+
+static Suite *threads_suite(void)
+{
+	Suite *s = suite_create("threads");
+	TCase *t = tcase_create("threads");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_loop_test(t, observing_reader_decodes_as_the_iterating_one, 0, 2);
+	tcase_add_test(t, observe_checks_the_input);
+	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	SRunner *sr;
+	int failed;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: check_threads fixtures/manifests/showcase.man\n");
+		return 2;
+	}
+	showcase_manifest = argv[1];
+	sr = srunner_create(threads_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
