@@ -152,10 +152,10 @@ ETL_API uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit
 
 /** Reader options (etl_reader_set_option). @since 0.2 */
 enum etl_option {
-	/** 1 (default): before an event is delivered, attach its call stack (etl_event_stack_depth):
-	 *  the StackWalk records that follow it, and - through the trace's stack index, read in one
-	 *  extra pass the first time a trace shows stack records - compressed stacks (stack keys)
-	 *  and stacks logged away from it.  0: attach no StackWalk records (no extra pass; stack
+	/** 1 (default): give events their call stack (etl_event_stack_depth): the StackWalk
+	 *  records that follow them, and - through the trace's stack index, read in one extra pass
+	 *  the first time a stack of the trace is asked for - compressed stacks (stack keys) and
+	 *  stacks logged away from them.  0: attach no StackWalk records (no extra pass; stack
 	 *  extended items of EVENT_HEADER records are still the event's stack). */
 	ETL_OPTION_STACKS = 0,
 	/** 0 (default) or 1: give decoded kernel events derived fields (etl_decoded_derived_at()):
@@ -539,11 +539,13 @@ ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
  * are still delivered as events of their own).  Compressed stacks (StackWalk StackKeyKernel/
  * StackKeyUser records, stack-key extended items) are resolved through the trace's
  * KeyDelete/KeyRundown records, which come later in the trace: the reader reads the trace's
- * stack-key definitions in one extra pass when it delivers the first event of a trace that
- * has stack records (memory bounded by ETL_LIMIT_STACK_KEY_BYTES; ETL_OPTION_STACKS turns it
+ * stack-key definitions in one extra pass the first time a stack of the trace is asked for
+ * (this call, etl_event_stack_frame() or a copy of the event: an iteration that never asks
+ * costs nothing; since 0.2, before it was when the first event with stack records was
+ * delivered), with memory bounded by ETL_LIMIT_STACK_KEY_BYTES (ETL_OPTION_STACKS turns it
  * off).  0 frames when none was recorded, or when a compressed stack's key is not defined in
- * the trace.  Pure getters: the stack was attached before the event was delivered.
- * Resolve frames with etl_reader_resolve_address().
+ * the trace.  Ask while the event is valid (before the reader's next call); the answer does
+ * not change.  Resolve frames with etl_reader_resolve_address().
  */
 ETL_API size_t etl_event_stack_depth(const struct etl_event *ev);
 /** Frame i (an address), 0 past the end. */

@@ -157,6 +157,7 @@ static size_t copy_tail(const struct etl_event *ev)
 	size_t n = (size_t)ev->pmc_count * 8 + ev->ext_len + ev->payload_len;
 	unsigned k;
 
+	etl__event_stack_ready(ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		n += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
 	return n;
@@ -175,6 +176,7 @@ static void copy_to(const struct etl_event *ev, struct etl_event *c)
 	uint8_t *p = (uint8_t *)(c + 1);
 	unsigned k;
 
+	etl__event_stack_ready(ev);
 	*c = *ev;
 	c->flags &= ~(uint32_t)ETL_EVF_OWNED;
 	if (pmc_len) {
@@ -255,6 +257,7 @@ size_t etl_event_stack_depth(const struct etl_event *ev)
 
 	if (!ev)
 		return 0;
+	etl__event_stack_ready(ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		n += ev->stack_count[k];
 	return n ? n : ext_stack(ev, &f, &ptr);
@@ -268,6 +271,7 @@ uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i)
 
 	if (!ev)
 		return 0;
+	etl__event_stack_ready(ev);
 	for (k = 0; k < ev->nstack_parts; k++) {
 		if (i < ev->stack_count[k])
 			return ev->stack_ptr[k] == 8 ? etl_le64(ev->stack_part[k] + 8 * i)

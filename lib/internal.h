@@ -198,6 +198,22 @@ struct etl_event {
 	uint32_t stack_count[ETL_STACK_PARTS];
 	uint8_t stack_ptr[ETL_STACK_PARTS];
 	uint64_t stack_key[ETL_STACK_PARTS], stack_key_ts[ETL_STACK_PARTS];
+	/* A stack the trace's stack index may complete, not completed yet: the reader that
+	 * delivered the event completes it (stack_finish(stack_ctx, ev)) when it is first asked
+	 * for - reading the index then - so that events nobody asks the stack of cost nothing. */
+	void (*stack_finish)(void *ctx, struct etl_event *ev);
+	void *stack_ctx;
 };
+
+/* Completes ev's stack where its reader left that for later (see struct etl_event). */
+static inline void etl__event_stack_ready(const struct etl_event *ev)
+{
+	if (ev->stack_finish) {
+		struct etl_event *m = (struct etl_event *)(uintptr_t)ev; /* the reader's own event */
+		void (*f)(void *, struct etl_event *) = m->stack_finish;
+		m->stack_finish = NULL;
+		f(m->stack_ctx, m);
+	}
+}
 
 #endif /* ETL_INTERNAL_H */

@@ -1,8 +1,9 @@
 /*
  * check_threads.c - readers that share the work of one input: a reader that
  * iterates and readers that decode copies of its events (etl_event_copy_into,
- * etl_reader_observe, etl_event_updates_state), and the stack index pass split
- * over helper threads (ETL_OPTION_THREADS).
+ * etl_reader_observe, etl_event_updates_state), and the stack index pass: split
+ * over helper threads (ETL_OPTION_THREADS), and made only when a stack is asked
+ * for.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -212,6 +213,56 @@ START_TEST(stack_pass_on_threads_gives_the_same_stacks)
 }
 END_TEST
 
+/* The stack index pass runs when a stack is first asked for, not when the first event with stack
+ * records is delivered: with a limit too small for any definition, an iteration that never asks
+ * drops nothing; one that asks for the first sample's stack reads the index then (and drops). */
+START_TEST(stack_index_is_read_when_a_stack_is_asked_for)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	unsigned n = 0, asked = 0;
+	int copy_first = _i;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	ck_assert_int_eq(scen_build_stackkeys(&o, &d, &len), 0);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "keys"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		n++;
+	ck_assert_uint_eq(n, 15);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+	etl_reader_free(r);
+
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "keys"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_hook_id(ev) != 0x0F2E || asked++)
+			continue;
+		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+		if (copy_first) { /* a copy asks too */
+			struct etl_event *c = NULL;
+			ck_assert_int_eq(etl_event_copy(ev, &c), ETL_OK);
+			ck_assert_uint_gt(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+			ck_assert_uint_eq(etl_event_stack_depth(c), etl_event_stack_depth(ev));
+			etl_event_free(c);
+		} else {
+			/* the kernel key is not defined (dropped); the user key is not either */
+			ck_assert_uint_eq(etl_event_stack_depth(ev), 0);
+			ck_assert_uint_gt(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+		}
+	}
+	ck_assert_uint_eq(asked, 5);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 static Suite *threads_suite(void)
 {
 	Suite *s = suite_create("threads");
@@ -221,6 +272,7 @@ static Suite *threads_suite(void)
 	tcase_add_loop_test(t, observing_reader_decodes_as_the_iterating_one, 0, 2);
 	tcase_add_test(t, observe_checks_the_input);
 	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
+	tcase_add_loop_test(t, stack_index_is_read_when_a_stack_is_asked_for, 0, 2);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -519,19 +519,14 @@ oom:
 	return etl__reader_set_error(r, &d, -1, 1);
 }
 
-/* The event's call stack: StackWalk records that follow it, and (through the trace's stack
- * index, read in one pass the first time a trace shows stack records) compressed stacks and
- * stacks logged away from it (state/stacks.h). */
-static void attach_stacks(struct etl_reader *r, struct stream *s)
+/* Completes the stack of an event the reader delivered, when it is first asked for: reads the
+ * trace's stack index (one pass over the trace, the first time), then the records the index
+ * holds for the event. */
+static void finish_stack(void *ctx, struct etl_event *ev)
 {
-	struct trace *t = s->t;
-	struct etl_event *ev = &s->ev;
+	struct etl_reader *r = ctx;
+	struct trace *t = r->traces[ev->trace_index];
 
-	ev->nstack_parts = 0;
-	if (!r->options[ETL_OPTION_STACKS])
-		return;
-	if (!etl__stacks_attach(&t->stacks, ev, s->data, s->fill, s->pos))
-		return;
 	if (!t->stacks.loaded) {
 		int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
 		uint64_t max = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
@@ -547,6 +542,24 @@ static void attach_stacks(struct etl_reader *r, struct stream *s)
 		r->counts[ETL_COUNT_STACKS_DROPPED] += t->stacks.dropped;
 	}
 	etl__stacks_resolve(&t->stacks, ev);
+}
+
+/* The event's call stack: StackWalk records that follow it (now, while its buffer is loaded),
+ * and - through the trace's stack index, when the stack is first asked for - compressed stacks
+ * and stacks logged away from it (state/stacks.h). */
+static void attach_stacks(struct etl_reader *r, struct stream *s)
+{
+	struct trace *t = s->t;
+	struct etl_event *ev = &s->ev;
+
+	ev->nstack_parts = 0;
+	ev->stack_finish = NULL;
+	if (!r->options[ETL_OPTION_STACKS])
+		return;
+	if (!etl__stacks_attach(&t->stacks, ev, s->data, s->fill, s->pos))
+		return;
+	ev->stack_finish = finish_stack;
+	ev->stack_ctx = r;
 }
 
 static int deliver_queued(struct etl_reader *r)
