@@ -74,6 +74,39 @@ static const char *long_length(const uint8_t *in, size_t in_len, size_t *ip, siz
 	return NULL;
 }
 
+/* Copies a match of len bytes from dist back to out + op, with room bytes left in the output
+ * (len <= room).  Overlapping copies are the point (runs): a block may be copied at once only
+ * where its source was written before; with room to spare, fixed-size blocks may write past the
+ * match (what follows overwrites it). */
+static inline void copy_match(uint8_t *out, size_t op, size_t dist, size_t len, size_t room)
+{
+	uint8_t *d = out + op;
+	const uint8_t *s = d - dist;
+	size_t i;
+
+	if (dist >= 16 && room >= 32 && len <= 32) {
+		memcpy(d, s, 16);
+		memcpy(d + 16, s + 16, 16);
+	} else if (dist >= 16 && room >= len + 16) {
+		for (i = 0; i < len; i += 16)
+			memcpy(d + i, s + i, 16);
+	} else if (dist >= 8 && room >= len + 8) {
+		for (i = 0; i < len; i += 8)
+			memcpy(d + i, s + i, 8);
+	} else if (dist >= len) {
+		memcpy(d, s, len);
+	} else if (dist >= 8) {
+		/* overlapping, but each 8-byte step reads bytes already written */
+		for (i = 0; i + 8 <= len; i += 8)
+			memcpy(d + i, s + i, 8);
+		for (; i < len; i++)
+			d[i] = s[i];
+	} else {
+		for (i = 0; i < len; i++)
+			d[i] = s[i];
+	}
+}
+
 int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
 			   size_t *produced, size_t *err_at, const char **why)
 {
@@ -135,35 +168,8 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 				FAIL("match distance reaches before the start of the output");
 			if (len > out_len - op)
 				FAIL("match runs past the declared uncompressed size");
-			/* Overlapping copies are the point (runs); copy byte by byte
-			 * when they overlap, in blocks otherwise.  With room left in the output, blocks may
-			 * write past the match (what follows overwrites it): fixed-size copies. */
-			if (dist >= 16 && out_len - op >= len + 16) {
-				size_t i;
-				for (i = 0; i < len; i += 16)
-					memcpy(out + op + i, out + op + i - dist, 16);
-				op += len;
-			} else if (dist >= 8 && out_len - op >= len + 8) {
-				size_t i;
-				for (i = 0; i < len; i += 8)
-					memcpy(out + op + i, out + op + i - dist, 8);
-				op += len;
-			} else if (dist >= len) {
-				memcpy(out + op, out + op - dist, len);
-				op += len;
-			} else if (dist >= 8) {
-				/* overlapping, but each 8-byte step reads bytes already written */
-				size_t i;
-				for (i = 0; i + 8 <= len; i += 8)
-					memcpy(out + op + i, out + op + i - dist, 8);
-				for (; i < len; i++)
-					out[op + i] = out[op + i - dist];
-				op += len;
-			} else {
-				size_t i;
-				for (i = 0; i < len; i++, op++)
-					out[op] = out[op - dist];
-			}
+			copy_match(out, op, dist, len, out_len - op);
+			op += len;
 		}
 	}
 	*produced = op;

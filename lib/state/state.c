@@ -466,7 +466,8 @@ void etl__state_free(struct etl_state *st)
 
 /* Address lookups repeat the same few pages (a stack's frames, a hot function's samples): a small
  * cache of which image covers a 4 KiB page, valid while the process has that many images. */
-#define RESOLVE_SLOTS 64
+#define RESOLVE_BITS 9
+#define RESOLVE_SLOTS (1u << RESOLVE_BITS)
 struct etl_resolve_cache {
 	struct {
 		uint64_t page;
@@ -478,7 +479,7 @@ struct etl_resolve_cache {
 const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uint64_t *offset)
 {
 	uint64_t page = addr >> 12, lo = page << 12, hi = lo + 4095;
-	size_t i, k = (size_t)((page * 0x9E3779B97F4A7C15ull) >> 58) & (RESOLVE_SLOTS - 1);
+	size_t i, k = (size_t)((page * 0x9E3779B97F4A7C15ull) >> (64 - RESOLVE_BITS));
 	int whole = 1; /* no later image touches the page: the answer holds for all of it */
 
 	if (!p->rc)

@@ -98,23 +98,29 @@ static void json_location(struct etl_reader *r, const struct etl_event *ev)
 /* The provider, the kernel hook, the event descriptor and the header flags. */
 static void json_descriptor(const struct etl_event *ev)
 {
-	char guid[ETL_GUID_STRING_SIZE];
+	/* consecutive events mostly share their provider: its text is made once */
+	static _Thread_local struct etl_guid last;
+	static _Thread_local char guid[ETL_GUID_STRING_SIZE];
+	const struct etl_guid *g = etl_event_provider(ev);
 	enum etl_header_kind k = etl_event_header_kind(ev);
 	uint8_t kw[8];
 	uint64_t x = etl_event_keywords(ev);
 	unsigned i;
 
-	etl_guid_format(etl_event_provider(ev), guid);
+	if (!guid[0] || !etl_guid_equal(g, &last)) {
+		etl_guid_format(g, guid);
+		last = *g;
+	}
 	OUT_LIT(",\"provider\":\"");
 	out_mem(guid, ETL_GUID_STRING_SIZE - 1);
 	out_char('"');
 	if (is_kernel_kind(k)) {
-		const char *g = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+		const char *group = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
 		OUT_LIT(",\"hook_id\":");
 		out_u64(etl_event_hook_id(ev));
-		if (g) {
+		if (group) {
 			OUT_LIT(",\"kernel_group\":\"");
-			out_cstr(g);
+			out_cstr(group);
 			out_char('"');
 		}
 	}
