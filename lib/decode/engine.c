@@ -106,6 +106,32 @@ static size_t fixed_size(uint16_t in, unsigned ptr, int *variable)
 	}
 }
 
+/* Where the first zero byte is in at[0, left), or left. */
+static size_t nul_byte(const uint8_t *at, size_t left)
+{
+	const uint8_t *z = left ? memchr(at, 0, left) : NULL;
+
+	return z ? (size_t)(z - at) : left;
+}
+
+/* Where the first zero 16-bit unit (at an even offset) is in at[0, left), or the end of the last
+ * whole unit.  Four units are tested at a time: a zero unit is a zero 16-bit lane of the word,
+ * whatever the host's byte order. */
+static size_t nul_unit16(const uint8_t *at, size_t left)
+{
+	size_t k = 0;
+
+	for (; k + 8 <= left; k += 8) {
+		uint64_t v;
+		memcpy(&v, at + k, 8);
+		if ((v - 0x0001000100010001ull) & ~v & 0x8000800080008000ull)
+			break;
+	}
+	while (k + 2 <= left && (at[k] | at[k + 1]) != 0)
+		k += 2;
+	return k + 2 <= left ? k : left - (left % 2);
+}
+
 /* A UNICODESTRING/ANSISTRING or BINARY: a u16 byte-length prefix, a length (constant or from
  * a field), or (strings) NUL-terminated, a missing terminator taking the rest. */
 static int measure_sized(struct dctx *x, const struct etl_field *f, uint32_t node, size_t *skip, size_t *size)
@@ -131,8 +157,7 @@ static int measure_sized(struct dctx *x, const struct etl_field *f, uint32_t nod
 		*size = left;
 		return ETL_OK;
 	}
-	while (k + unit <= left && (unit == 1 ? at[k] != 0 : etl_le16(at + k) != 0))
-		k += unit;
+	k = unit == 1 ? nul_byte(at, left) : nul_unit16(at, left);
 	if (k + unit <= left) { /* consume the terminator too, but keep it out of the value */
 		store_value(x, node, 0, k, k + unit);
 		return VALUE_SET;
