@@ -84,6 +84,40 @@ START_TEST(utf16_decodes_bmp_pairs_and_lone_surrogates)
 }
 END_TEST
 
+/* Four units at a time where they are ASCII, one at a time elsewhere: every split of ASCII and
+ * not, and the NUL at every position of a long string. */
+START_TEST(utf16_words_of_ascii_and_not)
+{
+	/* "abcd" U+00E9 "efghijk" U+1F600 (pair) "lmnopqr" */
+	static const uint8_t s[] = { 'a', 0, 'b', 0, 'c', 0, 'd', 0, 0xE9, 0, 'e', 0, 'f', 0, 'g', 0,
+				     'h', 0, 'i', 0, 'j', 0, 'k', 0, 0x3D, 0xD8, 0x00, 0xDE, 'l', 0, 'm', 0,
+				     'n', 0, 'o', 0, 'p', 0, 'q', 0, 'r', 0 };
+	const char *want = "abcd\xc3\xa9" "efghijk\xf0\x9f\x98\x80lmnopqr";
+	uint8_t buf[64];
+	size_t used, k, n = sizeof(s) / 2;
+	char *u = etl__utf16_to_utf8(s, n, &used);
+
+	ck_assert_str_eq(u, want);
+	ck_assert_uint_eq(used, n);
+	free(u);
+	for (k = 0; k < n; k++) { /* a NUL at unit k ends the string there */
+		memcpy(buf, s, sizeof(s));
+		buf[2 * k] = buf[2 * k + 1] = 0;
+		ck_assert_uint_eq(etl__utf16_units(buf, n), k);
+		ck_assert_uint_eq(etl__utf16_units(buf, k), k);
+	}
+	/* a unit with only its low byte zero, or only its high byte, is not a NUL */
+	memcpy(buf, s, sizeof(s));
+	buf[8] = 0;
+	buf[9] = 0x01; /* U+0100 */
+	ck_assert_uint_eq(etl__utf16_units(buf, n), n);
+	buf[4] = 0x80; /* 'c' becomes U+0080: not ASCII, in the first word */
+	u = etl__utf16_to_utf8(buf, n, &used);
+	ck_assert_str_eq(u, "ab\xc2\x80" "d\xc4\x80" "efghijk\xf0\x9f\x98\x80lmnopqr");
+	free(u);
+}
+END_TEST
+
 /* ---- GUIDs ---- */
 
 START_TEST(guid_format_and_parse)
@@ -359,6 +393,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, cursor_short_read_is_sticky);
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
+	tcase_add_test(t, utf16_words_of_ascii_and_not);
 	tcase_add_test(t, guid_format_and_parse);
 	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
 	tcase_add_test(t, doubles_read_as_people_write_them);

@@ -153,8 +153,9 @@ static const char *implausible(struct etl_decoded *d, const struct etl_event *ev
 
 	for (i = 0; i < d->ntop; i++) {
 		const struct etl_property *p = &d->nodes[i];
-		if (!p->data || p->kind != ETL_PROPERTY_VALUE || (p->name[0] != 'I' && p->name[0] != 'P'))
-			continue; /* (every kernel event comes here: the first letter spares most compares) */
+		if (!p->data || p->kind != ETL_PROPERTY_VALUE ||
+		    !((p->name[0] == 'I' && p->name[1] == 'm') || (p->name[0] == 'P' && (p->name[1] == 'r' || p->name[1] == 'a'))))
+			continue; /* (every kernel event comes here: two letters spare most compares) */
 		if (strcmp(p->name, "ImageSize") == 0 && (p->len == 4 || p->len == 8)) {
 			image_size = p->len == 8 ? etl_le64(p->data) : etl_le32(p->data);
 			if (image_size > UINT32_MAX)

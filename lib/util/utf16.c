@@ -3,6 +3,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <string.h>
+
 #include "internal.h"
 #include "util/cursor.h"
 
@@ -30,10 +32,25 @@ static size_t put_utf8(uint8_t *o, uint32_t cp)
 	return 4;
 }
 
+/* Four units (8 bytes) as a word in the host's order, for tests that hold in either order. */
+static uint64_t word8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 size_t etl__utf16_units(const uint8_t *p, size_t max_units)
 {
 	size_t n = 0;
 
+	/* a zero unit is a zero 16-bit lane of the word, whatever the host's byte order */
+	for (; n + 4 <= max_units; n += 4) {
+		uint64_t v = word8(p + 2 * n);
+		if ((v - 0x0001000100010001ull) & ~v & 0x8000800080008000ull)
+			break;
+	}
 	while (n < max_units && etl_le16(p + 2 * n) != 0)
 		n++;
 	return n;
@@ -41,9 +58,19 @@ size_t etl__utf16_units(const uint8_t *p, size_t max_units)
 
 size_t etl__utf16_convert(const uint8_t *p, size_t n, uint8_t *out)
 {
-	size_t i, o = 0;
+	/* the bits that are 0 in four ASCII units (low byte < 0x80, high byte 0), as bytes: the
+	 * word reads the same bytes in either byte order */
+	static const uint8_t not_ascii_bytes[8] = { 0x80, 0xFF, 0x80, 0xFF, 0x80, 0xFF, 0x80, 0xFF };
+	const uint64_t not_ascii = word8(not_ascii_bytes);
+	size_t i = 0, o = 0;
 
-	for (i = 0; i < n; i++) {
+	for (; i + 4 <= n && !(word8(p + 2 * i) & not_ascii); i += 4, o += 4) {
+		out[o] = p[2 * i];
+		out[o + 1] = p[2 * i + 2];
+		out[o + 2] = p[2 * i + 4];
+		out[o + 3] = p[2 * i + 6];
+	}
+	for (; i < n; i++) {
 		uint32_t u = etl_le16(p + 2 * i);
 
 		if (u < 0x80) {

@@ -3,12 +3,16 @@
  * time order, decode every event and format every property, look up each
  * event's process and stack (copying the events that have one) and walk the
  * process tables; derived fields on half the inputs, helper threads
- * (ETL_OPTION_THREADS) on a quarter.
+ * (ETL_OPTION_THREADS) on a quarter; on half, a second reader of the same
+ * input decodes copies of the events (etl_event_copy_into, etl_reader_observe)
+ * and must decode them as the first one does.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <etl.h>
 
@@ -24,9 +28,35 @@ static void walk(const struct etl_property *p, unsigned depth)
 			walk(etl_property_child_at(p, i), depth + 1);
 }
 
+/* The second reader's decoding of a copy of ev must be the first reader's decoding d. */
+static void same_decoding(struct etl_reader *b, const struct etl_event *ev, int st, const struct etl_decoded *d)
+{
+	size_t need = etl_event_copy_size(ev);
+	void *mem = malloc(need);
+	const struct etl_event *c;
+	const struct etl_decoded *d2;
+	int st2;
+
+	if (!mem)
+		return;
+	c = etl_event_copy_into(ev, mem, need);
+	if (!c || etl_reader_observe(b, c) != ETL_OK)
+		__builtin_trap();
+	st2 = etl_reader_decode(b, c, &d2);
+	if (st != ETL_E_NOMEM && st2 != ETL_E_NOMEM) {
+		if (st2 != st || !d != !d2)
+			__builtin_trap();
+		if (d && (strcmp(etl_decoded_name(d), etl_decoded_name(d2)) != 0 ||
+			  etl_decoded_status(d) != etl_decoded_status(d2) ||
+			  etl_decoded_property_count(d) != etl_decoded_property_count(d2)))
+			__builtin_trap();
+	}
+	free(mem);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct etl_reader *r = etl_reader_new();
+	struct etl_reader *r = etl_reader_new(), *b = NULL;
 	const struct etl_event *ev;
 	int st, order = size > 0 ? data[size - 1] & 1 : 0;
 
@@ -41,6 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)etl_reader_set_limit(r, ETL_LIMIT_BUFFER_SIZE, 1u << 20);
 	(void)etl_reader_set_limit(r, ETL_LIMIT_SPOOL_SIZE, 8u << 20);
 	if (etl_reader_open_memory(r, data, size, "fuzz") == ETL_OK) {
+		if (size > 1 && (data[size - 2] & 8) && (b = etl_reader_new()) != NULL) {
+			(void)etl_reader_set_option(b, ETL_OPTION_DERIVE, etl_reader_get_option(r, ETL_OPTION_DERIVE));
+			(void)etl_reader_set_limit(b, ETL_LIMIT_BUFFER_SIZE, 1u << 20);
+			(void)etl_reader_set_limit(b, ETL_LIMIT_SPOOL_SIZE, 8u << 20);
+			if (etl_reader_open_same(b, r, 0) != ETL_OK) {
+				etl_reader_free(b);
+				b = NULL;
+			}
+		}
 		while ((st = etl_reader_next(r, &ev)) != ETL_END) {
 			const struct etl_decoded *d;
 			size_t i;
@@ -68,7 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				(void)sum;
 			}
-			if (etl_reader_decode(r, ev, &d) == ETL_E_NOMEM || !d)
+			st = etl_reader_decode(r, ev, &d);
+			if (b)
+				same_decoding(b, ev, st, d);
+			if (st == ETL_E_NOMEM || !d)
 				continue;
 			(void)etl_decoded_name(d);
 			(void)etl_decoded_status(d);
@@ -86,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)etl_process_command_line(p);
 		}
 	}
+	etl_reader_free(b);
 	etl_reader_free(r);
 	return 0;
 }
