@@ -269,6 +269,8 @@ ETL_API ETL_WARN_UNUSED int etl_reader_open_same(struct etl_reader *r, const str
  * that event (etl_reader_decode) and names its process as the other reader would: one reader
  * iterates, and readers on other threads decode copies of its events (etl_event_copy_into).
  * Events that describe nothing are ignored.  A reader given events this way cannot iterate.
+ * (An iterating reader with a time window learns from the events before the window without
+ * delivering them: a reader that observes it misses what they describe.)
  * @retval ETL_OK @retval ETL_E_MISUSE (@p r iterates, or the event's input is not open in it)
  * @since 0.2
  */
@@ -571,8 +573,8 @@ ETL_API int etl_event_from_compressed(const struct etl_event *ev);
 ETL_API int etl_event_copy(const struct etl_event *ev, struct etl_event **copy);
 /** Frees a copy made by etl_event_copy().  NULL is allowed. */
 ETL_API void etl_event_free(struct etl_event *copy);
-/** The bytes etl_event_copy_into() needs for @p ev: a multiple of 8, so that copies laid end to
- *  end in one block stay aligned. @since 0.2 */
+/** The bytes etl_event_copy_into() needs for @p ev (0 for NULL): a multiple of 8, so that copies
+ *  laid end to end in one block stay aligned. @since 0.2 */
 ETL_API size_t etl_event_copy_size(const struct etl_event *ev);
 /**
  * Copies @p ev into @p mem (@p size bytes, 8-byte aligned) so that it outlives the reader call:

@@ -165,6 +165,8 @@ static size_t copy_tail(const struct etl_event *ev)
 
 size_t etl_event_copy_size(const struct etl_event *ev)
 {
+	if (!ev)
+		return 0;
 	/* rounded up so that copies laid end to end stay aligned */
 	return (sizeof(struct etl_event) + copy_tail(ev) + 7) & ~(size_t)7;
 }
