@@ -360,9 +360,9 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n)
 		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
 		exit_code = EXIT_NOMEM;
 	} else {
-		/* a helper thread for the reader: it decompresses ahead, and splits the stack index
-		 * pass (which nothing else can overlap) with this thread */
-		(void)etl_reader_set_option(r, ETL_OPTION_THREADS, 1);
+		/* helper threads for the reader: they decompress ahead, and split the stack index pass
+		 * (which the workers wait for) with this thread, one part per core */
+		(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
 		exit_code = feed(&pl, r);
 		signal_stop(&pl); /* workers still waiting for a batch (when feeding stopped early) */
 	}
