@@ -579,8 +579,12 @@ ETL_API size_t etl_event_copy_size(const struct etl_event *ev);
 /**
  * Copies @p ev into @p mem (@p size bytes, 8-byte aligned) so that it outlives the reader call:
  * many copies in one block of the caller's, without an allocation each.  The copy lasts as long
- * as @p mem; do not pass it to etl_event_free().  Returns the copy, or NULL when @p mem is NULL
- * or misaligned or @p size is less than etl_event_copy_size(). @since 0.2
+ * as @p mem; do not pass it to etl_event_free().  A stack the reader has not completed yet (see
+ * etl_event_stack_depth()) stays so: it is completed when first asked for on the copy, through the
+ * reader that delivered the event - which must not be freed before - on any thread (the reader
+ * guards its stack index); copies nobody asks cost no stack index pass.  (etl_event_copy()
+ * completes the stack first: its copy is independent of the reader.)  Returns the copy, or NULL
+ * when @p mem is NULL or misaligned or @p size is less than etl_event_copy_size(). @since 0.2
  */
 ETL_API const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size);
 /** 1 when @p ev describes something a reader keeps for the events after it (in-trace metadata;

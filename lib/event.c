@@ -151,13 +151,13 @@ void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t 
 		*size = ev->payload_len;
 }
 
-/* What a copy of ev holds after the event itself: PMC values, extended items, payload, stack. */
+/* What a copy of ev holds after the event itself: PMC values, extended items, payload, the
+ * stack as far as it is completed. */
 static size_t copy_tail(const struct etl_event *ev)
 {
 	size_t n = (size_t)ev->pmc_count * 8 + ev->ext_len + ev->payload_len;
 	unsigned k;
 
-	etl__event_stack_ready(ev);
 	for (k = 0; k < ev->nstack_parts; k++)
 		n += (size_t)ev->stack_count[k] * ev->stack_ptr[k];
 	return n;
@@ -171,14 +171,15 @@ size_t etl_event_copy_size(const struct etl_event *ev)
 	return (sizeof(struct etl_event) + copy_tail(ev) + 7) & ~(size_t)7;
 }
 
-/* Copies ev into c, which has room for etl_event_copy_size(ev) bytes. */
+/* Copies ev into c, which has room for sizeof(*c) + copy_tail(ev) bytes.  A stack the reader
+ * has not completed yet stays so: the copy completes it through the same reader (the parts found
+ * so far, which point into the reader's buffer, are copied; the index's come later). */
 static void copy_to(const struct etl_event *ev, struct etl_event *c)
 {
 	size_t pmc_len = (size_t)ev->pmc_count * 8;
 	uint8_t *p = (uint8_t *)(c + 1);
 	unsigned k;
 
-	etl__event_stack_ready(ev);
 	*c = *ev;
 	c->flags &= ~(uint32_t)ETL_EVF_OWNED;
 	if (pmc_len) {
@@ -199,7 +200,7 @@ static void copy_to(const struct etl_event *ev, struct etl_event *c)
 		size_t n = (size_t)ev->stack_count[k] * ev->stack_ptr[k];
 		if (n)
 			memcpy(p, ev->stack_part[k], n);
-		c->stack_part[k] = n ? p : NULL;
+		c->stack_part[k] = ev->stack_part[k] ? p : NULL; /* NULL: a key the index resolves */
 		p += n;
 	}
 }
@@ -209,6 +210,7 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 	struct etl_event *c;
 
 	*copy = NULL;
+	etl__event_stack_ready(ev); /* a copy of its own: the stack complete, nothing left to the reader */
 	c = etl__malloc(sizeof(*c) + copy_tail(ev));
 	if (!c)
 		return ETL_E_NOMEM;

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,6 +264,100 @@ START_TEST(stack_index_is_read_when_a_stack_is_asked_for)
 }
 END_TEST
 
+/* The frames of copies[from, to) as text, one event per line. */
+struct frames_job {
+	const struct etl_event **copies;
+	size_t from, to;
+	char *text;
+};
+
+static void *frames_of(void *arg)
+{
+	struct frames_job *j = arg;
+	size_t cap = (size_t)1 << 20, n = 0, i, k;
+
+	j->text = malloc(cap);
+	for (i = j->from; j->text && i < j->to; i++) {
+		size_t depth = etl_event_stack_depth(j->copies[i]);
+		for (k = 0; k < depth && n + 24 < cap; k++)
+			n += (size_t)snprintf(j->text + n, cap - n, "%llx,",
+					      (unsigned long long)etl_event_stack_frame(j->copies[i], k));
+		if (n + 2 < cap)
+			j->text[n++] = ';';
+	}
+	if (j->text)
+		j->text[n] = 0;
+	return NULL;
+}
+
+/* Copies made with etl_event_copy_into leave a stack the reader has not completed for later: the
+ * copies do not make the stack index pass; asking one of them does (on any thread: two threads
+ * ask at once here), and every copy's stack is then the stack of the event, as an iteration that
+ * asks at delivery gives it. */
+START_TEST(copies_complete_their_stack_when_asked)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL, *block;
+	size_t len = 0, used = 0, cap = (size_t)8 << 20, n = 0;
+	const struct etl_event **copies;
+	const struct etl_event *ev;
+	struct etl_reader *r;
+	struct frames_job jobs[2];
+	pthread_t th;
+	uint64_t dropped;
+	char *direct;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 1024;
+	o.compress = _i & 1;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
+	direct = stacks_of(d, len, 0, 0, &dropped);
+	ck_assert_uint_eq(dropped, 0);
+	block = malloc(cap);
+	copies = malloc(4096 * sizeof(*copies));
+	ck_assert_ptr_nonnull(block);
+	ck_assert_ptr_nonnull(copies);
+	r = etl_reader_new();
+	if (_i & 2) /* a limit that keeps nothing */
+		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		size_t need = etl_event_copy_size(ev);
+		ck_assert_uint_lt(n, 4096);
+		ck_assert_uint_le(used + need, cap);
+		copies[n++] = etl_event_copy_into(ev, block + used, need);
+		used += need;
+	}
+	ck_assert_uint_gt(n, 400);
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0); /* no pass yet */
+	jobs[0] = (struct frames_job){ copies, 0, n / 2, NULL };
+	jobs[1] = (struct frames_job){ copies, n / 2, n, NULL };
+	ck_assert_int_eq(pthread_create(&th, NULL, frames_of, &jobs[1]), 0);
+	frames_of(&jobs[0]);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert_ptr_nonnull(jobs[0].text);
+	ck_assert_ptr_nonnull(jobs[1].text);
+	if (_i & 2) {
+		/* the pass ran (and dropped), the stacks lost their keys */
+		ck_assert_uint_gt(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+	} else {
+		size_t l0 = strlen(jobs[0].text);
+		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+		ck_assert_int_eq(strncmp(direct, jobs[0].text, l0), 0);
+		ck_assert_str_eq(direct + l0, jobs[1].text);
+		ck_assert_ptr_nonnull(strstr(direct, ","));
+	}
+	free(jobs[0].text);
+	free(jobs[1].text);
+	etl_reader_free(r);
+	free(direct);
+	free(copies);
+	free(block);
+	free(d);
+}
+END_TEST
+
 static Suite *threads_suite(void)
 {
 	Suite *s = suite_create("threads");
@@ -273,6 +368,7 @@ static Suite *threads_suite(void)
 	tcase_add_test(t, observe_checks_the_input);
 	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
 	tcase_add_loop_test(t, stack_index_is_read_when_a_stack_is_asked_for, 0, 2);
+	tcase_add_loop_test(t, copies_complete_their_stack_when_asked, 0, 4);
 	suite_add_tcase(s, t);
 	return s;
 }

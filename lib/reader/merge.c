@@ -519,14 +519,16 @@ oom:
 	return etl__reader_set_error(r, &d, -1, 1);
 }
 
-/* Completes the stack of an event the reader delivered, when it is first asked for: reads the
- * trace's stack index (one pass over the trace, the first time), then the records the index
- * holds for the event. */
+/* Completes the stack of an event the reader delivered (or a copy of one: etl_event_copy_into),
+ * when it is first asked for, on whatever thread asks: reads the trace's stack index (one pass over
+ * the trace, the first time; another thread asking meanwhile waits for it), then the records the
+ * index holds for the event. */
 static void finish_stack(void *ctx, struct etl_event *ev)
 {
 	struct etl_reader *r = ctx;
 	struct trace *t = r->traces[ev->trace_index];
 
+	pthread_mutex_lock(&t->stack_mu);
 	if (!t->stacks.loaded) {
 		int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
 		uint64_t max = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
@@ -539,9 +541,9 @@ static void finish_stack(void *ctx, struct etl_event *ev)
 			etl__stacks_load(&t->stacks, &ld, &t->ix, t->ptr_size, max);
 			etl__bufload_free(&ld);
 		}
-		r->counts[ETL_COUNT_STACKS_DROPPED] += t->stacks.dropped;
 	}
-	etl__stacks_resolve(&t->stacks, ev);
+	pthread_mutex_unlock(&t->stack_mu);
+	etl__stacks_resolve(&t->stacks, ev); /* the loaded index is only read */
 }
 
 /* The event's call stack: StackWalk records that follow it (now, while its buffer is loaded),
@@ -556,7 +558,7 @@ static void attach_stacks(struct etl_reader *r, struct stream *s)
 	ev->stack_finish = NULL;
 	if (!r->options[ETL_OPTION_STACKS])
 		return;
-	if (!etl__stacks_attach(&t->stacks, ev, s->data, s->fill, s->pos))
+	if (!etl__stacks_attach(&t->stacks_seen, ev, s->data, s->fill, s->pos))
 		return;
 	ev->stack_finish = finish_stack;
 	ev->stack_ctx = r;

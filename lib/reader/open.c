@@ -175,8 +175,13 @@ static struct trace *new_trace(void)
 {
 	struct trace *t = etl__calloc(1, sizeof(*t));
 
-	if (t)
-		etl__source_init(&t->src);
+	if (!t)
+		return NULL;
+	if (pthread_mutex_init(&t->stack_mu, NULL) != 0) {
+		etl__free(t);
+		return NULL;
+	}
+	etl__source_init(&t->src);
 	return t;
 }
 

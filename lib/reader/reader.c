@@ -92,6 +92,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__bufindex_free(&t->ix);
 	etl__bufscan_free(&t->fwd);
 	etl__stacks_free(&t->stacks);
+	pthread_mutex_destroy(&t->stack_mu);
 	etl__files_free(&t->files);
 	etl__free(t);
 }
@@ -189,9 +190,21 @@ int64_t etl_reader_get_option(const struct etl_reader *r, enum etl_option which)
 
 uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which)
 {
+	uint64_t n = 0;
+	int i;
+
 	if (!r || (unsigned)which >= ETL_COUNT_COUNT_)
 		return 0;
-	return r->counts[which];
+	if (which != ETL_COUNT_STACKS_DROPPED)
+		return r->counts[which];
+	/* counted by the stack index of each trace, which any thread may be reading in (merge.c) */
+	for (i = 0; i < r->ntraces; i++) {
+		struct trace *t = r->traces[i];
+		pthread_mutex_lock(&t->stack_mu);
+		n += t->stacks.loaded ? t->stacks.dropped : 0;
+		pthread_mutex_unlock(&t->stack_mu);
+	}
+	return n;
 }
 
 int etl_reader_trace_count(const struct etl_reader *r)

@@ -10,6 +10,8 @@
 #ifndef ETL_READER_READER_H
 #define ETL_READER_READER_H
 
+#include <pthread.h>
+
 #include "decode/decode.h"
 #include "io/source.h"
 #include "state/files.h"
@@ -42,7 +44,11 @@ struct trace {
 	struct etl_bufscan fwd;   /* a forward index: the merge's scan of the buffers (merge.c) */
 	size_t fwd_streams;       /* and the first of the trace's per-CPU streams, in CPU order */
 	unsigned ptr_size;
-	struct etl_stacks stacks; /* compressed and deferred stacks: read when first needed */
+	struct etl_stacks stacks; /* compressed and deferred stacks: read when a stack is first asked for */
+	int stacks_seen;          /* the trace has shown stack records (etl__stacks_attach) */
+	/* Guards the reading of the index: a stack may be asked for from other threads (copies made
+	 * with etl_event_copy_into); once loaded, the index does not change until the reader is freed. */
+	pthread_mutex_t stack_mu;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 

@@ -39,10 +39,8 @@ static void load_one(struct etl_stacks *k, const struct etl_source *src, int com
 		     const struct etl_bufindex *ix, unsigned ptr_size, uint64_t max_bytes)
 {
 	struct etl_bufload ld;
-	int seen = k->seen;
 
 	etl__stacks_free(k);
-	k->seen = seen;
 	etl__bufload_init(&ld, src, compressed, format);
 	etl__stacks_load(k, &ld, ix, ptr_size, max_bytes);
 	etl__bufload_free(&ld);
@@ -55,7 +53,7 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 	struct part parts[MAX_PARTS];
 	unsigned n = threads + 1 < MAX_PARTS ? threads + 1 : MAX_PARTS, i;
 	uint64_t per;
-	int whole = 1, seen = k->seen;
+	int whole = 1;
 
 	if (ix->buffers < 2 * (uint64_t)n) {
 		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
@@ -84,7 +82,6 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 	etl__stacks_free(k);
 	*k = parts[0].k;
 	memset(&parts[0].k, 0, sizeof(parts[0].k));
-	k->seen = seen;
 	whole = k->dropped == 0;
 	for (i = 1; i < n; i++) {
 		if (whole && etl__stacks_append(k, &parts[i].k, max_bytes) != 0)

@@ -125,7 +125,6 @@ int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint
 		const struct etl_stackref *e = &part->ref[i];
 		etl__stacks_add_ref(k, e, !e->is_key && part->pool ? part->pool + e->off : NULL, max_bytes);
 	}
-	k->seen |= part->seen;
 	k->dropped += part->dropped;
 	return k->dropped == before + part->dropped && !part->dropped ? 0 : -1;
 }

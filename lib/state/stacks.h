@@ -53,7 +53,6 @@ struct etl_stackref {
 
 struct etl_stacks {
 	int loaded;               /* the index was read (possibly empty) */
-	int seen;                 /* the trace has stack records: the index is worth reading */
 	struct etl_stackdef *def; /* sorted by (key, ts) */
 	size_t ndef, capdef;
 	struct etl_stackref *ref; /* sorted by (event_ts, tid), then file order */
@@ -80,11 +79,11 @@ void etl__stacks_free(struct etl_stacks *k);
 /* ---- stack records and events (stackwalk.c) ---- */
 
 /* Attaches to ev (delivered from data[0, fill), its record ending at pos) the StackWalk records
- * that follow it and name its time and thread, and its stack-key extended item; notes in k
- * whether the trace has stack records at all.  1 when the index may complete ev's stack (then
- * etl__stacks_resolve), 0 when not (no stack records seen yet, or ev is a stack record). */
-int etl__stacks_attach(struct etl_stacks *k, struct etl_event *ev, const uint8_t *data, size_t fill,
-		       size_t pos);
+ * that follow it and name its time and thread, and its stack-key extended item; sets *seen when
+ * the trace has shown stack records (kept apart from the index, which another thread may be
+ * reading in).  1 when the index may complete ev's stack (then etl__stacks_resolve), 0 when not
+ * (no stack records seen yet, or ev is a stack record). */
+int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos);
 /* Reads the trace's key definitions and away-from-event stack records in one pass over its
  * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it). */
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,

@@ -112,8 +112,7 @@ static unsigned attach_following(struct etl_event *ev, const uint8_t *data, size
 	return n;
 }
 
-int etl__stacks_attach(struct etl_stacks *k, struct etl_event *ev, const uint8_t *data, size_t fill,
-		       size_t pos)
+int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos)
 {
 	ev->nstack_parts = 0;
 	if (ev->kind == ETL_HEADER_EVENT && ev->ext_count) {
@@ -124,15 +123,15 @@ int etl__stacks_attach(struct etl_stacks *k, struct etl_event *ev, const uint8_t
 		else if (etl_event_extended_find(ev, ETL_EXT_STACK_KEY32, &d, &n) && n >= 12)
 			add_key_part(ev, etl_le32(d + 8), ev->ts_raw, 4);
 		if (ev->nstack_parts)
-			k->seen = 1;
+			*seen = 1;
 	}
 	if (is_kernel_header(ev) && ev->hook_id >= HOOK_STACK && ev->hook_id <= HOOK_KEY_USER) {
-		k->seen = 1;
+		*seen = 1;
 		return 0; /* a stack record itself */
 	}
 	if (attach_following(ev, data, fill, pos, stack_tid(ev)))
-		k->seen = 1;
-	return k->seen;
+		*seen = 1;
+	return *seen;
 }
 
 /* Whether the stack record at data+pos directly follows, in a run of stack records, the

@@ -1,8 +1,10 @@
 /*
  * event.c - libetl.Event: one event, valid after the iteration moved on.
  *
- * An Event owns a copy of its record (etl_event_copy: header fields,
- * payload, extended items, stack frames) and holds its Reader.  Header
+ * An Event owns a copy of its record (etl_event_copy_into: header fields,
+ * payload, extended items, stack frames) and holds its Reader, which the
+ * copy needs when its stack is first asked for (the stack index pass runs
+ * then, not for every iteration).  Header
  * fields are read from the copy; the name, provider name, decoder and
  * fields are decoded on first access - against the metadata the reader has
  * seen by then, which is what a decoding at delivery sees for every intact
@@ -22,6 +24,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	if (!self)
 		return NULL;
 	self->ev = NULL;
+	self->ev_mem = NULL;
 	self->decoded = 0;
 	self->serial = 0;
 	self->name = self->provider_name = self->decoder = self->reason = NULL;
@@ -37,9 +40,12 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 		Py_DECREF(self);
 		return NULL;
 	}
-	if (etl_event_copy(ev, &self->ev) != ETL_OK) {
-		Py_DECREF(self);
-		return PyErr_NoMemory();
+	{
+		size_t need = etl_event_copy_size(ev);
+		if (!(self->ev_mem = PyMem_Malloc(need)) || !(self->ev = etl_event_copy_into(ev, self->ev_mem, need))) {
+			Py_DECREF(self);
+			return PyErr_NoMemory();
+		}
 	}
 	PyObject_GC_Track(self);
 	return (PyObject *)self;
@@ -76,7 +82,7 @@ static void Event_dealloc(EventObject *self)
 {
 	PyObject_GC_UnTrack(self);
 	Event_clear(self);
-	etl_event_free(self->ev);
+	PyMem_Free(self->ev_mem);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
