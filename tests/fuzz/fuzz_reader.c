@@ -42,6 +42,10 @@ static void same_decoding(struct etl_reader *b, const struct etl_event *ev, int 
 	c = etl_event_copy_into(ev, mem, need);
 	if (!c || etl_reader_observe(b, c) != ETL_OK)
 		__builtin_trap();
+	/* the copy completes its stack through the first reader, as the event itself does */
+	if (etl_event_stack_depth(c) != etl_event_stack_depth(ev) ||
+	    etl_event_stack_frame(c, 0) != etl_event_stack_frame(ev, 0))
+		__builtin_trap();
 	st2 = etl_reader_decode(b, c, &d2);
 	if (st != ETL_E_NOMEM && st2 != ETL_E_NOMEM) {
 		if (st2 != st || !d != !d2)
@@ -94,6 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				(void)etl_process_image_name(p);
 				(void)etl_reader_resolve_address(r, p, etl_event_timestamp_raw(ev), &off);
 			}
+			/* decoded (and, on half the inputs, a copy decoded by a second reader, which asks the
+			 * copy for its stack first) before the stack is asked of the event itself */
+			st = etl_reader_decode(r, ev, &d);
+			if (b)
+				same_decoding(b, ev, st, d);
 			{ /* stacks: attached, keyed (a second pass over the input), copied */
 				size_t n = etl_event_stack_depth(ev), k;
 				uint64_t sum = 0;
@@ -107,9 +116,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				(void)sum;
 			}
-			st = etl_reader_decode(r, ev, &d);
-			if (b)
-				same_decoding(b, ev, st, d);
 			if (st == ETL_E_NOMEM || !d)
 				continue;
 			(void)etl_decoded_name(d);
