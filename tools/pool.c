@@ -2,15 +2,18 @@
  * pool.c - several threads (--threads):
  *
  * The main thread's reader is the only one that iterates: it copies its
- * events (etl_event_copy_into) into batches of BATCH_ITEMS, in a ring of
- * RING(n) batches.  Batch b belongs to worker b % n, which decodes and
- * formats it with a reader of its own that never iterates: it opened the same
- * inputs (etl_reader_open_same) and learns, in order, from every event that
- * describes something (etl_reader_observe on the batches' state events, its
- * own batches' and the others'), so that it decodes and names processes as
- * the main reader would.  The main thread writes the formatted batches in
- * order, so the output is the same bytes as with one thread; a batch's slot
- * is filled again once it is written and every worker has gone past it.
+ * events (etl_event_copy_into) into batches of up to BATCH_ITEMS events or
+ * BATCH_BYTES, in a ring of RING(n) batches.  Every worker goes through every
+ * batch in order; the first to reach a batch decodes and formats it, with a
+ * reader of its own that never iterates: it opened the same inputs
+ * (etl_reader_open_same) and learns, in order, from every event that
+ * describes something (etl_reader_observe on the state events of the batches
+ * it formats and of those it passes), so that it decodes and names processes
+ * as the main reader would.  Stacks the main reader left for later are
+ * completed through it when a worker asks (the first such ask makes the stack
+ * index pass).  The main thread writes the formatted batches in order, so
+ * the output is the same bytes as with one thread; a batch's slot is filled
+ * again once it is written and every worker has gone past it.
  *
  * SPDX-License-Identifier: MIT
  */
