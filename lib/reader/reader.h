@@ -1,9 +1,12 @@
 /*
- * reader.h - the reader's own structures, shared by its three parts:
- *   reader.c  lifecycle, options and limits, errors, counters, decoding and
- *             the accessors of what the reader keeps (traces, processes)
- *   open.c    adding inputs: plain traces and containers of traces
- *   merge.c   per-CPU streams and the time-ordered merge (etl_reader_next)
+ * reader.h - the reader's own structures, shared by its parts:
+ *   reader.c     lifecycle, options and limits, errors, counters, decoding and
+ *                the accessors of what the reader keeps (traces, processes)
+ *   open.c       adding inputs: plain traces and containers of traces
+ *   merge.c      per-CPU streams and the time-ordered merge (etl_reader_next)
+ *   deliver.c    what each delivered event gets: its stack, and the state it
+ *                describes (also for etl_reader_observe)
+ *   prefetch.c, stackpass.c   helper threads (ETL_OPTION_THREADS)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -125,5 +128,13 @@ void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */
 void etl__reader_queue_diag(void *ctx, const struct etl_diag *d);
+
+/* deliver.c */
+/* Attaches to the stream's event the stack records that follow it, and leaves the rest of its
+ * stack (from the trace's stack index) to be completed when it is first asked for. */
+void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);
+/* Takes note of what a delivered (or, before a time window, skipped) event tells about later
+ * ones: in-trace metadata, processes, threads, images. */
+void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev);
 
 #endif

@@ -1,0 +1,88 @@
+/*
+ * deliver.c - what the reader does with each event it delivers (see reader.h):
+ * attaches its call stack (completed from the trace's stack index when it is
+ * first asked for, on any thread: copies made with etl_event_copy_into ask
+ * through here too), and takes note of what it describes for later events
+ * (in-trace metadata, processes, threads, images) - which a reader that does
+ * not iterate can also be given (etl_reader_observe).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <pthread.h>
+
+#include "reader/reader.h"
+
+/* Completes the stack of an event the reader delivered (or a copy of one: etl_event_copy_into),
+ * when it is first asked for, on whatever thread asks: reads the trace's stack index (one pass over
+ * the trace, the first time; another thread asking meanwhile waits for it), then the records the
+ * index holds for the event. */
+static void finish_stack(void *ctx, struct etl_event *ev)
+{
+	struct etl_reader *r = ctx;
+	struct trace *t = r->traces[ev->trace_index];
+
+	pthread_mutex_lock(&t->stack_mu);
+	if (!t->stacks.loaded) {
+		int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
+		uint64_t max = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
+		if (r->options[ETL_OPTION_THREADS] > 0) {
+			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format, &t->ix,
+						 t->ptr_size, max, (unsigned)r->options[ETL_OPTION_THREADS]);
+		} else {
+			struct etl_bufload ld;
+			etl__bufload_init(&ld, &t->src, compressed, t->info.compression_format);
+			etl__stacks_load(&t->stacks, &ld, &t->ix, t->ptr_size, max);
+			etl__bufload_free(&ld);
+		}
+	}
+	pthread_mutex_unlock(&t->stack_mu);
+	etl__stacks_resolve(&t->stacks, ev); /* the loaded index is only read */
+}
+
+/* The event's call stack: StackWalk records that follow it (now, while its buffer is loaded),
+ * and - through the trace's stack index, when the stack is first asked for - compressed stacks
+ * and stacks logged away from it (state/stacks.h). */
+void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s)
+{
+	struct trace *t = s->t;
+	struct etl_event *ev = &s->ev;
+
+	ev->nstack_parts = 0;
+	ev->stack_finish = NULL;
+	if (!r->options[ETL_OPTION_STACKS])
+		return;
+	if (!etl__stacks_attach(&t->stacks_seen, ev, s->data, s->fill, s->pos))
+		return;
+	ev->stack_finish = finish_stack;
+	ev->stack_ctx = r;
+}
+
+/* Takes note of what a delivered (or, before a time window, skipped) event tells about later
+ * ones: in-trace metadata, processes, threads and images. */
+void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev)
+{
+	if (ev->kind == ETL_HEADER_FULL || (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE))
+		etl__decode_observe(&r->dec, ev); /* metadata that describes later events */
+	if (ev->kind != ETL_HEADER_EVENT)
+		etl__state_observe(&r->sys, &r->dec, ev); /* processes, threads, images */
+}
+
+int etl_event_updates_state(const struct etl_event *ev)
+{
+	return ev && (etl__decode_observes(ev) || etl__state_observes(ev));
+}
+
+int etl_reader_observe(struct etl_reader *r, const struct etl_event *ev)
+{
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!ev)
+		return etl__reader_misuse(r, "NULL event");
+	if (r->state != ST_NEW)
+		return etl__reader_misuse(r, "a reader that iterates learns from its own events");
+	if (ev->trace_index < 0 || ev->trace_index >= r->ntraces)
+		return etl__reader_misuse(r, "the event's input is not open in this reader");
+	r->observer = 1;
+	etl__reader_observe_event(r, ev);
+	return ETL_OK;
+}
