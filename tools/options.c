@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"                        (repeatable); ETLDUMP_TMF_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
 		"  -j, --threads=N       decode and format with N threads (0 = one per processor when\n"
-		"                        the inputs hold 32 MB or more); the output is the same (default: 1)\n"
+		"                        the inputs hold 4 MB or more); the output is the same (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"
 		"      --csv-fields=HOW  CSV properties: joined (default: one 'fields' column) or columns\n"
