@@ -18,8 +18,9 @@
  *   can come later, in another buffer.  Such records are indexed by the event
  *   they name: (EventTimeStamp, StackThread).
  *
- * The index is filled in one pass over the trace (stackwalk.c), made when
- * the reader delivers the first event of a trace that has stack records.
+ * The index is filled in one pass over the trace (stackwalk.c), made the
+ * first time a stack of the trace is asked for (reader/deliver.c), on one
+ * thread or in parts on several (reader/stackpass.c).
  * Memory is bounded: what does not fit the limit is counted, not kept.
  *
  * SPDX-License-Identifier: MIT
