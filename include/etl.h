@@ -573,20 +573,27 @@ ETL_API int etl_event_from_compressed(const struct etl_event *ev);
 ETL_API int etl_event_copy(const struct etl_event *ev, struct etl_event **copy);
 /** Frees a copy made by etl_event_copy().  NULL is allowed. */
 ETL_API void etl_event_free(struct etl_event *copy);
-/** The bytes etl_event_copy_into() needs for @p ev (0 for NULL): a multiple of 8, so that copies
- *  laid end to end in one block stay aligned. @since 0.2 */
-ETL_API size_t etl_event_copy_size(const struct etl_event *ev);
+/** Flags of etl_event_copy_into() and etl_event_copy_size(). @since 0.2 */
+enum etl_copy_flags {
+	/** Leave a stack the reader has not completed yet (see etl_event_stack_depth()) for later:
+	 *  it is completed when first asked for on the copy, through the reader that delivered the
+	 *  event - which must not be freed before the copy - on any thread (the reader guards its
+	 *  stack index).  Copies whose stack nobody asks for then cost no stack index pass.  Without
+	 *  it the stack is completed first and the copy is independent of the reader. */
+	ETL_COPY_STACK_LATER = 1
+};
+/** The bytes etl_event_copy_into() needs for @p ev with @p flags (0 for NULL): a multiple of 8,
+ *  so that copies laid end to end in one block stay aligned. @since 0.2 */
+ETL_API size_t etl_event_copy_size(const struct etl_event *ev, unsigned flags);
 /**
  * Copies @p ev into @p mem (@p size bytes, 8-byte aligned) so that it outlives the reader call:
  * many copies in one block of the caller's, without an allocation each.  The copy lasts as long
- * as @p mem; do not pass it to etl_event_free().  A stack the reader has not completed yet (see
- * etl_event_stack_depth()) stays so: it is completed when first asked for on the copy, through the
- * reader that delivered the event - which must not be freed before - on any thread (the reader
- * guards its stack index); copies nobody asks cost no stack index pass.  (etl_event_copy()
- * completes the stack first: its copy is independent of the reader.)  Returns the copy, or NULL
- * when @p mem is NULL or misaligned or @p size is less than etl_event_copy_size(). @since 0.2
+ * as @p mem; do not pass it to etl_event_free().  @p flags: 0 or ETL_COPY_STACK_LATER.  Returns
+ * the copy, or NULL when @p mem is NULL or misaligned or @p size is less than
+ * etl_event_copy_size(@p ev, @p flags). @since 0.2
  */
-ETL_API const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size);
+ETL_API const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size,
+						    unsigned flags);
 /** 1 when @p ev describes something a reader keeps for the events after it (in-trace metadata;
  *  a process, thread or image): the events etl_reader_observe() learns from. @since 0.2 */
 ETL_API int etl_event_updates_state(const struct etl_event *ev);

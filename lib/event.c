@@ -163,10 +163,12 @@ static size_t copy_tail(const struct etl_event *ev)
 	return n;
 }
 
-size_t etl_event_copy_size(const struct etl_event *ev)
+size_t etl_event_copy_size(const struct etl_event *ev, unsigned flags)
 {
 	if (!ev)
 		return 0;
+	if (!(flags & ETL_COPY_STACK_LATER))
+		etl__event_stack_ready(ev); /* the copy will hold the whole stack */
 	/* rounded up so that copies laid end to end stay aligned */
 	return (sizeof(struct etl_event) + copy_tail(ev) + 7) & ~(size_t)7;
 }
@@ -220,9 +222,10 @@ int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)
 	return ETL_OK;
 }
 
-const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size)
+const struct etl_event *etl_event_copy_into(const struct etl_event *ev, void *mem, size_t size,
+					    unsigned flags)
 {
-	if (!ev || !mem || ((uintptr_t)mem & 7) != 0 || size < etl_event_copy_size(ev))
+	if (!ev || !mem || ((uintptr_t)mem & 7) != 0 || size < etl_event_copy_size(ev, flags))
 		return NULL;
 	copy_to(ev, mem);
 	return mem;

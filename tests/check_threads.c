@@ -64,9 +64,11 @@ START_TEST(observing_reader_decodes_as_the_iterating_one)
 	const struct etl_event *ev;
 	unsigned events = 0, state = 0, named = 0, resolved = 0;
 
+	unsigned flags = _i & 2 ? ETL_COPY_STACK_LATER : 0;
+
 	etlw_default_opts(&o);
 	o.ncpu = 2;
-	o.ptr_size = _i ? 4 : 8;
+	o.ptr_size = _i & 1 ? 4 : 8;
 	ck_assert_int_eq(scen_build_showcase(&o, 0, &d, &len), 0);
 	block = malloc(cap);
 	ck_assert_ptr_nonnull(block);
@@ -75,7 +77,7 @@ START_TEST(observing_reader_decodes_as_the_iterating_one)
 	ck_assert_int_eq(etl_reader_add_manifest_path(b, showcase_manifest), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_same(b, a, 0), ETL_OK);
 	while (etl_reader_next(a, &ev) == ETL_OK) {
-		size_t need = etl_event_copy_size(ev);
+		size_t need = etl_event_copy_size(ev, flags);
 		const struct etl_event *c;
 		const struct etl_decoded *da, *db;
 		char *ta, *tb;
@@ -83,9 +85,9 @@ START_TEST(observing_reader_decodes_as_the_iterating_one)
 
 		ck_assert_uint_eq(need % 8, 0);
 		ck_assert_uint_le(used + need, cap);
-		ck_assert_ptr_null(etl_event_copy_into(ev, block + used + 4, need)); /* misaligned */
-		ck_assert_ptr_null(etl_event_copy_into(ev, block + used, need - 8)); /* too small */
-		c = etl_event_copy_into(ev, block + used, need);
+		ck_assert_ptr_null(etl_event_copy_into(ev, block + used + 4, need, flags)); /* misaligned */
+		ck_assert_ptr_null(etl_event_copy_into(ev, block + used, need - 8, flags)); /* too small */
+		c = etl_event_copy_into(ev, block + used, need, flags);
 		ck_assert_ptr_eq(c, block + used);
 		used += need;
 		events++;
@@ -290,7 +292,7 @@ static void *frames_of(void *arg)
 	return NULL;
 }
 
-/* Copies made with etl_event_copy_into leave a stack the reader has not completed for later: the
+/* Copies made with ETL_COPY_STACK_LATER leave a stack the reader has not completed for later: the
  * copies do not make the stack index pass; asking one of them does (on any thread: two threads
  * ask at once here), and every copy's stack is then the stack of the event, as an iteration that
  * asks at delivery gives it. */
@@ -323,10 +325,10 @@ START_TEST(copies_complete_their_stack_when_asked)
 		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
 	while (etl_reader_next(r, &ev) == ETL_OK) {
-		size_t need = etl_event_copy_size(ev);
+		size_t need = etl_event_copy_size(ev, ETL_COPY_STACK_LATER);
 		ck_assert_uint_lt(n, 4096);
 		ck_assert_uint_le(used + need, cap);
-		copies[n++] = etl_event_copy_into(ev, block + used, need);
+		copies[n++] = etl_event_copy_into(ev, block + used, need, ETL_COPY_STACK_LATER);
 		used += need;
 	}
 	ck_assert_uint_gt(n, 400);
@@ -358,17 +360,64 @@ START_TEST(copies_complete_their_stack_when_asked)
 }
 END_TEST
 
+/* Copies made without ETL_COPY_STACK_LATER hold their whole stack: they outlive the reader (under
+ * AddressSanitizer, a copy that still needed it would be a use after free). */
+START_TEST(copies_without_the_flag_outlive_the_reader)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL, *block;
+	size_t len = 0, used = 0, cap = (size_t)8 << 20, n = 0;
+	const struct etl_event **copies;
+	const struct etl_event *ev;
+	struct etl_reader *r;
+	struct frames_job job;
+	uint64_t dropped;
+	char *direct;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 1024;
+	o.compress = 1;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
+	direct = stacks_of(d, len, 0, 0, &dropped);
+	block = malloc(cap);
+	copies = malloc(4096 * sizeof(*copies));
+	ck_assert_ptr_nonnull(block);
+	ck_assert_ptr_nonnull(copies);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		size_t need = etl_event_copy_size(ev, 0);
+		ck_assert_uint_lt(n, 4096);
+		ck_assert_uint_le(used + need, cap);
+		copies[n++] = etl_event_copy_into(ev, block + used, need, 0);
+		used += need;
+	}
+	etl_reader_free(r);
+	job = (struct frames_job){ copies, 0, n, NULL };
+	frames_of(&job);
+	ck_assert_ptr_nonnull(job.text);
+	ck_assert_str_eq(job.text, direct);
+	free(job.text);
+	free(direct);
+	free(copies);
+	free(block);
+	free(d);
+}
+END_TEST
+
 static Suite *threads_suite(void)
 {
 	Suite *s = suite_create("threads");
 	TCase *t = tcase_create("threads");
 
 	tcase_set_timeout(t, 120);
-	tcase_add_loop_test(t, observing_reader_decodes_as_the_iterating_one, 0, 2);
+	tcase_add_loop_test(t, observing_reader_decodes_as_the_iterating_one, 0, 4);
 	tcase_add_test(t, observe_checks_the_input);
 	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
 	tcase_add_loop_test(t, stack_index_is_read_when_a_stack_is_asked_for, 0, 2);
 	tcase_add_loop_test(t, copies_complete_their_stack_when_asked, 0, 4);
+	tcase_add_test(t, copies_without_the_flag_outlive_the_reader);
 	suite_add_tcase(s, t);
 	return s;
 }

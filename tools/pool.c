@@ -193,7 +193,7 @@ static unsigned char *batch_room(struct batch *b, size_t need)
 /* Appends a copy of ev to b; -1 without memory. */
 static int batch_add(struct batch *b, const struct etl_event *ev)
 {
-	size_t need = etl_event_copy_size(ev);
+	size_t need = etl_event_copy_size(ev, ETL_COPY_STACK_LATER);
 	unsigned char *m;
 
 	if (!b->ev && (!(b->ev = malloc(BATCH_ITEMS * sizeof(*b->ev))) ||
@@ -203,7 +203,8 @@ static int batch_add(struct batch *b, const struct etl_event *ev)
 		return -1;
 	if (etl_event_updates_state(ev))
 		b->state[b->nstate++] = (uint32_t)b->n;
-	b->ev[b->n++] = etl_event_copy_into(ev, m, need);
+	/* the reader outlives the batches: a stack is completed by the worker that asks for it */
+	b->ev[b->n++] = etl_event_copy_into(ev, m, need, ETL_COPY_STACK_LATER);
 	b->bytes += need;
 	return 0;
 }

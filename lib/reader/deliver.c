@@ -1,7 +1,7 @@
 /*
  * deliver.c - what the reader does with each event it delivers (see reader.h):
  * attaches its call stack (completed from the trace's stack index when it is
- * first asked for, on any thread: copies made with etl_event_copy_into ask
+ * first asked for, on any thread: copies made with ETL_COPY_STACK_LATER ask
  * through here too), and takes note of what it describes for later events
  * (in-trace metadata, processes, threads, images) - which a reader that does
  * not iterate can also be given (etl_reader_observe).
@@ -12,7 +12,7 @@
 
 #include "reader/reader.h"
 
-/* Completes the stack of an event the reader delivered (or a copy of one: etl_event_copy_into),
+/* Completes the stack of an event the reader delivered (or of a copy made with ETL_COPY_STACK_LATER),
  * when it is first asked for, on whatever thread asks: reads the trace's stack index (one pass over
  * the trace, the first time; another thread asking meanwhile waits for it), then the records the
  * index holds for the event. */

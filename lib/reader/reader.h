@@ -50,7 +50,7 @@ struct trace {
 	struct etl_stacks stacks; /* compressed and deferred stacks: read when a stack is first asked for */
 	int stacks_seen;          /* the trace has shown stack records (etl__stacks_attach) */
 	/* Guards the reading of the index: a stack may be asked for from other threads (copies made
-	 * with etl_event_copy_into); once loaded, the index does not change until the reader is freed. */
+	 * with ETL_COPY_STACK_LATER); once loaded, the index does not change until the reader is freed. */
 	pthread_mutex_t stack_mu;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };

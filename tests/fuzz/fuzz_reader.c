@@ -31,7 +31,7 @@ static void walk(const struct etl_property *p, unsigned depth)
 /* The second reader's decoding of a copy of ev must be the first reader's decoding d. */
 static void same_decoding(struct etl_reader *b, const struct etl_event *ev, int st, const struct etl_decoded *d)
 {
-	size_t need = etl_event_copy_size(ev);
+	size_t need = etl_event_copy_size(ev, ETL_COPY_STACK_LATER);
 	void *mem = malloc(need);
 	const struct etl_event *c;
 	const struct etl_decoded *d2;
@@ -39,7 +39,7 @@ static void same_decoding(struct etl_reader *b, const struct etl_event *ev, int 
 
 	if (!mem)
 		return;
-	c = etl_event_copy_into(ev, mem, need);
+	c = etl_event_copy_into(ev, mem, need, ETL_COPY_STACK_LATER);
 	if (!c || etl_reader_observe(b, c) != ETL_OK)
 		__builtin_trap();
 	/* the copy completes its stack through the first reader, as the event itself does */

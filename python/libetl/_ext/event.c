@@ -41,8 +41,10 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 		return NULL;
 	}
 	{
-		size_t need = etl_event_copy_size(ev);
-		if (!(self->ev_mem = PyMem_Malloc(need)) || !(self->ev = etl_event_copy_into(ev, self->ev_mem, need))) {
+		/* the Event holds the Reader, which outlives the copy: its stack may wait until read */
+		size_t need = etl_event_copy_size(ev, ETL_COPY_STACK_LATER);
+		if (!(self->ev_mem = PyMem_Malloc(need)) ||
+		    !(self->ev = etl_event_copy_into(ev, self->ev_mem, need, ETL_COPY_STACK_LATER))) {
 			Py_DECREF(self);
 			return PyErr_NoMemory();
 		}

@@ -85,8 +85,9 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 typedef struct {
 	PyObject_HEAD
 	ReaderObject *reader;             /* strong: decoding and addresses need it */
-	const struct etl_event *ev;       /* a copy in ev_mem (etl_event_copy_into): its stack, if the
-					     reader left it for later, is completed when asked for */
+	const struct etl_event *ev;       /* a copy in ev_mem (etl_event_copy_into, ETL_COPY_STACK_LATER):
+					     its stack, if the reader left it for later, is completed
+					     when asked for */
 	void *ev_mem;                     /* owned (PyMem) */
 	const struct etl_process *proc;   /* as known when the event was delivered; may be NULL */
 	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
