@@ -583,7 +583,8 @@ enum etl_copy_flags {
 	ETL_COPY_STACK_LATER = 1
 };
 /** The bytes etl_event_copy_into() needs for @p ev with @p flags (0 for NULL): a multiple of 8,
- *  so that copies laid end to end in one block stay aligned. @since 0.2 */
+ *  so that copies laid end to end in one block stay aligned.  Without ETL_COPY_STACK_LATER it
+ *  completes the event's stack first (the copy holds all of it). @since 0.2 */
 ETL_API size_t etl_event_copy_size(const struct etl_event *ev, unsigned flags);
 /**
  * Copies @p ev into @p mem (@p size bytes, 8-byte aligned) so that it outlives the reader call:
