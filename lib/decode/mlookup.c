@@ -82,32 +82,35 @@ static void load_declaring(struct etl_decode_state *st, const struct etl_guid *g
 		load_once(st, st->manifests, doc);
 }
 
+typedef const struct etl_mevent *(*mdb_lookup)(const struct etl_manifest_db *db, const struct etl_guid *g,
+						uint16_t id, uint8_t version);
+
+/* The reader's manifests, then the shared set, then the folder files that declare g (parsed now
+ * if they were not yet), each asked with lookup. */
+static const struct etl_mevent *find_with(struct etl_decode_state *st, mdb_lookup lookup, const struct etl_guid *g,
+					  uint16_t id, uint8_t version)
+{
+	const struct etl_mevent *m = lookup(st->manifests, g, id, version);
+
+	if (!m)
+		m = lookup(st->shared, g, id, version);
+	if (!m) {
+		load_declaring(st, g);
+		m = lookup(st->lazy, g, id, version);
+	}
+	return m;
+}
+
 const struct etl_mevent *etl__man_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
 				       uint8_t version)
 {
-	const struct etl_mevent *m = etl__mdb_find(st->manifests, g, id, version);
-
-	if (!m)
-		m = etl__mdb_find(st->shared, g, id, version);
-	if (!m) {
-		load_declaring(st, g);
-		m = etl__mdb_find(st->lazy, g, id, version);
-	}
-	return m;
+	return find_with(st, etl__mdb_find, g, id, version);
 }
 
 const struct etl_mevent *etl__man_find_any(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
 					   uint8_t version)
 {
-	const struct etl_mevent *m = etl__mdb_find_any_version(st->manifests, g, id, version);
-
-	if (!m)
-		m = etl__mdb_find_any_version(st->shared, g, id, version);
-	if (!m) {
-		load_declaring(st, g);
-		m = etl__mdb_find_any_version(st->lazy, g, id, version);
-	}
-	return m;
+	return find_with(st, etl__mdb_find_any_version, g, id, version);
 }
 
 const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl_guid *g)
