@@ -115,21 +115,10 @@ static size_t nul_byte(const uint8_t *at, size_t left)
 }
 
 /* Where the first zero 16-bit unit (at an even offset) is in at[0, left), or the end of the last
- * whole unit.  Four units are tested at a time: a zero unit is a zero 16-bit lane of the word,
- * whatever the host's byte order. */
+ * whole unit (etl__utf16_units tests four units at a time). */
 static size_t nul_unit16(const uint8_t *at, size_t left)
 {
-	size_t k = 0;
-
-	for (; k + 8 <= left; k += 8) {
-		uint64_t v;
-		memcpy(&v, at + k, 8);
-		if ((v - 0x0001000100010001ull) & ~v & 0x8000800080008000ull)
-			break;
-	}
-	while (k + 2 <= left && (at[k] | at[k + 1]) != 0)
-		k += 2;
-	return k + 2 <= left ? k : left - (left % 2);
+	return 2 * etl__utf16_units(at, left / 2);
 }
 
 /* A UNICODESTRING/ANSISTRING or BINARY: a u16 byte-length prefix, a length (constant or from
