@@ -22,19 +22,10 @@ static void finish_stack(void *ctx, struct etl_event *ev)
 	struct trace *t = r->traces[ev->trace_index];
 
 	pthread_mutex_lock(&t->stack_mu);
-	if (!t->stacks.loaded) {
-		int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
-		uint64_t max = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
-		if (r->options[ETL_OPTION_THREADS] > 0) {
-			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format, &t->ix,
-						 t->ptr_size, max, (unsigned)r->options[ETL_OPTION_THREADS]);
-		} else {
-			struct etl_bufload ld;
-			etl__bufload_init(&ld, &t->src, compressed, t->info.compression_format);
-			etl__stacks_load(&t->stacks, &ld, &t->ix, t->ptr_size, max);
-			etl__bufload_free(&ld);
-		}
-	}
+	if (!t->stacks.loaded)
+		etl__stacks_load_threads(&t->stacks, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+					 t->info.compression_format, &t->ix, t->ptr_size,
+					 r->limits[ETL_LIMIT_STACK_KEY_BYTES], (unsigned)r->options[ETL_OPTION_THREADS]);
 	pthread_mutex_unlock(&t->stack_mu);
 	etl__stacks_resolve(&t->stacks, ev); /* the loaded index is only read */
 }

@@ -41,8 +41,9 @@ void etl__prefetch_free(struct etl_prefetch *p);
 void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
-/* etl__stacks_load on up to 4 threads (the caller's and threads - 1 more): each loads a
- * contiguous part of the buffers into an index of its own, with a share of max_bytes; the parts
+/* etl__stacks_load on up to 4 threads (the caller's and up to `threads` more; 0: the caller's
+ * alone, in one pass): each loads a contiguous part of the buffers into an index of its own,
+ * with a share of max_bytes; the parts
  * are appended in file order, which gives the index of one pass.  Where a part dropped records
  * (its share was not enough), the pass is made again on one thread, so what is kept never
  * depends on the threads.  Memory: at most max_bytes in the parts, then max_bytes in k. */

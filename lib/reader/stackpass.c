@@ -55,7 +55,7 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 	uint64_t per;
 	int whole = 1;
 
-	if (ix->buffers < 2 * (uint64_t)n) {
+	if (threads == 0 || ix->buffers < 2 * (uint64_t)n) {
 		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
 		return;
 	}
