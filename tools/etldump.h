@@ -81,6 +81,9 @@ void report(const struct etl_reader *r, const char *fallback_name, const struct 
 const char *shown(const char *name, char buf[SHOWN_MAX]);
 /* The exit status an error status of etl_reader_next() calls for. */
 int status_exit(int st);
+/* After etl_reader_next returned st < 0: reports the damage, worsens *exit_code, and says
+ * whether the reader can go on (0) or the error is fatal (1). */
+int damage_ends(const struct etl_reader *r, const struct options *o, int st, int *exit_code);
 /* Parses the manifests of ETLDUMP_MANIFEST_PATH and -m once, reporting problems (once); NULL
  * when there are none. */
 struct etl_manifests *load_manifests(const struct options *o, int *exit_code);

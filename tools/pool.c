@@ -230,10 +230,7 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 			break;
 		}
 		if (st != ETL_OK) {
-			const struct etl_error *e = etl_reader_error(r);
-			report(r, NULL, o);
-			exit_code = worse(exit_code, status_exit(st));
-			if (!e || etl_error_is_fatal(e)) {
+			if (damage_ends(r, o, st, &exit_code)) {
 				b->last = 1;
 				break;
 			}

@@ -65,6 +65,15 @@ void report(const struct etl_reader *r, const char *fallback_name, const struct 
 	funlockfile(stderr);
 }
 
+int damage_ends(const struct etl_reader *r, const struct options *o, int st, int *exit_code)
+{
+	const struct etl_error *e = etl_reader_error(r);
+
+	report(r, NULL, o);
+	*exit_code = worse(*exit_code, status_exit(st));
+	return !e || etl_error_is_fatal(e);
+}
+
 int status_exit(int st)
 {
 	switch (st) {
@@ -290,11 +299,8 @@ static int read_events(struct etl_reader *r, const struct options *o, struct sum
 		if (st == ETL_END)
 			break;
 		if (st != ETL_OK) {
-			const struct etl_error *e = etl_reader_error(r);
-			report(r, NULL, o);
 			sm->damage++;
-			exit_code = worse(exit_code, status_exit(st));
-			if (!e || etl_error_is_fatal(e))
+			if (damage_ends(r, o, st, &exit_code))
 				break;
 			continue;
 		}
