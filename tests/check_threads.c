@@ -292,49 +292,76 @@ static void *frames_of(void *arg)
 	return NULL;
 }
 
+/* Copies of every event of a 40-round stack-key trace, one block for all, and the stacks an
+ * iteration that asks at delivery gives (the reference). */
+struct copied {
+	uint8_t *trace, *block;
+	size_t len, n;
+	const struct etl_event **copies;
+	char *direct;
+};
+
+#define COPIES_MAX 4096
+#define COPIES_BLOCK ((size_t)8 << 20)
+
+/* Builds the trace (compressed or not) and copies every event r delivers with flags (r opened on
+ * it here, with the stack-key limit if nonzero). */
+static void copy_every_event(struct copied *c, struct etl_reader *r, int compress, uint64_t limit, unsigned flags)
+{
+	struct etlw_opts o;
+	const struct etl_event *ev;
+	uint64_t dropped;
+	size_t used = 0;
+
+	memset(c, 0, sizeof(*c));
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 1024;
+	o.compress = compress;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &c->trace, &c->len), 0);
+	c->direct = stacks_of(c->trace, c->len, 0, 0, &dropped);
+	ck_assert_uint_eq(dropped, 0);
+	c->block = malloc(COPIES_BLOCK);
+	c->copies = malloc(COPIES_MAX * sizeof(*c->copies));
+	ck_assert_ptr_nonnull(c->block);
+	ck_assert_ptr_nonnull(c->copies);
+	if (limit)
+		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, limit), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, c->trace, c->len, "stacks"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		size_t need = etl_event_copy_size(ev, flags);
+		ck_assert_uint_lt(c->n, COPIES_MAX);
+		ck_assert_uint_le(used + need, COPIES_BLOCK);
+		c->copies[c->n++] = etl_event_copy_into(ev, c->block + used, need, flags);
+		used += need;
+	}
+	ck_assert_uint_gt(c->n, 400);
+}
+
+static void copied_free(struct copied *c)
+{
+	free(c->direct);
+	free(c->copies);
+	free(c->block);
+	free(c->trace);
+}
+
 /* Copies made with ETL_COPY_STACK_LATER leave a stack the reader has not completed for later: the
  * copies do not make the stack index pass; asking one of them does (on any thread: two threads
  * ask at once here), and every copy's stack is then the stack of the event, as an iteration that
  * asks at delivery gives it. */
 START_TEST(copies_complete_their_stack_when_asked)
 {
-	struct etlw_opts o;
-	uint8_t *d = NULL, *block;
-	size_t len = 0, used = 0, cap = (size_t)8 << 20, n = 0;
-	const struct etl_event **copies;
-	const struct etl_event *ev;
-	struct etl_reader *r;
+	struct etl_reader *r = etl_reader_new();
 	struct frames_job jobs[2];
+	struct copied c;
 	pthread_t th;
-	uint64_t dropped;
-	char *direct;
 
-	etlw_default_opts(&o);
-	o.ncpu = 2;
-	o.buffer_size = 1024;
-	o.compress = _i & 1;
-	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
-	direct = stacks_of(d, len, 0, 0, &dropped);
-	ck_assert_uint_eq(dropped, 0);
-	block = malloc(cap);
-	copies = malloc(4096 * sizeof(*copies));
-	ck_assert_ptr_nonnull(block);
-	ck_assert_ptr_nonnull(copies);
-	r = etl_reader_new();
-	if (_i & 2) /* a limit that keeps nothing */
-		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_STACK_KEY_BYTES, 1), ETL_OK);
-	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
-	while (etl_reader_next(r, &ev) == ETL_OK) {
-		size_t need = etl_event_copy_size(ev, ETL_COPY_STACK_LATER);
-		ck_assert_uint_lt(n, 4096);
-		ck_assert_uint_le(used + need, cap);
-		copies[n++] = etl_event_copy_into(ev, block + used, need, ETL_COPY_STACK_LATER);
-		used += need;
-	}
-	ck_assert_uint_gt(n, 400);
+	/* _i & 2: a limit that keeps nothing */
+	copy_every_event(&c, r, _i & 1, _i & 2 ? 1 : 0, ETL_COPY_STACK_LATER);
 	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0); /* no pass yet */
-	jobs[0] = (struct frames_job){ copies, 0, n / 2, NULL };
-	jobs[1] = (struct frames_job){ copies, n / 2, n, NULL };
+	jobs[0] = (struct frames_job){ c.copies, 0, c.n / 2, NULL };
+	jobs[1] = (struct frames_job){ c.copies, c.n / 2, c.n, NULL };
 	ck_assert_int_eq(pthread_create(&th, NULL, frames_of, &jobs[1]), 0);
 	frames_of(&jobs[0]);
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
@@ -346,17 +373,14 @@ START_TEST(copies_complete_their_stack_when_asked)
 	} else {
 		size_t l0 = strlen(jobs[0].text);
 		ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
-		ck_assert_int_eq(strncmp(direct, jobs[0].text, l0), 0);
-		ck_assert_str_eq(direct + l0, jobs[1].text);
-		ck_assert_ptr_nonnull(strstr(direct, ","));
+		ck_assert_int_eq(strncmp(c.direct, jobs[0].text, l0), 0);
+		ck_assert_str_eq(c.direct + l0, jobs[1].text);
+		ck_assert_ptr_nonnull(strstr(c.direct, ","));
 	}
 	free(jobs[0].text);
 	free(jobs[1].text);
 	etl_reader_free(r);
-	free(direct);
-	free(copies);
-	free(block);
-	free(d);
+	copied_free(&c);
 }
 END_TEST
 
@@ -364,45 +388,18 @@ END_TEST
  * AddressSanitizer, a copy that still needed it would be a use after free). */
 START_TEST(copies_without_the_flag_outlive_the_reader)
 {
-	struct etlw_opts o;
-	uint8_t *d = NULL, *block;
-	size_t len = 0, used = 0, cap = (size_t)8 << 20, n = 0;
-	const struct etl_event **copies;
-	const struct etl_event *ev;
-	struct etl_reader *r;
+	struct etl_reader *r = etl_reader_new();
 	struct frames_job job;
-	uint64_t dropped;
-	char *direct;
+	struct copied c;
 
-	etlw_default_opts(&o);
-	o.ncpu = 2;
-	o.buffer_size = 1024;
-	o.compress = 1;
-	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
-	direct = stacks_of(d, len, 0, 0, &dropped);
-	block = malloc(cap);
-	copies = malloc(4096 * sizeof(*copies));
-	ck_assert_ptr_nonnull(block);
-	ck_assert_ptr_nonnull(copies);
-	r = etl_reader_new();
-	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "stacks"), ETL_OK);
-	while (etl_reader_next(r, &ev) == ETL_OK) {
-		size_t need = etl_event_copy_size(ev, 0);
-		ck_assert_uint_lt(n, 4096);
-		ck_assert_uint_le(used + need, cap);
-		copies[n++] = etl_event_copy_into(ev, block + used, need, 0);
-		used += need;
-	}
+	copy_every_event(&c, r, 1, 0, 0);
 	etl_reader_free(r);
-	job = (struct frames_job){ copies, 0, n, NULL };
+	job = (struct frames_job){ c.copies, 0, c.n, NULL };
 	frames_of(&job);
 	ck_assert_ptr_nonnull(job.text);
-	ck_assert_str_eq(job.text, direct);
+	ck_assert_str_eq(job.text, c.direct);
 	free(job.text);
-	free(direct);
-	free(copies);
-	free(block);
-	free(d);
+	copied_free(&c);
 }
 END_TEST
 
