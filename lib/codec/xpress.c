@@ -12,6 +12,11 @@
 #include "codec/xpress.h"
 #include "util/cursor.h"
 
+/* Far enough from the ends to copy literals 32 bytes at a time and read a match token with its
+ * longest length (8 bytes) without a check: input and output left after the flag word. */
+#define FAST_IN 64u
+#define FAST_OUT 64u
+
 static unsigned clz32(uint32_t x) /* x != 0 */
 {
 #if defined(__GNUC__)
@@ -107,6 +112,14 @@ static inline void copy_match(uint8_t *out, size_t op, size_t dist, size_t len, 
 	}
 }
 
+/* How many of the flag word's nflags unread bits (its low ones) are zero from the top: literals. */
+static inline size_t literal_run(uint32_t flags, unsigned nflags)
+{
+	uint32_t rest = nflags == 32 ? flags : flags & ((1u << nflags) - 1);
+
+	return nflags - (rest ? (unsigned)(32 - clz32(rest)) : 0u);
+}
+
 int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len,
 			   size_t *produced, size_t *err_at, const char **why)
 {
@@ -115,6 +128,9 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 	unsigned nflags = 0;
 
 	for (;;) {
+		size_t run, len, dist;
+		uint32_t tok;
+
 		if (nflags == 0) {
 			if (op == out_len)
 				break; /* full; trailing flag words may follow */
@@ -124,53 +140,51 @@ int etl__xpress_decompress(const uint8_t *in, size_t in_len, uint8_t *out, size_
 			ip += 4;
 			nflags = 32;
 		}
-		if (!(flags >> (nflags - 1) & 1)) {
-			/* a run of literals: as many as the flag word's leading zero bits */
-			uint32_t rest = nflags == 32 ? flags : flags & ((1u << nflags) - 1);
-			size_t run = nflags - (rest ? (unsigned)(32 - clz32(rest)) : 0u);
-
+		run = literal_run(flags, nflags);
+		if (in_len - ip >= FAST_IN && out_len - op >= FAST_OUT) {
+			/* far from both ends: the literals (perhaps none) in two vector moves, the bytes
+			 * past the run written again later, and on to the match without a branch */
+			memcpy(out + op, in + ip, 32);
+			op += run;
+			ip += run;
+			nflags -= (unsigned)run;
+			if (nflags == 0)
+				continue;
+		} else if (run) {
 			if (run > in_len - ip)
 				run = in_len - ip;
 			if (run > out_len - op)
 				run = out_len - op;
 			if (run == 0)
 				break;
-			if (in_len - ip >= 32 && out_len - op >= 32)
-				memcpy(out + op, in + ip, 32); /* a fixed size copies in two vector moves; the
-								  bytes past the run are written again later */
-			else
-				memcpy(out + op, in + ip, run);
+			memcpy(out + op, in + ip, run);
 			op += run;
 			ip += run;
 			nflags -= (unsigned)run;
 			continue;
 		}
+		/* a match */
 		nflags--;
-		{
-			size_t len, dist;
-			uint32_t tok;
-
-			if (ip == in_len)
-				break; /* the end of the stream */
-			if (in_len - ip < 2)
-				FAIL("match token runs past the input");
-			tok = etl_le16(in + ip);
-			ip += 2;
-			len = tok & 7;
-			dist = (size_t)(tok >> 3) + 1;
-			if (len == 7) {
-				const char *bad = long_length(in, in_len, &ip, &half, &len);
-				if (bad)
-					FAIL(bad);
-			}
-			len += 3;
-			if (dist > op)
-				FAIL("match distance reaches before the start of the output");
-			if (len > out_len - op)
-				FAIL("match runs past the declared uncompressed size");
-			copy_match(out, op, dist, len, out_len - op);
-			op += len;
+		if (ip == in_len)
+			break; /* the end of the stream */
+		if (in_len - ip < 2)
+			FAIL("match token runs past the input");
+		tok = etl_le16(in + ip);
+		ip += 2;
+		len = tok & 7;
+		dist = (size_t)(tok >> 3) + 1;
+		if (len == 7) {
+			const char *bad = long_length(in, in_len, &ip, &half, &len);
+			if (bad)
+				FAIL(bad);
 		}
+		len += 3;
+		if (dist > op)
+			FAIL("match distance reaches before the start of the output");
+		if (len > out_len - op)
+			FAIL("match runs past the declared uncompressed size");
+		copy_match(out, op, dist, len, out_len - op);
+		op += len;
 	}
 	*produced = op;
 	if (op != out_len) {
