@@ -303,6 +303,42 @@ START_TEST(xpress_rejects_malformed)
 }
 END_TEST
 
+/* Faults far from both ends of the buffers, where the decompressor takes its fast path, are
+ * reported as near them: the same offset, output count and message. */
+START_TEST(xpress_faults_in_long_streams)
+{
+	uint8_t in[200], out[400];
+	size_t produced = 0, err_at = 0, i;
+	const char *why = NULL;
+
+	memset(in, 0, sizeof(in));
+	for (i = 0; i < 32; i++) /* flag word 0: 32 literals */
+		in[4 + i] = (uint8_t)('a' + i % 26);
+	in[36 + 3] = 0x80; /* next flag word: a match first */
+	in[40] = (uint8_t)(99 << 3 & 0xFF); /* 100 back, with 32 bytes written */
+	in[41] = (uint8_t)(99 << 3 >> 8);
+	ck_assert_int_eq(etl__xpress_decompress(in, sizeof(in), out, sizeof(out), &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(produced, 32);
+	ck_assert_uint_eq(err_at, 42);
+	ck_assert_str_eq(why, "match distance reaches before the start of the output");
+	ck_assert(memcmp(out, in + 4, 32) == 0);
+	/* 1 back, length 7 + 15 + 200 + 3 with 68 bytes of output left: the nibble and the byte read */
+	in[40] = 7;
+	in[41] = 0;
+	in[42] = 0x0F;
+	in[43] = 200;
+	ck_assert_int_eq(etl__xpress_decompress(in, sizeof(in), out, 100, &produced, &err_at, &why), -1);
+	ck_assert_uint_eq(produced, 32);
+	ck_assert_uint_eq(err_at, 44);
+	ck_assert_str_eq(why, "match runs past the declared uncompressed size");
+	/* with room for it, the same match is a run of the last literal, and the output is whole */
+	ck_assert_int_eq(etl__xpress_decompress(in, sizeof(in), out, 32 + 225, &produced, &err_at, &why), 0);
+	ck_assert_uint_eq(produced, 32 + 225);
+	ck_assert_uint_eq(out[31], 'a' + 31 % 26);
+	ck_assert_uint_eq(out[32 + 224], 'a' + 31 % 26);
+}
+END_TEST
+
 START_TEST(xpress_random_garbage_never_overruns)
 {
 	uint8_t in[256], out[512];
@@ -402,6 +438,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, xpress_roundtrips);
 	tcase_add_test(t, lznt1_chunks);
 	tcase_add_test(t, xpress_rejects_malformed);
+	tcase_add_test(t, xpress_faults_in_long_streams);
 	tcase_add_test(t, xpress_random_garbage_never_overruns);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
