@@ -190,6 +190,16 @@ int is_json_number(const char *t)
 
 /* A value as its kind says: numbers and booleans bare (unless a map named them), the rest as
  * JSON strings of their text. */
+static int is_signed_in(uint16_t t)
+{
+	return t == ETL_IN_INT8 || t == ETL_IN_INT16 || t == ETL_IN_INT32 || t == ETL_IN_INT64;
+}
+
+static int is_status_code(uint16_t t)
+{
+	return t == ETL_OUT_ERRORCODE || t == ETL_OUT_WIN32ERROR || t == ETL_OUT_NTSTATUS || t == ETL_OUT_HRESULT;
+}
+
 static void out_json_scalar(const struct etl_property *p)
 {
 	enum etl_value_kind k = etl_property_value_kind(p);
@@ -198,14 +208,29 @@ static void out_json_scalar(const struct etl_property *p)
 	int64_t iv;
 	uint64_t uv;
 
-	/* the common case, a plain integer with no map and no out-type: straight from its value */
-	if (integer && etl_property_out_type(p) == ETL_OUT_NULL && !etl_property_map_name(p)) {
-		if (k == ETL_VALUE_SIGNED && etl_property_as_i64(p, &iv) == ETL_OK) {
+	/* integers with no map, straight from their value, written as the library's text has them
+	 * (etl_property_format; what this leaves to the text differs there): decimal from a plain
+	 * integer in-type (a pointer, size or HexInt in-type is in hex even with a decimal
+	 * out-type; a signed out-type sign-extends an unsigned in-type), and the hexadecimal kind
+	 * ("0x" and its digits; status and error codes have eight digits at least) */
+	if ((integer || k == ETL_VALUE_HEX) && !etl_property_map_name(p)) {
+		uint16_t in = etl_property_in_type(p);
+
+		if (k == ETL_VALUE_UNSIGNED && in >= ETL_IN_INT8 && in <= ETL_IN_UINT64 &&
+		    etl_property_as_u64(p, &uv) == ETL_OK) {
+			out_u64(uv);
+			return;
+		}
+		if (k == ETL_VALUE_SIGNED && is_signed_in(in) &&
+		    etl_property_as_i64(p, &iv) == ETL_OK) {
 			out_i64(iv);
 			return;
 		}
-		if (k == ETL_VALUE_UNSIGNED && etl_property_as_u64(p, &uv) == ETL_OK) {
-			out_u64(uv);
+		if (k == ETL_VALUE_HEX && !is_status_code(etl_property_out_type(p)) &&
+		    etl_property_as_u64(p, &uv) == ETL_OK) {
+			OUT_LIT("\"0x");
+			out_x64(uv);
+			out_char('"');
 			return;
 		}
 	}
