@@ -212,26 +212,39 @@ static const unsigned char json_escape[256] = {
 	['"'] = 1, ['\\'] = 1,
 };
 
+/* Where the first byte JSON must escape is in s[0, n), or n: eight bytes at a time (a word with a
+ * control byte, a quote or a backslash is then looked at byte by byte). */
+static size_t json_plain_prefix(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w, q, b;
+		memcpy(&w, s + i, 8); /* any byte order: only whether a byte matches counts */
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		if (((w - ones * 0x20) | (q - ones) | (b - ones)) & ~w & highs)
+			break; /* a byte below 0x20, or 0 after the xor (a byte of 0x80 or more never matches) */
+	}
+	while (i < n && !json_escape[(unsigned char)s[i]])
+		i++;
+	return i;
+}
+
 void out_json_str(const char *s)
 {
 	static const char digits[] = "0123456789abcdef";
+	size_t n = strlen(s);
 
 	for (;;) {
-		/* one pass: bytes that need no escape go straight into the buffer */
-		char *o = out_buf.data + out_buf.len, *end = out_buf.data + OUT_BUFFER_SIZE;
-		unsigned char c = 0;
+		size_t k = json_plain_prefix(s, n);
+		unsigned char c;
 
-		while (o < end && !json_escape[(c = (unsigned char)*s)]) {
-			*o++ = (char)c;
-			s++;
-		}
-		out_buf.len = (size_t)(o - out_buf.data);
-		if (o == end) {
-			out_flush();
-			continue;
-		}
-		if (c == 0)
+		out_mem(s, k);
+		if (k == n)
 			return;
+		c = (unsigned char)s[k];
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
 			out_mem(e, 2);
@@ -239,7 +252,8 @@ void out_json_str(const char *s)
 			char e[6] = {'\\', 'u', '0', '0', digits[c >> 4], digits[c & 15]};
 			out_mem(e, 6);
 		}
-		s++;
+		s += k + 1;
+		n -= k + 1;
 	}
 }
 

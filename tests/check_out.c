@@ -1,0 +1,121 @@
+/*
+ * check_out.c - unit tests of etldump's output buffer (tools/out.c): JSON
+ * string escaping against a byte-by-byte statement of the rule, over every
+ * byte value at every position of short and long strings, through a sink.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out.h"
+
+/* The rule: a quote and a backslash take a backslash, bytes below 0x20 are \u00xx (lower case),
+ * every other byte stays. */
+static size_t expected_escape(const unsigned char *s, char *dst)
+{
+	size_t n = 0;
+
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\') {
+			dst[n++] = '\\';
+			dst[n++] = (char)*s;
+		} else if (*s < 0x20) {
+			n += (size_t)sprintf(dst + n, "\\u%04x", *s);
+		} else {
+			dst[n++] = (char)*s;
+		}
+	}
+	dst[n] = 0;
+	return n;
+}
+
+/* out_json_str(s) as written to a sink */
+static char *escaped_by_out(const char *s, size_t *len)
+{
+	struct out_sink k = { NULL, 0, 0 };
+
+	out_thread_init();
+	out_set_sink(&k);
+	out_json_str(s);
+	out_set_sink(NULL);
+	ck_assert_int_eq(out_buf.failed, 0);
+	*len = k.len;
+	return k.data;
+}
+
+static void check_one(const unsigned char *s)
+{
+	static char want[6 * 4096 + 1];
+	size_t n, wn = expected_escape(s, want);
+	char *got = escaped_by_out((const char *)s, &n);
+
+	ck_assert_uint_eq(n, wn);
+	ck_assert(memcmp(got, want, n) == 0);
+	free(got);
+}
+
+START_TEST(json_strings_escape_every_byte_at_every_position)
+{
+	unsigned char s[40];
+	unsigned len, pos, c;
+
+	for (len = 1; len < sizeof(s); len++) {
+		for (pos = 0; pos < len; pos++) {
+			for (c = 1; c < 256; c++) {
+				memset(s, 'a' + len % 26, len);
+				s[pos] = (unsigned char)c;
+				s[len] = 0;
+				check_one(s);
+			}
+		}
+	}
+}
+END_TEST
+
+START_TEST(json_strings_long_and_mixed)
+{
+	static unsigned char s[4096];
+	uint32_t x = 2024;
+	size_t i, n;
+	int round;
+
+	for (round = 0; round < 300; round++) {
+		n = 1 + (size_t)(x % (sizeof(s) - 1));
+		for (i = 0; i < n; i++) {
+			x = x * 1664525u + 1013904223u;
+			/* mostly plain text, now and then a byte to escape or a UTF-8 lead byte */
+			s[i] = (unsigned char)((x >> 24) % 23 == 0 ? 1 + (x >> 8) % 255 : 'A' + (x >> 16) % 58);
+		}
+		s[n] = 0;
+		check_one(s);
+	}
+	s[0] = 0;
+	check_one(s);
+}
+END_TEST
+
+static Suite *out_suite(void)
+{
+	Suite *s = suite_create("out");
+	TCase *t = tcase_create("core");
+
+	tcase_add_test(t, json_strings_escape_every_byte_at_every_position);
+	tcase_add_test(t, json_strings_long_and_mixed);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(out_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
