@@ -1,7 +1,8 @@
 /*
  * check_out.c - unit tests of etldump's output buffer (tools/out.c): JSON
  * string escaping against a byte-by-byte statement of the rule, over every
- * byte value at every position of short and long strings, through a sink.
+ * byte value at every position of short and long strings, and numbers at
+ * every distance from the end of the window, through a sink.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -97,6 +98,51 @@ START_TEST(json_strings_long_and_mixed)
 }
 END_TEST
 
+/* Numbers in decimal and hex, at every distance from the end of the window (the copy of a whole
+ * number at once, or the careful path), checked against snprintf. */
+START_TEST(numbers_at_every_window_position)
+{
+	static const uint64_t values[] = { 0, 7, 9, 10, 99, 100, 12345, 4294967295ull, 4294967296ull,
+					   999999999999999999ull, 10000000000000000000ull, UINT64_MAX };
+	static char pad[64];
+	size_t v, room;
+
+	memset(pad, '.', sizeof(pad));
+	for (v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+		for (room = 0; room < 24; room++) {
+			struct out_sink k = { NULL, 0, 0 };
+			char want[80];
+			size_t used = OUT_BUFFER_SIZE - room, wn;
+			int n;
+
+			out_thread_init();
+			out_set_sink(&k);
+			/* fill the window up to `room` bytes from its end */
+			while (used) {
+				size_t step = used < sizeof(pad) ? used : sizeof(pad);
+				out_mem(pad, step);
+				used -= step;
+			}
+			out_u64(values[v]);
+			out_char(' ');
+			out_x64(values[v]);
+			out_char(' ');
+			out_i64(-(int64_t)(values[v] >> 1));
+			out_set_sink(NULL);
+			n = snprintf(want, sizeof(want), "%llu %llx -%llu", (unsigned long long)values[v],
+				     (unsigned long long)values[v], (unsigned long long)(values[v] >> 1));
+			wn = (size_t)n;
+			if (values[v] >> 1 == 0)
+				wn = (size_t)snprintf(want, sizeof(want), "%llu %llx 0", (unsigned long long)values[v],
+						      (unsigned long long)values[v]);
+			ck_assert_uint_eq(k.len, OUT_BUFFER_SIZE - room + wn);
+			ck_assert(memcmp(k.data + OUT_BUFFER_SIZE - room, want, wn) == 0);
+			free(k.data);
+		}
+	}
+}
+END_TEST
+
 static Suite *out_suite(void)
 {
 	Suite *s = suite_create("out");
@@ -104,6 +150,7 @@ static Suite *out_suite(void)
 
 	tcase_add_test(t, json_strings_escape_every_byte_at_every_position);
 	tcase_add_test(t, json_strings_long_and_mixed);
+	tcase_add_test(t, numbers_at_every_window_position);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

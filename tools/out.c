@@ -106,8 +106,10 @@ static const char two_digits[201] =
 
 void out_u64(uint64_t v)
 {
-	char tmp[20];
-	size_t i = sizeof(tmp);
+	/* the digits end at tmp + 20, so that 20 bytes from the first digit are always inside tmp:
+	 * with room in the window they go in one fixed-size copy (two moves, no call) */
+	char tmp[40];
+	size_t i = 20;
 
 	if (v < 10 && out_buf.len < OUT_BUFFER_SIZE) {
 		out_buf.data[out_buf.len++] = (char)('0' + v);
@@ -125,7 +127,12 @@ void out_u64(uint64_t v)
 	} else {
 		tmp[--i] = (char)('0' + v);
 	}
-	out_mem(tmp + i, sizeof(tmp) - i);
+	if (OUT_BUFFER_SIZE - out_buf.len >= 20) {
+		memcpy(out_buf.data + out_buf.len, tmp + i, 20);
+		out_buf.len += 20 - i;
+	} else {
+		out_mem(tmp + i, 20 - i);
+	}
 }
 
 void out_i64(int64_t v)
@@ -152,14 +159,19 @@ static const char hex_pairs[513] =
 void out_x64(uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	size_t i = sizeof(tmp);
+	char tmp[32]; /* as out_u64: the digits end at tmp + 16, copied 16 bytes at once */
+	size_t i = 16;
 
 	do {
 		tmp[--i] = digits[v & 15];
 		v >>= 4;
 	} while (v);
-	out_mem(tmp + i, sizeof(tmp) - i);
+	if (OUT_BUFFER_SIZE - out_buf.len >= 16) {
+		memcpy(out_buf.data + out_buf.len, tmp + i, 16);
+		out_buf.len += 16 - i;
+	} else {
+		out_mem(tmp + i, 16 - i);
+	}
 }
 
 void out_filetime(uint64_t ft)
