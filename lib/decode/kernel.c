@@ -22,6 +22,17 @@
 #include "util/cursor.h"
 
 /* Schemas are built once per (layout, pointer size) and kept. */
+/* Notes where a layout has the fields implausible() checks (the first of each name). */
+static void set_role(uint8_t roles[3], const char *name, uint8_t at)
+{
+	static const char *const names[3] = { "ImageSize", "ProcessID", "ParentID" };
+	unsigned r;
+
+	for (r = 0; r < 3; r++)
+		if (!roles[r] && strcmp(name, names[r]) == 0)
+			roles[r] = at;
+}
+
 static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, unsigned ptr,
 			const struct etl_schema **out)
 {
@@ -59,6 +70,7 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 			f->flags |= FF_COUNT_REST;
 		s->top[n] = n;
 		n++;
+		set_role(kc->roles[l - etl__klayouts], k->name, n);
 	}
 	s->nfields = n;
 	s->ntop = n;
@@ -82,7 +94,7 @@ void etl__kernel_cache_free(struct etl_kernel_cache *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
-static const char *implausible(struct etl_decoded *d, const struct etl_event *ev);
+static const char *implausible(struct etl_decoded *d, const struct etl_event *ev, const uint8_t roles[3]);
 
 /* The reason an event stays raw when the values of every layout that fits are implausible. */
 static const char *kernel_reason(struct etl_decoded *d, const char *why4, const char *why8)
@@ -100,9 +112,10 @@ static const char *kernel_reason(struct etl_decoded *d, const char *why4, const 
 }
 
 /* Whether a payload decoded with s used every byte, with a final string ending at the end and
- * values that are plausible (*why says why not, when that is what failed). */
+ * values that are plausible (*why says why not, when that is what failed).  With keep, a decoding
+ * that proves the layout is left in d as the event's. */
 static int proves(struct etl_decoded *d, const struct etl_schema *s, const struct etl_event *ev, unsigned ptr,
-		  const char **why, struct etl_diag *diag)
+		  const uint8_t roles[3], int keep, const char **why, struct etl_diag *diag)
 {
 	const uint8_t *p = ev->payload;
 	size_t len = ev->payload_len;
@@ -129,10 +142,12 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const struc
 				ok = lp->data[i] >= 0x20;
 		}
 	}
-	if (ok && (*why = implausible(d, ev)) != NULL)
+	if (ok && (*why = implausible(d, ev, roles)) != NULL)
 		ok = 0;
-	d->nnodes = save_nodes;
-	d->ntop = 0;
+	if (!(ok && keep)) {
+		d->nnodes = save_nodes;
+		d->ntop = 0;
+	}
 	return ok;
 }
 
@@ -144,29 +159,27 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const struc
  * records) or it is a rundown of a system-space image (ProcessID 0).  A
  * layout of the wrong shape reads numbers out of neighbouring fields and
  * strings, which these catch (FORMAT-NOTES section 9). */
-static const char *implausible(struct etl_decoded *d, const struct etl_event *ev)
+static const char *implausible(struct etl_decoded *d, const struct etl_event *ev, const uint8_t roles[3])
 {
 	uint64_t image_size = 0, pid = 0;
 	int has_size = 0, has_pid = 0;
 	char *why;
 	uint32_t i;
 
-	for (i = 0; i < d->ntop; i++) {
+	for (i = 0; i < d->ntop; i++) { /* in field order: the first fault found is the one said */
 		const struct etl_property *p = &d->nodes[i];
-		if (!p->data || p->kind != ETL_PROPERTY_VALUE ||
-		    !((p->name[0] == 'I' && p->name[1] == 'm') || (p->name[0] == 'P' && (p->name[1] == 'r' || p->name[1] == 'a'))))
-			continue; /* (every kernel event comes here: two letters spare most compares) */
-		if (strcmp(p->name, "ImageSize") == 0 && (p->len == 4 || p->len == 8)) {
+		if (!p->data || p->kind != ETL_PROPERTY_VALUE)
+			continue;
+		if (i + 1 == roles[0] && (p->len == 4 || p->len == 8)) {
 			image_size = p->len == 8 ? etl_le64(p->data) : etl_le32(p->data);
 			if (image_size > UINT32_MAX)
 				return "ImageSize is above 4 GiB";
 			has_size = 1;
-		} else if ((strcmp(p->name, "ProcessID") == 0 || strcmp(p->name, "ParentID") == 0) && p->len == 4) {
+		} else if ((i + 1 == roles[1] || i + 1 == roles[2]) && p->len == 4) {
 			uint32_t v = etl_le32(p->data);
 			if (v % 4 != 0 && v != UINT32_MAX)
-				return strcmp(p->name, "ProcessID") == 0 ? "ProcessID is not a multiple of 4"
-									 : "ParentID is not a multiple of 4";
-			if (p->name[1] == 'r') {
+				return i + 1 == roles[1] ? "ProcessID is not a multiple of 4" : "ParentID is not a multiple of 4";
+			if (i + 1 == roles[1]) {
 				pid = v;
 				has_pid = 1;
 			}
@@ -254,6 +267,21 @@ struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned g
 	return k;
 }
 
+/* After a layout's decoding: WinSAT's compressed XML, and values that cannot be (unless proves()
+ * found them plausible already). */
+static int finish(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
+		  const struct klayout *l, int st, int proven, struct etl_diag *diag)
+{
+	if (st == ETL_OK && l->fields == etl__k_winsat)
+		st = winsat_xml(d, diag);
+	if (st == ETL_OK && !proven && (d->reason = implausible(d, ev, kc->roles[l - etl__klayouts])) != NULL) {
+		/* the kernel's own layout, with values that cannot be: not shown as if they were true */
+		d->reason = kernel_reason(d, d->reason, NULL);
+		return ETL_END;
+	}
+	return st;
+}
+
 int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
 		       const struct etl_kernel_kind *kind, struct etl_diag *diag)
 {
@@ -268,16 +296,27 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 		/* a MOF-class event: its layout's pointer size must be proven by the payload */
 		const struct etl_schema *s4, *s8;
 		const char *why4 = NULL, *why8 = NULL;
-		int ok4, ok8;
+		const uint8_t *roles = kc->roles[l - etl__klayouts];
+		int ok4, ok8, kept;
 		if ((st = build_schema(kc, l, 4, &s4)) != ETL_OK || (st = build_schema(kc, l, 8, &s8)) != ETL_OK)
 			return st;
-		ok4 = proves(d, s4, ev, 4, &why4, diag);
-		ok8 = proves(d, s8, ev, 8, &why8, diag);
+		/* the header's pointer size is tried last and, when the payload proves it, its
+		 * decoding is the event's (the one the loop below would make again) */
+		if (ptr == 8) {
+			ok4 = proves(d, s4, ev, 4, roles, 0, &why4, diag);
+			ok8 = kept = proves(d, s8, ev, 8, roles, 1, &why8, diag);
+		} else {
+			ok8 = proves(d, s8, ev, 8, roles, 0, &why8, diag);
+			ok4 = proves(d, s4, ev, 4, roles, ptr == 4, &why4, diag);
+			kept = ok4 && ptr == 4;
+		}
 		if (!ok4 && !ok8) {
 			d->reason = why4 || why8 ? kernel_reason(d, why4, why8)
 						 : "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
 			return ETL_END;
 		}
+		if (kept)
+			return finish(kc, d, ev, l, ETL_OK, 1, diag);
 		/* the header's pointer size when the payload proves it, else the one it proves */
 		ptr = (ptr == 8 ? ok8 : ok4) ? ptr : (ok8 ? 8 : 4);
 	}
@@ -298,12 +337,5 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 		d->reason = "the payload does not fit the documented layout of this kernel event exactly: not decoded";
 		return ETL_END;
 	}
-	if (st == ETL_OK && l->fields == etl__k_winsat)
-		st = winsat_xml(d, diag);
-	if (st == ETL_OK && (d->reason = implausible(d, ev)) != NULL) {
-		/* the kernel's own layout, with values that cannot be: not shown as if they were true */
-		d->reason = kernel_reason(d, d->reason, NULL);
-		return ETL_END;
-	}
-	return st;
+	return finish(kc, d, ev, l, st, 0, diag);
 }

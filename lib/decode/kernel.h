@@ -27,6 +27,9 @@ struct etl_kernel_kind {
 struct etl_kernel_cache {
 	struct etl_schema schemas[2 * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then 4/8-byte pointers */
 	uint8_t built[2 * ETL_KERNEL_MAX_LAYOUTS];
+	/* by layout: 1 + the top-level index of its ImageSize, ProcessID and ParentID fields (0:
+	 * none), the values whose plausibility is checked after decoding */
+	uint8_t roles[ETL_KERNEL_MAX_LAYOUTS][3];
 	struct etl_kernel_kind kinds[ETL_KERNEL_KIND_SLOTS]; /* direct-mapped: traces repeat few kinds */
 };
 
