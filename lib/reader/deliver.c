@@ -21,12 +21,18 @@ static void finish_stack(void *ctx, struct etl_event *ev)
 	struct etl_reader *r = ctx;
 	struct trace *t = r->traces[ev->trace_index];
 
-	pthread_mutex_lock(&t->stack_mu);
-	if (!t->stacks.loaded)
-		etl__stacks_load_threads(&t->stacks, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-					 t->info.compression_format, &t->ix, t->ptr_size,
-					 r->limits[ETL_LIMIT_STACK_KEY_BYTES], (unsigned)r->options[ETL_OPTION_THREADS]);
-	pthread_mutex_unlock(&t->stack_mu);
+	/* nearly every event of a trace with stack records asks: once the index is there, without the
+	 * lock (two threads taking it for every event spend their time passing its cache line) */
+	if (!atomic_load_explicit(&t->stacks_ready, memory_order_acquire)) {
+		pthread_mutex_lock(&t->stack_mu);
+		if (!t->stacks.loaded)
+			etl__stacks_load_threads(&t->stacks, &t->src,
+						 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+						 t->info.compression_format, &t->ix, t->ptr_size,
+						 r->limits[ETL_LIMIT_STACK_KEY_BYTES], (unsigned)r->options[ETL_OPTION_THREADS]);
+		atomic_store_explicit(&t->stacks_ready, 1, memory_order_release);
+		pthread_mutex_unlock(&t->stack_mu);
+	}
 	etl__stacks_resolve(&t->stacks, ev); /* the loaded index is only read */
 }
 

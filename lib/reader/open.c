@@ -181,6 +181,7 @@ static struct trace *new_trace(void)
 		etl__free(t);
 		return NULL;
 	}
+	atomic_init(&t->stacks_ready, 0);
 	etl__source_init(&t->src);
 	return t;
 }

@@ -14,6 +14,7 @@
 #define ETL_READER_READER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "decode/decode.h"
 #include "io/source.h"
@@ -50,8 +51,10 @@ struct trace {
 	struct etl_stacks stacks; /* compressed and deferred stacks: read when a stack is first asked for */
 	int stacks_seen;          /* the trace has shown stack records (etl__stacks_attach) */
 	/* Guards the reading of the index: a stack may be asked for from other threads (copies made
-	 * with ETL_COPY_STACK_LATER); once loaded, the index does not change until the reader is freed. */
+	 * with ETL_COPY_STACK_LATER); once loaded, the index does not change until the reader is freed,
+	 * and stacks_ready (set after it, under the lock) lets later asks read it without the lock. */
 	pthread_mutex_t stack_mu;
+	atomic_int stacks_ready;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 
