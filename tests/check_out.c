@@ -102,13 +102,21 @@ END_TEST
  * number at once, or the careful path), checked against snprintf. */
 START_TEST(numbers_at_every_window_position)
 {
-	static const uint64_t values[] = { 0, 7, 9, 10, 99, 100, 12345, 4294967295ull, 4294967296ull,
-					   999999999999999999ull, 10000000000000000000ull, UINT64_MAX };
+	uint64_t values[80], p10 = 1;
 	static char pad[64];
-	size_t v, room;
+	size_t v, room, nv = 0;
 
+	/* every power of ten, one less and one more; powers of two around 2^32; the largest */
+	for (v = 0; v < 20; v++, p10 *= 10) {
+		values[nv++] = p10 - 1;
+		values[nv++] = p10;
+		values[nv++] = p10 + 1;
+	}
+	values[nv++] = 4294967295ull;
+	values[nv++] = 4294967296ull;
+	values[nv++] = UINT64_MAX;
 	memset(pad, '.', sizeof(pad));
-	for (v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+	for (v = 0; v < nv; v++) {
 		for (room = 0; room < 24; room++) {
 			struct out_sink k = { NULL, 0, 0 };
 			char want[80];
