@@ -258,6 +258,31 @@ START_TEST(gzip_truncated_and_corrupt)
 }
 END_TEST
 
+/* A gzip member whose trailer's CRC-32 does not match its data: inflate checks it (the spool
+ * computes no CRC of its own for gzip), the member is reported damaged, every event is read. */
+START_TEST(gzip_crc_mismatch_is_reported)
+{
+	size_t len;
+	uint8_t *d = trace(0, &len);
+	struct blob g = deflate_bytes(d, len, 31);
+	struct tally t;
+
+	g.p[g.len - 8] ^= 1; /* the trailer: CRC-32, then the length */
+	ck_assert_int_eq(open_and_drain(g.p, g.len, &t, NULL), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_eq(t.errors, 1);
+	ck_assert(!t.fatal);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "gzip data is corrupt: incorrect data check"));
+	g.p[g.len - 8] ^= 1;
+	g.p[g.len - 4] ^= 1; /* the length, mod 2^32 */
+	ck_assert_int_eq(open_and_drain(g.p, g.len, &t, NULL), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "gzip data is corrupt: incorrect length check"));
+	free(g.p);
+	free(d);
+}
+END_TEST
+
 START_TEST(zip_two_traces_and_a_log)
 {
 	size_t l64, l32;
@@ -650,6 +675,7 @@ int main(void)
 	tcase_add_test(t, gzip_single_and_multi_member);
 	tcase_add_test(t, open_same_shares_the_unpacked_traces);
 	tcase_add_test(t, gzip_truncated_and_corrupt);
+	tcase_add_test(t, gzip_crc_mismatch_is_reported);
 	tcase_add_test(t, zip_two_traces_and_a_log);
 	tcase_add_test(t, zip_without_central_directory);
 	tcase_add_test(t, zip_member_damage);

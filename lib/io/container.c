@@ -57,15 +57,17 @@ struct spool {
 	uint64_t end;              /* bytes written so far, all members */
 	uint64_t limit;            /* what may be written in all */
 	uint64_t start;            /* where the member being written begins */
-	uint32_t crc;              /* of the member being written */
+	uint32_t crc;              /* of the member being written, where wanted */
+	int want_crc;              /* zip members (zlib checks a gzip member's own CRC-32) */
 };
 
-static int spool_begin(struct spool *s, struct etl_diag *d)
+static int spool_begin(struct spool *s, int want_crc, struct etl_diag *d)
 {
 	if (!s->file && !(s->file = etl__tempfile_new(d)))
 		return d->code;
 	s->start = s->end;
 	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	s->want_crc = want_crc;
 	return ETL_OK;
 }
 
@@ -88,7 +90,8 @@ static int spool_write(struct spool *s, const uint8_t *p, size_t n, uint64_t at,
 	}
 	if (n && etl__tempfile_write(s->file, p, n, s->end, d) != ETL_OK)
 		return ETL_E_IO;
-	s->crc = (uint32_t)crc32(s->crc, p, (uInt)n);
+	if (s->want_crc)
+		s->crc = (uint32_t)crc32(s->crc, p, (uInt)n);
 	s->end += n;
 	return ETL_OK;
 }
@@ -339,7 +342,7 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 			uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used, struct etl_diag *fatal)
 {
 	uint64_t avail = u->src->size > data_off ? u->src->size - data_off : 0;
-	int st = spool_begin(&u->sp, fatal);
+	int st = spool_begin(&u->sp, 1, fatal);
 
 	if (st != ETL_OK)
 		return st;
@@ -688,7 +691,8 @@ static int unpack_gzip(struct unpack *u, struct etl_diag *d)
 	if (st != ETL_OK)
 		return st;
 	m = &u->ms->m[0];
-	if ((st = spool_begin(&u->sp, d)) != ETL_OK)
+	/* inflate checks each gzip member's CRC-32 and length against its trailer */
+	if ((st = spool_begin(&u->sp, 0, d)) != ETL_OK)
 		return st;
 	st = inflate_into(u->src, 0, u->src->size, 0, to_spool, &u->sp, &used, &m->diag);
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
