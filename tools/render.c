@@ -188,8 +188,6 @@ int is_json_number(const char *t)
 	return *p == 0;
 }
 
-/* A value as its kind says: numbers and booleans bare (unless a map named them), the rest as
- * JSON strings of their text. */
 static int is_signed_in(uint16_t t)
 {
 	return t == ETL_IN_INT8 || t == ETL_IN_INT16 || t == ETL_IN_INT32 || t == ETL_IN_INT64;
@@ -200,6 +198,8 @@ static int is_status_code(uint16_t t)
 	return t == ETL_OUT_ERRORCODE || t == ETL_OUT_WIN32ERROR || t == ETL_OUT_NTSTATUS || t == ETL_OUT_HRESULT;
 }
 
+/* A value as its kind says: numbers and booleans bare (unless a map named them), the rest as
+ * JSON strings of their text. */
 static void out_json_scalar(const struct etl_property *p)
 {
 	enum etl_value_kind k = etl_property_value_kind(p);
@@ -208,11 +208,12 @@ static void out_json_scalar(const struct etl_property *p)
 	int64_t iv;
 	uint64_t uv;
 
-	/* integers with no map, straight from their value, written as the library's text has them
-	 * (etl_property_format; what this leaves to the text differs there): decimal from a plain
-	 * integer in-type (a pointer, size or HexInt in-type is in hex even with a decimal
-	 * out-type; a signed out-type sign-extends an unsigned in-type), and the hexadecimal kind
-	 * ("0x" and its digits; status and error codes have eight digits at least) */
+	/* Integers with no map are written straight from their value, exactly as the library's
+	 * text (etl_property_format) has them - the cases where they would differ go through the
+	 * text below: decimal for plain integer in-types (the text shows a pointer, size or HexInt
+	 * in-type in hex even under a decimal out-type, and sign-extends an unsigned in-type under
+	 * a signed out-type), "0x" and hex digits for the hexadecimal kind (but status and error
+	 * codes, which the text pads to eight digits). etldump_formats.py compares the two. */
 	if ((integer || k == ETL_VALUE_HEX) && !etl_property_map_name(p)) {
 		uint16_t in = etl_property_in_type(p);
 

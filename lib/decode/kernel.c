@@ -21,8 +21,8 @@
 #include "decode/ktables.h"
 #include "util/cursor.h"
 
-/* Schemas are built once per (layout, pointer size) and kept. */
-/* Notes where a layout has the fields implausible() checks (the first of each name). */
+/* Notes where a layout has the fields implausible() checks (the first of each name; no layout
+ * repeats one), at 1 + its index. */
 static void set_role(uint8_t roles[3], const char *name, uint8_t at)
 {
 	static const char *const names[3] = { "ImageSize", "ProcessID", "ParentID" };
@@ -33,6 +33,7 @@ static void set_role(uint8_t roles[3], const char *name, uint8_t at)
 			roles[r] = at;
 }
 
+/* Schemas are built once per (layout, pointer size) and kept. */
 static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, unsigned ptr,
 			const struct etl_schema **out)
 {
