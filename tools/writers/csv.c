@@ -16,23 +16,24 @@
 #include "summary.h"
 #include "writers/writer.h"
 
+/* A CSV cell: as it is, or in double quotes (quotes doubled) when it holds a comma, a quote or a
+ * line break. */
 static void csv_field(const char *v)
 {
-	const char *p;
-	int quote = 0;
-
-	for (p = v; *p; p++)
-		if (*p == ',' || *p == '"' || *p == '\r' || *p == '\n')
-			quote = 1;
-	if (!quote) {
+	if (!v[strcspn(v, ",\"\r\n")]) {
 		out_cstr(v);
 		return;
 	}
 	out_char('"');
-	for (p = v; *p; p++) {
-		if (*p == '"')
-			out_char('"');
-		out_char(*p);
+	for (;;) {
+		const char *q = strchr(v, '"');
+		if (!q) {
+			out_cstr(v);
+			break;
+		}
+		out_mem(v, (size_t)(q - v) + 1);
+		out_char('"'); /* doubled */
+		v = q + 1;
 	}
 	out_char('"');
 }
@@ -157,7 +158,17 @@ static char *fields_text(const struct etl_decoded *d)
 			}
 			buf = nb;
 		}
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s%s=", i ? "; " : "", i < np ? "" : "derived.", n);
+		if (i) {
+			memcpy(buf + len, "; ", 2);
+			len += 2;
+		}
+		if (i >= np) {
+			memcpy(buf + len, "derived.", 8);
+			len += 8;
+		}
+		memcpy(buf + len, n, strlen(n));
+		len += strlen(n);
+		buf[len++] = '=';
 		len += text_value_quoted(v ? v : "", buf + len);
 	}
 	return buf;
@@ -166,32 +177,62 @@ static char *fields_text(const struct etl_decoded *d)
 static void csv_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		      const struct etl_decoded *d)
 {
-	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE], num[64];
+	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
-	size_t len;
+	uint8_t kw[8];
+	uint64_t x = etl_event_keywords(ev);
+	size_t len, i;
 	char *ft;
 
 	if (csv_pending)
 		csv_columns_head(d);
 	render_time(r, ev, when);
-	etl_guid_format(etl_event_provider(ev), guid);
 	etl_event_payload(ev, &payload, &len);
-	out_printf("%s,%" PRId64 ",", when, etl_event_unix_ns(ev));
+	out_cstr(when);
+	out_char(',');
+	out_i64(etl_event_unix_ns(ev));
+	out_char(',');
 	csv_field(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
-	out_printf(",%" PRIu64 ",%" PRIu64 ",%u,", etl_event_file_offset(ev), etl_event_buffer_index(ev), etl_event_cpu(ev));
+	out_char(',');
+	out_u64(etl_event_file_offset(ev));
+	out_char(',');
+	out_u64(etl_event_buffer_index(ev));
+	out_char(',');
+	out_u64(etl_event_cpu(ev));
+	out_char(',');
 	if (etl_event_pid(ev) != ETL_ID_NONE)
-		out_printf("%u", etl_event_pid(ev));
+		out_u64(etl_event_pid(ev));
 	out_char(',');
 	if (etl_event_tid(ev) != ETL_ID_NONE)
-		out_printf("%u", etl_event_tid(ev));
+		out_u64(etl_event_tid(ev));
 	out_char(',');
-	csv_field(d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : guid);
+	if (d && etl_decoded_provider_name(d)) {
+		csv_field(etl_decoded_provider_name(d));
+	} else {
+		etl_guid_format(etl_event_provider(ev), guid);
+		csv_field(guid);
+	}
 	out_char(',');
 	csv_field(d ? etl_decoded_name(d) : "");
-	out_printf(",%s,%u,%u,%u,%u,%u,", d ? etl_decoder_name(etl_decoded_source(d)) : "", etl_event_id(ev),
-	       etl_event_version(ev), etl_event_level(ev), etl_event_opcode(ev), etl_event_task(ev));
-	snprintf(num, sizeof(num), "0x%016" PRIx64, etl_event_keywords(ev));
-	out_printf("%s,%zu,", num, len);
+	out_char(',');
+	out_cstr(d ? etl_decoder_name(etl_decoded_source(d)) : "");
+	out_char(',');
+	out_u64(etl_event_id(ev));
+	out_char(',');
+	out_u64(etl_event_version(ev));
+	out_char(',');
+	out_u64(etl_event_level(ev));
+	out_char(',');
+	out_u64(etl_event_opcode(ev));
+	out_char(',');
+	out_u64(etl_event_task(ev));
+	OUT_LIT(",0x");
+	for (i = 0; i < 8; i++)
+		kw[i] = (uint8_t)(x >> (56 - 8 * i));
+	out_hex(kw, 8);
+	out_char(',');
+	out_u64(len);
+	out_char(',');
 	if (o->csv_columns) {
 		csv_columns_values(d);
 	} else {
