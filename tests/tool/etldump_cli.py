@@ -4,6 +4,8 @@ options, exit codes, stdin, damaged input, closed pipes.
 
 Usage: etldump_cli.py ETLDUMP ETLGEN SOURCE_ROOT [--update]
 """
+import csv
+import io
 import json
 import os
 import re
@@ -11,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu", "system64", "system32", "stackkeys64", "showcase64",
             "partial64"]
@@ -136,13 +139,10 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     bad = [e for e in evs if "decode_error" in e]
     check("partial-jsonl", len(bad) == 1 and bad[0]["decode_error"] == want and bad[0]["fields"] == {"RequestId": 2}
           and bad[0]["decoder"] == "tracelogging", str(bad))
-    import csv
-    import io
     rows = list(csv.DictReader(io.StringIO(run([etldump, "-q", "-f", "csv", path]).stdout.decode(), newline="")))
     bad = [row for row in rows if row["decode_error"]]
     check("partial-csv", len(bad) == 1 and bad[0]["decode_error"] == want and bad[0]["fields"] == "RequestId=2"
           and all(row["undecoded_reason"] == "" for row in rows if row["decoder"] != "none"), str(bad))
-    import xml.etree.ElementTree as ET
     root = ET.fromstring(run([etldump, "-q", "-f", "xml", path]).stdout)
     ns = "{http://schemas.microsoft.com/win/2004/08/events/event}"
     bad = [d for d in root.iter(ns + "EventData") if d.get("DecodeError")]
@@ -165,8 +165,6 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     check("showcase-decodes", len(evs) == 31 and not raw and
           {"Contoso-Backup/Backup/Start", "Contoso.Web/RequestStarted"} <= {e["name"] for e in evs}, str(raw))
     # --csv-fields=columns: one typed column per property of one event's schema
-    import csv
-    import io
     text = run([etldump, "-f", "csv", "--csv-fields=columns", "-e", "Contoso.Web/RequestFinished", show])
     rows = list(csv.DictReader(io.StringIO(text.stdout.decode(), newline="")))
     check("csv-columns", text.returncode == 0 and not text.stderr and
@@ -306,6 +304,22 @@ def main():
             check(f"jsonl-parses {name}", ok and len(lines) == want_lines, f"{len(lines)} lines")
 
         wpp_messages(etldump, etlgen, root, tmp)
+        # names with control bytes (a fuzz finding's trace): XML replaces them by U+FFFD and stays
+        # well-formed, CSV keeps every row's columns, JSON Lines escapes them
+        ctl = os.path.join(root, "fixtures", "fuzz-regressions", "batch", "stack-module-name-with-control-bytes")
+        x = run([etldump, "-q", "-f", "xml", ctl]).stdout
+        try:
+            xroot = ET.fromstring(x)
+            texts = "".join(xroot.itertext())
+            check("xml-control-bytes", "\ufffd" in texts and
+                  not any(ord(c) < 0x20 and c not in "\t\n\r" for c in x.decode("utf-8")))
+        except ET.ParseError as e:
+            check("xml-control-bytes", False, str(e))
+        rows = list(csv.reader(io.StringIO(run([etldump, "-q", "-f", "csv", ctl]).stdout.decode("utf-8"), newline="")))
+        check("csv-control-bytes", len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows))
+        lines = run([etldump, "-q", "-f", "jsonl", ctl]).stdout.decode("utf-8").splitlines()
+        check("jsonl-control-bytes", lines and all(json.loads(l) for l in lines) and
+              not any(ord(c) < 0x20 for l in lines for c in l))
         fx = os.path.join(valid, "mixed64.etl")
         r = run([etldump, "--help"])
         check("help", r.returncode == 0 and b"Usage: etldump" in r.stdout and not r.stderr)

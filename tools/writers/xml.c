@@ -19,22 +19,39 @@ static void xml_begin(struct etl_reader *r, const struct options *o)
 	out_cstr("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Events>\n");
 }
 
+/* 1 where xml_text stops: the end, the five characters XML escapes, the control characters XML
+ * 1.0 cannot hold even escaped (all below 0x20 but tab, line feed and carriage return), and the
+ * lead byte of U+FFFE and U+FFFF (which it cannot hold either). */
+static const unsigned char xml_stop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['<'] = 1, ['>'] = 1, ['&'] = 1, ['"'] = 1, ['\''] = 1, [0xEF] = 1,
+};
+
 static void xml_text(const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		switch (c) {
-		case '<': out_cstr("&lt;"); break;
-		case '>': out_cstr("&gt;"); break;
-		case '&': out_cstr("&amp;"); break;
-		case '"': out_cstr("&quot;"); break;
-		case '\'': out_cstr("&apos;"); break;
-		default:
-			/* characters XML 1.0 cannot hold, even escaped */
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-				out_cstr("\xef\xbf\xbd");
-			else
-				out_char(c);
+	for (;;) {
+		const char *run = s;
+		unsigned char c;
+
+		while (!xml_stop[(unsigned char)*s])
+			s++;
+		out_mem(run, (size_t)(s - run));
+		switch (c = (unsigned char)*s++) {
+		case 0: return;
+		case '<': OUT_LIT("&lt;"); break;
+		case '>': OUT_LIT("&gt;"); break;
+		case '&': OUT_LIT("&amp;"); break;
+		case '"': OUT_LIT("&quot;"); break;
+		case '\'': OUT_LIT("&apos;"); break;
+		case 0xEF:
+			if ((unsigned char)s[0] == 0xBF && ((unsigned char)s[1] == 0xBE || (unsigned char)s[1] == 0xBF)) {
+				OUT_LIT("\xef\xbf\xbd"); /* U+FFFE, U+FFFF: U+FFFD */
+				s += 2;
+			} else {
+				out_char((char)c);
+			}
+			break;
+		default: OUT_LIT("\xef\xbf\xbd"); /* U+FFFD for a control character */
 		}
 	}
 }
@@ -67,26 +84,51 @@ static void xml_event(struct etl_reader *r, const struct options *o, const struc
 		xml_text(etl_decoded_provider_name(d));
 		out_char('"');
 	}
-	out_printf(" Guid=\"{%s}\"/><EventID>%u</EventID><Version>%u</Version><Level>%u</Level><Task>%u</Task>"
-	       "<Opcode>%u</Opcode><Keywords>0x%" PRIx64 "</Keywords><TimeCreated SystemTime=\"%s\"/>",
-	       guid, etl_event_id(ev), etl_event_version(ev), etl_event_level(ev), etl_event_task(ev),
-	       etl_event_opcode(ev), etl_event_keywords(ev), when);
+	OUT_LIT(" Guid=\"{");
+	out_cstr(guid);
+	OUT_LIT("}\"/><EventID>");
+	out_u64(etl_event_id(ev));
+	OUT_LIT("</EventID><Version>");
+	out_u64(etl_event_version(ev));
+	OUT_LIT("</Version><Level>");
+	out_u64(etl_event_level(ev));
+	OUT_LIT("</Level><Task>");
+	out_u64(etl_event_task(ev));
+	OUT_LIT("</Task><Opcode>");
+	out_u64(etl_event_opcode(ev));
+	OUT_LIT("</Opcode><Keywords>0x");
+	out_x64(etl_event_keywords(ev));
+	OUT_LIT("</Keywords><TimeCreated SystemTime=\"");
+	out_cstr(when);
+	OUT_LIT("\"/>");
 	if (etl_event_activity_id(ev)) {
 		char a[ETL_GUID_STRING_SIZE];
 		etl_guid_format(etl_event_activity_id(ev), a);
-		out_printf("<Correlation ActivityID=\"{%s}\"", a);
+		OUT_LIT("<Correlation ActivityID=\"{");
+		out_cstr(a);
+		OUT_LIT("}\"");
 		if (etl_event_related_activity_id(ev)) {
 			etl_guid_format(etl_event_related_activity_id(ev), a);
-			out_printf(" RelatedActivityID=\"{%s}\"", a);
+			OUT_LIT(" RelatedActivityID=\"{");
+			out_cstr(a);
+			OUT_LIT("}\"");
 		}
 		out_cstr("/>");
 	}
 	out_cstr("<Execution");
-	if (etl_event_pid(ev) != ETL_ID_NONE)
-		out_printf(" ProcessID=\"%u\"", etl_event_pid(ev));
-	if (etl_event_tid(ev) != ETL_ID_NONE)
-		out_printf(" ThreadID=\"%u\"", etl_event_tid(ev));
-	out_printf(" ProcessorID=\"%u\"/>", etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE) {
+		OUT_LIT(" ProcessID=\"");
+		out_u64(etl_event_pid(ev));
+		out_char('"');
+	}
+	if (etl_event_tid(ev) != ETL_ID_NONE) {
+		OUT_LIT(" ThreadID=\"");
+		out_u64(etl_event_tid(ev));
+		out_char('"');
+	}
+	OUT_LIT(" ProcessorID=\"");
+	out_u64(etl_event_cpu(ev));
+	OUT_LIT("\"/>");
 	if (d && etl_decoded_channel_name(d)) {
 		out_cstr("<Channel>");
 		xml_text(etl_decoded_channel_name(d));
