@@ -75,30 +75,34 @@ const char *value_text(const struct etl_property *p)
 	return etl_property_format_flags(p, render_no_maps ? ETL_FORMAT_NO_MAPS : 0);
 }
 
-/* Whether a value is written as it is in text (else it is quoted). */
-static int text_plain(const char *v)
-{
-	const char *p;
+/* 1 for the bytes that make a value quoted in text (and the end, where the scan stops) */
+static const unsigned char text_quoted_by[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	[' '] = 1, ['"'] = 1, ['='] = 1, [0x7f] = 1,
+};
 
-	if (!*v)
-		return 0;
-	for (p = v; *p; p++)
-		if (*p == ' ' || *p == '"' || *p == '=' || (unsigned char)*p < 0x20 || *p == 0x7f)
-			return 0;
-	return 1;
+/* The length of a value written as it is in text, or SIZE_MAX when it is quoted (empty, or with
+ * a space, a quote, '=' or a control byte). */
+static size_t text_plain_len(const char *v)
+{
+	const char *p = v;
+
+	while (!text_quoted_by[(unsigned char)*p])
+		p++;
+	return *p || p == v ? SIZE_MAX : (size_t)(p - v);
 }
 
 size_t text_value_quoted(const char *v, char *dst)
 {
 	static const char hex[] = "0123456789abcdef";
 	const char *p;
-	size_t n = 0;
+	size_t n = text_plain_len(v);
 
-	if (text_plain(v)) {
-		n = strlen(v);
+	if (n != SIZE_MAX) {
 		memcpy(dst, v, n + 1);
 		return n;
 	}
+	n = 0;
 	dst[n++] = '"';
 	for (p = v; *p; p++) {
 		unsigned char c = (unsigned char)*p;
@@ -125,10 +129,10 @@ size_t text_value_quoted(const char *v, char *dst)
 void out_text_value(const char *v)
 {
 	char small[256], *big;
-	size_t need;
+	size_t need = text_plain_len(v);
 
-	if (text_plain(v)) {
-		out_cstr(v);
+	if (need != SIZE_MAX) {
+		out_mem(v, need);
 		return;
 	}
 	need = TEXT_QUOTED_SIZE(strlen(v));

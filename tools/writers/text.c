@@ -18,7 +18,8 @@ static void text_payload(const struct options *o, const uint8_t *payload, size_t
 {
 	size_t shown = len < o->max_payload ? len : o->max_payload;
 
-	out_printf(" len=%zu", len);
+	OUT_LIT(" len=");
+	out_u64(len);
 	if (shown) {
 		out_cstr(" payload=");
 		out_hex(payload, shown);
@@ -39,11 +40,17 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 
 	render_time(r, ev, when);
 	etl_event_payload(ev, &payload, &len);
-	out_printf("%s cpu=%u", when, etl_event_cpu(ev));
-	if (etl_event_pid(ev) != ETL_ID_NONE)
-		out_printf(" pid=%u", etl_event_pid(ev));
-	if (etl_event_tid(ev) != ETL_ID_NONE)
-		out_printf(" tid=%u", etl_event_tid(ev));
+	out_cstr(when);
+	OUT_LIT(" cpu=");
+	out_u64(etl_event_cpu(ev));
+	if (etl_event_pid(ev) != ETL_ID_NONE) {
+		OUT_LIT(" pid=");
+		out_u64(etl_event_pid(ev));
+	}
+	if (etl_event_tid(ev) != ETL_ID_NONE) {
+		OUT_LIT(" tid=");
+		out_u64(etl_event_tid(ev));
+	}
 	if (proc && *etl_process_image_name(proc)) {
 		out_cstr(" process=");
 		out_text_value(etl_process_image_name(proc));
