@@ -2,7 +2,8 @@
  * check_out.c - unit tests of etldump's output buffer (tools/out.c): JSON
  * string escaping against a byte-by-byte statement of the rule, over every
  * byte value at every position of short and long strings, and numbers at
- * every distance from the end of the window, through a sink.
+ * every distance from the end of the window, and times with three decimals,
+ * through a sink.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -151,6 +152,52 @@ START_TEST(numbers_at_every_window_position)
 }
 END_TEST
 
+/* out_fixed3 against snprintf's "%.3f": times as the chrome writer makes them (differences of
+ * FILETIMEs in doubles, over ten, and differences of those), arbitrary fractions, negatives and
+ * values out of the fast path's range. */
+static void check_fixed3(double x)
+{
+	struct out_sink k = { NULL, 0, 0 };
+	char want[400];
+	size_t wn = (size_t)snprintf(want, sizeof(want), "%.3f", x);
+
+	out_thread_init();
+	out_set_sink(&k);
+	out_fixed3(x);
+	out_set_sink(NULL);
+	ck_assert_msg(k.len == wn && memcmp(k.data, want, wn) == 0, "%.17g: %.*s, not %s", x, (int)k.len, k.data,
+		      want);
+	free(k.data);
+}
+
+START_TEST(fixed3_as_printf)
+{
+	static const double odd[] = { 0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5e-4, 999.9995, 123456.7895,
+				      -1.25, -0.0004, 1e15, 1e15 - 0.1, 9.99999e14, 1e20, 4503599627370495.5 };
+	uint64_t x = 88172645463325252ull;
+	double prev = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		check_fixed3(odd[i]);
+	for (i = 0; i < 200000; i++) {
+		uint64_t origin, ft;
+		double us;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		origin = 130000000000000000ull + (x >> 40);
+		ft = origin + (x >> (20 + i % 24)); /* 0 to 2^44 ticks after it */
+		us = ((double)ft - (double)origin) / 10.0;
+		check_fixed3(us);
+		check_fixed3(us - prev);
+		check_fixed3((double)(x >> 11) / 9007199254740992.0 * 1e6); /* any fraction */
+		prev = us;
+	}
+}
+END_TEST
+
 static Suite *out_suite(void)
 {
 	Suite *s = suite_create("out");
@@ -159,6 +206,7 @@ static Suite *out_suite(void)
 	tcase_add_test(t, json_strings_escape_every_byte_at_every_position);
 	tcase_add_test(t, json_strings_long_and_mixed);
 	tcase_add_test(t, numbers_at_every_window_position);
+	tcase_add_test(t, fixed3_as_printf);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

@@ -135,6 +135,31 @@ void out_u64(uint64_t v)
 	}
 }
 
+void out_fixed3(double x)
+{
+	double scaled = x * 1000.0;
+	uint64_t m;
+
+	/* A value within a quarter of a whole number m of thousandths (times from 100 ns ticks are
+	 * tenths) is printed as m: below 1e15 the product is off x * 1000 by at most 0.0625, so x is
+	 * within 0.32 of m and printf's correctly rounded "%.3f" gives m too.  Anything else (and
+	 * negative values, NaN, infinities) goes through printf. */
+	if (!(scaled >= 0 && scaled < 1e15)) {
+		out_printf("%.3f", x);
+		return;
+	}
+	m = (uint64_t)(scaled + 0.5);
+	if (scaled - (double)m > 0.25 || (double)m - scaled > 0.25) {
+		out_printf("%.3f", x);
+		return;
+	}
+	out_u64(m / 1000);
+	out_char('.');
+	out_char((char)('0' + m / 100 % 10));
+	out_char((char)('0' + m / 10 % 10));
+	out_char((char)('0' + m % 10));
+}
+
 void out_i64(int64_t v)
 {
 	if (v < 0) {

@@ -80,6 +80,8 @@ size_t out_json_escape(const char *s, char *dst, size_t cap);
 
 void out_u64(uint64_t v);
 void out_i64(int64_t v);
+/* x as printf's "%.3f" writes it (quickly where x is near a whole number of thousandths). */
+void out_fixed3(double x);
 /* Lower-case hex digits of n bytes. */
 void out_hex(const uint8_t *p, size_t n);
 /* A number in lower-case hex without leading zeros (no 0x). */

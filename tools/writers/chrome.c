@@ -61,9 +61,16 @@ static void chrome_slice(const struct chrome_cpu *c, double end_us, const char *
 		return;
 	out_cstr(chrome_first ? "\n" : ",\n");
 	chrome_first = 0;
-	out_printf("{\"name\":\"Running\",\"cat\":\"cpu\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-		   "\"pid\":%u,\"tid\":%u,\"args\":{\"cpu\":%u",
-		   c->since_us, end_us - c->since_us, c->pid, c->tid, c->cpu);
+	OUT_LIT("{\"name\":\"Running\",\"cat\":\"cpu\",\"ph\":\"X\",\"ts\":");
+	out_fixed3(c->since_us);
+	OUT_LIT(",\"dur\":");
+	out_fixed3(end_us - c->since_us);
+	OUT_LIT(",\"pid\":");
+	out_u64(c->pid);
+	OUT_LIT(",\"tid\":");
+	out_u64(c->tid);
+	OUT_LIT(",\"args\":{\"cpu\":");
+	out_u64(c->cpu);
 	if (wait_reason) {
 		out_cstr(",\"old_thread_wait_reason\":\"");
 		out_json_str(wait_reason);
@@ -133,8 +140,17 @@ static void head(const char *name, const char *cat, const char *ph, uint64_t id,
 	out_json_str(name);
 	out_cstr("\",\"cat\":\"");
 	out_json_str(cat);
-	out_printf("\",\"ph\":\"%s\",%s\"ts\":%.3f,\"pid\":%u,\"tid\":%u", ph, ph[0] == 'i' ? "\"s\":\"t\"," : "",
-		   us, pid, tid);
+	OUT_LIT("\",\"ph\":\"");
+	out_cstr(ph);
+	OUT_LIT("\",");
+	if (ph[0] == 'i')
+		OUT_LIT("\"s\":\"t\",");
+	OUT_LIT("\"ts\":");
+	out_fixed3(us);
+	OUT_LIT(",\"pid\":");
+	out_u64(pid);
+	OUT_LIT(",\"tid\":");
+	out_u64(tid);
 	if (id)
 		out_printf(",\"id\":\"0x%" PRIx64 "\"", id);
 }
@@ -188,7 +204,8 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	}
 	head(base, cat, ph, id, us, pid, tid);
 	out_cstr(",\"args\":{");
-	out_printf("\"cpu\":%u", etl_event_cpu(ev));
+	OUT_LIT("\"cpu\":");
+	out_u64(etl_event_cpu(ev));
 	if (render_message(d)) {
 		out_cstr(",\"message\":\"");
 		out_json_str(render_message(d));
