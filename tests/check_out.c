@@ -172,7 +172,7 @@ static void check_fixed3(double x)
 
 START_TEST(fixed3_as_printf)
 {
-	static const double odd[] = { 0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5e-4, 999.9995, 123456.7895,
+	static const double odd[] = { 0.0, -0.0, 0.0005, 0.0015, 0.0025, 1.0005, 2.5e-4, 999.9995, 123456.7895,
 				      -1.25, -0.0004, 1e15, 1e15 - 0.1, 9.99999e14, 1e20, 4503599627370495.5 };
 	uint64_t x = 88172645463325252ull;
 	double prev = 0;

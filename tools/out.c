@@ -7,6 +7,7 @@
 
 #include "out.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,8 @@ void out_fixed3(double x)
 	/* A value within a quarter of a whole number m of thousandths (times from 100 ns ticks are
 	 * tenths) is printed as m: below 1e15 the product is off x * 1000 by at most 0.0625, so x is
 	 * within 0.32 of m and printf's correctly rounded "%.3f" gives m too.  Anything else (and
-	 * negative values, NaN, infinities) goes through printf. */
-	if (!(scaled >= 0 && scaled < 1e15)) {
+	 * negative values, -0.0, NaN, infinities) goes through printf. */
+	if (!(scaled >= 0 && scaled < 1e15) || signbit(scaled)) { /* -0.0 prints as "-0.000" */
 		out_printf("%.3f", x);
 		return;
 	}
