@@ -5,7 +5,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

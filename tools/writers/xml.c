@@ -4,9 +4,6 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#include <inttypes.h>
-#include <stdio.h>
-
 #include "out.h"
 #include "render.h"
 #include "summary.h"
