@@ -1,9 +1,9 @@
 /*
- * check_out.c - unit tests of etldump's output buffer (tools/out.c): JSON
- * string escaping against a byte-by-byte statement of the rule, over every
- * byte value at every position of short and long strings, and numbers at
- * every distance from the end of the window, and times with three decimals,
- * through a sink.
+ * check_out.c - unit tests of etldump's output buffer (tools/out.c), all
+ * written through a sink: JSON string escaping against a byte-by-byte
+ * statement of the rule (every byte value at every position of short strings,
+ * and long mixed ones), decimal and hex numbers at every distance from the
+ * end of the window, and times with three decimals against printf.
  *
  * SPDX-License-Identifier: MIT
  */
