@@ -98,6 +98,11 @@ char *etl__utf16_to_utf8(const uint8_t *p, size_t max_units, size_t *units_used)
 size_t etl__utf16_units(const uint8_t *p, size_t max_units);
 /* n units to UTF-8 and a NUL in out (room for 3 * n + 1 bytes); returns the bytes before the NUL. */
 size_t etl__utf16_convert(const uint8_t *p, size_t n, uint8_t *out);
+/* Whether p[0, n) is UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */
+int etl__utf8_valid(const uint8_t *p, size_t n);
+/* 8-bit text from a trace as UTF-8 into out (2 * n + 1 bytes): copied when it is UTF-8, else read
+ * as Latin-1; NUL-terminated; returns the length. */
+size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out);
 
 /* The kernel group whose event-class GUID g is, or -1 (etl_kernel_group_guid() backwards). */
 int etl__kernel_group_by_guid(const struct etl_guid *g);

@@ -340,6 +340,66 @@ START_TEST(tags_custom_schema_and_group)
 }
 END_TEST
 
+/* Names and 8-bit strings a trace gives as bytes come out as UTF-8 whatever the bytes: kept when
+ * they are UTF-8, else read as Latin-1 (an overlong form or an encoded surrogate is not UTF-8). */
+START_TEST(names_from_the_trace_are_utf8)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct mb m;
+	uint8_t *d;
+	size_t len;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	/* provider traits: size, the provider name "Pr\xa4v" (Latin-1), NUL */
+	static const uint8_t ptraits[] = { 7, 0, 'P', 'r', 0xa4, 'v', 0 };
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	m.n = 0;
+	mb_u16(&m, 0);
+	mb_u8(&m, 0); /* no event tags */
+	mb_str(&m, "Ev\xe9nt");
+	mb_str(&m, "f\xc0\x98"); /* an overlong form */
+	mb_u8(&m, 2);            /* ANSI string */
+	mb_str(&m, "caf\xc3\xa9"); /* UTF-8: kept */
+	mb_u8(&m, 2);
+	mb_end(&m);
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.channel = 11;
+	e.ts = o.start_ts + 5;
+	ext[0].type = ETL_EXT_PROV_TRAITS;
+	ext[0].data = ptraits;
+	ext[0].len = sizeof(ptraits);
+	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
+	ext[1].data = m.b;
+	ext[1].len = (uint16_t)m.n;
+	/* values: an encoded surrogate (not UTF-8), then UTF-8 */
+	ck_assert_int_eq(etlw_event(w, 0, &e, ext, 2, "\xed\xa0\x80\0\xc3\xa9t\xc3\xa9\0", 10), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK && etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+		;
+	ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+	ck_assert_str_eq(etl_decoded_provider_name(dec), "Pr\xc2\xa4v");
+	ck_assert_str_eq(etl_decoded_event_name(dec), "Ev\xc3\xa9nt");
+	ck_assert_str_eq(etl_decoded_name(dec), "Pr\xc2\xa4v/Ev\xc3\xa9nt");
+	ck_assert_str_eq(etl_property_name(etl_decoded_property_at(dec, 0)), "f\xc3\x80\xc2\x98");
+	ck_assert_str_eq(etl_property_name(etl_decoded_property_at(dec, 1)), "caf\xc3\xa9");
+	ck_assert_str_eq(etl_property_format(etl_decoded_property_at(dec, 0)), "\xc3\xad\xc2\xa0\xc2\x80");
+	ck_assert_str_eq(etl_property_format(etl_decoded_property_at(dec, 1)), "\xc3\xa9t\xc3\xa9");
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* The names and reasons of undecoded events: %04x hook ids (short and long), decimal opcodes. */
 START_TEST(undecoded_names_and_reasons)
 {
@@ -1051,6 +1111,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, tracelogging_hostile_metadata_costs_one_event, 1, 7);
 	tcase_add_test(t, error_names_the_field_and_offset);
 	tcase_add_test(t, tags_custom_schema_and_group);
+	tcase_add_test(t, names_from_the_trace_are_utf8);
 	tcase_add_test(t, undecoded_names_and_reasons);
 	tcase_add_test(t, documented_kernel_layouts_are_strict);
 	tcase_add_test(t, fileio_v3_layouts);

@@ -184,6 +184,32 @@ START_TEST(clock_unix_ns)
 }
 END_TEST
 
+/* ---- 8-bit text ---- */
+
+START_TEST(utf8_validity_and_latin1)
+{
+	static const struct { const char *s; int valid; } cases[] = {
+		{ "plain", 1 }, { "caf\xc3\xa9", 1 }, { "\xe2\x82\xac", 1 }, { "\xf0\x9f\x98\x80", 1 },
+		{ "\xed\x9f\xbf", 1 }, { "\xf4\x8f\xbf\xbf", 1 }, { "\xef\xbf\xbf", 1 },
+		{ "\xc0\x80", 0 }, { "\xc1\xbf", 0 }, { "\xe0\x80\x80", 0 }, { "\xe0\x9f\xbf", 0 },
+		{ "\xed\xa0\x80", 0 }, { "\xf0\x8f\xbf\xbf", 0 }, { "\xf4\x90\x80\x80", 0 }, { "\xf5\x80\x80\x80", 0 },
+		{ "\xff", 0 }, { "\x80", 0 }, { "\xc3", 0 }, { "\xe2\x82", 0 }, { "\xe2\x28\xa1", 0 },
+	};
+	char out[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(etl__utf8_valid((const uint8_t *)cases[i].s, strlen(cases[i].s)) == cases[i].valid,
+			      "case %zu", i);
+	ck_assert_uint_eq(etl__text8_to_utf8((const uint8_t *)"caf\xc3\xa9", 5, out), 5);
+	ck_assert_str_eq(out, "caf\xc3\xa9");
+	ck_assert_uint_eq(etl__text8_to_utf8((const uint8_t *)"a\xe9\xff", 3, out), 5);
+	ck_assert_str_eq(out, "a\xc3\xa9\xc3\xbf");
+	ck_assert_uint_eq(etl__text8_to_utf8((const uint8_t *)"", 0, out), 0);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 /* ---- XPRESS ---- */
 
 static void roundtrip(const uint8_t *in, size_t n)
@@ -430,6 +456,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
 	tcase_add_test(t, utf16_words_of_ascii_and_not);
+	tcase_add_test(t, utf8_validity_and_latin1);
 	tcase_add_test(t, guid_format_and_parse);
 	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
 	tcase_add_test(t, doubles_read_as_people_write_them);

@@ -351,7 +351,14 @@ static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, c
 		return d->code;
 	if (etl_event_extended_find(ev, ETL_EXT_PROV_TRAITS, &traits, &traits_len) &&
 	    etl__tlg_provider_name(traits, traits_len, &pn, &pn_len) == ETL_OK && pn_len > 0) {
-		out->provider_name = pn; /* NUL-terminated inside the event's item */
+		if (etl__utf8_valid((const uint8_t *)pn, pn_len)) {
+			out->provider_name = pn; /* NUL-terminated inside the event's item */
+		} else { /* as Latin-1: names are UTF-8 */
+			char *u = etl__arena_alloc(&out->arena, 2 * pn_len + 1);
+			if (u)
+				etl__text8_to_utf8((const uint8_t *)pn, pn_len, u);
+			out->provider_name = u;
+		}
 	} else {
 		etl_guid_format(&ev->provider, g);
 		out->provider_name = arena_printf(out, "{%s}", g);

@@ -170,55 +170,21 @@ static void sb_utf16(struct sbuf *b, const uint8_t *p, size_t bytes)
 		b->len += etl__utf16_convert(p, n, (uint8_t *)o);
 }
 
-static int valid_utf8(const uint8_t *p, size_t n)
-{
-	size_t i = 0, j, k;
-
-	while (i < n) {
-		uint8_t c = p[i];
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xC2 && c <= 0xDF)
-			k = 1;
-		else if ((c & 0xF0) == 0xE0)
-			k = 2;
-		else if (c >= 0xF0 && c <= 0xF4)
-			k = 3;
-		else
-			return 0;
-		if (n - i - 1 < k)
-			return 0;
-		for (j = 1; j <= k; j++)
-			if ((p[i + j] & 0xC0) != 0x80)
-				return 0;
-		i += k + 1;
-	}
-	return 1;
-}
-
 /* 8-bit text up to a NUL: kept if valid UTF-8, else read as Latin-1. */
 static void sb_ansi(struct sbuf *b, const uint8_t *p, size_t n)
 {
-	size_t i, len = 0;
+	size_t len = 0;
+	char *o;
 
 	while (len < n && p[len])
 		len++;
-	if (valid_utf8(p, len)) {
-		sb_add(b, (const char *)p, len);
+	if (len > (SIZE_MAX - 1) / 2) {
+		b->failed = 1;
 		return;
 	}
-	for (i = 0; i < len; i++) {
-		char two[2];
-		if (p[i] < 0x80) {
-			sb_add(b, (const char *)p + i, 1);
-			continue;
-		}
-		two[0] = (char)(0xC0 | p[i] >> 6);
-		two[1] = (char)(0x80 | (p[i] & 0x3F));
-		sb_add(b, two, 2);
-	}
+	if (!(o = sb_reserve(b, 2 * len)))
+		return;
+	b->len += etl__text8_to_utf8(p, len, o);
 }
 
 /* A FILETIME as ISO 8601 UTC; 0 (no time) as "0". */

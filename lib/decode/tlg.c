@@ -183,7 +183,7 @@ static int read_raw_fields(struct etl_cursor *c, struct raw_field *raw, size_t c
 			etl__diag_set(d, ETL_E_FORMAT, at, "tracelogging metadata: field %zu runs past the metadata", *nraw);
 			return ETL_E_FORMAT;
 		}
-		*names += f->name_len + 1;
+		*names += 2 * f->name_len + 1; /* as UTF-8: Latin-1 doubles a byte at most */
 		(*nraw)++;
 	}
 	return ETL_OK;
@@ -195,10 +195,8 @@ static int fill_field(const struct raw_field *r, struct etl_field *f, uint8_t **
 	uint8_t base = r->in & 0x1F;
 
 	memset(f, 0, sizeof(*f));
-	memcpy(*p, r->name, r->name_len);
-	(*p)[r->name_len] = 0;
 	f->name = (const char *)*p;
-	*p += r->name_len + 1;
+	*p += etl__text8_to_utf8((const uint8_t *)r->name, r->name_len, (char *)*p) + 1;
 	f->tags = r->tags;
 	switch (r->in & 0x60) {
 	case 0x20: f->flags |= FF_COUNT_CONST; f->count = r->ccount; break;
@@ -240,7 +238,7 @@ static int fill_field(const struct raw_field *r, struct etl_field *f, uint8_t **
 static int build(struct etl_schema *out, const struct raw_field *raw, size_t nraw, size_t names,
 		 const char *event_name, size_t event_len, struct etl_diag *d)
 {
-	size_t bytes = nraw * sizeof(struct etl_field) + 2 * nraw * sizeof(uint16_t) + names + event_len + 1 + 16, i;
+	size_t bytes = nraw * sizeof(struct etl_field) + 2 * nraw * sizeof(uint16_t) + names + 2 * event_len + 1 + 16, i;
 	uint8_t *block = etl__malloc(bytes), *p;
 	struct builder b;
 	int st;
@@ -258,8 +256,7 @@ static int build(struct etl_schema *out, const struct raw_field *raw, size_t nra
 	for (i = 0; i < nraw; i++)
 		if ((st = fill_field(&raw[i], &out->fields[i], &p, d)) != ETL_OK)
 			return st;
-	memcpy(p, event_name, event_len);
-	p[event_len] = 0;
+	etl__text8_to_utf8((const uint8_t *)event_name, event_len, (char *)p); /* names are UTF-8 */
 	out->event_name = (char *)p;
 	out->nfields = (uint16_t)nraw;
 	b.raw = raw;
