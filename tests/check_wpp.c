@@ -481,6 +481,46 @@ START_TEST(damaged_arguments_and_bad_tmf_lines)
 }
 END_TEST
 
+/* A TMF file in an 8-bit code page (a format string, a function and a component name with a
+ * Latin-1 byte): its text is read as Latin-1, so messages and names are UTF-8. */
+static void check_latin1(size_t k, struct etl_reader *r, const struct etl_decoded *d)
+{
+	(void)r;
+	ck_assert_uint_eq(k, 0);
+	ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_TMF);
+	ck_assert_str_eq(etl_decoded_message(d), "caf\xc3\xa9 7");
+	ck_assert_str_eq(etl_decoded_name(d), "Dr\xc3\xa9v/F\xc3\xbc");
+}
+
+START_TEST(latin1_tmf_text_becomes_utf8)
+{
+	static const char latin1[] =
+		TEST_GUID " Dr\xe9v // SRC=test.c\n"
+		"#typev test_c1 1 \"caf\xe9 %10!d!\" // FUNC=F\xfc\n"
+		"{\n"
+		"a, ItemLong -- 10\n"
+		"}\n";
+	struct wpp_rec rec;
+	struct etl_reader *r = etl_reader_new();
+	const char *path = temp_file("latin1.tmf", latin1);
+	uint8_t *t;
+	size_t len;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.guid = TEST_GUID;
+	rec.number = 1;
+	rec.ptr_size = 8;
+	put_le(&rec.args, 7, 4);
+	t = wpp_trace(&rec, 1, &len);
+	ck_assert_int_eq(etl_reader_add_tmf_path(r, path), ETL_OK);
+	ck_assert_uint_eq(etl_reader_tmf_warnings(r), 0);
+	ck_assert_int_eq(each_message(r, t, len, check_latin1), 1);
+	etl_reader_free(r);
+	free(t);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(no_tmf_keeps_the_old_reason)
 {
 	struct wpp_rec rec;
@@ -549,6 +589,7 @@ int main(int argc, char **argv)
 	}
 	tcase_add_loop_test(t, every_item_type_at_both_pointer_sizes, 0, 2);
 	tcase_add_test(t, damaged_arguments_and_bad_tmf_lines);
+	tcase_add_test(t, latin1_tmf_text_becomes_utf8);
 	tcase_add_test(t, no_tmf_keeps_the_old_reason);
 	tcase_add_test(t, hostile_tmf_text_is_bounded);
 	suite_add_tcase(s, t);

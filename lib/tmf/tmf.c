@@ -156,9 +156,17 @@ static void problem(struct pctx *p, const char *what)
 		p->bad = 1;
 }
 
+/* A copy of TMF text, as UTF-8 (a file in another 8-bit code page is read as Latin-1). */
 static const char *dup_span(struct pctx *p, const char *s, size_t n)
 {
-	return etl__arena_strndup(&p->db->arena, s, n);
+	char *o;
+
+	if (etl__utf8_valid((const uint8_t *)s, n))
+		return etl__arena_strndup(&p->db->arena, s, n);
+	o = etl__arena_alloc(&p->db->arena, 2 * n + 1);
+	if (o)
+		etl__text8_to_utf8((const uint8_t *)s, n, o);
+	return o;
 }
 
 static const char *skip_ws(const char *s, const char *e)
