@@ -53,7 +53,8 @@ size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out)
 	size_t i, o = 0;
 
 	if (etl__utf8_valid(p, n)) {
-		memcpy(out, p, n);
+		if (n) /* an empty value may have no bytes at all (p NULL) */
+			memcpy(out, p, n);
 		out[n] = 0;
 		return n;
 	}
