@@ -256,6 +256,34 @@ def wpp_messages(etldump, etlgen, root, tmp):
     check("wpp-missing-tmf", r.returncode == 1 and b"none.tmf" in r.stderr, f"{r.returncode} {r.stderr!r}")
 
 
+def well_formed_everywhere(etldump, root):
+    """Every format over every fixture and fuzz regression input (damaged and crafted traces):
+    UTF-8, and JSON Lines lines, chrome and XML documents that parse, CSV rows of one width."""
+    bad = []
+    for top in ("valid", "fuzz-regressions"):
+        for dp, _, fn in os.walk(os.path.join(root, "fixtures", top)):
+            for f in sorted(fn):
+                path = os.path.join(dp, f)
+                for fmt in ("jsonl", "chrome", "xml", "csv"):
+                    out = run([etldump, "-q", "-f", fmt, path]).stdout
+                    try:
+                        text = out.decode("utf-8")
+                        if fmt == "jsonl":
+                            for line in text.splitlines():
+                                json.loads(line)
+                        elif fmt == "chrome" and text.strip():
+                            json.loads(text)
+                        elif fmt == "xml" and text.strip():
+                            ET.fromstring(out)
+                        elif fmt == "csv":
+                            rows = list(csv.reader(io.StringIO(text, newline="")))
+                            if any(len(r) != len(rows[0]) for r in rows):
+                                raise ValueError("rows of different widths")
+                    except (ValueError, ET.ParseError) as e:
+                        bad.append(f"{fmt} {f}: {str(e)[:80]}")
+    check("well-formed-everywhere", not bad, "; ".join(bad[:4]))
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -320,6 +348,7 @@ def main():
         lines = run([etldump, "-q", "-f", "jsonl", ctl]).stdout.decode("utf-8").splitlines()
         check("jsonl-control-bytes", lines and all(json.loads(l) for l in lines) and
               not any(ord(c) < 0x20 for l in lines for c in l))
+        well_formed_everywhere(etldump, root)
         fx = os.path.join(valid, "mixed64.etl")
         r = run([etldump, "--help"])
         check("help", r.returncode == 0 and b"Usage: etldump" in r.stdout and not r.stderr)
