@@ -263,15 +263,47 @@ START_TEST(tracelogging_hostile_metadata_costs_one_event)
 }
 END_TEST
 
-START_TEST(tags_custom_schema_and_group)
+/* Decodes a trace of one TraceLogging event (these provider traits, metadata m and payload) in r;
+ * *d receives the trace's bytes (freed by the caller after r). */
+static const struct etl_decoded *decode_one_tl(struct etl_reader *r, const uint8_t *ptraits, size_t ptraits_len,
+					       const struct mb *m, const void *payload, size_t plen, uint8_t **d)
 {
 	struct etlw_opts o;
 	struct etlw *w;
+	struct etlw_event e;
+	struct etlw_ext ext[2];
+	const struct etl_event *ev;
+	const struct etl_decoded *dec;
+	size_t len;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = scen_provider;
+	e.channel = 11;
+	e.ts = o.start_ts + 5;
+	ext[0].type = ETL_EXT_PROV_TRAITS;
+	ext[0].data = ptraits;
+	ext[0].len = (uint16_t)ptraits_len;
+	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
+	ext[1].data = m->b;
+	ext[1].len = (uint16_t)m->n;
+	ck_assert_int_eq(etlw_event(w, 0, &e, ext, 2, payload, plen), 0);
+	ck_assert_int_eq(etlw_finish(w, d, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, *d, len, "t"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK && etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+		;
+	ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+	return dec;
+}
+
+START_TEST(tags_custom_schema_and_group)
+{
 	struct mb m;
 	uint8_t *d;
-	size_t len;
-	struct etl_reader *r;
-	const struct etl_event *ev;
+	struct etl_reader *r = etl_reader_new();
 	const struct etl_decoded *dec;
 	const struct etl_property *p;
 	const uint8_t *bytes;
@@ -279,14 +311,9 @@ START_TEST(tags_custom_schema_and_group)
 	/* traits with a group trait: size, name, {u16 size 19, type 1, GUID} */
 	static const uint8_t gtraits[] = { 23, 0, 'G', 0, 19, 0, 1, 0x1a, 0x73, 0x50, 0x4f, 0xcf, 0x89, 0x82, 0x47,
 					   0xb3, 0xe5, 0xdc, 0xe8, 0xc9, 0x04, 0x76, 0xba };
-	struct etlw_event e;
-	struct etlw_ext ext[2];
 	struct etl_guid g;
 	char gs[ETL_GUID_STRING_SIZE];
 
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	w = etlw_new(&o);
 	m.n = 0;
 	mb_u16(&m, 0);
 	mb_u8(&m, 0x85); /* event tags 0x05 << 7 | 0x03 */
@@ -301,24 +328,7 @@ START_TEST(tags_custom_schema_and_group)
 	mb_u16(&m, 3);
 	mb_bytes(&m, "xyz", 3);
 	mb_end(&m);
-	memset(&e, 0, sizeof(e));
-	e.provider = scen_provider;
-	e.channel = 11;
-	e.ts = o.start_ts + 5;
-	ext[0].type = ETL_EXT_PROV_TRAITS;
-	ext[0].data = gtraits;
-	ext[0].len = sizeof(gtraits);
-	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
-	ext[1].data = m.b;
-	ext[1].len = (uint16_t)m.n;
-	ck_assert_int_eq(etlw_event(w, 0, &e, ext, 2, "\x09\x00\x00\x00\x02\x00\xab\xcd", 8), 0);
-	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
-	etlw_free(w);
-	r = etl_reader_new();
-	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
-	while (etl_reader_next(r, &ev) == ETL_OK && etl_event_header_kind(ev) != ETL_HEADER_EVENT)
-		;
-	ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+	dec = decode_one_tl(r, gtraits, sizeof(gtraits), &m, "\x09\x00\x00\x00\x02\x00\xab\xcd", 8, &d);
 	ck_assert_str_eq(etl_decoded_name(dec), "G/Tagged");
 	ck_assert_uint_eq(etl_decoded_event_tags(dec), 0x05 << 7 | 0x03);
 	ck_assert_int_eq(etl_decoded_provider_group(dec, &g), 1);
@@ -344,22 +354,13 @@ END_TEST
  * they are UTF-8, else read as Latin-1 (an overlong form or an encoded surrogate is not UTF-8). */
 START_TEST(names_from_the_trace_are_utf8)
 {
-	struct etlw_opts o;
-	struct etlw *w;
 	struct mb m;
 	uint8_t *d;
-	size_t len;
-	struct etl_reader *r;
-	const struct etl_event *ev;
+	struct etl_reader *r = etl_reader_new();
 	const struct etl_decoded *dec;
 	/* provider traits: size, the provider name "Pr\xa4v" (Latin-1), NUL */
 	static const uint8_t ptraits[] = { 7, 0, 'P', 'r', 0xa4, 'v', 0 };
-	struct etlw_event e;
-	struct etlw_ext ext[2];
 
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	w = etlw_new(&o);
 	m.n = 0;
 	mb_u16(&m, 0);
 	mb_u8(&m, 0); /* no event tags */
@@ -369,25 +370,8 @@ START_TEST(names_from_the_trace_are_utf8)
 	mb_str(&m, "caf\xc3\xa9"); /* UTF-8: kept */
 	mb_u8(&m, 2);
 	mb_end(&m);
-	memset(&e, 0, sizeof(e));
-	e.provider = scen_provider;
-	e.channel = 11;
-	e.ts = o.start_ts + 5;
-	ext[0].type = ETL_EXT_PROV_TRAITS;
-	ext[0].data = ptraits;
-	ext[0].len = sizeof(ptraits);
-	ext[1].type = ETL_EXT_EVENT_SCHEMA_TL;
-	ext[1].data = m.b;
-	ext[1].len = (uint16_t)m.n;
 	/* values: an encoded surrogate (not UTF-8), then UTF-8 */
-	ck_assert_int_eq(etlw_event(w, 0, &e, ext, 2, "\xed\xa0\x80\0\xc3\xa9t\xc3\xa9\0", 10), 0);
-	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
-	etlw_free(w);
-	r = etl_reader_new();
-	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "t"), ETL_OK);
-	while (etl_reader_next(r, &ev) == ETL_OK && etl_event_header_kind(ev) != ETL_HEADER_EVENT)
-		;
-	ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+	dec = decode_one_tl(r, ptraits, sizeof(ptraits), &m, "\xed\xa0\x80\0\xc3\xa9t\xc3\xa9\0", 10, &d);
 	ck_assert_str_eq(etl_decoded_provider_name(dec), "Pr\xc2\xa4v");
 	ck_assert_str_eq(etl_decoded_event_name(dec), "Ev\xc3\xa9nt");
 	ck_assert_str_eq(etl_decoded_name(dec), "Pr\xc2\xa4v/Ev\xc3\xa9nt");
