@@ -382,23 +382,31 @@ static void every_item_records(struct wpp_rec *recs, unsigned ptr)
 	put_bytes(a, "e\0n\0d\0", 6);
 }
 
-START_TEST(every_item_type_at_both_pointer_sizes)
+/* The n records decoded with one TMF file of this text (read without a warning), each message
+ * given to check. */
+static void decode_with_tmf(const struct wpp_rec *recs, size_t n, const char *tmf_name, const char *tmf_text,
+			    void (*check)(size_t k, struct etl_reader *r, const struct etl_decoded *d))
 {
-	struct wpp_rec recs[6];
 	struct etl_reader *r = etl_reader_new();
-	const char *path = temp_file("every.tmf", every_item_tmf);
-	uint8_t *t;
+	const char *path = temp_file(tmf_name, tmf_text);
 	size_t len;
+	uint8_t *t = wpp_trace(recs, n, &len);
 
-	every_ptr = _i ? 8 : 4;
-	every_item_records(recs, every_ptr);
-	t = wpp_trace(recs, 6, &len);
 	ck_assert_int_eq(etl_reader_add_tmf_path(r, path), ETL_OK);
 	ck_assert_uint_eq(etl_reader_tmf_warnings(r), 0);
-	ck_assert_int_eq(each_message(r, t, len, check_every), 6);
+	ck_assert_int_eq(each_message(r, t, len, check), (int)n);
 	etl_reader_free(r);
 	free(t);
 	unlink(path);
+}
+
+START_TEST(every_item_type_at_both_pointer_sizes)
+{
+	struct wpp_rec recs[6];
+
+	every_ptr = _i ? 8 : 4;
+	every_item_records(recs, every_ptr);
+	decode_with_tmf(recs, 6, "every.tmf", every_item_tmf, check_every);
 }
 END_TEST
 
@@ -501,23 +509,13 @@ START_TEST(latin1_tmf_text_becomes_utf8)
 		"a, ItemLong -- 10\n"
 		"}\n";
 	struct wpp_rec rec;
-	struct etl_reader *r = etl_reader_new();
-	const char *path = temp_file("latin1.tmf", latin1);
-	uint8_t *t;
-	size_t len;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.guid = TEST_GUID;
 	rec.number = 1;
 	rec.ptr_size = 8;
 	put_le(&rec.args, 7, 4);
-	t = wpp_trace(&rec, 1, &len);
-	ck_assert_int_eq(etl_reader_add_tmf_path(r, path), ETL_OK);
-	ck_assert_uint_eq(etl_reader_tmf_warnings(r), 0);
-	ck_assert_int_eq(each_message(r, t, len, check_latin1), 1);
-	etl_reader_free(r);
-	free(t);
-	unlink(path);
+	decode_with_tmf(&rec, 1, "latin1.tmf", latin1, check_latin1);
 }
 END_TEST
 
