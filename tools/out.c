@@ -105,6 +105,18 @@ static const char two_digits[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
+/* The digits tmp[i, end) into the window: with room for all of tmp[i, i + end) in one fixed-size
+ * copy (end is a constant where this is inlined: two moves, no call). */
+static inline void out_digits(const char *tmp, size_t i, size_t end)
+{
+	if (OUT_BUFFER_SIZE - out_buf.len >= end) {
+		memcpy(out_buf.data + out_buf.len, tmp + i, end);
+		out_buf.len += end - i;
+	} else {
+		out_mem(tmp + i, end - i);
+	}
+}
+
 void out_u64(uint64_t v)
 {
 	/* the digits end at tmp + 20, so that 20 bytes from the first digit are always inside tmp:
@@ -128,12 +140,7 @@ void out_u64(uint64_t v)
 	} else {
 		tmp[--i] = (char)('0' + v);
 	}
-	if (OUT_BUFFER_SIZE - out_buf.len >= 20) {
-		memcpy(out_buf.data + out_buf.len, tmp + i, 20);
-		out_buf.len += 20 - i;
-	} else {
-		out_mem(tmp + i, 20 - i);
-	}
+	out_digits(tmp, i, 20);
 }
 
 void out_fixed3(double x)
@@ -192,12 +199,17 @@ void out_x64(uint64_t v)
 		tmp[--i] = digits[v & 15];
 		v >>= 4;
 	} while (v);
-	if (OUT_BUFFER_SIZE - out_buf.len >= 16) {
-		memcpy(out_buf.data + out_buf.len, tmp + i, 16);
-		out_buf.len += 16 - i;
-	} else {
-		out_mem(tmp + i, 16 - i);
-	}
+	out_digits(tmp, i, 16);
+}
+
+void out_hex16(uint64_t v)
+{
+	uint8_t b[8];
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (56 - 8 * i));
+	out_hex(b, 8);
 }
 
 void out_filetime(uint64_t ft)

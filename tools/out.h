@@ -86,6 +86,8 @@ void out_fixed3(double x);
 void out_hex(const uint8_t *p, size_t n);
 /* A number in lower-case hex without leading zeros (no 0x). */
 void out_x64(uint64_t v);
+/* A number as 16 lower-case hex digits (no 0x). */
+void out_hex16(uint64_t v);
 /* A FILETIME as etl_filetime_format writes it (the date and time of each second made once per
  * thread and second, the 100 ns digits every time). */
 void out_filetime(uint64_t ft);

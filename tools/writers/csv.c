@@ -178,9 +178,7 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 {
 	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
-	uint8_t kw[8];
-	uint64_t x = etl_event_keywords(ev);
-	size_t len, i;
+	size_t len;
 	char *ft;
 
 	if (csv_pending)
@@ -226,9 +224,7 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	out_char(',');
 	out_u64(etl_event_task(ev));
 	OUT_LIT(",0x");
-	for (i = 0; i < 8; i++)
-		kw[i] = (uint8_t)(x >> (56 - 8 * i));
-	out_hex(kw, 8);
+	out_hex16(etl_event_keywords(ev));
 	out_char(',');
 	out_u64(len);
 	out_char(',');

@@ -103,9 +103,6 @@ static void json_descriptor(const struct etl_event *ev)
 	static _Thread_local char guid[ETL_GUID_STRING_SIZE];
 	const struct etl_guid *g = etl_event_provider(ev);
 	enum etl_header_kind k = etl_event_header_kind(ev);
-	uint8_t kw[8];
-	uint64_t x = etl_event_keywords(ev);
-	unsigned i;
 
 	if (!guid[0] || !etl_guid_equal(g, &last)) {
 		etl_guid_format(g, guid);
@@ -137,9 +134,7 @@ static void json_descriptor(const struct etl_event *ev)
 	OUT_LIT(",\"task\":");
 	out_u64(etl_event_task(ev));
 	OUT_LIT(",\"keywords\":\"0x");
-	for (i = 0; i < 8; i++)
-		kw[i] = (uint8_t)(x >> (56 - 8 * i));
-	out_hex(kw, 8);
+	out_hex16(etl_event_keywords(ev));
 	out_char('"');
 	if (k == ETL_HEADER_EVENT) {
 		OUT_LIT(",\"header_flags\":");
