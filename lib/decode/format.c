@@ -178,6 +178,10 @@ static void sb_ansi(struct sbuf *b, const uint8_t *p, size_t n)
 
 	while (len < n && p[len])
 		len++;
+	if (etl__utf8_valid(p, len)) { /* the common case: no room reserved for doubling */
+		sb_add(b, (const char *)p, len);
+		return;
+	}
 	if (len > (SIZE_MAX - 1) / 2) {
 		b->failed = 1;
 		return;
