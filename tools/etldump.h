@@ -101,8 +101,9 @@ extern _Thread_local int decode_errors;
 
 /* pool.c: --threads; the exit status. */
 /* Decodes and writes the inputs of primary (opened, not read) with n worker threads, each with a
- * reader of its own that opens them again (etl_reader_open_same). */
-int run_threaded(struct etl_reader *r, const struct options *o, unsigned n);
+ * reader of its own that opens them again (etl_reader_open_same); with --stats or
+ * --providers the workers count the events and sm gets their counts (and the damage). */
+int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm);
 /* The events read so far, on stderr (a terminal); done: the last report. */
 void progress(const struct etl_reader *r, uint64_t n, int done);
 /* Whether --threads applies to this run. */

@@ -13,7 +13,9 @@
  * completed through it when a worker asks (the first such ask makes the stack
  * index pass).  The main thread writes the formatted batches in order, so
  * the output is the same bytes as with one thread; a batch's slot is filled
- * again once it is written and every worker has gone past it.
+ * again once it is written and every worker has gone past it.  With --stats
+ * or --providers the workers count the events they decode in summaries of
+ * their own (in the events' order numbers), merged when they are done.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +28,7 @@
 
 #include "etldump.h"
 #include "out.h"
+#include "summary.h"
 #include "writers/writer.h"
 
 #define BATCH_ITEMS 1024
@@ -62,6 +65,7 @@ struct worker {
 	unsigned index;
 	struct pool *pool;
 	int exit_code, decode_errors;
+	struct summary sm; /* --stats, --providers: the events of the batches it took */
 };
 
 struct pool {
@@ -73,6 +77,7 @@ struct pool {
 	const struct etl_reader *primary;
 	const struct options *o;
 	int stop; /* output failed or a worker could not go on */
+	uint64_t damage; /* errors the main thread's reader returned (the summaries count them) */
 };
 
 static void signal_stop(struct pool *pl)
@@ -111,7 +116,8 @@ static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
 	for (i = 0; i < b->n && !out_buf.failed; i++) {
 		const struct etl_event *ev = b->ev[i];
 		(void)etl_reader_observe(r, ev);
-		handle_event(r, ev, w->pool->o, NULL);
+		w->sm.now = b->seq * BATCH_ITEMS + i; /* the event's place in the run */
+		handle_event(r, ev, w->pool->o, &w->sm);
 	}
 	out_set_sink(NULL);
 	return out_buf.failed ? -1 : 0;
@@ -211,7 +217,8 @@ static int batch_add(struct batch *b, const struct etl_event *ev)
 
 /* Fills b with the reader's next events; sets b->last at the end of the events or at an error
  * that ends them.  Errors are reported here, in order. */
-static int fill_batch(struct etl_reader *r, const struct options *o, struct batch *b, uint64_t *events)
+static int fill_batch(struct etl_reader *r, const struct options *o, struct batch *b, uint64_t *events,
+		      uint64_t *damage)
 {
 	int exit_code = EXIT_OK;
 	unsigned k;
@@ -230,6 +237,7 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 			break;
 		}
 		if (st != ETL_OK) {
+			++*damage;
 			if (damage_ends(r, o, st, &exit_code)) {
 				b->last = 1;
 				break;
@@ -287,7 +295,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		/* the slot's earlier batch must be written (and so passed by every worker) */
 		if (seq >= pl->ring && write_batches(pl, &written, seq - pl->ring + 1, 1) != 0)
 			return exit_code; /* the output failed (out_buf.failed) or a worker stopped */
-		exit_code = worse(exit_code, fill_batch(r, pl->o, b, &events));
+		exit_code = worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
 		pthread_mutex_lock(&pl->mu);
 		b->seq = seq;
 		b->claimed = 0;
@@ -327,7 +335,7 @@ static void pool_free(struct pool *pl)
 }
 
 /* Reads r's events with n workers decoding and formatting them; returns the exit status. */
-int run_threaded(struct etl_reader *r, const struct options *o, unsigned n)
+int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm)
 {
 	struct pool pl;
 	unsigned k, started = 0;
@@ -372,20 +380,27 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n)
 		exit_code = worse(exit_code, pl.w[k].exit_code);
 		decode_errors += pl.w[k].decode_errors;
 	}
+	sm->damage += pl.damage;
+	for (k = 0; k < started; k++) {
+		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {
+			fprintf(stderr, "%s: out of memory\n", progname);
+			exit_code = worse(exit_code, EXIT_NOMEM);
+		}
+		summary_free(&pl.w[k].sm);
+	}
 	pool_free(&pl);
 	return exit_code;
 }
 
 /* Whether --threads applies: event output in a stateless format (not chrome, whose
- * pairs and names span events; not the summaries), no --count, no standard input
- * (the workers open each input again). */
+ * pairs and names span events), or --stats and --providers (not --processes alone, which
+ * decodes nothing), no --count, no standard input (the workers open each input again). */
 int threads_usable(const struct options *o, char **files, int nfiles)
 {
-	int i;
+	int i, counted = o->stats || o->providers;
 
-	if (o->threads < 2 || o->info || o->stats || o->providers || o->processes || !o->writer->stateless ||
-	    o->csv_columns ||
-	    o->max_events)
+	if (o->threads < 2 || o->info || (!counted && (o->processes || !o->writer->stateless)) ||
+	    o->csv_columns || o->max_events)
 		return 0;
 	for (i = 0; i < nfiles; i++)
 		if (strcmp(files[i], "-") == 0)

@@ -349,12 +349,15 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	}
 	if (!summarise && o->writer->begin)
 		o->writer->begin(r, o);
-	if (!summarise && threads_usable(o, files, nfiles) && opened == nfiles) {
-		/* this reader iterates; the workers decode and format copies of its events with readers
-		 * of their own on the same inputs (pool.c) */
-		exit_code = worse(exit_code, run_threaded(r, o, o->threads));
+	if (threads_usable(o, files, nfiles) && opened == nfiles) {
+		/* this reader iterates; the workers decode and format (or count) copies of its events
+		 * with readers of their own on the same inputs (pool.c) */
+		exit_code = worse(exit_code, run_threaded(r, o, o->threads, &sm));
+		if (summarise)
+			o->writer->summary(&sm, r, o);
+		summary_free(&sm);
 		etl_reader_free(r);
-		if (o->writer->end)
+		if (!summarise && o->writer->end)
 			o->writer->end(NULL, o);
 		return decode_errors ? worse(exit_code, EXIT_DAMAGED) : exit_code;
 	}

@@ -319,27 +319,95 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 		sm->first = etl_event_filetime(ev);
 	if (etl_event_filetime(ev) > sm->last)
 		sm->last = etl_event_filetime(ev);
-	if (!pname) {
+	if (pname) {
+		t = tally_cached(&sm->providers, slot ? &slot->pname : NULL, pname);
+		if (slot)
+			slot->pname_guid = 0;
+	} else if (slot && slot->pname && slot->pname_guid) {
+		t = &sm->providers.t[slot->pname - 1]; /* the slot's provider GUID is this event's */
+	} else {
 		guid[0] = '{';
 		etl_guid_format(etl_event_provider(ev), guid + 1);
 		strcat(guid, "}");
-		pname = guid;
+		t = tally_cached(&sm->providers, slot ? &slot->pname : NULL, guid);
+		if (slot)
+			slot->pname_guid = 1;
 	}
-	if ((t = tally_cached(&sm->providers, slot ? &slot->pname : NULL, pname)) != NULL) {
-		if (!t->events)
+	if (t) {
+		if (!t->events) {
 			t->guid = *etl_event_provider(ev);
+			t->first_at = sm->now;
+		}
 		t->raw += !d || etl_decoded_source(d) == ETL_DECODER_NONE;
 		t->wpp |= etl_event_header_kind(ev) == ETL_HEADER_MESSAGE;
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
-		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE))
+		if (d && (t->source < 0 || t->source == ETL_DECODER_NONE)) {
 			t->source = (int)etl_decoded_source(d);
+			t->source_at = sm->now;
+		}
 	}
 	if (d && (t = tally_cached(&sm->names, slot ? &slot->name : NULL, etl_decoded_name(d))) != NULL) {
+		if (!t->events)
+			t->first_at = sm->now;
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
 		t->partial += etl_decoded_status(d) == ETL_DECODE_PARTIAL;
 	}
+	sm->now++;
+}
+
+/* A source that is a decoder's (not "none", not unset) */
+static int decoded_source(int source)
+{
+	return source >= 0 && source != ETL_DECODER_NONE;
+}
+
+static int tallies_merge(struct tallies *into, const struct tallies *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++) {
+		const struct tally *f = &from->t[i];
+		struct tally *t = tally_get(into, f->key);
+
+		if (!t)
+			return -1;
+		if (!t->events || f->first_at < t->first_at) {
+			t->guid = f->guid;
+			t->first_at = f->first_at;
+		}
+		/* the first decoder of its events, else "none" if any was looked at */
+		if (decoded_source(f->source) ? !decoded_source(t->source) || f->source_at < t->source_at
+					      : f->source == ETL_DECODER_NONE && t->source < 0) {
+			t->source = f->source;
+			t->source_at = f->source_at;
+		}
+		t->events += f->events;
+		t->bytes += f->bytes;
+		t->partial += f->partial;
+		t->raw += f->raw;
+		t->wpp |= f->wpp;
+	}
+	return 0;
+}
+
+int summary_merge(struct summary *into, const struct summary *from)
+{
+	if (from->events) {
+		if (!into->events || from->first < into->first)
+			into->first = from->first;
+		if (from->last > into->last)
+			into->last = from->last;
+	}
+	into->events += from->events;
+	into->decoded += from->decoded;
+	into->undecoded += from->undecoded;
+	into->decode_errors += from->decode_errors;
+	into->damage += from->damage;
+	if (tallies_merge(&into->providers, &from->providers) != 0)
+		return -1;
+	return tallies_merge(&into->names, &from->names);
 }
 
 /* Sorts the tallies and formats the time span; the events lost over all inputs. */

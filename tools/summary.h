@@ -19,6 +19,9 @@ struct tally {
 	struct etl_guid guid;            /* the provider's GUID (providers) */
 	int source;
 	int wpp;                         /* its events are WPP messages (providers) */
+	/* the order (struct summary's now) of its first event, which gave guid, and of the
+	 * event that gave source: what summary_merge keeps of two tallies */
+	uint64_t first_at, source_at;
 };
 
 /* Tallies by name, found through an open-addressing index of the names' hashes. */
@@ -37,6 +40,7 @@ struct summary_slot {
 	struct etl_guid provider;
 	uint64_t ident;   /* id, version, opcode, task and header kind, packed */
 	uint32_t pname, name; /* tally number + 1 in providers and names, 0 for none */
+	int pname_guid;   /* pname is the tally of the provider's "{GUID}" (events without a name) */
 };
 
 struct summary {
@@ -44,11 +48,16 @@ struct summary {
 	struct summary_slot *cache; /* SUMMARY_CACHE_SLOTS slots, allocated on first use */
 	uint64_t events, decoded, undecoded, decode_errors, damage;
 	uint64_t first, last;
+	uint64_t now; /* the order of the next event summary_add counts: one more for each, or
+			 set by the caller (a worker thread counts events that are not consecutive) */
 };
 
 /* Counts one event (st: what decoding it returned). */
 void summary_add(struct summary *sm, const struct etl_event *ev, const struct etl_decoded *d, int st);
 void summary_free(struct summary *sm);
+/* Adds the counts of from to into, as if into had counted from's events too (in the order
+ * their now gave them); 0, or -1 without memory. */
+int summary_merge(struct summary *into, const struct summary *from);
 /* What --stats, --providers and --processes asked for. */
 void summary_text(struct summary *sm, struct etl_reader *r, const struct options *o);
 void summary_json(struct summary *sm, struct etl_reader *r, const struct options *o);

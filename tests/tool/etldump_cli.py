@@ -465,11 +465,13 @@ def main():
         bad = os.path.join(tmp, "bad.etl")
         with open(bad, "wb") as f:
             f.write(data)
+        summaries = (["-f", "jsonl", "--stats", "--providers"], ["--stats"], ["--providers", "--processes"])
         for path in (big, bad):
-            for fmt in ("jsonl", "text", "csv", "xml"):
-                one = run([etldump, "-f", fmt, path])
+            for args in [["-f", fmt] for fmt in ("jsonl", "text", "csv", "xml")] + list(summaries):
+                fmt = "-".join(a.lstrip("-") for a in args if a != "-f")
+                one = run([etldump] + args + [path])
                 for j in ("2", "3"):
-                    many = run([etldump, "-f", fmt, "--threads", j, path])
+                    many = run([etldump] + args + ["--threads", j, path])
                     tag = f"threads-{j}-{fmt}-{os.path.basename(path)}"
                     check(tag, many.stdout == one.stdout and many.returncode == one.returncode and
                           sorted(many.stderr.splitlines()) == sorted(one.stderr.splitlines()),
@@ -500,7 +502,12 @@ def main():
         r1 = run([etldump, "-f", "jsonl", "--pid", "4", "--cpu", "1", big])
         r2 = run([etldump, "-f", "jsonl", "--pid", "4", "--cpu", "1", "-j", "2", big])
         check("threads-filters", r1.stdout == r2.stdout and len(r1.stdout.splitlines()) > 10)
-        # one thread where threads cannot keep the output: --count, chrome, summaries, stdin
+        # the summaries are counted by the workers and merged: the same tallies, the same damage
+        st1 = json.loads(run([etldump, "-f", "jsonl", "--stats", bad]).stdout)
+        st3 = json.loads(run([etldump, "-f", "jsonl", "--stats", "-j", "3", bad]).stdout)
+        check("threads-stats-damage", st1 == st3 and st1.get("damage_reports", 0) > 0 and
+              st1.get("events", 0) > 5000, repr(st1)[:300])
+        # one thread where threads cannot keep the output: --count, chrome, stdin
         check("threads-count", len(run([etldump, "-j", "2", "-n", "1500", big]).stdout.splitlines()) == 1500)
         check("threads-chrome", run([etldump, "-j", "2", "-f", "chrome", fx]).stdout ==
               run([etldump, "-f", "chrome", fx]).stdout)

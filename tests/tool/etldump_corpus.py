@@ -92,6 +92,12 @@ def main():
         if threaded.returncode != 0 or threaded.stderr or threaded.stdout != run.stdout:
             fail(f"--threads=2: exit {threaded.returncode}, output "
                  f"{'differs' if threaded.stdout != run.stdout else 'equal'}, stderr {threaded.stderr[:200]!r}")
+        # --stats and --providers with workers: their tallies merged give one thread's
+        summ = ["--stats", "--providers", "--format=jsonl", path]
+        one, two = (subprocess.run([etldump] + j + summ, capture_output=True) for j in ([], ["--threads=2"]))
+        if two.returncode != one.returncode or two.stdout != one.stdout or two.stderr != one.stderr:
+            fail(f"--stats --threads=2: exit {two.returncode}, output "
+                 f"{'differs' if two.stdout != one.stdout else 'equal'}, stderr {two.stderr[:200]!r}")
         info = json.loads(info_run.stdout)
         start = (info["start_filetime"] - FT_EPOCH) * 100
         end = (info["end_filetime"] - FT_EPOCH) * 100
