@@ -18,6 +18,7 @@
  *   jsonl     etldump --format=jsonl > /dev/null
  *   jsonl-j2  the same with --threads=2
  *   stats     etldump --stats > /dev/null
+ *   stats-j2  the same with --threads=2
  * plus the decompressor alone (MB/s of output) over every compressed
  * buffer, and each workload's peak resident memory (its own process).
  *
@@ -183,9 +184,10 @@ static unsigned long long w_decode(const char *path, const char *unused)
 	return iterate(path, 1);
 }
 
-/* Runs etldump with ARG (and --quiet) on PATH, its output to OUT (NULL: /dev/null). */
+/* Runs etldump with ARG, ARG2 when not NULL (and --quiet) on PATH, its output to OUT (NULL:
+ * /dev/null). */
 static unsigned long long run_etldump_to(const char *path, const char *etldump, const char *arg,
-					 const char *out)
+					 const char *arg2, const char *out)
 {
 	pid_t pid = fork();
 	int status;
@@ -195,7 +197,10 @@ static unsigned long long run_etldump_to(const char *path, const char *etldump, 
 		if (fd < 0)
 			_exit(127);
 		dup2(fd, 1);
-		execl(etldump, etldump, "--format=jsonl", "--quiet", arg, path, (char *)NULL);
+		if (arg2)
+			execl(etldump, etldump, "--format=jsonl", "--quiet", arg, arg2, path, (char *)NULL);
+		else
+			execl(etldump, etldump, "--format=jsonl", "--quiet", arg, path, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
@@ -205,17 +210,22 @@ static unsigned long long run_etldump_to(const char *path, const char *etldump, 
 
 static unsigned long long w_jsonl(const char *path, const char *etldump)
 {
-	return run_etldump_to(path, etldump, "--threads=1", NULL);
+	return run_etldump_to(path, etldump, "--threads=1", NULL, NULL);
 }
 
 static unsigned long long w_jsonl2(const char *path, const char *etldump)
 {
-	return run_etldump_to(path, etldump, "--threads=2", NULL);
+	return run_etldump_to(path, etldump, "--threads=2", NULL, NULL);
 }
 
 static unsigned long long w_stats(const char *path, const char *etldump)
 {
-	return run_etldump_to(path, etldump, "--stats", NULL);
+	return run_etldump_to(path, etldump, "--stats", NULL, NULL);
+}
+
+static unsigned long long w_stats2(const char *path, const char *etldump)
+{
+	return run_etldump_to(path, etldump, "--stats", "--threads=2", NULL);
 }
 
 static const char *bench_dir = "/tmp";
@@ -228,7 +238,7 @@ static unsigned long long jsonl_bytes(const char *path, const char *etldump)
 	unsigned long long n = 0;
 
 	snprintf(out, sizeof(out), "%s/etlbench-%ld.jsonl", bench_dir, (long)getpid());
-	run_etldump_to(path, etldump, "--threads=1", out);
+	run_etldump_to(path, etldump, "--threads=1", NULL, out);
 	if (stat(out, &sb) == 0)
 		n = (unsigned long long)sb.st_size;
 	unlink(out);
@@ -342,6 +352,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	struct result stk = in_child(w_stacks, path, etldump, repeat);
 	struct result pay = in_child(w_decode, path, etldump, repeat);
 	struct result sts = in_child(w_stats, path, etldump, few);
+	struct result sts2 = in_child(w_stats2, path, etldump, few);
 	struct result js = in_child(w_jsonl, path, etldump, few);
 	struct result js2 = in_child(w_jsonl2, path, etldump, few);
 	struct result x = in_child(w_xpress, path, etldump, repeat + 1);
@@ -354,6 +365,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	row(label, "stacks", bytes, stk, base_mbs, events, 0);
 	row(label, "decode", bytes, pay, base_mbs, events, 0);
 	row(label, "stats", bytes, sts, base_mbs, events, 0);
+	row(label, "stats-j2", bytes, sts2, base_mbs, events, 0);
 	row(label, "jsonl", bytes, js, base_mbs, events, out);
 	row(label, "jsonl-j2", bytes, js2, base_mbs, events, out);
 	if (x.ok && x.events) {
@@ -603,7 +615,7 @@ int main(int argc, char **argv)
 		bench_manifests(corpus, dir, repeat, keep);
 	}
 	printf("\nratio: MB/s of trace bytes divided by the read row of the same file; out MB/s: JSON\n"
-	       "written per second.  stats: etldump --stats (decodes every event).\n"
+	       "written per second.  stats: etldump --stats (decodes every event); -j2: --threads=2.\n"
 	       "xpress*: the decompressor alone, MB/s of decompressed output; peak MiB is the\n"
 	       "process's maximum resident size (for xpress*, the file is held in memory).\n");
 	if (!keep) {
