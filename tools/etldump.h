@@ -107,6 +107,6 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, stru
 /* The events read so far, on stderr (a terminal); done: the last report. */
 void progress(const struct etl_reader *r, uint64_t n, int done);
 /* Whether --threads applies to this run. */
-int threads_usable(const struct options *o, char **files, int nfiles);
+int threads_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles);
 
 #endif

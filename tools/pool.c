@@ -392,10 +392,21 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, stru
 	return exit_code;
 }
 
+/* Whether some input's buffers are compressed (its log file mode says so). */
+static int any_compressed(const struct etl_reader *r)
+{
+	int t;
+
+	for (t = 0; t < etl_reader_trace_count(r); t++)
+		if (etl_trace_info_log_file_mode(etl_reader_trace_info(r, t)) & 0x04000000u)
+			return 1;
+	return 0;
+}
+
 /* Whether --threads applies: event output in a stateless format (not chrome, whose
  * pairs and names span events), or --stats and --providers (not --processes alone, which
  * decodes nothing), no --count, no standard input (the workers open each input again). */
-int threads_usable(const struct options *o, char **files, int nfiles)
+int threads_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles)
 {
 	int i, counted = o->stats || o->providers;
 
@@ -414,6 +425,10 @@ int threads_usable(const struct options *o, char **files, int nfiles)
 			if (stat(files[i], &sb) == 0)
 				total += (uint64_t)sb.st_size;
 		if (total < ((uint64_t)4 << 20))
+			return 0;
+		/* counting leaves the main thread, which reads and copies every event, the bound: the
+		 * workers pay off only where decompression is shared too (docs/PERFORMANCE.md) */
+		if (counted && !any_compressed(r))
 			return 0;
 	}
 	return 1;

@@ -349,7 +349,7 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	}
 	if (!summarise && o->writer->begin)
 		o->writer->begin(r, o);
-	if (threads_usable(o, files, nfiles) && opened == nfiles) {
+	if (threads_usable(o, r, files, nfiles) && opened == nfiles) {
 		/* this reader iterates; the workers decode and format (or count) copies of its events
 		 * with readers of their own on the same inputs (pool.c) */
 		exit_code = worse(exit_code, run_threaded(r, o, o->threads, &sm));
