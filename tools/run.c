@@ -111,7 +111,8 @@ void progress(const struct etl_reader *r, uint64_t n, int done)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!start.tv_sec && !start.tv_nsec)
 		start = now;
-	if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) < 200000000L)
+	/* in 64 bits: a 32-bit long holds seconds times 10^9 only for two seconds */
+	if ((int64_t)(now.tv_sec - last.tv_sec) * 1000000000 + (now.tv_nsec - last.tv_nsec) < 200000000)
 		return;
 	last = now;
 	for (i = 0; i < etl_reader_trace_count(r); i++)
