@@ -392,13 +392,16 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, stru
 	return exit_code;
 }
 
+/* The log file mode bit of a trace whose buffers are compressed (EVENT_TRACE_COMPRESSED_MODE) */
+#define LOG_MODE_COMPRESSED 0x04000000u
+
 /* Whether some input's buffers are compressed (its log file mode says so). */
 static int any_compressed(const struct etl_reader *r)
 {
 	int t;
 
 	for (t = 0; t < etl_reader_trace_count(r); t++)
-		if (etl_trace_info_log_file_mode(etl_reader_trace_info(r, t)) & 0x04000000u)
+		if (etl_trace_info_log_file_mode(etl_reader_trace_info(r, t)) & LOG_MODE_COMPRESSED)
 			return 1;
 	return 0;
 }
