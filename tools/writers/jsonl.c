@@ -95,26 +95,51 @@ static void json_location(struct etl_reader *r, const struct etl_event *ev)
 	process_json(r, ev);
 }
 
-/* The provider, the kernel hook, the event descriptor and the header flags. */
-static void json_descriptor(const struct etl_event *ev)
-{
-	/* consecutive events mostly share their provider: its text is made once */
-	static _Thread_local struct etl_guid last;
-	static _Thread_local char guid[ETL_GUID_STRING_SIZE];
-	const struct etl_guid *g = etl_event_provider(ev);
-	enum etl_header_kind k = etl_event_header_kind(ev);
+/* An event's descriptor as a cache key: the header fields json_descriptor_text writes. */
+struct desc_key {
+	struct etl_guid provider;
+	uint64_t keywords;
+	uint16_t id, task, hook_id;
+	uint8_t version, channel, level, opcode, kind, pad;
+};
 
-	if (!guid[0] || !etl_guid_equal(g, &last)) {
-		etl_guid_format(g, guid);
-		last = *g;
-	}
+/* The text of the descriptors seen last, per thread: events of one identity repeat it. */
+#define DESC_SLOTS 64
+#define DESC_TEXT 240
+struct desc_slot {
+	struct desc_key key;
+	uint16_t len; /* 0: empty */
+	char text[DESC_TEXT];
+};
+
+static void desc_key_of(const struct etl_event *ev, struct desc_key *k)
+{
+	memset(k, 0, sizeof(*k)); /* the padding too: keys are compared with memcmp */
+	k->provider = *etl_event_provider(ev);
+	k->keywords = etl_event_keywords(ev);
+	k->id = etl_event_id(ev);
+	k->task = etl_event_task(ev);
+	k->hook_id = etl_event_hook_id(ev);
+	k->version = etl_event_version(ev);
+	k->channel = etl_event_channel(ev);
+	k->level = etl_event_level(ev);
+	k->opcode = etl_event_opcode(ev);
+	k->kind = (uint8_t)etl_event_header_kind(ev);
+}
+
+/* The provider, the kernel hook and the event descriptor, from the key alone. */
+static void json_descriptor_text(const struct desc_key *k)
+{
+	char guid[ETL_GUID_STRING_SIZE];
+
+	etl_guid_format(&k->provider, guid);
 	OUT_LIT(",\"provider\":\"");
 	out_mem(guid, ETL_GUID_STRING_SIZE - 1);
 	out_char('"');
-	if (is_kernel_kind(k)) {
-		const char *group = etl_kernel_group_name(etl_event_hook_id(ev) >> 8);
+	if (is_kernel_kind((enum etl_header_kind)k->kind)) {
+		const char *group = etl_kernel_group_name(k->hook_id >> 8);
 		OUT_LIT(",\"hook_id\":");
-		out_u64(etl_event_hook_id(ev));
+		out_u64(k->hook_id);
 		if (group) {
 			OUT_LIT(",\"kernel_group\":\"");
 			out_cstr(group);
@@ -122,27 +147,57 @@ static void json_descriptor(const struct etl_event *ev)
 		}
 	}
 	OUT_LIT(",\"id\":");
-	out_u64(etl_event_id(ev));
+	out_u64(k->id);
 	OUT_LIT(",\"version\":");
-	out_u64(etl_event_version(ev));
+	out_u64(k->version);
 	OUT_LIT(",\"channel\":");
-	out_u64(etl_event_channel(ev));
+	out_u64(k->channel);
 	OUT_LIT(",\"level\":");
-	out_u64(etl_event_level(ev));
+	out_u64(k->level);
 	OUT_LIT(",\"opcode\":");
-	out_u64(etl_event_opcode(ev));
+	out_u64(k->opcode);
 	OUT_LIT(",\"task\":");
-	out_u64(etl_event_task(ev));
+	out_u64(k->task);
 	OUT_LIT(",\"keywords\":\"0x");
-	out_hex16(etl_event_keywords(ev));
+	out_hex16(k->keywords);
 	out_char('"');
-	if (k == ETL_HEADER_EVENT) {
+}
+
+/* The provider, the kernel hook, the event descriptor and the header flags. */
+static void json_descriptor(const struct etl_event *ev)
+{
+	static _Thread_local struct desc_slot slots[DESC_SLOTS];
+	struct desc_key k;
+	struct desc_slot *slot;
+	enum etl_header_kind kind = etl_event_header_kind(ev);
+	uint64_t h;
+
+	desc_key_of(ev, &k);
+	h = (k.provider.data1 ^ (uint64_t)k.id << 32 ^ (uint64_t)k.opcode << 48 ^ (uint64_t)k.version << 56 ^
+	     k.hook_id ^ k.keywords ^ (uint64_t)k.task << 16) * 0x9E3779B97F4A7C15ull;
+	slot = &slots[h >> 58]; /* 6 bits: DESC_SLOTS */
+	if (slot->len && memcmp(&slot->key, &k, sizeof(k)) == 0) {
+		out_mem(slot->text, slot->len);
+	} else {
+		/* written, then kept when it went into the window in one piece */
+		const char *window = out_buf.data;
+		size_t at = out_buf.len;
+		json_descriptor_text(&k);
+		slot->len = 0;
+		if (out_buf.data == window && out_buf.len >= at && out_buf.len - at <= DESC_TEXT) {
+			slot->key = k;
+			memcpy(slot->text, window + at, out_buf.len - at);
+			slot->len = (uint16_t)(out_buf.len - at);
+		}
+	}
+	if (kind == ETL_HEADER_EVENT) {
 		OUT_LIT(",\"header_flags\":");
 		out_u64(etl_event_header_flags(ev));
 		OUT_LIT(",\"event_property\":");
 		out_u64(etl_event_property_flags(ev));
 	}
-	if (k == ETL_HEADER_SYSTEM || k == ETL_HEADER_FULL || k == ETL_HEADER_INSTANCE || k == ETL_HEADER_EVENT) {
+	if (kind == ETL_HEADER_SYSTEM || kind == ETL_HEADER_FULL || kind == ETL_HEADER_INSTANCE ||
+	    kind == ETL_HEADER_EVENT) {
 		OUT_LIT(",\"kernel_time\":");
 		out_u64(etl_event_kernel_time(ev));
 		OUT_LIT(",\"user_time\":");
