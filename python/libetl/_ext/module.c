@@ -46,10 +46,24 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return h ? h : 1;
 }
 
+/* In front of the table, for pyetl_intern: the str last found for a string at this address.
+ * Names mostly come from a few places (a schema's field names, static tables), but an address
+ * may hold other text later (a decoded name is made anew for every event), so a hit is taken
+ * only when the text there is still the entry's key. */
+#define FRONT_SLOTS 512u
+struct intern_front {
+	const char *at;  /* NULL: free */
+	const char *key; /* the table's copy of the text (freed only by intern_clear) */
+	size_t len;
+	PyObject *value; /* borrowed from the table */
+};
+static struct intern_front front[FRONT_SLOTS];
+
 static void intern_clear(void)
 {
 	size_t i;
 
+	memset(front, 0, sizeof(front));
 	for (i = 0; i < intern_cap; i++) {
 		if (interned[i].hash) {
 			PyMem_Free(interned[i].key);
@@ -96,8 +110,10 @@ static int intern_room(void)
 	return 0;
 }
 
-/* The str of key (made by make(key, len) the first time); a new reference. */
-static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const void *, size_t))
+/* The str of key (made by make(key, len) the first time); a new reference.  *copy, when not
+ * NULL, gets the table's copy of key. */
+static PyObject *intern_find(const void *key, size_t len, PyObject *(*make)(const void *, size_t),
+			     const char **copy)
 {
 	uint64_t h = hash_bytes(key, len);
 	struct intern_slot *s;
@@ -105,6 +121,8 @@ static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const
 	if (intern_cap) {
 		s = intern_slot(key, len, h);
 		if (s->hash) {
+			if (copy)
+				*copy = s->key;
 			Py_INCREF(s->value);
 			return s->value;
 		}
@@ -124,8 +142,15 @@ static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const
 	s->len = len;
 	s->hash = h;
 	intern_count++;
+	if (copy)
+		*copy = s->key;
 	Py_INCREF(s->value);
 	return s->value;
+}
+
+static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const void *, size_t))
+{
+	return intern_find(key, len, make, NULL);
 }
 
 static PyObject *make_text(const void *key, size_t len)
@@ -135,7 +160,25 @@ static PyObject *make_text(const void *key, size_t len)
 
 PyObject *pyetl_intern(const char *s)
 {
-	return intern_get(s, strlen(s), make_text);
+	struct intern_front *f = &front[((uintptr_t)s >> 3) * 0x9E3779B9u >> 23 & (FRONT_SLOTS - 1)];
+	PyObject *v;
+	size_t len;
+
+	/* strncmp stops at the end of s, so a shorter text there is never read past */
+	if (f->at == s && strncmp(s, f->key, f->len) == 0 && s[f->len] == 0) {
+		Py_INCREF(f->value);
+		return f->value;
+	}
+	len = strlen(s);
+	v = intern_find(s, len, make_text, &f->key);
+	if (v) {
+		f->at = s;
+		f->len = len;
+		f->value = v;
+	} else {
+		f->at = NULL;
+	}
+	return v;
 }
 
 static PyObject *make_guid(const void *key, size_t len)
