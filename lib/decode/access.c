@@ -160,6 +160,11 @@ const struct etl_property *etl_decoded_property_by_name(const struct etl_decoded
 {
 	size_t i;
 
+	/* the library asks with the same literal its layouts name the field with: the linker
+	 * merges equal literals, so the address mostly answers before any compare */
+	for (i = 0; i < d->ntop; i++)
+		if (d->nodes[i].name == name)
+			return &d->nodes[i];
 	for (i = 0; i < d->ntop; i++)
 		if (d->nodes[i].name && strcmp(d->nodes[i].name, name) == 0)
 			return &d->nodes[i];
