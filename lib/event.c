@@ -152,10 +152,10 @@ void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t 
 }
 
 /* What a copy of ev holds after the event itself: PMC values, extended items, payload, the
- * stack as far as it is completed. */
+ * stack as far as it is completed, what the reader's tables learnt from it. */
 static size_t copy_tail(const struct etl_event *ev)
 {
-	size_t n = (size_t)ev->pmc_count * 8 + ev->ext_len + ev->payload_len;
+	size_t n = (size_t)ev->pmc_count * 8 + ev->ext_len + ev->payload_len + ev->state_fact_len;
 	unsigned k;
 
 	for (k = 0; k < ev->nstack_parts; k++)
@@ -205,6 +205,9 @@ static void copy_to(const struct etl_event *ev, struct etl_event *c)
 		c->stack_part[k] = ev->stack_part[k] ? p : NULL; /* NULL: a key the index resolves */
 		p += n;
 	}
+	if (ev->state_fact_len)
+		memcpy(p, ev->state_fact, ev->state_fact_len);
+	c->state_fact = ev->state_fact_len ? p : NULL;
 }
 
 int etl_event_copy(const struct etl_event *ev, struct etl_event **copy)

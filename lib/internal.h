@@ -208,6 +208,11 @@ struct etl_event {
 	 * for - reading the index then - so that events nobody asks the stack of cost nothing. */
 	void (*stack_finish)(void *ctx, struct etl_event *ev);
 	void *stack_ctx;
+	/* What the reader that delivered the event learnt from it for its process, thread and image
+	 * tables (state/facts.h), so that another reader given a copy need not decode it again;
+	 * NULL for the other events.  An opaque blob here: copies carry it. */
+	const uint8_t *state_fact;
+	uint32_t state_fact_len;
 };
 
 /* Completes ev's stack where its reader left that for later (see struct etl_event). */

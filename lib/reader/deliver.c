@@ -56,12 +56,12 @@ void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s)
 
 /* Takes note of what a delivered (or, before a time window, skipped) event tells about later
  * ones: in-trace metadata, processes, threads and images. */
-void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev)
+void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev, struct etl_event *keep)
 {
 	if (ev->kind == ETL_HEADER_FULL || (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE))
 		etl__decode_observe(&r->dec, ev); /* metadata that describes later events */
 	if (ev->kind != ETL_HEADER_EVENT)
-		etl__state_observe(&r->sys, &r->dec, ev); /* processes, threads, images */
+		etl__state_observe(&r->sys, &r->dec, ev, keep); /* processes, threads, images */
 }
 
 int etl_event_updates_state(const struct etl_event *ev)
@@ -80,6 +80,6 @@ int etl_reader_observe(struct etl_reader *r, const struct etl_event *ev)
 	if (ev->trace_index < 0 || ev->trace_index >= r->ntraces)
 		return etl__reader_misuse(r, "the event's input is not open in this reader");
 	r->observer = 1;
-	etl__reader_observe_event(r, ev);
+	etl__reader_observe_event(r, ev, NULL);
 	return ETL_OK;
 }

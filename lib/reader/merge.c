@@ -602,12 +602,12 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		}
 		if (before) {
 			r->counts[ETL_COUNT_EVENTS_BEFORE_WINDOW]++;
-			etl__reader_observe_event(r, &s->ev);
+			etl__reader_observe_event(r, &s->ev, &s->ev);
 			continue;
 		}
 		r->counts[ETL_COUNT_EVENTS]++;
 		etl__reader_attach_stacks(r, s);
-		etl__reader_observe_event(r, &s->ev);
+		etl__reader_observe_event(r, &s->ev, &s->ev);
 		*event = &s->ev;
 		return ETL_OK;
 	}

@@ -137,7 +137,8 @@ void etl__reader_queue_diag(void *ctx, const struct etl_diag *d);
  * stack (from the trace's stack index) to be completed when it is first asked for. */
 void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);
 /* Takes note of what a delivered (or, before a time window, skipped) event tells about later
- * ones: in-trace metadata, processes, threads, images. */
-void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev);
+ * ones: in-trace metadata, processes, threads, images.  keep: the event itself when this reader
+ * delivers it (it keeps what its tables learnt from it, for copies), else NULL. */
+void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev, struct etl_event *keep);
 
 #endif

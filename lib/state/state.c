@@ -3,14 +3,18 @@
  *
  * Fed from etl_reader_next() with every delivered event: the few kernel
  * records that describe the system (Process, Thread and Image start, stop
- * and rundown) are decoded with the built-in layouts into a scratch view and
- * folded into the tables.  Everything else costs one switch.
+ * and rundown) are decoded with the built-in layouts into a scratch view,
+ * whose fields the tables take are read into a fact (facts.h) - kept with
+ * the delivered event, so that a copy of it teaches another reader without a
+ * second decoding - and folded into the tables.  Everything else costs one
+ * switch.
  *
  * SPDX-License-Identifier: MIT
  */
 #include <string.h>
 
 #include "internal.h"
+#include "state/facts.h"
 #include "state/state.h"
 #include "util/htab.h"
 #include "util/cursor.h"
@@ -51,24 +55,28 @@ static int slot_put(struct etl_htab *t, uint64_t key, uint32_t value)
 	return 1;
 }
 
-/* ---- reading the decoded fields ---- */
+/* ---- reading a record's fact ---- */
 
-static int field_u64(const struct etl_decoded *d, const char *name, uint64_t *v)
+/* A record's fact and where its texts are. */
+struct fact {
+	struct etl_fact f;
+	const uint8_t *blob;
+};
+
+static int fact_u64(const struct fact *x, enum etl_fact_int k, uint64_t *v)
 {
-	const struct etl_property *p = etl_decoded_property_by_name(d, name);
-
-	return p && etl_property_as_u64(p, v) == ETL_OK;
+	return etl__fact_u64(&x->f, k, v);
 }
 
-/* A copy of a string field ("" when absent); "" too once the string budget is spent. */
-static char *field_str(struct etl_state *st, const struct etl_decoded *d, const char *name)
+/* A copy of a string field ("" when absent or unreadable); "" too once the string budget is
+ * spent. */
+static char *fact_str(struct etl_state *st, const struct fact *x, enum etl_fact_text k)
 {
-	const struct etl_property *p = etl_decoded_property_by_name(d, name);
-	const char *s = "";
 	size_t len = 0;
+	const char *s = etl__fact_text(&x->f, x->blob, k, &len);
 	char *out;
 
-	if (p && etl_property_as_utf8(p, &s, &len) != ETL_OK) {
+	if (!s) {
 		s = "";
 		len = 0;
 	}
@@ -154,16 +162,16 @@ static struct etl_process *process_get(struct etl_state *st, int trace, uint32_t
 	return p ? p : process_new(st, trace, pid);
 }
 
-static void on_process(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+static void on_process(struct etl_state *st, const struct etl_event *ev, const struct fact *d)
 {
 	uint64_t pid, v;
 	struct etl_process *p;
 	char *img;
 
-	if (!field_u64(d, "ProcessID", &pid) || pid >= ETL_ID_NONE) /* 0xFFFFFFFF names no process */
+	if (!fact_u64(d, FI_PROCESS_ID, &pid) || pid >= ETL_ID_NONE) /* 0xFFFFFFFF names no process */
 		return;
 	p = (struct etl_process *)etl__state_find(st, ev->trace_index, (uint32_t)pid);
-	img = field_str(st, d, "ImageFileName");
+	img = fact_str(st, d, FT_IMAGE_FILE_NAME);
 	switch (ev->opcode) {
 	case 1: /* Start: a new process, even if the pid was seen before */
 		p = process_new(st, ev->trace_index, (uint32_t)pid);
@@ -179,13 +187,12 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 		if (!p)
 			p = process_new(st, ev->trace_index, (uint32_t)pid);
 		if (p && ev->opcode == 2) {
-			int64_t es;
-			const struct etl_property *x = etl_decoded_property_by_name(d, "ExitStatus");
+			uint64_t es;
 
 			p->ended = 1;
 			p->end_time = ev->filetime;
-			if (x && etl_property_as_i64(x, &es) == ETL_OK)
-				p->exit_status = (int32_t)es;
+			if (fact_u64(d, FI_EXIT_STATUS, &es))
+				p->exit_status = (int32_t)(int64_t)es;
 		}
 		break;
 	default:
@@ -195,26 +202,25 @@ static void on_process(struct etl_state *st, const struct etl_event *ev, const s
 		etl__free(img);
 		return;
 	}
-	if (field_u64(d, "ParentID", &v) && v <= UINT32_MAX)
+	if (fact_u64(d, FI_PARENT_ID, &v) && v <= UINT32_MAX)
 		p->parent_pid = (uint32_t)v;
-	if (field_u64(d, "SessionID", &v) && v <= UINT32_MAX)
+	if (fact_u64(d, FI_SESSION_ID, &v) && v <= UINT32_MAX)
 		p->session_id = (uint32_t)v;
 	replace_str(&p->image_name, img);
-	if (etl_decoded_property_by_name(d, "CommandLine"))
-		replace_str(&p->command_line, field_str(st, d, "CommandLine"));
+	if (etl__fact_present(&d->f, FT_COMMAND_LINE))
+		replace_str(&p->command_line, fact_str(st, d, FT_COMMAND_LINE));
 }
 
 /* Keeps the thread's name (Thread/SetName, or a name in Thread/Start or a rundown). */
-static void name_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d,
+static void name_thread(struct etl_state *st, const struct etl_event *ev, const struct fact *d,
 			uint32_t pid, uint32_t tid)
 {
-	const struct etl_property *np = etl_decoded_property_by_name(d, "ThreadName");
 	const char *s;
 	struct etl_process *p;
 	char *name;
 	size_t i, len;
 
-	if (!np || etl_property_as_utf8(np, &s, &len) != ETL_OK || len == 0)
+	if (!(s = etl__fact_text(&d->f, d->blob, FT_THREAD_NAME, &len)) || len == 0)
 		return;
 	p = process_get(st, ev->trace_index, pid);
 	if (!p)
@@ -232,7 +238,7 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 		p->threads[i].tid = tid;
 		p->threads[i].name = NULL;
 	}
-	name = field_str(st, d, "ThreadName");
+	name = fact_str(st, d, FT_THREAD_NAME);
 	if (!name || !*name) { /* out of memory or of string budget: keep what there was */
 		etl__free(name);
 		return;
@@ -245,13 +251,13 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 	}
 }
 
-static void on_thread(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+static void on_thread(struct etl_state *st, const struct etl_event *ev, const struct fact *d)
 {
 	uint64_t pid, tid;
 
 	if ((ev->opcode < 1 || ev->opcode > 4) && ev->opcode != 72)
 		return;
-	if (!field_u64(d, "ProcessID", &pid) || !field_u64(d, "ThreadID", &tid) || pid >= ETL_ID_NONE ||
+	if (!fact_u64(d, FI_PROCESS_ID, &pid) || !fact_u64(d, FI_THREAD_ID, &tid) || pid >= ETL_ID_NONE ||
 	    tid >= ETL_ID_NONE)
 		return;
 	if (ev->opcode != 2 && ev->opcode != 4)
@@ -265,7 +271,7 @@ static void on_thread(struct etl_state *st, const struct etl_event *ev, const st
 		st->dropped++;
 }
 
-static void on_image(struct etl_state *st, const struct etl_event *ev, const struct etl_decoded *d)
+static void on_image(struct etl_state *st, const struct etl_event *ev, const struct fact *d)
 {
 	uint64_t base, size, pid = 0;
 	struct etl_process *p;
@@ -274,9 +280,9 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 
 	if (ev->opcode != 10 && (ev->opcode < 2 || ev->opcode > 4))
 		return;
-	if (!field_u64(d, "ImageBase", &base) || !field_u64(d, "ImageSize", &size))
+	if (!fact_u64(d, FI_IMAGE_BASE, &base) || !fact_u64(d, FI_IMAGE_SIZE, &size))
 		return;
-	if (!field_u64(d, "ProcessID", &pid))
+	if (!fact_u64(d, FI_PROCESS_ID, &pid))
 		pid = 0; /* version 0 has none: kernel images */
 	if (pid >= ETL_ID_NONE)
 		return;
@@ -309,7 +315,7 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	im->base = base;
 	im->size = size;
 	im->load_time = ev->opcode == 10 ? ev->filetime : 0;
-	im->file_name = field_str(st, d, "FileName");
+	im->file_name = fact_str(st, d, FT_FILE_NAME);
 	if (!im->file_name) {
 		st->dropped++;
 		return;
@@ -338,12 +344,52 @@ int etl__state_observes(const struct etl_event *ev)
 	return ev->kind != ETL_HEADER_EVENT && observed_kind(etl__decode_kernel_group(ev), ev->opcode);
 }
 
-void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
+/* The fields a record of this group and opcode gives the tables (etl_fact_int, etl_fact_text
+ * bits). */
+static void fact_masks(int group, unsigned opcode, uint32_t *ints, uint32_t *texts)
 {
-	int group;
+	if (group == G_IMAGE || (group == G_PROCESS && opcode == 10)) {
+		*ints = 1u << FI_IMAGE_BASE | 1u << FI_IMAGE_SIZE | 1u << FI_PROCESS_ID;
+		*texts = 1u << FT_FILE_NAME;
+	} else if (group == G_PROCESS) {
+		*ints = 1u << FI_PROCESS_ID | 1u << FI_PARENT_ID | 1u << FI_SESSION_ID |
+			(opcode == 2 ? 1u << FI_EXIT_STATUS : 0);
+		*texts = 1u << FT_IMAGE_FILE_NAME | 1u << FT_COMMAND_LINE;
+	} else {
+		*ints = 1u << FI_PROCESS_ID | 1u << FI_THREAD_ID;
+		*texts = opcode != 2 && opcode != 4 ? 1u << FT_THREAD_NAME : 0;
+	}
+}
+
+/* Decodes the record and reads its fact into st->fact: its length, 0 without memory. */
+static size_t make_fact(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev, int group)
+{
 	struct etl_diag diag;
 	struct etl_decoded *d = &st->scratch;
 	const struct etl_kernel_kind *kind;
+	uint32_t ints, texts;
+
+	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
+		return 0;
+	etl__arena_reset(&d->arena);
+	d->nnodes = d->ntop = 0;
+	d->trailing = 0;
+	d->reason = NULL;
+	d->resolve_map = NULL;
+	if (!d->max_nodes)
+		d->max_nodes = 4096;
+	kind = etl__kernel_kind(dec->kernel, (unsigned)group, ev->opcode, ev->version);
+	if (!kind || etl__kernel_decode(dec->kernel, d, ev, kind, &diag) != ETL_OK)
+		d = NULL; /* no layout or a damaged payload: the event itself says so when decoded */
+	fact_masks(group, ev->opcode, &ints, &texts);
+	return etl__fact_build(&st->fact, &st->fact_cap, d, ints, texts);
+}
+
+void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev,
+			struct etl_event *keep)
+{
+	int group;
+	struct fact x;
 
 	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
 		/* classic providers repeat their class GUID: compare with the last one first */
@@ -359,26 +405,31 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 	/* the hot path: most kernel records (samples, context switches, I/O) end here */
 	if (!observed_kind(group, ev->opcode))
 		return;
-	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
+	if (ev->state_fact) {
+		x.blob = ev->state_fact; /* read by the reader that delivered the event */
+	} else {
+		size_t len = make_fact(st, dec, ev, group);
+		if (!len) {
+			st->dropped++;
+			return;
+		}
+		x.blob = st->fact;
+		if (keep) {
+			keep->state_fact = st->fact;
+			keep->state_fact_len = (uint32_t)len;
+		}
+	}
+	etl__fact_read(x.blob, &x.f);
+	if (!x.f.decoded)
 		return;
-	etl__arena_reset(&d->arena);
-	d->nnodes = d->ntop = 0;
-	d->trailing = 0;
-	d->reason = NULL;
-	d->resolve_map = NULL;
-	if (!d->max_nodes)
-		d->max_nodes = 4096;
-	kind = etl__kernel_kind(dec->kernel, (unsigned)group, ev->opcode, ev->version);
-	if (!kind || etl__kernel_decode(dec->kernel, d, ev, kind, &diag) != ETL_OK)
-		return; /* no layout or a damaged payload: the event itself says so when decoded */
 	if (group == G_PROCESS && ev->opcode == 10)
-		on_image(st, ev, d);
+		on_image(st, ev, &x);
 	else if (group == G_PROCESS)
-		on_process(st, ev, d);
+		on_process(st, ev, &x);
 	else if (group == G_THREAD)
-		on_thread(st, ev, d);
+		on_thread(st, ev, &x);
 	else
-		on_image(st, ev, d);
+		on_image(st, ev, &x);
 }
 
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev)
@@ -456,6 +507,7 @@ void etl__state_free(struct etl_state *st)
 	etl__free(st->procs);
 	etl__htab_free(&st->by_pid);
 	etl__htab_free(&st->by_tid);
+	etl__free(st->fact);
 	etl__free(st->scratch.nodes);
 	etl__free(st->scratch.field_values);
 	etl__arena_free(&st->scratch.arena);

@@ -53,6 +53,8 @@ struct etl_state {
 	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
 	size_t string_bytes;        /* held by names and command lines */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
+	uint8_t *fact;              /* what the last of them gave the tables (facts.h) */
+	size_t fact_cap;
 	struct etl_guid last_class; /* the last MOF class seen and its kernel group (a one-entry cache) */
 	int last_group, last_valid;
 };
@@ -64,8 +66,12 @@ struct etl_state {
 #define ETL_STATE_MAX_IMAGES (1u << 20)
 #define ETL_STATE_MAX_STRING_BYTES ((size_t)64 << 20)
 
-/* Looks at a delivered event; updates the tables from Process, Thread and Image records. */
-void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
+/* Looks at a delivered event; updates the tables from Process, Thread and Image records: from
+ * the fact ev carries (a copy of an event another reader delivered), else from its decoding.
+ * keep, when not NULL (ev itself, delivered by this reader), is given the fact (valid until the
+ * next such record). */
+void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev,
+			struct etl_event *keep);
 /* Whether etl__state_observe may update the tables from ev (a Process, Thread or Image record). */
 int etl__state_observes(const struct etl_event *ev);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
