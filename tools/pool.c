@@ -12,10 +12,13 @@
  * as the main reader would.  Stacks the main reader left for later are
  * completed through it when a worker asks (the first such ask makes the stack
  * index pass).  The main thread writes the formatted batches in order, so
- * the output is the same bytes as with one thread; a batch's slot is filled
- * again once it is written and every worker has gone past it.  With --stats
- * or --providers the workers count the events they decode in summaries of
- * their own (in the events' order numbers), merged when they are done.
+ * the output is the same bytes as with one thread, and with each batch its
+ * diagnostics (diag.h: the damage met while reading it and the decoding
+ * problems of its worker, held back and merged in event order); a batch's
+ * slot is filled again once it is written and every worker has gone past it.
+ * With --stats or --providers the workers count the events they decode in
+ * summaries of their own (in the events' order numbers), merged when they
+ * are done.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "etldump.h"
 #include "out.h"
 #include "summary.h"
@@ -33,6 +37,7 @@
 
 #define BATCH_ITEMS 1024
 #define BATCH_BYTES ((size_t)4 << 20) /* of event copies: a batch ends at either bound */
+#define BATCH_DIAG_BYTES ((size_t)1 << 16) /* or at this much damage reported while reading it */
 #define RING(n) (2 * (n) + 2)
 
 /* Memory for event copies: a copy holds pointers into itself, so a block never moves; a batch
@@ -54,6 +59,7 @@ struct batch {
 	uint32_t *state;     /* the copies that describe something (etl_event_updates_state) */
 	size_t n, nstate, bytes;
 	struct out_sink text; /* what its worker formatted */
+	struct diag_log reading, decoding; /* its diagnostics, held back for the order (diag.h) */
 	unsigned passes;     /* workers that have not gone past it */
 	int filled, claimed, formatted, last;
 };
@@ -113,12 +119,15 @@ static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
 
 	b->text.len = 0;
 	out_set_sink(&b->text);
+	diag_to = &b->decoding;
 	for (i = 0; i < b->n && !out_buf.failed; i++) {
 		const struct etl_event *ev = b->ev[i];
 		(void)etl_reader_observe(r, ev);
 		w->sm.now = b->seq * BATCH_ITEMS + i; /* the event's place in the run */
+		diag_item = (uint32_t)i;
 		handle_event(r, ev, w->pool->o, &w->sm);
 	}
+	diag_to = NULL;
 	out_set_sink(NULL);
 	return out_buf.failed ? -1 : 0;
 }
@@ -228,9 +237,13 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 	b->cur = 0;
 	b->n = b->nstate = b->bytes = 0;
 	b->last = 0;
-	while (b->n < BATCH_ITEMS && b->bytes < BATCH_BYTES) {
+	diag_to = &b->reading;
+	while (b->n < BATCH_ITEMS && b->bytes < BATCH_BYTES && b->reading.len < BATCH_DIAG_BYTES) {
 		const struct etl_event *ev;
-		int st = etl_reader_next(r, &ev);
+		int st;
+
+		diag_item = (uint32_t)b->n; /* damage found now comes before the next event */
+		st = etl_reader_next(r, &ev);
 
 		if (st == ETL_END) {
 			b->last = 1;
@@ -252,6 +265,7 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 		}
 		(*events)++;
 	}
+	diag_to = NULL;
 	return exit_code;
 }
 
@@ -270,6 +284,7 @@ static int write_batches(struct pool *pl, uint64_t *next, uint64_t upto, int wai
 		pthread_mutex_unlock(&pl->mu);
 		if (!have)
 			return wait || pl->stop ? -1 : 0;
+		diag_log_print(&b->reading, &b->decoding);
 		if (b->text.len && fwrite(b->text.data, 1, b->text.len, stdout) != b->text.len) {
 			out_buf.failed = 1;
 			signal_stop(pl);
@@ -327,6 +342,8 @@ static void pool_free(struct pool *pl)
 		free(pl->b[k].ev);
 		free(pl->b[k].state);
 		free(pl->b[k].text.data);
+		diag_log_free(&pl->b[k].reading);
+		diag_log_free(&pl->b[k].decoding);
 	}
 	free(pl->b);
 	free(pl->w);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "etldump.h"
 #include "out.h"
 #include "outfiles.h"
@@ -31,11 +32,9 @@ static void report_decode(const struct etl_reader *r, const struct options *o)
 	if (!e || o->quiet)
 		return;
 	ti = etl_error_trace_index(e);
-	flockfile(stderr); /* one line, whole, whichever worker thread reports */
-	fprintf(stderr, "%s: %s: offset 0x%llx: %s\n", progname,
-		ti >= 0 && etl_reader_trace_info(r, ti) ? shown(etl_trace_info_name(etl_reader_trace_info(r, ti)), nb) : "?",
-		(unsigned long long)etl_error_offset(e), etl_error_message(e));
-	funlockfile(stderr);
+	diag_printf("%s: %s: offset 0x%llx: %s\n", progname,
+		    ti >= 0 && etl_reader_trace_info(r, ti) ? shown(etl_trace_info_name(etl_reader_trace_info(r, ti)), nb) : "?",
+		    (unsigned long long)etl_error_offset(e), etl_error_message(e));
 }
 
 const char *shown(const char *name, char buf[SHOWN_MAX])
@@ -45,7 +44,7 @@ const char *shown(const char *name, char buf[SHOWN_MAX])
 
 void report(const struct etl_reader *r, const char *fallback_name, const struct options *o)
 {
-	char nb[SHOWN_MAX];
+	char nb[SHOWN_MAX], off[40], buf[40];
 	const struct etl_error *e = etl_reader_error(r);
 	int ti;
 	const char *name = fallback_name;
@@ -55,14 +54,12 @@ void report(const struct etl_reader *r, const char *fallback_name, const struct 
 	ti = etl_error_trace_index(e);
 	if (ti >= 0 && etl_reader_trace_info(r, ti))
 		name = etl_trace_info_name(etl_reader_trace_info(r, ti));
-	flockfile(stderr); /* one line, whole, whichever worker thread reports */
-	fprintf(stderr, "%s: %s: ", progname, name ? shown(name, nb) : "?");
+	off[0] = buf[0] = '\0';
 	if (etl_error_offset(e) != UINT64_MAX)
-		fprintf(stderr, "offset 0x%" PRIx64 ": ", etl_error_offset(e));
+		snprintf(off, sizeof(off), "offset 0x%" PRIx64 ": ", etl_error_offset(e));
 	if (etl_error_buffer_index(e) >= 0)
-		fprintf(stderr, "buffer %" PRId64 ": ", etl_error_buffer_index(e));
-	fprintf(stderr, "%s\n", etl_error_message(e));
-	funlockfile(stderr);
+		snprintf(buf, sizeof(buf), "buffer %" PRId64 ": ", etl_error_buffer_index(e));
+	diag_printf("%s: %s: %s%s%s\n", progname, name ? shown(name, nb) : "?", off, buf, etl_error_message(e));
 }
 
 int damage_ends(const struct etl_reader *r, const struct options *o, int st, int *exit_code)

@@ -1,0 +1,105 @@
+/*
+ * diag.c - diagnostic lines, printed at once or held back for a batch (diag.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+_Thread_local struct diag_log *diag_to;
+_Thread_local uint32_t diag_item;
+
+/* Room for need more bytes of text and one more line in k; -1 when it cannot grow. */
+static int log_room(struct diag_log *k, size_t need)
+{
+	if (need > k->cap - k->len) {
+		size_t cap = k->cap ? k->cap : 4096;
+		char *t;
+		while (need > cap - k->len)
+			cap *= 2;
+		if (!(t = realloc(k->text, cap)))
+			return -1;
+		k->text = t;
+		k->cap = cap;
+	}
+	if (k->n == k->ncap) {
+		size_t ncap = k->ncap ? 2 * k->ncap : 64;
+		struct diag_line *l = realloc(k->line, ncap * sizeof(*l));
+		if (!l)
+			return -1;
+		k->line = l;
+		k->ncap = ncap;
+	}
+	return 0;
+}
+
+static void emit(const char *s, size_t n)
+{
+	struct diag_log *k = diag_to;
+
+	if (k && log_room(k, n) == 0) {
+		memcpy(k->text + k->len, s, n);
+		k->len += n;
+		k->line[k->n].item = diag_item;
+		k->line[k->n++].end = k->len;
+		return;
+	}
+	fwrite(s, 1, n, stderr); /* one call: stdio keeps the line whole among threads */
+}
+
+void diag_printf(const char *fmt, ...)
+{
+	char small[2048], *s = small;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		if (!(s = malloc((size_t)n + 1)))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	emit(s, (size_t)n);
+	if (s != small)
+		free(s);
+}
+
+/* The text of line i of k. */
+static void put_line(const struct diag_log *k, size_t i)
+{
+	size_t start = i ? k->line[i - 1].end : 0;
+
+	fwrite(k->text + start, 1, k->line[i].end - start, stderr);
+}
+
+void diag_log_print(struct diag_log *reading, struct diag_log *decoding)
+{
+	size_t i = 0, j = 0;
+
+	while (i < reading->n || j < decoding->n) {
+		/* reading lines come before the item they name, so before its decoding lines */
+		if (j == decoding->n || (i < reading->n && reading->line[i].item <= decoding->line[j].item))
+			put_line(reading, i++);
+		else
+			put_line(decoding, j++);
+	}
+	reading->len = reading->n = 0;
+	decoding->len = decoding->n = 0;
+}
+
+void diag_log_free(struct diag_log *log)
+{
+	free(log->text);
+	free(log->line);
+	memset(log, 0, sizeof(*log));
+}
