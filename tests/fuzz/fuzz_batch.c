@@ -29,57 +29,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_files.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int etldump_main(int argc, char **argv);
 
 static const char *const formats[] = { "text", "jsonl", "csv", "xml", "chrome" };
 static const char *const exts[] = { "txt", "jsonl", "csv", "xml", "json" };
-static char root[64];
 static const char victim_text[] = "not to be written";
-
-static void path_of(char *out, size_t cap, const char *rel)
-{
-	if ((size_t)snprintf(out, cap, "%s/%s", root, rel) >= cap)
-		abort();
-}
-
-static void put(const char *rel, const void *p, size_t n)
-{
-	char path[256];
-	int fd;
-
-	path_of(path, sizeof(path), rel);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || (n && write(fd, p, n) != (ssize_t)n) || close(fd) != 0)
-		abort();
-}
-
-/* The file's bytes (malloc'd; *n its size), or NULL when it is not a regular file. */
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	struct stat sb;
-	uint8_t *b;
-	int fd;
-
-	if (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return NULL;
-	fd = open(path, O_RDONLY);
-	b = malloc((size_t)sb.st_size + 1);
-	if (fd < 0 || !b || read(fd, b, (size_t)sb.st_size) != (ssize_t)sb.st_size)
-		abort();
-	close(fd);
-	*n = (size_t)sb.st_size;
-	return b;
-}
 
 static void same_file(const char *rel, const void *p, size_t n)
 {
-	char path[256];
 	size_t m;
-	uint8_t *b;
+	uint8_t *b = fuzz_slurp(rel, &m);
 
-	path_of(path, sizeof(path), rel);
-	b = slurp(path, &m);
 	if (!b || m != n || (n && memcmp(b, p, n) != 0))
 		abort(); /* an input (or the file behind the link) was written */
 	free(b);
@@ -93,7 +56,7 @@ static void only(const char *rel, const char *const *names, int nn)
 	DIR *d;
 	int i, ok;
 
-	path_of(path, sizeof(path), rel);
+	fuzz_path(path, sizeof(path), rel);
 	d = opendir(path);
 	if (!d)
 		abort();
@@ -140,10 +103,8 @@ static void clean_output(const char *rel, int kind)
 {
 	char path[256];
 	size_t n, i;
-	uint8_t *b;
+	uint8_t *b = fuzz_slurp(rel, &n);
 
-	path_of(path, sizeof(path), rel);
-	b = slurp(path, &n);
 	if (!b)
 		return;
 	for (i = 0; kind && i < n; i++)
@@ -152,40 +113,31 @@ static void clean_output(const char *rel, int kind)
 	if (kind == 2 && !utf8_ok(b, n))
 		abort(); /* JSON text must be UTF-8 */
 	free(b);
+	fuzz_path(path, sizeof(path), rel);
 	unlink(path);
 }
 
 static void remove_all(void)
 {
 	static const char *const rels[] = { "in/a.etl", "in2/a.etl", "victim", "in", "in2", "out", "" };
-	char path[256];
-	unsigned i;
 
-	for (i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
-		path_of(path, sizeof(path), rels[i]);
-		(void)remove(path);
-	}
+	fuzz_remove(rels, sizeof(rels) / sizeof(rels[0]));
 }
 
 static void setup(void)
 {
 	static const char *const dirs[] = { "in", "in2", "out" };
 	char path[256];
-	const char *t = getenv("TMPDIR");
 	unsigned i;
 
-	if (root[0])
+	if (!fuzz_root_make("batch"))
 		return;
-	if ((size_t)snprintf(root, sizeof(root), "%s/fuzz-batch-XXXXXX", t && strlen(t) < 40 ? t : "/tmp") >=
-		    sizeof(root) ||
-	    !mkdtemp(root))
-		abort();
 	for (i = 0; i < 3; i++) {
-		path_of(path, sizeof(path), dirs[i]);
+		fuzz_path(path, sizeof(path), dirs[i]);
 		if (mkdir(path, 0700) != 0)
 			abort();
 	}
-	put("victim", victim_text, sizeof(victim_text) - 1);
+	fuzz_put("victim", victim_text, sizeof(victim_text) - 1);
 	atexit(remove_all);
 }
 
@@ -201,14 +153,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *const out_names[] = { name1, name2 };
 
 	setup();
-	put("in/a.etl", data, size);
-	put("in2/a.etl", data + split, size - split);
+	fuzz_put("in/a.etl", data, size);
+	fuzz_put("in2/a.etl", data + split, size - split);
 	snprintf(name1, sizeof(name1), "a.etl.%s", exts[fmt]);
 	snprintf(name2, sizeof(name2), "a.etl-2.%s", exts[fmt]);
-	path_of(outdir, sizeof(outdir), "out");
-	path_of(a, sizeof(a), "in/a.etl");
-	path_of(b, sizeof(b), "in2/a.etl");
-	path_of(vpath, sizeof(vpath), "victim");
+	fuzz_path(outdir, sizeof(outdir), "out");
+	fuzz_path(a, sizeof(a), "in/a.etl");
+	fuzz_path(b, sizeof(b), "in2/a.etl");
+	fuzz_path(vpath, sizeof(vpath), "victim");
 	snprintf(lnk, sizeof(lnk), "%s/%s", outdir, link_it ? name1 : name2);
 	if (link_it && symlink(vpath, lnk) != 0)
 		abort();
