@@ -422,8 +422,10 @@ static uint64_t summary_prepare(struct summary *sm, struct etl_reader *r, char a
 	/* sorted for printing: the indexes no longer match, and are not used again */
 	free(sm->cache);
 	sm->cache = NULL;
-	qsort(sm->providers.t, sm->providers.n, sizeof(struct tally), tally_cmp);
-	qsort(sm->names.t, sm->names.n, sizeof(struct tally), tally_cmp);
+	if (sm->providers.n > 1) /* (none counted: no array, and qsort must not be given NULL) */
+		qsort(sm->providers.t, sm->providers.n, sizeof(struct tally), tally_cmp);
+	if (sm->names.n > 1)
+		qsort(sm->names.t, sm->names.n, sizeof(struct tally), tally_cmp);
 	etl_filetime_format(sm->first, a);
 	etl_filetime_format(sm->last, b);
 	return lost;

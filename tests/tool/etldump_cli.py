@@ -513,6 +513,14 @@ def main():
         check("threads-chrome", run([etldump, "-j", "2", "-f", "chrome", fx]).stdout ==
               run([etldump, "-f", "chrome", fx]).stdout)
         check("threads-stats", run([etldump, "-j", "2", "--stats", fx]).stdout == run([etldump, "--stats", fx]).stdout)
+        # summaries of nothing (a filter that selects no event): empty tallies, exit 0 (found by
+        # fuzz_threads: the empty tallies were sorted from a NULL array, undefined behaviour)
+        for j in ("1", "2"):
+            for what in ("--stats", "--providers"):
+                r = run([etldump, "-j", j, "-f", "jsonl", what, "--pid", "999999", big])
+                shown = b'"events":0,' in r.stdout if what == "--stats" else r.stdout == b""
+                check(f"summary-of-nothing-{what[2:]}-{j}", r.returncode == 0 and not r.stderr and shown,
+                      (r.stderr[:300] + r.stdout[:200]).decode(errors="replace"))
         with open(fx, "rb") as f:
             check("threads-stdin", run([etldump, "-j", "2", "-"], stdin=f).stdout == plain)
         check("threads-auto", run([etldump, "-j", "0", "-f", "csv", fx]).stdout == run([etldump, "-f", "csv", fx]).stdout)
