@@ -53,7 +53,7 @@ static void emit(const char *s, size_t n)
 
 void diag_printf(const char *fmt, ...)
 {
-	char small[2048], *s = small;
+	char small[2048], *big = NULL;
 	va_list ap;
 	int n;
 
@@ -62,16 +62,20 @@ void diag_printf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	if ((size_t)n >= sizeof(small)) {
-		if (!(s = malloc((size_t)n + 1)))
-			return;
-		va_start(ap, fmt);
-		vsnprintf(s, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+	if ((size_t)n < sizeof(small)) {
+		emit(small, (size_t)n);
+		return;
 	}
-	emit(s, (size_t)n);
-	if (s != small)
-		free(s);
+	if (!(big = malloc((size_t)n + 1))) {
+		small[sizeof(small) - 2] = '\n'; /* without memory: the line cut, not lost */
+		emit(small, sizeof(small) - 1);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	emit(big, (size_t)n);
+	free(big);
 }
 
 /* The text of line i of k. */
