@@ -115,14 +115,19 @@ static struct etl_reader *worker_reader(const struct pool *pl)
 /* Decodes and formats the worker's own batch into its text. */
 static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
 {
-	size_t i;
+	size_t i, k = 0;
 
 	b->text.len = 0;
 	out_set_sink(&b->text);
 	diag_to = &b->decoding;
 	for (i = 0; i < b->n && !out_buf.failed; i++) {
 		const struct etl_event *ev = b->ev[i];
-		(void)etl_reader_observe(r, ev);
+		/* only the events that describe something teach the reader (etl_event_updates_state):
+		 * the others would be a call each that does nothing */
+		if (k < b->nstate && b->state[k] == i) {
+			(void)etl_reader_observe(r, ev);
+			k++;
+		}
 		w->sm.now = b->seq * BATCH_ITEMS + i; /* the event's place in the run */
 		diag_item = (uint32_t)i;
 		handle_event(r, ev, w->pool->o, &w->sm);
