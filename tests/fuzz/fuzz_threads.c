@@ -1,6 +1,6 @@
 /*
  * fuzz_threads - etldump's promise that --threads changes nothing but the
- * speed (docs/ARCHITECTURE.md): the input is written to a file and etldump
+ * speed (etldump.1, --threads): the input is written to a file and etldump
  * runs over it twice, with one thread and with two or three, and the two
  * runs must give the same exit status, the same bytes on the output and the
  * same diagnostics.  Damaged and crafted inputs are where the two paths
