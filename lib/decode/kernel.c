@@ -294,32 +294,24 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	if (!l)
 		return ETL_END; /* no layout: the caller keeps the event raw */
 	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
-		/* a MOF-class event: its layout's pointer size must be proven by the payload */
+		/* a MOF-class event: its layout's pointer size must be proven by the payload.  The
+		 * header's size is tried first: when the payload proves it, that decoding is the
+		 * event's whatever the other size would give, so the other is tried only when it
+		 * does not */
 		const struct etl_schema *s4, *s8;
-		const char *why4 = NULL, *why8 = NULL;
+		const char *why[2] = { NULL, NULL }; /* the header's size, the other */
 		const uint8_t *roles = kc->roles[l - etl__klayouts];
-		int ok4, ok8, kept;
+		unsigned other = ptr == 8 ? 4 : 8;
 		if ((st = build_schema(kc, l, 4, &s4)) != ETL_OK || (st = build_schema(kc, l, 8, &s8)) != ETL_OK)
 			return st;
-		/* the header's pointer size is tried last and, when the payload proves it, its
-		 * decoding is the event's (the one the loop below would make again) */
-		if (ptr == 8) {
-			ok4 = proves(d, s4, ev, 4, roles, 0, &why4, diag);
-			ok8 = kept = proves(d, s8, ev, 8, roles, 1, &why8, diag);
-		} else {
-			ok8 = proves(d, s8, ev, 8, roles, 0, &why8, diag);
-			ok4 = proves(d, s4, ev, 4, roles, ptr == 4, &why4, diag);
-			kept = ok4 && ptr == 4;
-		}
-		if (!ok4 && !ok8) {
-			d->reason = why4 || why8 ? kernel_reason(d, why4, why8)
-						 : "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
-			return ETL_END;
-		}
-		if (kept)
+		if (proves(d, ptr == 8 ? s8 : s4, ev, ptr, roles, 1, &why[0], diag) ||
+		    proves(d, other == 8 ? s8 : s4, ev, other, roles, 1, &why[1], diag))
 			return finish(kc, d, ev, l, ETL_OK, 1, diag);
-		/* the header's pointer size when the payload proves it, else the one it proves */
-		ptr = (ptr == 8 ? ok8 : ok4) ? ptr : (ok8 ? 8 : 4);
+		if (why[0] || why[1])
+			d->reason = ptr == 8 ? kernel_reason(d, why[1], why[0]) : kernel_reason(d, why[0], why[1]);
+		else
+			d->reason = "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
+		return ETL_END;
 	}
 	for (;;) {
 		if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
