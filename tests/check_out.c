@@ -3,7 +3,8 @@
  * written through a sink: JSON string escaping against a byte-by-byte
  * statement of the rule (every byte value at every position of short strings,
  * and long mixed ones), decimal and hex numbers at every distance from the
- * end of the window, and times with three decimals against printf.
+ * end of the window, numbers whose high digits are kept from call to call, and
+ * times with three decimals against printf.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -152,6 +153,53 @@ START_TEST(numbers_at_every_window_position)
 }
 END_TEST
 
+/* out_u64_near and out_time_ns against snprintf: runs of values sharing their digits above the
+ * last nine (one, two or three such parts in turn: the kept parts are two), values under 10^9,
+ * the largest ones, negative times, at every distance from the end of the window. */
+START_TEST(near_numbers_as_printf)
+{
+	static const uint64_t highs[] = { 1595981179ull, 1ull, 18446744073ull, 1000000000ull };
+	struct out_sink k = { NULL, 0, 0 };
+	char *want = malloc(1 << 22), pad[24];
+	size_t wn = 0, i;
+	uint64_t x = 88172645463325252ull;
+
+	ck_assert_ptr_nonnull(want);
+	memset(pad, '.', sizeof(pad));
+	out_thread_init();
+	out_set_sink(&k);
+	for (i = 0; i < 60000; i++) {
+		uint64_t v, r;
+		int64_t t;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x % 1000000000u;
+		switch (i / 5000 % 6) {
+		case 0: v = highs[0] * 1000000000u + r; break;                  /* one part */
+		case 1: v = highs[i % 2] * 1000000000u + r % 1000; break;        /* two in turn, low zeros */
+		case 2: v = highs[i % 3] * 1000000000u + r; break;               /* three in turn */
+		case 3: v = x >> (x % 64); break;                                /* any size */
+		case 4: v = i % 2 ? UINT64_MAX - r : highs[3] * 1000000000u; break;
+		default: v = r; break;                                           /* under 10^9 */
+		}
+		t = (int64_t)(v >> (i % 2)) * (i % 3 == 0 ? -1 : 1);
+		out_mem(pad, i % sizeof(pad)); /* every distance from the end of the window, over time */
+		out_u64_near(v);
+		out_char(' ');
+		out_time_ns(t);
+		out_char('\n');
+		wn += (size_t)sprintf(want + wn, "%.*s%llu %lld\n", (int)(i % sizeof(pad)), pad, (unsigned long long)v,
+				      (long long)t);
+	}
+	out_set_sink(NULL);
+	ck_assert_uint_eq(k.len, wn);
+	ck_assert(memcmp(k.data, want, wn) == 0);
+	free(k.data);
+	free(want);
+}
+END_TEST
+
 /* out_fixed3 against snprintf's "%.3f": times as the chrome writer makes them (differences of
  * FILETIMEs in doubles, over ten, and differences of those), arbitrary fractions, negatives and
  * values out of the fast path's range. */
@@ -207,6 +255,7 @@ static Suite *out_suite(void)
 	tcase_add_test(t, json_strings_long_and_mixed);
 	tcase_add_test(t, numbers_at_every_window_position);
 	tcase_add_test(t, fixed3_as_printf);
+	tcase_add_test(t, near_numbers_as_printf);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

@@ -143,6 +143,58 @@ void out_u64(uint64_t v)
 	out_digits(tmp, i, 20);
 }
 
+void out_u64_near(uint64_t v)
+{
+	/* the digits above the last nine of the last two such parts written on this thread (an
+	 * event's time and its time stamp take one each) */
+	static _Thread_local struct {
+		uint64_t high;
+		size_t len;
+		char digits[16];
+	} seen[2] = { { UINT64_MAX, 0, { 0 } }, { UINT64_MAX, 0, { 0 } } };
+	static _Thread_local unsigned older;
+	uint64_t high = v / 1000000000u;
+	uint32_t low = (uint32_t)(v % 1000000000u);
+	char tmp[32];
+	size_t i = 9, n;
+	unsigned k;
+
+	if (v < 1000000000u) {
+		out_u64(v);
+		return;
+	}
+	k = seen[0].high == high ? 0 : seen[1].high == high ? 1 : 2;
+	if (k == 2) { /* at most 11 digits */
+		char t[16];
+		size_t j = sizeof(t);
+		uint64_t h = high;
+		do {
+			t[--j] = (char)('0' + h % 10);
+			h /= 10;
+		} while (h);
+		k = older;
+		older ^= 1;
+		seen[k].high = high;
+		seen[k].len = sizeof(t) - j;
+		memcpy(seen[k].digits, t + j, seen[k].len);
+	}
+	n = seen[k].len;
+	memcpy(tmp, seen[k].digits, sizeof(seen[k].digits));
+	/* the nine low digits, zeros kept, after the high ones: tmp[n, n + 9) */
+	while (i > 1) {
+		i -= 2;
+		memcpy(tmp + n + i, two_digits + 2 * (low % 100), 2);
+		low /= 100;
+	}
+	tmp[n] = (char)('0' + low);
+	if (OUT_BUFFER_SIZE - out_buf.len >= 20) { /* one fixed-size copy, as out_digits */
+		memcpy(out_buf.data + out_buf.len, tmp, 20);
+		out_buf.len += n + 9;
+	} else {
+		out_mem(tmp, n + 9);
+	}
+}
+
 void out_fixed3(double x)
 {
 	double scaled = x * 1000.0;
@@ -191,14 +243,16 @@ static const char hex_pairs[513] =
 
 void out_x64(uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
 	char tmp[32]; /* as out_u64: the digits end at tmp + 16, copied 16 bytes at once */
 	size_t i = 16;
 
-	do {
-		tmp[--i] = digits[v & 15];
-		v >>= 4;
+	do { /* a byte a step, then without the top byte's leading zero */
+		i -= 2;
+		memcpy(tmp + i, hex_pairs + 2 * (v & 0xFF), 2);
+		v >>= 8;
 	} while (v);
+	if (tmp[i] == '0' && i < 15)
+		i++;
 	out_digits(tmp, i, 16);
 }
 

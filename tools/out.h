@@ -80,6 +80,17 @@ size_t out_json_escape(const char *s, char *dst, size_t cap);
 
 void out_u64(uint64_t v);
 void out_i64(int64_t v);
+/* The same text as out_u64, faster for numbers whose digits above the last nine seldom change
+ * from one call to the next on a thread (times). */
+void out_u64_near(uint64_t v);
+/* A signed time in nanoseconds, as out_i64 writes it. */
+static inline void out_time_ns(int64_t v)
+{
+	if (v >= 0)
+		out_u64_near((uint64_t)v);
+	else
+		out_i64(v);
+}
 /* x as printf's "%.3f" writes it (quickly where x is near a whole number of thousandths). */
 void out_fixed3(double x);
 /* Lower-case hex digits of n bytes. */

@@ -187,7 +187,7 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	etl_event_payload(ev, &payload, &len);
 	out_cstr(when);
 	out_char(',');
-	out_i64(etl_event_unix_ns(ev));
+	out_time_ns(etl_event_unix_ns(ev));
 	out_char(',');
 	csv_field(etl_trace_info_name(etl_reader_trace_info(r, etl_event_trace_index(ev))));
 	out_char(',');

@@ -73,9 +73,9 @@ static void json_location(struct etl_reader *r, const struct etl_event *ev)
 	OUT_LIT(",\"time\":\"");
 	out_filetime(etl_event_filetime(ev));
 	OUT_LIT("\",\"unix_ns\":");
-	out_i64(etl_event_unix_ns(ev));
+	out_time_ns(etl_event_unix_ns(ev));
 	OUT_LIT(",\"timestamp\":");
-	out_u64(etl_event_timestamp_raw(ev));
+	out_u64_near(etl_event_timestamp_raw(ev));
 	if (etl_event_timestamp_inherited(ev))
 		OUT_LIT(",\"timestamp_inherited\":true");
 	OUT_LIT(",\"header\":\"");
