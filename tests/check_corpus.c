@@ -1,7 +1,8 @@
 /*
  * check_corpus.c - every trace of ../shared/corpus/etl reads end to end
  * with zero errors, and its header facts and record counts agree with the
- * corpus README (whose counts come from an independent buffer walk).
+ * corpus README (whose counts come from an independent buffer walk), and the
+ * decodings the reader makes as it delivers state records are the events' own.
  * Exits 77 (skipped) where the corpus is absent.
  *
  * SPDX-License-Identifier: MIT
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include <etl.h>
+
+#include "decoded_text.h"
 
 static const char *corpus_dir;
 
@@ -318,6 +321,41 @@ START_TEST(time_slices_tile_every_trace)
 }
 END_TEST
 
+/* A state record's decoding made as it is delivered (for the process tables) is the one a
+ * decoding of its own makes: every other state record and the event after each are decoded
+ * twice and compared; the others are left undecoded, so that the event after them shows that
+ * it is not given their decoding. */
+START_TEST(decoding_at_delivery_is_the_decoding)
+{
+	/* every trace of the table, and TraceLoggingTester's 30,547 state records */
+	const char *file = _i < (int)(sizeof(facts) / sizeof(facts[0])) ? facts[_i].file
+									  : "etwanalyzer_TraceLoggingTester.etl.gz";
+	struct etl_reader *r = open_corpus(file);
+	const struct etl_event *ev;
+	long states = 0, compared = 0;
+	int after = 0, st;
+
+	while ((st = etl_reader_next(r, &ev)) == ETL_OK) {
+		int state = etl_event_updates_state(ev);
+		states += state;
+		if ((state && states % 2 == 0) || after) {
+			char *first = decoded_text(r, ev), *again = decoded_text(r, ev);
+			ck_assert_ptr_nonnull(first);
+			ck_assert_ptr_nonnull(again);
+			ck_assert_msg(strcmp(first, again) == 0, "%s at %llu:\n%s\nagain:\n%s", file,
+				      (unsigned long long)etl_event_file_offset(ev), first, again);
+			free(first);
+			free(again);
+			compared++;
+		}
+		after = state;
+	}
+	ck_assert_int_eq(st, ETL_END);
+	ck_assert(states == 0 || compared > 0);
+	etl_reader_free(r);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("corpus");
@@ -339,6 +377,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, every_corpus_file_is_in_the_table);
 	tcase_add_loop_test(t, archive_equals_extracted_twin, 0, (int)(sizeof(twins) / sizeof(twins[0])));
 	tcase_add_loop_test(t, gzip_traces_read_clean, 0, 3);
+	tcase_add_loop_test(t, decoding_at_delivery_is_the_decoding, 0, (int)(sizeof(facts) / sizeof(facts[0])) + 1);
 	tcase_add_loop_test(t, time_slices_tile_every_trace, 0, 2 * (int)(sizeof(facts) / sizeof(facts[0])));
 	tcase_set_timeout(t, 120);
 	suite_add_tcase(s, t);

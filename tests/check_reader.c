@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "record/record.h"
 #include "util/cursor.h"
+#include "decoded_text.h"
 #include "scenario.h"
 #include "reader/reader.h"
 
@@ -993,6 +994,66 @@ START_TEST(system_state_tracks_processes_threads_images)
 }
 END_TEST
 
+/* A state record is decoded as it is delivered (for the process tables) and that decoding is
+ * what etl_reader_decode() first gives for it: it must be the one a decoding of its own makes,
+ * errors included (a limit of 2 properties makes every state record's decoding fail, and the
+ * tables must still learn from them), and an event after one whose decoding nobody asked for
+ * must not get it.  One pass per way of leaving events undecoded: every third one (three
+ * phases), every state record.  _i: bit 0 32-bit pointers, bit 1 the limit. */
+static void decode_pass(const uint8_t *d, size_t len, int limit, int skip)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	unsigned n = 0, states = 0, failed = 0, decoded = 0;
+
+	ck_assert_ptr_nonnull(r);
+	if (limit)
+		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_PROPERTIES, 2), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "mem"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		char *first, *again;
+		int state = etl_event_updates_state(ev);
+		states += state;
+		if (skip < 3 ? n++ % 3 == (unsigned)skip : (n++, state))
+			continue; /* not decoded: the next event must not be given this one's decoding */
+		first = decoded_text(r, ev);
+		again = decoded_text(r, ev);
+		ck_assert_ptr_nonnull(first);
+		ck_assert_ptr_nonnull(again);
+		ck_assert_str_eq(first, again);
+		failed += strncmp(first, "status 0\n", 9) != 0 && state;
+		decoded += state;
+		free(first);
+		free(again);
+	}
+	ck_assert_uint_eq(n, 18);
+	ck_assert_uint_ge(states, 5);
+	ck_assert_uint_eq(failed, limit ? decoded : 0);
+	/* the tables are those of system_state_tracks_processes_threads_images, limit or not */
+	ck_assert_uint_eq(etl_reader_process_count(r), 4);
+	ck_assert_str_eq(etl_process_image_name(etl_reader_find_process(r, 0, 500)), "reuse.exe");
+	ck_assert_str_eq(etl_process_command_line(etl_reader_process_at(r, 0)), "old.exe /x");
+	ck_assert_str_eq(etl_reader_thread_name(r, 0, 5001), "worker one");
+	etl_reader_free(r);
+}
+
+START_TEST(decoding_at_delivery_is_the_decoding)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	int skip;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i & 1 ? 4 : 8;
+	ck_assert_int_eq(scen_build_system(&o, &d, &len), 0);
+	for (skip = 0; skip <= 3; skip++)
+		decode_pass(d, len, _i & 2, skip);
+	free(d);
+}
+END_TEST
+
 /* Compressed stacks: StackKeyKernel/User records name keys that KeyDelete/KeyRundown define
  * later; a key evicted and used again means another stack; a stack record logged away from
  * its event is found by the event's time stamp and thread.  _i: 64- or 32-bit. */
@@ -1361,6 +1422,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(dmg, extended_item_chain_overrun);
 	tcase_add_test(api, misuse_is_reported);
 	tcase_add_loop_test(api, system_state_tracks_processes_threads_images, 0, 2);
+	tcase_add_loop_test(api, decoding_at_delivery_is_the_decoding, 0, 4);
 	tcase_add_test(api, limits_are_enforced);
 	tcase_add_test(api, stack_extended_items);
 	tcase_add_loop_test(api, stack_keys_and_deferred_stacks, 0, 2);

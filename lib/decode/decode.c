@@ -407,6 +407,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	const char *wpp_reason = NULL;
 	int rc = ETL_OK, kgroup;
 
+	st->out_event = NULL; /* out is about to hold another decoding */
 	etl__arena_reset(&out->arena);
 	out->source = ETL_DECODER_NONE;
 	out->name = out->provider_name = out->event_name = out->task_name = out->opcode_name = NULL;

@@ -36,6 +36,13 @@ struct etl_decode_state {
 	/* the event being decoded, for map lookups */
 	int cur_trace;
 	struct etl_guid cur_provider;
+	/* The event whose decoding `out` holds because the reader decoded it as it delivered it
+	 * (a state record, for its facts: state.c), with that decoding's status and, when it is
+	 * an error, its diagnostic; etl_reader_decode() gives it instead of decoding the event
+	 * again.  Any other decoding, and the next event, clear it. */
+	const struct etl_event *out_event;
+	int out_rc;
+	struct etl_diag out_diag;
 };
 
 /* Takes note of merge-time metadata records as they are delivered. */

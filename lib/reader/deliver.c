@@ -58,6 +58,7 @@ void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s)
  * ones: in-trace metadata, processes, threads and images. */
 void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev, struct etl_event *keep)
 {
+	r->dec.out_event = NULL; /* ev may be where an earlier event was (a stream's own event) */
 	if (ev->kind == ETL_HEADER_FULL || (ev->kind == ETL_HEADER_EVENT && ev->id == 0xFFFE))
 		etl__decode_observe(&r->dec, ev); /* metadata that describes later events */
 	if (ev->kind != ETL_HEADER_EVENT)

@@ -229,9 +229,18 @@ int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const st
 	if (!r || !ev || !decoded)
 		return r ? etl__reader_misuse(r, "NULL event or result pointer") : ETL_E_MISUSE;
 	*decoded = NULL;
-	r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
-	r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
-	st = etl__decode_event(&r->dec, ev, decoded, &d);
+	if (ev == r->dec.out_event) {
+		/* decoded as it was delivered (a state record: deliver.c), with the same limits */
+		*decoded = &r->dec.out;
+		st = r->dec.out_rc;
+		if (st != ETL_OK)
+			d = r->dec.out_diag;
+		r->dec.out_event = NULL; /* once: a second ask decodes again, as before */
+	} else {
+		r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
+		r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
+		st = etl__decode_event(&r->dec, ev, decoded, &d);
+	}
 	if (st != ETL_OK) {
 		/* The decoder speaks in payload offsets (or none, for metadata faults):
 		 * make them file offsets, as every other error. */

@@ -361,14 +361,31 @@ static void fact_masks(int group, unsigned opcode, uint32_t *ints, uint32_t *tex
 	}
 }
 
-/* Decodes the record and reads its fact into st->fact: its length, 0 without memory. */
-static size_t make_fact(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev, int group)
+/* Decodes the record and reads its fact into st->fact: its length, 0 without memory.  For an
+ * event the reader delivers (deliver), the decoding is the one etl_reader_decode() would make
+ * (a record of these kinds always goes to the kernel layouts), in dec->out, and is left there
+ * for it: the event is decoded once, not twice.  An error there (a limit of the reader's, say)
+ * leaves the facts to the decoding an observing reader makes. */
+static size_t make_fact(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev, int group,
+			int deliver)
 {
 	struct etl_diag diag;
 	struct etl_decoded *d = &st->scratch;
 	const struct etl_kernel_kind *kind;
 	uint32_t ints, texts;
 
+	fact_masks(group, ev->opcode, &ints, &texts);
+	if (deliver) {
+		const struct etl_decoded *res;
+		int rc = etl__decode_event(dec, ev, &res, &diag);
+		dec->out_event = ev;
+		dec->out_rc = rc;
+		if (rc != ETL_OK)
+			dec->out_diag = diag;
+		else /* raw (no layout the payload fits): no fact, as below */
+			return etl__fact_build(&st->fact, &st->fact_cap, res->source == ETL_DECODER_BUILTIN ? res : NULL,
+					       ints, texts);
+	}
 	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
 		return 0;
 	etl__arena_reset(&d->arena);
@@ -381,7 +398,6 @@ static size_t make_fact(struct etl_state *st, struct etl_decode_state *dec, cons
 	kind = etl__kernel_kind(dec->kernel, (unsigned)group, ev->opcode, ev->version);
 	if (!kind || etl__kernel_decode(dec->kernel, d, ev, kind, &diag) != ETL_OK)
 		d = NULL; /* no layout or a damaged payload: the event itself says so when decoded */
-	fact_masks(group, ev->opcode, &ints, &texts);
 	return etl__fact_build(&st->fact, &st->fact_cap, d, ints, texts);
 }
 
@@ -408,7 +424,7 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 	if (ev->state_fact) {
 		x.blob = ev->state_fact; /* read by the reader that delivered the event */
 	} else {
-		size_t len = make_fact(st, dec, ev, group);
+		size_t len = make_fact(st, dec, ev, group, keep != NULL);
 		if (!len) {
 			st->dropped++;
 			return;

@@ -69,7 +69,8 @@ struct etl_state {
 /* Looks at a delivered event; updates the tables from Process, Thread and Image records: from
  * the fact ev carries (a copy of an event another reader delivered), else from its decoding.
  * keep, when not NULL (ev itself, delivered by this reader), is given the fact (valid until the
- * next such record). */
+ * next such record), and the decoding is made in dec->out, as etl_reader_decode() would make
+ * it, and left there for it (dec->out_event). */
 void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev,
 			struct etl_event *keep);
 /* Whether etl__state_observe may update the tables from ev (a Process, Thread or Image record). */
