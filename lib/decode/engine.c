@@ -91,7 +91,7 @@ static void store_value(struct dctx *x, uint32_t node, size_t skip, size_t size,
 }
 
 /* The size of a fixed-size in-type, or 0 with *variable set. */
-static size_t fixed_size(uint16_t in, unsigned ptr, int *variable)
+static inline size_t fixed_size(uint16_t in, unsigned ptr, int *variable)
 {
 	*variable = 0;
 	switch (in) {
@@ -295,6 +295,23 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 	p->in_type = f->in_type;
 	p->out_type = f->out_type;
 	p->field = f;
+	if (!(f->flags & (FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD | FF_COUNT_REST | FF_STRUCT | FF_CUSTOM))) {
+		/* most properties: one value of a fixed size (decode_value's path, without its calls) */
+		int variable;
+		size_t size = fixed_size(f->in_type, x->ptr, &variable);
+		if (!variable) {
+			if (size > cur_left(&x->c))
+				return short_data(x, f, size);
+			store_value(x, node, 0, size, size);
+			if (f->map)
+				p->map = f->map;
+			else if (f->map_name && x->d->resolve_map)
+				p->map = x->d->resolve_map(x->d->resolve_ctx, f->map_name);
+			if (etl__is_integer_in(f->in_type))
+				x->d->field_values[fi] = etl__node_u64(p);
+			return ETL_OK;
+		}
+	}
 	if (!(f->flags & (FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD | FF_COUNT_REST)))
 		return decode_element(x, fi, node, depth);
 	if (f->flags & FF_COUNT_REST) {
