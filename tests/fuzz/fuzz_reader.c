@@ -5,7 +5,8 @@
  * process tables; derived fields on half the inputs, helper threads
  * (ETL_OPTION_THREADS) on a quarter; on half, a second reader of the same
  * input decodes copies of the events (etl_event_copy_into, etl_reader_observe)
- * and must decode them as the first one does.
+ * and must decode them as the first one does (names, status, reason, error and
+ * every value's text).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,6 +27,12 @@ static void walk(const struct etl_property *p, unsigned depth)
 	if (depth < 8)
 		for (i = 0; i < etl_property_child_count(p); i++)
 			walk(etl_property_child_at(p, i), depth + 1);
+}
+
+/* Both NULL or the same text. */
+static int same_text(const char *a, const char *b)
+{
+	return !a || !b ? a == b : strcmp(a, b) == 0;
 }
 
 /* The second reader's decoding of a copy of ev must be the first reader's decoding d. */
@@ -52,8 +59,19 @@ static void same_decoding(struct etl_reader *b, const struct etl_event *ev, int 
 			__builtin_trap();
 		if (d && (strcmp(etl_decoded_name(d), etl_decoded_name(d2)) != 0 ||
 			  etl_decoded_status(d) != etl_decoded_status(d2) ||
-			  etl_decoded_property_count(d) != etl_decoded_property_count(d2)))
+			  etl_decoded_property_count(d) != etl_decoded_property_count(d2) ||
+			  !same_text(etl_decoded_reason(d), etl_decoded_reason(d2)) ||
+			  !same_text(etl_decoded_error(d), etl_decoded_error(d2))))
 			__builtin_trap();
+		if (d) { /* every value's text: a state record's decoding was made as it was delivered */
+			size_t i, n = etl_decoded_property_count(d);
+			for (i = 0; i < n; i++) {
+				const char *t = etl_property_format(etl_decoded_property_at(d, i));
+				const char *t2 = etl_property_format(etl_decoded_property_at(d2, i));
+				if (t && t2 && strcmp(t, t2) != 0) /* (NULL: no memory for the text) */
+					__builtin_trap();
+			}
+		}
 	}
 	free(mem);
 }
