@@ -19,8 +19,9 @@ struct etl_decode_state {
 	struct etl_decoded out;   /* the last decoded event */
 	struct etl_htab tlg;      /* TraceLogging schemas by metadata bytes (metadata.c) */
 	struct etl_htab tei;      /* merge-time TRACE_EVENT_INFO by (input, provider, id, version) */
-	struct map_entry *maps;   /* merge-time maps by (input, provider, name) */
+	struct map_entry *maps;   /* merge-time maps, in the order they came (owned) */
 	size_t map_count, map_cap;
+	struct etl_htab map_index; /* the newest of them by (input, provider, name) (metadata.c) */
 	uint64_t metadata_rejected;
 	struct etl_manifest_db *manifests;   /* loaded by the caller */
 	const struct etl_manifest_db *shared; /* a set shared with other readers (not owned), or NULL */

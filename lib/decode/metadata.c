@@ -149,14 +149,58 @@ static void tei_add(struct etl_decode_state *st, int trace, struct etl_tei *t)
 	e->tei = *t;
 }
 
+/* The index of the maps: the newest of each (input, provider, name). */
+struct map_key {
+	int trace;
+	const struct etl_guid *g;
+	const char *name;
+};
+
+struct map_slot {
+	int trace;
+	struct etl_guid provider;
+	const struct etl_map *map; /* its name is the key's */
+};
+
+static uint64_t map_hash(int trace, const struct etl_guid *g, const char *name)
+{
+	return etl__hash_mix(etl__hash_bytes(name, strlen(name)) ^ (uint64_t)g->data1 << 32 ^ g->data2 ^
+			     (uint64_t)g->data4[7] << 16 ^ (uint64_t)(unsigned)trace << 40);
+}
+
+static int map_eq(const void *entry, const void *key)
+{
+	const struct map_slot *e = entry;
+	const struct map_key *k = key;
+
+	return e->trace == k->trace && etl_guid_equal(&e->provider, k->g) && strcmp(e->map->name, k->name) == 0;
+}
+
 static void map_add(struct etl_decode_state *st, int trace, const struct etl_guid *g, struct etl_map *m)
 {
+	struct map_key k = { trace, g, m->name };
+	uint64_t h = map_hash(trace, g, m->name);
+	struct map_slot *e;
+
 	if (st->map_count >= MAP_MAX ||
 	    etl__grow(&st->maps, &st->map_cap, st->map_count + 1, sizeof(*st->maps), 16) != 0) {
 		etl__free(m);
 		st->metadata_rejected++;
 		return;
 	}
+	if (!st->map_index.size)
+		etl__htab_init(&st->map_index, sizeof(struct map_slot));
+	e = etl__htab_find(&st->map_index, h, map_eq, &k);
+	if (!e && (e = etl__htab_insert(&st->map_index, h)) != NULL) {
+		e->trace = trace;
+		e->provider = *g;
+	}
+	if (!e) {
+		etl__free(m);
+		st->metadata_rejected++;
+		return;
+	}
+	e->map = m; /* the newest of that name wins; the older stays owned (a decoded view may use it) */
 	st->maps[st->map_count].trace = trace;
 	st->maps[st->map_count].provider = *g;
 	st->maps[st->map_count].map = m;
@@ -166,16 +210,13 @@ static void map_add(struct etl_decode_state *st, int trace, const struct etl_gui
 const struct etl_map *etl__meta_resolve_map(const void *ctx, const char *name)
 {
 	const struct etl_decode_state *st = ctx;
-	size_t i;
+	struct map_key k = { st->cur_trace, &st->cur_provider, name };
+	const struct map_slot *e;
 
-	/* the newest map of that name for the provider wins */
-	for (i = st->map_count; i-- > 0;) {
-		const struct map_entry *m = &st->maps[i];
-		if (m->trace == st->cur_trace && etl_guid_equal(&m->provider, &st->cur_provider) &&
-		    strcmp(m->map->name, name) == 0)
-			return m->map;
-	}
-	return NULL;
+	if (!st->map_index.count)
+		return NULL;
+	e = etl__htab_find(&st->map_index, map_hash(st->cur_trace, &st->cur_provider, name), map_eq, &k);
+	return e ? e->map : NULL;
 }
 
 /* ---- EventSource manifests logged in the trace (id 0xFFFE, format reference 5d) ---- */
@@ -306,6 +347,7 @@ void etl__meta_free(struct etl_decode_state *st)
 	for (i = 0; i < st->map_count; i++)
 		etl__free(st->maps[i].map);
 	etl__free(st->maps);
+	etl__htab_free(&st->map_index);
 	tlg_cache_clear(st);
 	etl__htab_free(&st->tlg);
 	etl__mdb_free(st->eventsource);
