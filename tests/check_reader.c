@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -1054,6 +1055,93 @@ START_TEST(decoding_at_delivery_is_the_decoding)
 }
 END_TEST
 
+/* ROBUSTNESS.md: a process with many images cost, for each Image/DCStop and Unload record,
+ * a walk over all of them, and for each stack frame no image holds, another: a crafted trace
+ * of 60,000 image rundowns, their 60,000 DCStops, 30,000 unloads of a reused base and 1,000
+ * samples with 64 frames each took seconds per megabyte.  Now hash tables and an index
+ * (state/images.c); the answers stay those of the plain search (check_units). */
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+START_TEST(many_images_cost_little)
+{
+	enum { N = 60000, SAMPLES = 1000, FRAMES = 64 };
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d = NULL, stack[16 + 8 * FRAMES];
+	size_t len = 0;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	const struct etl_process *p;
+	uint64_t ts, base0 = 0x10000000ull, off = 0;
+	unsigned i, k, resolved = 0, frames = 0;
+	double t0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	o.ptr_size = 8;
+	o.buffer_size = 65536;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	ts = o.start_ts + 100;
+	ck_assert_int_eq(scen_process(w, &o, 0, 3, ts++, 500, 4, 0, "big.exe", "big.exe"), 0);
+	ck_assert_int_eq(scen_thread(w, &o, 0, 3, ts++, 500, 5001), 0);
+	for (i = 0; i < N; i++)
+		ck_assert_int_eq(scen_image(w, &o, 0, 3, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x10000, "\\x.dll"), 0);
+	for (i = 0; i < N; i++) /* each repeats a rundown: none is kept again */
+		ck_assert_int_eq(scen_image(w, &o, 0, 4, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x10000, "\\x.dll"), 0);
+	for (i = 0; i < N / 2; i++) /* loads and unloads at one base: each unload finds the newest */
+		ck_assert_int_eq(scen_image(w, &o, 0, i % 2 ? 2 : 10, ts++, 500, 0x7f0000000000ull, 0x10000, "\\y.dll"), 0);
+	for (i = 0; i < SAMPLES; i++) {
+		uint32_t pid = 500, tid = 5001;
+		memcpy(stack, &ts, 8); /* StackWalk/Stack: EventTimeStamp, process, thread, frames */
+		memcpy(stack + 8, &pid, 4);
+		memcpy(stack + 12, &tid, 4);
+		for (k = 0; k < FRAMES; k++) { /* half in no image (each its own page), half in one */
+			uint64_t f = k % 2 ? base0 + ((uint64_t)(i * FRAMES + k) % N) * 0x10000 + 0x10
+					   : 0x7000000000ull + (uint64_t)(i * FRAMES + k) * 0x1000;
+			memcpy(stack + 16 + 8 * k, &f, 8);
+		}
+		ck_assert_int_eq(scen_sample(w, &o, 0, ts, 0x1234, 5001), 0);
+		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x1820, ts, NULL, 0, NULL, stack, sizeof(stack)), 0);
+		ts++;
+	}
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+
+	t0 = seconds_now();
+	r = open_mem(d, len);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		size_t n = etl_event_stack_depth(ev);
+		p = etl_reader_event_process(r, ev);
+		for (k = 0; k < n; k++, frames++)
+			resolved += etl_reader_resolve_address(r, p, etl_event_stack_frame(ev, k), &off) != NULL;
+	}
+	ck_assert_double_lt(seconds_now() - t0, 3.0); /* about 0.2 s here; minutes before */
+	p = etl_reader_find_process(r, 0, 500);
+	ck_assert_uint_eq(etl_process_image_count(p), N + N / 4);
+	ck_assert_uint_eq(frames, SAMPLES * FRAMES);
+	ck_assert_uint_eq(resolved, SAMPLES * FRAMES / 2);
+	ck_assert_uint_eq(off, 0x10);
+	{ /* every other load at the reused base was unloaded (the newest one each time) */
+		uint64_t b, sz;
+		unsigned unloaded = 0;
+		for (i = N; i < N + N / 4; i++) {
+			ck_assert_str_eq(etl_process_image_at(p, i, &b, &sz), "\\y.dll");
+			unloaded += p->images[i].unload_time != 0;
+		}
+		ck_assert_uint_eq(unloaded, N / 4);
+	}
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* Compressed stacks: StackKeyKernel/User records name keys that KeyDelete/KeyRundown define
  * later; a key evicted and used again means another stack; a stack record logged away from
  * its event is found by the event's time stamp and thread.  _i: 64- or 32-bit. */
@@ -1423,6 +1511,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(api, misuse_is_reported);
 	tcase_add_loop_test(api, system_state_tracks_processes_threads_images, 0, 2);
 	tcase_add_loop_test(api, decoding_at_delivery_is_the_decoding, 0, 4);
+	tcase_add_test(api, many_images_cost_little);
 	tcase_add_test(api, limits_are_enforced);
 	tcase_add_test(api, stack_extended_items);
 	tcase_add_loop_test(api, stack_keys_and_deferred_stacks, 0, 2);

@@ -14,9 +14,99 @@
 #include "decode/schema.h"
 #include "codec/xpress.h"
 #include "util/cursor.h"
+#include "state/images.h"
+#include "state/state.h"
 #include "etlw.h"
 
 /* ---- cursor ---- */
+
+/* The image index (state/images.c) against the plain searches it replaced, over images made
+ * to overlap, reuse bases, be empty or run past 2^64, added between lookups: the newest
+ * image covering an address, the span around it where that holds, the newest not unloaded
+ * at a base, and whether a base and size were seen.  _i: the seed. */
+static uint64_t rnd_state;
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static size_t cover_plain(const struct etl_image_rec *im, size_t n, uint64_t addr)
+{
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		if (addr >= im[i].base && addr - im[i].base < im[i].size)
+			return i + 1;
+	return 0;
+}
+
+static uint64_t some_address(const struct etl_image_rec *im, size_t n)
+{
+	uint64_t r = rnd();
+
+	if (n && r % 4 != 0) { /* near an image's ends */
+		const struct etl_image_rec *x = &im[rnd() % n];
+		uint64_t at = r % 2 ? x->base : x->base + x->size;
+		return at + (rnd() % 5) - 2;
+	}
+	return r % 3 ? 0x10000 + rnd() % 0x200000 : rnd();
+}
+
+START_TEST(image_index_matches_plain_search)
+{
+	struct etl_image_rec im[600];
+	struct etl_image_index x;
+	size_t n = 0, q, i;
+
+	memset(&x, 0, sizeof(x));
+	memset(im, 0, sizeof(im));
+	rnd_state = 0x9E3779B97F4A7C15ull * (uint64_t)(_i + 1);
+	while (n < 600) {
+		uint64_t r = rnd(), lo, hi;
+		size_t want, got;
+		if (r % 3 == 0) { /* a load */
+			im[n].base = r % 7 == 0 ? UINT64_MAX - rnd() % 0x3000 : 0x10000 + (rnd() % 64) * 0x8000;
+			im[n].size = r % 11 == 0 ? 0 : r % 4 == 0 ? (1 + rnd() % 32) * 0x8000 : (1 + rnd() % 8) * 0x1000;
+			ck_assert_int_eq(etl__images_added(&x, im, n), 0);
+			n++;
+		} else if (r % 3 == 1 && n) { /* an unload at the base of some image */
+			uint64_t base = im[rnd() % n].base;
+			size_t live = etl__images_live_at(&x, base), plain = 0;
+			for (i = n; i-- > 0;)
+				if (im[i].base == base && !im[i].unload_time) {
+					plain = i + 1;
+					break;
+				}
+			ck_assert_uint_eq(live, plain);
+			if (live) {
+				im[live - 1].unload_time = 1 + rnd() % 2; /* never 0 here */
+				etl__images_unloaded(&x, base);
+			}
+		}
+		for (q = 0; q < 20; q++) {
+			uint64_t addr = some_address(im, n);
+			want = cover_plain(im, n, addr);
+			got = etl__images_cover(&x, im, n, addr, &lo, &hi);
+			ck_assert_uint_eq(got, want);
+			ck_assert(lo <= addr && addr <= hi);
+			ck_assert_uint_eq(cover_plain(im, n, lo), want); /* the span's ends have the answer */
+			ck_assert_uint_eq(cover_plain(im, n, hi), want);
+		}
+		if (n) {
+			const struct etl_image_rec *y = &im[rnd() % n];
+			int seen = 0;
+			ck_assert(etl__images_seen(&x, y->base, y->size));
+			for (i = 0; i < n; i++)
+				seen |= im[i].base == y->base && im[i].size == y->size + 0x1000;
+			ck_assert_int_eq(etl__images_seen(&x, y->base, y->size + 0x1000), seen);
+		}
+	}
+	etl__images_free(&x);
+}
+END_TEST
 
 START_TEST(cursor_reads_little_endian)
 {
@@ -467,6 +557,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, xpress_rejects_malformed);
 	tcase_add_test(t, xpress_faults_in_long_streams);
 	tcase_add_test(t, xpress_random_garbage_never_overruns);
+	tcase_add_loop_test(t, image_index_matches_plain_search, 0, 8);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "state/facts.h"
+#include "state/images.h"
 #include "state/state.h"
 #include "util/htab.h"
 #include "util/cursor.h"
@@ -271,11 +272,31 @@ static void on_thread(struct etl_state *st, const struct etl_event *ev, const st
 		st->dropped++;
 }
 
+static void drop_image_index(struct etl_process *p)
+{
+	if (p->ix) {
+		etl__images_free(p->ix);
+		etl__free(p->ix);
+		p->ix = NULL;
+	}
+	p->ix_failed = 1;
+}
+
+/* The index of p's images (images.h), made before its first image; NULL without memory (then
+ * the images are searched one by one, as they were before it). */
+static struct etl_image_index *image_index(struct etl_process *p)
+{
+	if (!p->ix && !p->ix_failed && p->nimages == 0 && !(p->ix = etl__calloc(1, sizeof(*p->ix))))
+		p->ix_failed = 1;
+	return p->ix;
+}
+
 static void on_image(struct etl_state *st, const struct etl_event *ev, const struct fact *d)
 {
 	uint64_t base, size, pid = 0;
 	struct etl_process *p;
 	struct etl_image_rec *im;
+	struct etl_image_index *x;
 	size_t i;
 
 	if (ev->opcode != 10 && (ev->opcode < 2 || ev->opcode > 4))
@@ -289,7 +310,17 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	p = process_get(st, ev->trace_index, (uint32_t)pid);
 	if (!p)
 		return;
-	if (ev->opcode == 2) { /* Unload: mark the loaded one */
+	x = image_index(p);
+	if (ev->opcode == 2) { /* Unload: mark the newest loaded there that is not unloaded */
+		if (x) {
+			size_t k = etl__images_live_at(x, base);
+			if (k) {
+				p->images[k - 1].unload_time = ev->filetime;
+				if (ev->filetime) /* (an unload at time 0 leaves it as it was) */
+					etl__images_unloaded(x, base);
+			}
+			return;
+		}
 		for (i = p->nimages; i-- > 0;) {
 			if (p->images[i].base == base && !p->images[i].unload_time) {
 				p->images[i].unload_time = ev->filetime;
@@ -298,10 +329,13 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		}
 		return;
 	}
-	if (ev->opcode == 4) /* DCStop repeats what DCStart said */
-		for (i = 0; i < p->nimages; i++)
+	if (ev->opcode == 4) { /* DCStop repeats what DCStart said */
+		if (x ? etl__images_seen(x, base, size) : 0)
+			return;
+		for (i = 0; !x && i < p->nimages; i++)
 			if (p->images[i].base == base && p->images[i].size == size)
 				return;
+	}
 	if (st->images >= ETL_STATE_MAX_IMAGES) {
 		st->dropped++;
 		return;
@@ -322,6 +356,8 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	}
 	p->nimages++;
 	st->images++;
+	if (x && etl__images_added(x, p->images, p->nimages - 1) != 0)
+		drop_image_index(p); /* no memory: one by one from now on */
 }
 
 /* Whether a kernel record of this group and opcode feeds the tables. */
@@ -513,6 +549,7 @@ void etl__state_free(struct etl_state *st)
 			etl__free(p->images[j].file_name);
 		etl__free(p->images);
 		etl__free(p->rc);
+		drop_image_index(p);
 		for (j = 0; j < p->nthreads; j++)
 			etl__free(p->threads[j].name);
 		etl__free(p->threads);
@@ -561,7 +598,25 @@ const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uin
 			*offset = addr - im->base;
 		return im->file_name;
 	}
-	/* the latest load that covers addr: bases are reused after unloads */
+	/* the latest load that covers addr (bases are reused after unloads): from the index, or
+	 * (without memory for it) one by one */
+	if (p->ix) {
+		uint64_t a, b;
+		size_t c = etl__images_cover(p->ix, p->images, p->nimages, addr, &a, &b);
+		if (c != SIZE_MAX) {
+			if (p->rc && p->nimages && a <= lo && b >= hi) { /* the answer holds for the page */
+				p->rc->slot[k].page = page;
+				p->rc->slot[k].nimages = p->nimages;
+				p->rc->slot[k].image = c ? c - 1 : SIZE_MAX;
+			}
+			if (!c)
+				return NULL;
+			if (offset)
+				*offset = addr - p->images[c - 1].base;
+			return p->images[c - 1].file_name;
+		}
+		drop_image_index((struct etl_process *)p);
+	}
 	for (i = p->nimages; i-- > 0;) {
 		const struct etl_image_rec *im = &p->images[i];
 

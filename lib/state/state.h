@@ -15,6 +15,8 @@
 #include "decode/decode.h"
 #include "util/htab.h"
 
+struct etl_image_index;
+
 struct etl_image_rec {
 	uint64_t base, size;
 	uint64_t load_time, unload_time; /* FILETIME; 0 unknown (loaded before the trace / not unloaded) */
@@ -38,6 +40,8 @@ struct etl_process {
 	struct etl_thread_name *threads; /* named threads, the latest name of each */
 	size_t nthreads, cap_threads;
 	struct etl_resolve_cache *rc;    /* address lookups (etl__process_resolve), made on first use */
+	struct etl_image_index *ix;      /* images by address and base (images.h), made on first use */
+	int ix_failed;                   /* no memory for it once: the images are searched one by one */
 };
 
 struct etl_state_slot {
