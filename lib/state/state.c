@@ -218,6 +218,7 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 {
 	const char *s;
 	struct etl_process *p;
+	const struct etl_state_slot *at;
 	char *name;
 	size_t i, len;
 
@@ -226,8 +227,9 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 	p = process_get(st, ev->trace_index, pid);
 	if (!p)
 		return;
-	for (i = 0; i < p->nthreads && p->threads[i].tid != tid; i++)
-		;
+	/* by a table, not a walk over the named threads: a trace may name a million */
+	at = slot_find(&p->thread_at, make_key(0, tid));
+	i = at ? at->value : p->nthreads;
 	if (i < p->nthreads && strcmp(p->threads[i].name, s) == 0)
 		return;
 	if (i == p->nthreads) {
@@ -242,6 +244,11 @@ static void name_thread(struct etl_state *st, const struct etl_event *ev, const 
 	name = fact_str(st, d, FT_THREAD_NAME);
 	if (!name || !*name) { /* out of memory or of string budget: keep what there was */
 		etl__free(name);
+		return;
+	}
+	if (i == p->nthreads && !slot_put(&p->thread_at, make_key(0, tid), (uint32_t)i)) {
+		etl__free(name);
+		st->dropped++;
 		return;
 	}
 	etl__free(p->threads[i].name);
@@ -553,6 +560,7 @@ void etl__state_free(struct etl_state *st)
 		for (j = 0; j < p->nthreads; j++)
 			etl__free(p->threads[j].name);
 		etl__free(p->threads);
+		etl__htab_free(&p->thread_at);
 		etl__free(p->image_name);
 		etl__free(p->command_line);
 		etl__free(p);

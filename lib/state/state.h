@@ -39,6 +39,7 @@ struct etl_process {
 	size_t nimages, cap_images;
 	struct etl_thread_name *threads; /* named threads, the latest name of each */
 	size_t nthreads, cap_threads;
+	struct etl_htab thread_at;       /* tid -> its index in threads (struct etl_state_slot) */
 	struct etl_resolve_cache *rc;    /* address lookups (etl__process_resolve), made on first use */
 	struct etl_image_index *ix;      /* images by address and base (images.h), made on first use */
 	int ix_failed;                   /* no memory for it once: the images are searched one by one */
