@@ -23,6 +23,36 @@ void etl__schema_free(struct etl_schema *s)
 		etl__free(s->block);
 }
 
+int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
+{
+	uint32_t *tmp = etl__malloc((n ? n : 1) * sizeof(*tmp)), *from = order, *to = tmp, w, i;
+
+	if (!tmp)
+		return -1;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (w = 1; w < n; w *= 2) { /* bottom-up merge sort: stable, so ties stay in entry order */
+		uint32_t lo, *t;
+		for (lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			uint32_t a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				to[k++] = e[from[b]].value < e[from[a]].value ? from[b++] : from[a++];
+			while (a < mid)
+				to[k++] = from[a++];
+			while (b < hi)
+				to[k++] = from[b++];
+		}
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != order)
+		memcpy(order, from, (size_t)n * sizeof(*order));
+	etl__free(tmp);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* decoding                                                            */
 /* ------------------------------------------------------------------ */

@@ -424,12 +424,22 @@ static int format_other(struct sbuf *b, const struct etl_property *p)
 
 static const char *map_text(const struct etl_map *m, uint64_t v)
 {
-	uint32_t i;
+	uint32_t i, lo = 0, hi = m->count;
 
-	for (i = 0; i < m->count; i++)
-		if (m->entries[i].value == v)
-			return m->entries[i].text;
-	return NULL;
+	if (!m->by_value) {
+		for (i = 0; i < m->count; i++)
+			if (m->entries[i].value == v)
+				return m->entries[i].text;
+		return NULL;
+	}
+	while (lo < hi) { /* the first position (in value order) with a value not below v */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (m->entries[m->by_value[mid]].value < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->count && m->entries[m->by_value[lo]].value == v ? m->entries[m->by_value[lo]].text : NULL;
 }
 
 /* A value or bit map's text for an integer; 0 when a value map names nothing (the number is

@@ -9,7 +9,7 @@
  */
 #include "decode/ktables.h"
 
-#define MAP(name, bitmap, e) { name, bitmap, sizeof(e) / sizeof(e[0]), e, 0, 0, NULL, NULL }
+#define MAP(name, bitmap, e) { name, bitmap, sizeof(e) / sizeof(e[0]), e, 0, 0, NULL, NULL, NULL }
 
 /* I/O priority hint + 1 in bits 17-19 of IrpFlags (PerfView's Priority: 0x60000 is Normal) */
 static const struct etl_map_entry io_priority_e[] = {
@@ -26,7 +26,7 @@ static const struct etl_map_entry irp_flags_e[] = {
 	{ 0x2000, "HoldDeviceQueue" },
 };
 const struct etl_map etl__kmap_irp_flags = {
-	"IrpFlags", 1, sizeof(irp_flags_e) / sizeof(irp_flags_e[0]), irp_flags_e, 0xE0000u, 17, "IoPriority", &io_priority,
+	"IrpFlags", 1, sizeof(irp_flags_e) / sizeof(irp_flags_e[0]), irp_flags_e, 0xE0000u, 17, "IoPriority", &io_priority, NULL,
 };
 
 /* FILE_* create options in the low 24 bits, the disposition (FILE_SUPERSEDE...) in the high 8 */
@@ -45,7 +45,7 @@ static const struct etl_map_entry create_options_e[] = {
 };
 const struct etl_map etl__kmap_create_options = {
 	"CreateOptions", 1, sizeof(create_options_e) / sizeof(create_options_e[0]), create_options_e, 0xFF000000u, 24,
-	"Disposition", &disposition,
+	"Disposition", &disposition, NULL,
 };
 
 static const struct etl_map_entry share_access_e[] = { { 0x1, "Read" }, { 0x2, "Write" }, { 0x4, "Delete" } };

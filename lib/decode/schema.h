@@ -43,6 +43,9 @@ struct etl_map {
 	unsigned sub_shift;
 	const char *sub_name;
 	const struct etl_map *sub;
+	/* a value map's entries by value (their positions, ties in entry order), so that a value is
+	 * found in log time whatever a manifest or trace makes the map hold; NULL: searched in order */
+	const uint32_t *by_value;
 };
 
 struct etl_field {
@@ -72,6 +75,9 @@ struct etl_schema {
 };
 
 void etl__schema_free(struct etl_schema *s);
+/* Fills order[0, n) with the positions of e[0, n) sorted by value, ties in position order (for
+ * etl_map.by_value).  0, or -1 without memory for the sort. */
+int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order);
 
 /* ---- the decoded property tree ---- */
 

@@ -275,7 +275,7 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	names += name_at(m, mlen, name_off, NULL, 0);
 	for (i = 0; i < count; i++)
 		names += name_at(m, mlen, etl_le32(m + 16 + 8 * i), NULL, 0) + 1;
-	map = etl__malloc(sizeof(*map) + count * sizeof(map->entries[0]) + names + 1);
+	map = etl__malloc(sizeof(*map) + count * (sizeof(map->entries[0]) + sizeof(uint32_t)) + names + 1);
 	if (!map) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
@@ -285,7 +285,7 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	map->count = count;
 	/* value maps (1 manifest, 8 WBEM) vs bit maps (2 manifest, 16 WBEM) */
 	map->bitmap = (flags & (2u | 16u)) != 0;
-	strp = (char *)(entries + count);
+	strp = (char *)((uint32_t *)(entries + count) + count); /* after the entries and their order */
 	i = name_at(m, mlen, name_off, strp, names + 1);
 	map->name = strp;
 	if (!i)
@@ -304,6 +304,10 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 			strp[l - 1] = 0;
 		strp += n;
 	}
+	/* a value map's order by value (a trace may make it thousands of entries long; without
+	 * memory for the sort it is searched in order) */
+	if (!map->bitmap && count > 8 && etl__map_order(entries, count, (uint32_t *)(entries + count)) == 0)
+		map->by_value = (const uint32_t *)(entries + count);
 	*out = map;
 	return ETL_OK;
 }

@@ -358,6 +358,11 @@ static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a
 	if (!map->entries)
 		return -1;
 	memcpy((void *)(uintptr_t)map->entries, ents, n * sizeof(ents[0]));
+	if (!bits && n > 8) {
+		uint32_t *order = etl__arena_alloc(&p->db->arena, (size_t)n * sizeof(*order));
+		if (order && etl__map_order(map->entries, (uint32_t)n, order) == 0)
+			map->by_value = order;
+	}
 	f->map = map;
 	return 0;
 }
