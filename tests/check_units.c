@@ -104,6 +104,22 @@ START_TEST(image_index_matches_plain_search)
 			ck_assert_int_eq(etl__images_seen(&x, y->base, y->size + 0x1000), seen);
 		}
 	}
+	/* an index made late (a process reaching the size that makes one) over images some of which
+	 * are unloaded already: the same answers */
+	etl__images_free(&x);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(etl__images_added(&x, im, i), 0);
+	for (q = 0; q < n; q++) {
+		uint64_t base = im[q].base, lo, hi, addr = some_address(im, n);
+		size_t plain = 0;
+		for (i = n; i-- > 0;)
+			if (im[i].base == base && !im[i].unload_time) {
+				plain = i + 1;
+				break;
+			}
+		ck_assert_uint_eq(etl__images_live_at(&x, base), plain);
+		ck_assert_uint_eq(etl__images_cover(&x, im, n, addr, &lo, &hi), cover_plain(im, n, addr));
+	}
 	etl__images_free(&x);
 }
 END_TEST

@@ -242,8 +242,10 @@ int etl__images_added(struct etl_image_index *x, const struct etl_image_rec *ima
 			return -1;
 		b->base = key.base;
 	}
-	x->older[i] = b->live;
-	b->live = (uint32_t)i + 1;
+	if (!images[i].unload_time) { /* (an index made late is given images unloaded already) */
+		x->older[i] = b->live;
+		b->live = (uint32_t)i + 1;
+	}
 	return 0;
 }
 

@@ -39,8 +39,8 @@ struct etl_image_index {
 	size_t cap_older;
 };
 
-/* Notes image i (the newest, just appended) in the tables by base; -1 without memory (the
- * image is then not findable by base: its unload is missed, a repeat of it kept). */
+/* Notes image i (the newest, just appended, or the next of those a process had before its
+ * index was made) in the tables by base; -1 without memory (the index is then dropped). */
 int etl__images_added(struct etl_image_index *x, const struct etl_image_rec *images, size_t i);
 /* The newest image at base not unloaded, + 1 (0: none); it is forgotten when unloaded is set
  * (the caller gave it a non-zero unload time). */

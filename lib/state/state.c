@@ -289,12 +289,25 @@ static void drop_image_index(struct etl_process *p)
 	p->ix_failed = 1;
 }
 
-/* The index of p's images (images.h), made before its first image; NULL without memory (then
- * the images are searched one by one, as they were before it). */
+/* The index of p's images (images.h) once it has IMAGE_INDEX_FROM of them (a walk over fewer
+ * costs less than the index's memory: most processes load a few hundred at most); NULL before,
+ * and without memory (then the images are searched one by one, as they were before it). */
+#define IMAGE_INDEX_FROM 256
 static struct etl_image_index *image_index(struct etl_process *p)
 {
-	if (!p->ix && !p->ix_failed && p->nimages == 0 && !(p->ix = etl__calloc(1, sizeof(*p->ix))))
+	size_t i;
+
+	if (p->ix || p->ix_failed || p->nimages < IMAGE_INDEX_FROM)
+		return p->ix;
+	if (!(p->ix = etl__calloc(1, sizeof(*p->ix)))) {
 		p->ix_failed = 1;
+		return NULL;
+	}
+	for (i = 0; i < p->nimages; i++)
+		if (etl__images_added(p->ix, p->images, i) != 0) {
+			drop_image_index(p);
+			return NULL;
+		}
 	return p->ix;
 }
 
@@ -608,7 +621,7 @@ const char *etl__process_resolve(const struct etl_process *p, uint64_t addr, uin
 	}
 	/* the latest load that covers addr (bases are reused after unloads): from the index, or
 	 * (without memory for it) one by one */
-	if (p->ix) {
+	if (image_index((struct etl_process *)p)) { /* (the index is the process's own: made here too) */
 		uint64_t a, b;
 		size_t c = etl__images_cover(p->ix, p->images, p->nimages, addr, &a, &b);
 		if (c != SIZE_MAX) {
