@@ -25,8 +25,10 @@
 
 #if defined(__GNUC__)
 #  define ETL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#  define ETL_ALWAYS_INLINE inline __attribute__((always_inline)) /* a hot path's helper */
 #else
 #  define ETL_PRINTF(a, b)
+#  define ETL_ALWAYS_INLINE inline
 #endif
 
 #define ETL_OFFSET_NONE UINT64_MAX

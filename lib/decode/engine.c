@@ -256,19 +256,13 @@ static int measure(struct dctx *x, const struct etl_field *f, uint32_t node, siz
 	}
 }
 
-static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
+/* The value at the cursor (skip bytes of count or prefix, then size bytes, both checked) into
+ * node, with its map and, for an integer, the value later fields may take a length from. */
+static ETL_ALWAYS_INLINE void take_value(struct dctx *x, uint16_t fi, uint32_t node, size_t skip, size_t size)
 {
 	const struct etl_field *f = &x->s->fields[fi];
-	size_t skip, size, left = cur_left(&x->c);
 	struct etl_property *p;
-	int st = measure(x, f, node, &skip, &size);
 
-	if (st == VALUE_SET)
-		return ETL_OK;
-	if (st != ETL_OK)
-		return st;
-	if (skip > left || size > left - skip)
-		return short_data(x, f, skip + size);
 	store_value(x, node, skip, size, skip + size);
 	p = &x->d->nodes[node];
 	if (f->map)
@@ -277,6 +271,21 @@ static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
 		p->map = x->d->resolve_map(x->d->resolve_ctx, f->map_name);
 	if (etl__is_integer_in(f->in_type))
 		x->d->field_values[fi] = etl__node_u64(p);
+}
+
+static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
+{
+	const struct etl_field *f = &x->s->fields[fi];
+	size_t skip, size, left = cur_left(&x->c);
+	int st = measure(x, f, node, &skip, &size);
+
+	if (st == VALUE_SET)
+		return ETL_OK;
+	if (st != ETL_OK)
+		return st;
+	if (skip > left || size > left - skip)
+		return short_data(x, f, skip + size);
+	take_value(x, fi, node, skip, size);
 	return ETL_OK;
 }
 
@@ -332,13 +341,7 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 		if (!variable) {
 			if (size > cur_left(&x->c))
 				return short_data(x, f, size);
-			store_value(x, node, 0, size, size);
-			if (f->map)
-				p->map = f->map;
-			else if (f->map_name && x->d->resolve_map)
-				p->map = x->d->resolve_map(x->d->resolve_ctx, f->map_name);
-			if (etl__is_integer_in(f->in_type))
-				x->d->field_values[fi] = etl__node_u64(p);
+			take_value(x, fi, node, 0, size);
 			return ETL_OK;
 		}
 	}
