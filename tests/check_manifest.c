@@ -684,9 +684,12 @@ START_TEST(big_value_maps_are_searched_by_value)
 	memset(&e, 0, sizeof(e));
 	e.provider = g;
 	e.id = 1;
-	for (i = 0; i < VALUES; i++) { /* 0, 7 (named twice), ..., and some past the map */
+	for (i = 0; i < VALUES; i++) { /* 0, 7 (named twice), ..., and some past the map (little-endian) */
 		uint32_t v = i == 1 ? 7 : i * 61u;
-		memcpy(payload + 4 * i, &v, 4);
+		payload[4 * i] = (uint8_t)v;
+		payload[4 * i + 1] = (uint8_t)(v >> 8);
+		payload[4 * i + 2] = (uint8_t)(v >> 16);
+		payload[4 * i + 3] = (uint8_t)(v >> 24);
 	}
 	for (i = 0; i < EVENTS; i++) {
 		e.ts = o.start_ts + 10 + i;

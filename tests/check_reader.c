@@ -1060,6 +1060,21 @@ END_TEST
  * of 60,000 image rundowns, their 60,000 DCStops, 30,000 unloads of a reused base and 1,000
  * samples with 64 frames each took seconds per megabyte.  Now hash tables and an index
  * (state/images.c); the answers stay those of the plain search (check_units). */
+/* little-endian fields of payloads built here (the suite runs big-endian too) */
+static void le32_at(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void le64_at(uint8_t *p, uint64_t v)
+{
+	le32_at(p, (uint32_t)v);
+	le32_at(p + 4, (uint32_t)(v >> 32));
+}
+
 static double seconds_now(void)
 {
 	struct timespec ts;
@@ -1098,15 +1113,12 @@ START_TEST(many_images_cost_little)
 	for (i = 0; i < N / 2; i++) /* loads and unloads at one base: each unload finds the newest */
 		ck_assert_int_eq(scen_image(w, &o, 0, i % 2 ? 2 : 10, ts++, 500, 0x7f0000000000ull, 0x10000, "\\y.dll"), 0);
 	for (i = 0; i < SAMPLES; i++) {
-		uint32_t pid = 500, tid = 5001;
-		memcpy(stack, &ts, 8); /* StackWalk/Stack: EventTimeStamp, process, thread, frames */
-		memcpy(stack + 8, &pid, 4);
-		memcpy(stack + 12, &tid, 4);
-		for (k = 0; k < FRAMES; k++) { /* half in no image (each its own page), half in one */
-			uint64_t f = k % 2 ? base0 + ((uint64_t)(i * FRAMES + k) % N) * 0x10000 + 0x10
-					   : 0x7000000000ull + (uint64_t)(i * FRAMES + k) * 0x1000;
-			memcpy(stack + 16 + 8 * k, &f, 8);
-		}
+		le64_at(stack, ts); /* StackWalk/Stack: EventTimeStamp, process, thread, frames */
+		le32_at(stack + 8, 500);
+		le32_at(stack + 12, 5001);
+		for (k = 0; k < FRAMES; k++) /* half in no image (each its own page), half in one */
+			le64_at(stack + 16 + 8 * k, k % 2 ? base0 + ((uint64_t)(i * FRAMES + k) % N) * 0x10000 + 0x10
+							  : 0x7000000000ull + (uint64_t)(i * FRAMES + k) * 0x1000);
 		ck_assert_int_eq(scen_sample(w, &o, 0, ts, 0x1234, 5001), 0);
 		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x1820, ts, NULL, 0, NULL, stack, sizeof(stack)), 0);
 		ts++;
@@ -1150,8 +1162,8 @@ static int set_name(struct etlw *w, uint64_t ts, uint32_t pid, uint32_t tid, con
 	uint8_t b[64];
 	size_t k = 8, j;
 
-	memcpy(b, &pid, 4);
-	memcpy(b + 4, &tid, 4);
+	le32_at(b, pid);
+	le32_at(b + 4, tid);
 	for (j = 0; name[j] && k + 4 <= sizeof(b); j++) {
 		b[k++] = (uint8_t)name[j];
 		b[k++] = 0;
