@@ -16,9 +16,6 @@
 
 static const char *corpus_dir = "../shared/corpus";
 
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
 
 /* UTF-16LE of an ASCII path with its terminator; returns the bytes written. */
 static size_t put_wstr(uint8_t *p, const char *s)
@@ -26,7 +23,7 @@ static size_t put_wstr(uint8_t *p, const char *s)
 	size_t n = 0;
 
 	do
-		put16(p + 2 * n, (uint8_t)s[n]);
+		etlw_put16(p + 2 * n, (uint8_t)s[n]);
 	while (s[n++]);
 	return 2 * n;
 }
@@ -48,21 +45,21 @@ static size_t image_payload(enum shape sh, uint32_t pid, uint8_t *p)
 
 	switch (sh) {
 	case V1_U64_U64:
-		put64(p, 0x1160000), put64(p + 8, 0x19e000), put32(p + 16, pid), n = 20;
+		etlw_put64(p, 0x1160000), etlw_put64(p + 8, 0x19e000), etlw_put32(p + 16, pid), n = 20;
 		break;
 	case V1_U64_U32:
-		put64(p, 0x1160000), put32(p + 8, 0x19e000), put32(p + 12, pid), n = 16;
+		etlw_put64(p, 0x1160000), etlw_put32(p + 8, 0x19e000), etlw_put32(p + 12, pid), n = 16;
 		break;
 	case V2_U64_U32:
-		put64(p, 0x1160000), put32(p + 8, 0x19e000), put32(p + 12, pid), n = 16;
-		put32(p + n, 0x4ba26867), put32(p + n + 4, 0xcafebabe), put32(p + n + 8, 0);
-		put64(p + n + 12, 0), memset(p + n + 20, 0, 16), n += 36;
+		etlw_put64(p, 0x1160000), etlw_put32(p + 8, 0x19e000), etlw_put32(p + 12, pid), n = 16;
+		etlw_put32(p + n, 0x4ba26867), etlw_put32(p + n + 4, 0xcafebabe), etlw_put32(p + n + 8, 0);
+		etlw_put64(p + n + 12, 0), memset(p + n + 20, 0, 16), n += 36;
 		break;
 	case V1_U32_OTHER:
-		put32(p, 0x1160000), put32(p + 4, 0x19e000), put32(p + 8, pid + 8), n = 12;
+		etlw_put32(p, 0x1160000), etlw_put32(p + 4, 0x19e000), etlw_put32(p + 8, pid + 8), n = 12;
 		break;
 	case V1_U32_ODD_PID:
-		put32(p, 0x1160000), put32(p + 4, 0x19e000), put32(p + 8, 4097), n = 12;
+		etlw_put32(p, 0x1160000), etlw_put32(p + 4, 0x19e000), etlw_put32(p + 8, 4097), n = 12;
 		break;
 	default:
 		break;
@@ -144,7 +141,7 @@ struct krec {
 	const char *name, *field, *value; /* value NULL: the record stays raw */
 };
 
-static void k32(struct krec *k, uint32_t v) { put32(k->b + k->n, v); k->n += 4; }
+static void k32(struct krec *k, uint32_t v) { etlw_put32(k->b + k->n, v); k->n += 4; }
 static void kw(struct krec *k, const char *s) { k->n += put_wstr(k->b + k->n, s); }
 static void kzero(struct krec *k, size_t n) { memset(k->b + k->n, 0, n); k->n += n; }
 
@@ -187,7 +184,7 @@ static void build_krecs(struct krec *k, size_t *nk, unsigned ptr)
 	k32(&k[i], 0), k32(&k[i], 10000), k32(&k[i], 10000), kw(&k[i], "Timer"), i++;
 	/* Image HypercallPage: 8 bytes whatever the pointer size */
 	k[i] = (struct krec){ .hook = 0x1422, .version = 2, .name = "Windows Kernel/Image/HypercallPage", .field = "HypercallPageVa", .value = "0xffffffffffd03000" };
-	put64(k[i].b, 0xffffffffffd03000ull), k[i].n = 8, i++;
+	etlw_put64(k[i].b, 0xffffffffffd03000ull), k[i].n = 8, i++;
 	*nk = i;
 }
 
@@ -260,7 +257,7 @@ START_TEST(kernel_flag_names)
 	w = etlw_new(&o);
 	for (i = 0; i < n; i++) { /* DiskIo Read v2: DiskNumber, IrpFlags, TransferSize, Reserved, ByteOffset, FileObject, Irp, time */
 		memset(p, 0, sizeof(p));
-		put32(p + 4, irp[i].flags);
+		etlw_put32(p + 4, irp[i].flags);
 		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x010A, 8, 4, o.start_ts + 10 * (i + 1), p, 24 + 3 * 8), 0);
 	}
 	for (i = 0; i < 2; i++) { /* CSwitch v2: ..., OldThreadWaitReason at 12, mode 13, state 14 */
@@ -321,16 +318,16 @@ START_TEST(derived_fields)
 	ck_assert_int_eq(etlw_classic(w, 0, &c, p, n), 0);
 	/* DiskIo Read v2: DiskNumber, IrpFlags, TransferSize, Reserved, ByteOffset, FileObject, Irp, HighResResponseTime */
 	memset(p, 0, sizeof(p));
-	put64(p + 24, 0xfffff8a0016b9140ull);
-	put64(p + 40, o.perf_freq / 100); /* 10 ms */
+	etlw_put64(p + 24, 0xfffff8a0016b9140ull);
+	etlw_put64(p + 40, o.perf_freq / 100); /* 10 ms */
 	ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x010A, 8, 4, o.start_ts + 10, p, 48), 0);
 	/* Image Load v3 with a TimeDateStamp (2012-07-26T02:42:02Z) and an NT path */
 	memset(p, 0, sizeof(p));
-	put64(p, 0x140000000ull), put64(p + 8, 0x20000), put32(p + 16, 4), put32(p + 24, 1343270522);
+	etlw_put64(p, 0x140000000ull), etlw_put64(p + 8, 0x20000), etlw_put32(p + 16, 4), etlw_put32(p + 24, 1343270522);
 	n = 56 + put_wstr(p + 56, "\\Device\\HarddiskVolume2\\Windows\\x.dll");
 	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x030A, 8, 4, o.start_ts + 20, p, n), 0);
 	/* FileIo Name (perfinfo, at the end): FileObject, FileName */
-	put64(p, 0xfffff8a0016b9140ull);
+	etlw_put64(p, 0xfffff8a0016b9140ull);
 	n = 8 + put_wstr(p + 8, "\\Device\\HarddiskVolume2\\data\\log.txt");
 	ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x0400, o.start_ts + 30, NULL, 0, NULL, p, n), 0);
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);

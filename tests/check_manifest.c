@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "scenario.h"
 
 static const char *corpus_dir = "../shared/corpus";
@@ -520,23 +520,6 @@ static void gen_str(struct gen *g, const char *s)
 	gen_add(g, s, strlen(s));
 }
 
-/* How much slower than a normal build this one runs: Check's CK_TIMEOUT_MULTIPLIER, which the
- * sanitizer and cross-architecture runs set; the time bounds below scale with it. */
-static double slowdown(void)
-{
-	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
-
-	return m && atof(m) > 1 ? atof(m) : 1.0;
-}
-
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 #define PROVIDER_OPEN "<instrumentationManifest><instrumentation><events><provider name='P'" \
 		      " guid='{00000000-0000-0000-0000-000000000001}'>"
 #define PROVIDER_CLOSE "</provider></events></instrumentation>"
@@ -557,10 +540,10 @@ START_TEST(hostile_entity_amplification_is_refused)
 	for (i = 0; i < 20000; i++)
 		gen_str(&g, "&big;");
 	gen_str(&g, "'/></valueMap></maps>" PROVIDER_CLOSE "</instrumentationManifest>");
-	t0 = seconds();
+	t0 = test_seconds();
 	st = etl_reader_add_manifest_memory(r, g.p, g.len, "entities");
 	ck_assert_int_eq(st, ETL_E_FORMAT);
-	ck_assert_double_lt(seconds() - t0, 1.0 * slowdown());
+	ck_assert_double_lt(test_seconds() - t0, 1.0 * test_slowdown());
 	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "declares DTD entities"));
 	free(g.p);
 	etl_reader_free(r);
@@ -637,9 +620,9 @@ START_TEST(many_templates_load_fast)
 		gen_str(&g, line);
 	}
 	gen_str(&g, "</events>" PROVIDER_CLOSE "</instrumentationManifest>");
-	t0 = seconds();
+	t0 = test_seconds();
 	ck_assert_int_eq(etl_reader_add_manifest_memory(r, g.p, g.len, "templates"), ETL_OK);
-	ck_assert_double_lt(seconds() - t0, 10.0 * slowdown()); /* (seconds in a normal build; the bound is for sanitizer builds) */
+	ck_assert_double_lt(test_seconds() - t0, 10.0 * test_slowdown()); /* (seconds in a normal build; the bound is for sanitizer builds) */
 	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
 	free(g.p);
 	etl_reader_free(r);
@@ -684,13 +667,8 @@ START_TEST(big_value_maps_are_searched_by_value)
 	memset(&e, 0, sizeof(e));
 	e.provider = g;
 	e.id = 1;
-	for (i = 0; i < VALUES; i++) { /* 0, 7 (named twice), ..., and some past the map (little-endian) */
-		uint32_t v = i == 1 ? 7 : i * 61u;
-		payload[4 * i] = (uint8_t)v;
-		payload[4 * i + 1] = (uint8_t)(v >> 8);
-		payload[4 * i + 2] = (uint8_t)(v >> 16);
-		payload[4 * i + 3] = (uint8_t)(v >> 24);
-	}
+	for (i = 0; i < VALUES; i++) /* 0, 7 (named twice), ..., and some past the map */
+		etlw_put32(payload + 4 * i, i == 1 ? 7 : i * 61u);
 	for (i = 0; i < EVENTS; i++) {
 		e.ts = o.start_ts + 10 + i;
 		ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, payload, 4 * VALUES), 0);
@@ -698,7 +676,7 @@ START_TEST(big_value_maps_are_searched_by_value)
 	ck_assert_int_eq(etlw_finish(w, &trace, &len), 0);
 	etlw_free(w);
 	ck_assert_int_eq(etl_reader_open_memory(r, trace, len, "mem"), ETL_OK);
-	t0 = seconds();
+	t0 = test_seconds();
 	while (etl_reader_next(r, &ev) == ETL_OK) {
 		const struct etl_decoded *d;
 		const struct etl_property *a;
@@ -720,7 +698,7 @@ START_TEST(big_value_maps_are_searched_by_value)
 		n++;
 	}
 	ck_assert_uint_eq(n, EVENTS);
-	ck_assert_double_lt(seconds() - t0, 5.0 * slowdown()); /* about 0.2 s here */
+	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown()); /* about 0.2 s here */
 	etl_reader_free(r);
 	free(trace);
 	free(payload);

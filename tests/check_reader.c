@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "record/record.h"
 #include "util/cursor.h"
+#include "clock.h"
 #include "decoded_text.h"
 #include "scenario.h"
 #include "reader/reader.h"
@@ -1055,34 +1055,28 @@ START_TEST(decoding_at_delivery_is_the_decoding)
 }
 END_TEST
 
+/* A one-CPU, 64-bit writer whose trace starts with the rundown of process 500 (big.exe); *ts
+ * is the next time stamp to use. */
+static struct etlw *big_process_trace(struct etlw_opts *o, uint64_t *ts)
+{
+	struct etlw *w;
+
+	etlw_default_opts(o);
+	o->ncpu = 1;
+	o->ptr_size = 8;
+	o->buffer_size = 65536;
+	w = etlw_new(o);
+	ck_assert_ptr_nonnull(w);
+	*ts = o->start_ts + 100;
+	ck_assert_int_eq(scen_process(w, o, 0, 3, (*ts)++, 500, 4, 0, "big.exe", "big.exe"), 0);
+	return w;
+}
+
 /* ROBUSTNESS.md: a process with many images cost, for each Image/DCStop and Unload record,
  * a walk over all of them, and for each stack frame no image holds, another: a crafted trace
  * of 60,000 image rundowns, their 60,000 DCStops, 30,000 unloads of a reused base and 1,000
  * samples with 64 frames each took seconds per megabyte.  Now hash tables and an index
  * (state/images.c); the answers stay those of the plain search (check_units). */
-/* little-endian fields of payloads built here (the suite runs big-endian too) */
-static void le32_at(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void le64_at(uint8_t *p, uint64_t v)
-{
-	le32_at(p, (uint32_t)v);
-	le32_at(p + 4, (uint32_t)(v >> 32));
-}
-
-static double seconds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 START_TEST(many_images_cost_little)
 {
 	enum { N = 60000, SAMPLES = 1000, FRAMES = 64 };
@@ -1097,14 +1091,7 @@ START_TEST(many_images_cost_little)
 	unsigned i, k, resolved = 0, frames = 0;
 	double t0;
 
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	o.ptr_size = 8;
-	o.buffer_size = 65536;
-	w = etlw_new(&o);
-	ck_assert_ptr_nonnull(w);
-	ts = o.start_ts + 100;
-	ck_assert_int_eq(scen_process(w, &o, 0, 3, ts++, 500, 4, 0, "big.exe", "big.exe"), 0);
+	w = big_process_trace(&o, &ts);
 	ck_assert_int_eq(scen_thread(w, &o, 0, 3, ts++, 500, 5001), 0);
 	for (i = 0; i < N; i++)
 		ck_assert_int_eq(scen_image(w, &o, 0, 3, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x10000, "\\x.dll"), 0);
@@ -1113,11 +1100,11 @@ START_TEST(many_images_cost_little)
 	for (i = 0; i < N / 2; i++) /* loads and unloads at one base: each unload finds the newest */
 		ck_assert_int_eq(scen_image(w, &o, 0, i % 2 ? 2 : 10, ts++, 500, 0x7f0000000000ull, 0x10000, "\\y.dll"), 0);
 	for (i = 0; i < SAMPLES; i++) {
-		le64_at(stack, ts); /* StackWalk/Stack: EventTimeStamp, process, thread, frames */
-		le32_at(stack + 8, 500);
-		le32_at(stack + 12, 5001);
+		etlw_put64(stack, ts); /* StackWalk/Stack: EventTimeStamp, process, thread, frames */
+		etlw_put32(stack + 8, 500);
+		etlw_put32(stack + 12, 5001);
 		for (k = 0; k < FRAMES; k++) /* half in no image (each its own page), half in one */
-			le64_at(stack + 16 + 8 * k, k % 2 ? base0 + ((uint64_t)(i * FRAMES + k) % N) * 0x10000 + 0x10
+			etlw_put64(stack + 16 + 8 * k, k % 2 ? base0 + ((uint64_t)(i * FRAMES + k) % N) * 0x10000 + 0x10
 							  : 0x7000000000ull + (uint64_t)(i * FRAMES + k) * 0x1000);
 		ck_assert_int_eq(scen_sample(w, &o, 0, ts, 0x1234, 5001), 0);
 		ck_assert_int_eq(etlw_perfinfo(w, 0, 2, 0x1820, ts, NULL, 0, NULL, stack, sizeof(stack)), 0);
@@ -1126,7 +1113,7 @@ START_TEST(many_images_cost_little)
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 
-	t0 = seconds_now();
+	t0 = test_seconds();
 	r = open_mem(d, len);
 	while (etl_reader_next(r, &ev) == ETL_OK) {
 		size_t n = etl_event_stack_depth(ev);
@@ -1134,7 +1121,7 @@ START_TEST(many_images_cost_little)
 		for (k = 0; k < n; k++, frames++)
 			resolved += etl_reader_resolve_address(r, p, etl_event_stack_frame(ev, k), &off) != NULL;
 	}
-	ck_assert_double_lt(seconds_now() - t0, 3.0); /* about 0.2 s here; minutes before */
+	ck_assert_double_lt(test_seconds() - t0, 3.0); /* about 0.2 s here; minutes before */
 	p = etl_reader_find_process(r, 0, 500);
 	ck_assert_uint_eq(etl_process_image_count(p), N + N / 4);
 	ck_assert_uint_eq(frames, SAMPLES * FRAMES);
@@ -1162,8 +1149,8 @@ static int set_name(struct etlw *w, uint64_t ts, uint32_t pid, uint32_t tid, con
 	uint8_t b[64];
 	size_t k = 8, j;
 
-	le32_at(b, pid);
-	le32_at(b + 4, tid);
+	etlw_put32(b, pid);
+	etlw_put32(b + 4, tid);
 	for (j = 0; name[j] && k + 4 <= sizeof(b); j++) {
 		b[k++] = (uint8_t)name[j];
 		b[k++] = 0;
@@ -1188,14 +1175,7 @@ START_TEST(many_thread_names_cost_little)
 	unsigned i;
 	double t0;
 
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	o.ptr_size = 8;
-	o.buffer_size = 65536;
-	w = etlw_new(&o);
-	ck_assert_ptr_nonnull(w);
-	ts = o.start_ts + 100;
-	ck_assert_int_eq(scen_process(w, &o, 0, 3, ts++, 500, 4, 0, "big.exe", "big.exe"), 0);
+	w = big_process_trace(&o, &ts);
 	for (i = 0; i < N; i++)
 		ck_assert_int_eq(set_name(w, ts++, 500, 8 + 4 * i, "worker"), 0);
 	for (i = 0; i < N; i += 3) /* renamed, and named the same again */
@@ -1203,11 +1183,11 @@ START_TEST(many_thread_names_cost_little)
 	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
 	etlw_free(w);
 
-	t0 = seconds_now();
+	t0 = test_seconds();
 	r = open_mem(d, len);
 	while (etl_reader_next(r, &ev) == ETL_OK)
 		;
-	ck_assert_double_lt(seconds_now() - t0, 2.0); /* about 0.1 s here */
+	ck_assert_double_lt(test_seconds() - t0, 2.0); /* about 0.1 s here */
 	p = etl_reader_find_process(r, 0, 500);
 	ck_assert_uint_eq(etl_process_thread_name_count(p), N);
 	for (i = 0; i < N; i += 1111) {

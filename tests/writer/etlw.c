@@ -53,6 +53,9 @@ static int grow(struct bytes *b, size_t more)
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
 static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+void etlw_put16(uint8_t *p, uint16_t v) { put16(p, v); }
+void etlw_put32(uint8_t *p, uint32_t v) { put32(p, v); }
+void etlw_put64(uint8_t *p, uint64_t v) { put64(p, v); }
 void etlw_put_guid(uint8_t *p, const struct etl_guid *g)
 {
 	put32(p, g->data1);

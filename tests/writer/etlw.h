@@ -97,6 +97,10 @@ int etlw_message(struct etlw *w, unsigned cpu, const struct etlw_message *m, con
 
 /* Writes g as a file holds a GUID (Data1-3 little-endian, then Data4's 8 bytes) into p[0..16). */
 void etlw_put_guid(uint8_t *p, const struct etl_guid *g);
+/* Little-endian integers, as every field of a trace is (for payloads a test builds itself). */
+void etlw_put16(uint8_t *p, uint16_t v);
+void etlw_put32(uint8_t *p, uint32_t v);
+void etlw_put64(uint8_t *p, uint64_t v);
 
 /* Appends raw record bytes (for crafting damaged input); aligned to 8. */
 int etlw_raw(struct etlw *w, unsigned cpu, const void *bytes, size_t len);
