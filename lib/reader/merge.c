@@ -586,9 +586,6 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		st = start_iteration(r);
 		if (st != ETL_OK)
 			return st;
-		/* the limits of etl_reader_decode, for the decodings made as events are delivered */
-		r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
-		r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
 	}
 	if (!r->windowed || r->win_from == 0) { /* a window from a later time leaves them to the first */
 		st = deliver_queued(r);

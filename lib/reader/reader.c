@@ -71,6 +71,14 @@ int etl_error_is_fatal(const struct etl_error *e) { return e ? e->fatal : 0; }
 
 /* ---- lifecycle and options ---- */
 
+/* The decoding limits, in the decoded view every decoding of the reader is made in (by
+ * etl_reader_decode, and as state records are delivered). */
+static void set_decode_limits(struct etl_reader *r)
+{
+	r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
+	r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
+}
+
 struct etl_reader *etl_reader_new(void)
 {
 	struct etl_reader *r = etl__calloc(1, sizeof(*r));
@@ -78,6 +86,7 @@ struct etl_reader *etl_reader_new(void)
 	if (!r)
 		return NULL;
 	memcpy(r->limits, default_limits, sizeof(r->limits));
+	set_decode_limits(r);
 	r->options[ETL_OPTION_STACKS] = 1;
 	r->order = ETL_ORDER_TIME;
 	return r;
@@ -156,6 +165,7 @@ int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t va
 	if (which == ETL_LIMIT_DEPTH && value > 1024)
 		value = 1024;
 	r->limits[which] = value;
+	set_decode_limits(r);
 	return ETL_OK;
 }
 
@@ -237,8 +247,6 @@ int etl_reader_decode(struct etl_reader *r, const struct etl_event *ev, const st
 			d = r->dec.out_diag;
 		r->dec.out_event = NULL; /* once: a second ask decodes again, as before */
 	} else {
-		r->dec.out.max_nodes = (uint32_t)r->limits[ETL_LIMIT_PROPERTIES];
-		r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
 		st = etl__decode_event(&r->dec, ev, decoded, &d);
 	}
 	if (st != ETL_OK) {
