@@ -74,17 +74,16 @@ START_TEST(image_index_matches_plain_search)
 			n++;
 		} else if (r % 3 == 1 && n) { /* an unload at the base of some image */
 			uint64_t base = im[rnd() % n].base;
-			size_t live = etl__images_live_at(&x, base), plain = 0;
+			size_t live, plain = 0;
 			for (i = n; i-- > 0;)
 				if (im[i].base == base && !im[i].unload_time) {
 					plain = i + 1;
 					break;
 				}
+			live = etl__images_unload(&x, base, 1);
 			ck_assert_uint_eq(live, plain);
-			if (live) {
+			if (live)
 				im[live - 1].unload_time = 1 + rnd() % 2; /* never 0 here */
-				etl__images_unloaded(&x, base);
-			}
 		}
 		for (q = 0; q < 20; q++) {
 			uint64_t addr = some_address(im, n);
@@ -117,7 +116,7 @@ START_TEST(image_index_matches_plain_search)
 				plain = i + 1;
 				break;
 			}
-		ck_assert_uint_eq(etl__images_live_at(&x, base), plain);
+		ck_assert_uint_eq(etl__images_unload(&x, base, 0), plain);
 		ck_assert_uint_eq(etl__images_cover(&x, im, n, addr, &lo, &hi), cover_plain(im, n, addr));
 	}
 	etl__images_free(&x);

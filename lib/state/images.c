@@ -249,19 +249,14 @@ int etl__images_added(struct etl_image_index *x, const struct etl_image_rec *ima
 	return 0;
 }
 
-size_t etl__images_live_at(struct etl_image_index *x, uint64_t base)
-{
-	const struct base_entry *b = etl__htab_find(&x->by_base, etl__hash_mix(base), base_eq, &base);
-
-	return b ? b->live : 0;
-}
-
-void etl__images_unloaded(struct etl_image_index *x, uint64_t base)
+size_t etl__images_unload(struct etl_image_index *x, uint64_t base, int forget)
 {
 	struct base_entry *b = etl__htab_find(&x->by_base, etl__hash_mix(base), base_eq, &base);
+	size_t live = b ? b->live : 0;
 
-	if (b && b->live)
-		b->live = x->older[b->live - 1];
+	if (live && forget)
+		b->live = x->older[live - 1];
+	return live;
 }
 
 int etl__images_seen(const struct etl_image_index *x, uint64_t base, uint64_t size)

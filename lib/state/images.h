@@ -42,10 +42,9 @@ struct etl_image_index {
 /* Notes image i (the newest, just appended, or the next of those a process had before its
  * index was made) in the tables by base; -1 without memory (the index is then dropped). */
 int etl__images_added(struct etl_image_index *x, const struct etl_image_rec *images, size_t i);
-/* The newest image at base not unloaded, + 1 (0: none); it is forgotten when unloaded is set
- * (the caller gave it a non-zero unload time). */
-size_t etl__images_live_at(struct etl_image_index *x, uint64_t base);
-void etl__images_unloaded(struct etl_image_index *x, uint64_t base);
+/* The newest image at base not unloaded, + 1 (0: none); with forget (the caller gives it a
+ * non-zero unload time), the next older one takes its place. */
+size_t etl__images_unload(struct etl_image_index *x, uint64_t base, int forget);
 /* Whether an image of this base and size was kept. */
 int etl__images_seen(const struct etl_image_index *x, uint64_t base, uint64_t size);
 /* The newest of images [0, n) covering addr, + 1 (0: none; SIZE_MAX: no memory for the index),

@@ -332,13 +332,10 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		return;
 	x = image_index(p);
 	if (ev->opcode == 2) { /* Unload: mark the newest loaded there that is not unloaded */
-		if (x) {
-			size_t k = etl__images_live_at(x, base);
-			if (k) {
+		if (x) { /* (an unload at time 0 leaves the image as it was: not forgotten) */
+			size_t k = etl__images_unload(x, base, ev->filetime != 0);
+			if (k)
 				p->images[k - 1].unload_time = ev->filetime;
-				if (ev->filetime) /* (an unload at time 0 leaves it as it was) */
-					etl__images_unloaded(x, base);
-			}
 			return;
 		}
 		for (i = p->nimages; i-- > 0;) {
