@@ -143,9 +143,11 @@ enum etl_limit {
 	ETL_LIMIT_PROPERTIES = 4,    /**< most properties (values, array elements, structs) per decoded event (default 1 Mi) */
 	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
 	ETL_LIMIT_STACK_KEY_BYTES = 6, /**< most memory for a trace's compressed-stack definitions (default 256 MiB) */
+	ETL_LIMIT_KEPT_BUFFER_BYTES = 7, /**< most bytes of decompressed buffers the stack index pass keeps per trace, so that the reader does not decompress them again (default 32 MiB; 0 keeps none) @since 0.2 */
 	ETL_LIMIT_COUNT_
 };
-/** Sets a limit; only before the first input is opened. @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */
+/** Sets a limit; only before the first input is opened.  A limit is at least 1, except
+ *  ETL_LIMIT_KEPT_BUFFER_BYTES (0 keeps none). @retval ETL_OK @retval ETL_E_MISUSE @since 0.1 */
 ETL_API int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t value);
 /** Current value of a limit (0 for an unknown one). @since 0.1 */
 ETL_API uint64_t etl_reader_get_limit(const struct etl_reader *r, enum etl_limit which);

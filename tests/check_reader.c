@@ -472,6 +472,84 @@ START_TEST(buffers_out_of_sequence_are_sorted)
 }
 END_TEST
 
+/* What the stack index pass decompressed is kept for the streams (ETL_LIMIT_KEPT_BUFFER_BYTES):
+ * events, stacks and errors are those of a reader that decompresses every buffer itself, with
+ * and without helper threads, whether all, some or none of the buffers fit the keep, and with a
+ * compressed buffer damaged (the pass does not keep it: the stream meets the damage itself).
+ * *given says how many buffers the streams took from the keep. */
+static uint64_t kept_digest(const uint8_t *d, size_t len, int threads, int64_t keep, uint64_t *given)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t h = 1469598103934665603ull;
+	int st;
+
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	if (keep >= 0)
+		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_KEPT_BUFFER_BYTES, (uint64_t)keep), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const uint8_t *p;
+		size_t n, i;
+		if (st != ETL_OK) {
+			const char *m = etl_reader_error(r)->msg;
+			h = (h ^ etl_reader_error(r)->offset) * 1099511628211ull;
+			for (; *m; m++)
+				h = (h ^ (unsigned char)*m) * 1099511628211ull;
+			continue;
+		}
+		h = (h ^ etl_event_timestamp_raw(ev)) * 1099511628211ull;
+		h = (h ^ etl_event_file_offset(ev)) * 1099511628211ull;
+		etl_event_payload(ev, &p, &n);
+		for (i = 0; i < n; i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+		for (i = 0; i < etl_event_stack_depth(ev); i++) /* asks: the pass runs at the first */
+			h = (h ^ etl_event_stack_frame(ev, i)) * 1099511628211ull;
+		h = (h ^ etl_event_stack_depth(ev)) * 1099511628211ull;
+	}
+	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
+	*given = r->traces[0]->kept.given;
+	etl_reader_free(r);
+	return h;
+}
+
+START_TEST(kept_buffers_change_nothing_but_time)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	uint64_t base, h, all, some, none;
+	int threads[3] = { 0, 1, 3 }, k;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i == 1 ? 4 : 8;
+	o.buffer_size = 1024; /* many buffers */
+	o.compress = 1;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
+	if (_i == 2)
+		memset(d + len / 2, 0x5A, 48); /* damage inside a compressed buffer */
+	base = kept_digest(d, len, 0, 0, &none);
+	ck_assert_uint_eq(none, 0);
+	for (k = 0; k < 3; k++) {
+		h = kept_digest(d, len, threads[k], -1, &all); /* the default: room for every buffer */
+		ck_assert_uint_eq(h, base);
+		/* of 23 or 24 buffers: not the header buffer, not those the streams (and with threads,
+		 * the helpers) had loaded when the first stack was asked for */
+		ck_assert_uint_gt(all, 10);
+		h = kept_digest(d, len, threads[k], 8 * 1088, &some); /* room for about 8 */
+		ck_assert_uint_eq(h, base);
+		if (threads[k] == 0)
+			ck_assert_uint_gt(some, 0);
+		ck_assert_uint_lt(some, all);
+		h = kept_digest(d, len, threads[k], 0, &none);
+		ck_assert_uint_eq(h, base);
+		ck_assert_uint_eq(none, 0);
+	}
+	free(d);
+}
+END_TEST
+
 /* ETL_OPTION_THREADS: helpers decompress ahead; the events, their order and bytes are the same
  * (compressed traces, 64-bit and 32-bit, and one damaged in a compressed buffer). */
 static uint64_t run_digest(const uint8_t *d, size_t len, int threads, unsigned *events, unsigned *errors)
@@ -1557,6 +1635,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(t, forward_scan_keeps_only_the_header_buffer, 0, 2);
 	tcase_add_loop_test(t, buffers_out_of_sequence_are_sorted, 0, 2);
 	tcase_add_loop_test(t, helper_threads_change_nothing_but_time, 0, 3);
+	tcase_add_loop_test(t, kept_buffers_change_nothing_but_time, 0, 3);
 	tcase_add_test(t, two_inputs_merge_by_time);
 	tcase_add_test(dmg, zeroed_buffer_header_costs_only_that_buffer);
 	tcase_add_test(dmg, bad_record_size_costs_the_rest_of_its_buffer_at_most);

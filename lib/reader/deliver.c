@@ -12,6 +12,13 @@
 
 #include "reader/reader.h"
 
+/* The most the trace's decompressed buffers can take in a keep (each buffer is at most its
+ * declared size, at a cache line of its own). */
+static uint64_t kept_need(const struct trace *t)
+{
+	return t->ix.buffers * ((uint64_t)t->info.buffer_size + 64);
+}
+
 /* Completes the stack of an event the reader delivered (or of a copy made with ETL_COPY_STACK_LATER),
  * when it is first asked for, on whatever thread asks: reads the trace's stack index (one pass over
  * the trace, the first time; another thread asking meanwhile waits for it), then the records the
@@ -25,11 +32,16 @@ static void finish_stack(void *ctx, struct etl_event *ev)
 	 * lock (two threads taking it for every event spend their time passing its cache line) */
 	if (!atomic_load_explicit(&t->stacks_ready, memory_order_acquire)) {
 		pthread_mutex_lock(&t->stack_mu);
-		if (!t->stacks.loaded)
-			etl__stacks_load_threads(&t->stacks, &t->src,
-						 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-						 t->info.compression_format, &t->ix, t->ptr_size,
-						 r->limits[ETL_LIMIT_STACK_KEY_BYTES], (unsigned)r->options[ETL_OPTION_THREADS]);
+		if (!t->stacks.loaded) {
+			int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
+			/* the decompressed buffers are kept for the streams, when they fit */
+			int keep;
+			etl__bufkeep_init(&t->kept, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);
+			keep = compressed && etl__bufkeep_reserve(&t->kept, kept_need(t)) == 0;
+			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format,
+						 &t->ix, t->ptr_size, r->limits[ETL_LIMIT_STACK_KEY_BYTES],
+						 (unsigned)r->options[ETL_OPTION_THREADS], keep ? &t->kept : NULL);
+		}
 		atomic_store_explicit(&t->stacks_ready, 1, memory_order_release);
 		pthread_mutex_unlock(&t->stack_mu);
 	}

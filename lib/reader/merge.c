@@ -51,8 +51,20 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 /* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
  * s->data/fill may still hold what could be recovered (a partly
  * decompressed buffer). */
+/* Loads compressed buffer e into ld from what the stack index pass kept of it, when it did
+ * (the pass published its keep with stacks_ready; this thread alone takes from it). */
+static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
+{
+	struct trace *t = s->t;
+
+	return (e->flags & ETL_BUF_COMPRESSED) && atomic_load_explicit(&t->stacks_ready, memory_order_acquire) &&
+	       t->kept.n && etl__bufkeep_give(&t->kept, ld, e);
+}
+
 static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
+	if (kept_for(s, e, &s->ld))
+		return loaded_buffer(r, s, e, ETL_OK);
 	return loaded_buffer(r, s, e, etl__bufload(&s->ld, e, &s->diag));
 }
 
@@ -268,7 +280,13 @@ static void prefetch_next(struct etl_reader *r, struct stream *s)
 		} else if (e.flags & ETL_BUF_COMPRESSED) {
 			struct etl_pfjob *j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];
 			j->ent = e;
-			etl__prefetch_submit(r->pf, j);
+			if (kept_for(s, &e, &j->ld)) { /* done already: take_prefetched does not wait */
+				j->status = ETL_OK;
+				j->diag.code = ETL_OK;
+				j->state = PF_DONE;
+			} else {
+				etl__prefetch_submit(r->pf, j);
+			}
 		} else {
 			s->peek = e;
 			s->has_peek = 1;

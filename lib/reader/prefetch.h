@@ -46,9 +46,11 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
  * with a share of max_bytes; the parts
  * are appended in file order, which gives the index of one pass.  Where a part dropped records
  * (its share was not enough), the pass is made again on one thread, so what is kept never
- * depends on the threads.  Memory: at most max_bytes in the parts, then max_bytes in k. */
+ * depends on the threads.  Memory: at most max_bytes in the parts, then max_bytes in k.  With
+ * keep (empty), the buffers decompressed without fault are kept there within its budget (each
+ * part a share of it) for the reader's streams (walk/keep.h). */
 void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src, int compressed,
 			      uint32_t compression_format, const struct etl_bufindex *ix, unsigned ptr_size,
-			      uint64_t max_bytes, unsigned threads);
+			      uint64_t max_bytes, unsigned threads, struct etl_bufkeep *keep);
 
 #endif

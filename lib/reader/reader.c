@@ -22,6 +22,7 @@ static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 	[ETL_LIMIT_PROPERTIES] = 1u << 20,
 	[ETL_LIMIT_DEPTH] = 32,
 	[ETL_LIMIT_STACK_KEY_BYTES] = 256u << 20,
+	[ETL_LIMIT_KEPT_BUFFER_BYTES] = 32u << 20,
 };
 
 
@@ -101,6 +102,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__bufindex_free(&t->ix);
 	etl__bufscan_free(&t->fwd);
 	etl__stacks_free(&t->stacks);
+	etl__bufkeep_free(&t->kept);
 	pthread_mutex_destroy(&t->stack_mu);
 	etl__files_free(&t->files);
 	etl__free(t);
@@ -154,7 +156,7 @@ int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t va
 		return etl__reader_misuse(r, "unknown limit");
 	if (r->ntraces > 0 || r->state != ST_NEW)
 		return etl__reader_misuse(r, "limits can only be set before the first input is opened");
-	if (value == 0)
+	if (value == 0 && which != ETL_LIMIT_KEPT_BUFFER_BYTES) /* (0 keeps no buffers) */
 		return etl__reader_misuse(r, "a limit must be at least 1");
 	if (which == ETL_LIMIT_BUFFER_SIZE && value < ETL_BUFFER_HEADER_SIZE)
 		return etl__reader_misuse(r, "the buffer-size limit must be at least 72 bytes");

@@ -55,6 +55,10 @@ struct trace {
 	 * and stacks_ready (set after it, under the lock) lets later asks read it without the lock. */
 	pthread_mutex_t stack_mu;
 	atomic_int stacks_ready;
+	/* Buffers the stack index pass decompressed, kept for the streams (within
+	 * ETL_LIMIT_KEPT_BUFFER_BYTES): filled with the index, then taken from only by the thread
+	 * that iterates (merge.c), after it sees stacks_ready. */
+	struct etl_bufkeep kept;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 

@@ -21,6 +21,8 @@ struct part {
 	int started;
 	struct etl_stacks k;
 	struct etl_bufload ld;
+	struct etl_bufkeep keep; /* its slice of the caller's keep, or none */
+	int keeps;
 	const struct etl_bufindex *ix;
 	uint64_t first, end, max;
 	unsigned ptr_size;
@@ -30,25 +32,28 @@ static void *part_main(void *arg)
 {
 	struct part *p = arg;
 
-	etl__stacks_load_range(&p->k, &p->ld, p->ix, p->first, p->end, p->ptr_size, p->max);
+	etl__stacks_load_range(&p->k, &p->ld, p->ix, p->first, p->end, p->ptr_size, p->max,
+			       p->keeps ? &p->keep : NULL);
 	return NULL;
 }
 
 /* The one-thread pass into k (emptied first). */
 static void load_one(struct etl_stacks *k, const struct etl_source *src, int compressed, uint32_t format,
-		     const struct etl_bufindex *ix, unsigned ptr_size, uint64_t max_bytes)
+		     const struct etl_bufindex *ix, unsigned ptr_size, uint64_t max_bytes, struct etl_bufkeep *keep)
 {
 	struct etl_bufload ld;
 
 	etl__stacks_free(k);
+	if (keep)
+		etl__bufkeep_clear(keep);
 	etl__bufload_init(&ld, src, compressed, format);
-	etl__stacks_load(k, &ld, ix, ptr_size, max_bytes);
+	etl__stacks_load(k, &ld, ix, ptr_size, max_bytes, keep);
 	etl__bufload_free(&ld);
 }
 
 void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src, int compressed,
 			      uint32_t compression_format, const struct etl_bufindex *ix, unsigned ptr_size,
-			      uint64_t max_bytes, unsigned threads)
+			      uint64_t max_bytes, unsigned threads, struct etl_bufkeep *keep)
 {
 	struct part parts[MAX_PARTS];
 	unsigned n = threads + 1 < MAX_PARTS ? threads + 1 : MAX_PARTS, i;
@@ -56,7 +61,7 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 	int whole = 1;
 
 	if (threads == 0 || ix->buffers < 2 * (uint64_t)n) {
-		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
+		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes, keep);
 		return;
 	}
 	per = (ix->buffers + n - 1) / n;
@@ -69,6 +74,11 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 		p->end = i + 1 == n ? UINT64_MAX : (i + 1) * per;
 		p->max = max_bytes / n;
 		p->ptr_size = ptr_size;
+		p->keeps = keep != NULL;
+		if (keep)
+			etl__bufkeep_slice(keep, i, n, &p->keep);
+		else
+			etl__bufkeep_init(&p->keep, 0);
 		if (i > 0)
 			p->started = pthread_create(&p->thread, NULL, part_main, p) == 0;
 	}
@@ -88,10 +98,14 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 			whole = 0;
 		etl__stacks_free(&parts[i].k);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		etl__bufload_free(&parts[i].ld);
+		if (whole && keep)
+			etl__bufkeep_append(keep, &parts[i].keep); /* the parts are in file order */
+		etl__bufkeep_free(&parts[i].keep);
+	}
 	if (whole)
 		etl__stacks_finish(k);
 	else
-		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes);
+		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes, keep);
 }

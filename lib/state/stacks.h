@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "walk/keep.h"
 #include "walk/load.h"
 
 /* a key definition (KeyDelete/KeyRundown) */
@@ -86,14 +87,17 @@ void etl__stacks_free(struct etl_stacks *k);
  * (no stack records seen yet, or ev is a stack record). */
 int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos);
 /* Reads the trace's key definitions and away-from-event stack records in one pass over its
- * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it). */
+ * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it).
+ * With keep, the buffers it decompressed without fault go there (within its budget) for the
+ * reader's streams. */
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
-		      unsigned ptr_size, uint64_t max_bytes);
+		      unsigned ptr_size, uint64_t max_bytes, struct etl_bufkeep *keep);
 /* Part of that pass: the buffers of ordinals [first, end) in the file (without
  * etl__stacks_finish).  The parts of a trace are independent: loaded into separate indexes
  * (on several threads) and appended in file order, they make the index of one pass. */
 void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
-			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes);
+			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes,
+			    struct etl_bufkeep *keep);
 /* One buffer's part of the pass (data[0, fill) as loaded, header included). */
 void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
 			     uint64_t max_bytes);

@@ -208,12 +208,14 @@ void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t f
 }
 
 void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
-			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes)
+			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes,
+			    struct etl_bufkeep *keep)
 {
 	struct etl_diag d;
 	struct etl_bufiter it;
 	struct etl_bufent e;
 	uint64_t ordinal;
+	int st;
 
 	etl__bufiter_init(&it, ix);
 	for (ordinal = 0; etl__bufiter_next(&it, &e); ordinal++) {
@@ -223,16 +225,19 @@ void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const 
 		}
 		if (ordinal < first || e.type == ETL_BUFTYPE_HEADER)
 			continue;
-		if (etl__bufload(ld, &e, &d) != ETL_OK && !ld->data)
+		st = etl__bufload(ld, &e, &d);
+		if (st != ETL_OK && !ld->data)
 			continue;
 		etl__stacks_load_buffer(k, ld->data, ld->fill, ptr_size, max_bytes);
+		if (keep && st == ETL_OK)
+			(void)etl__bufkeep_take(keep, ld, &e);
 	}
 }
 
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
-		      unsigned ptr_size, uint64_t max_bytes)
+		      unsigned ptr_size, uint64_t max_bytes, struct etl_bufkeep *keep)
 {
-	etl__stacks_load_range(k, ld, ix, 0, UINT64_MAX, ptr_size, max_bytes);
+	etl__stacks_load_range(k, ld, ix, 0, UINT64_MAX, ptr_size, max_bytes, keep);
 	etl__stacks_finish(k);
 }
 

@@ -1,0 +1,146 @@
+/*
+ * keep.c - decompressed buffers kept for a later load (see keep.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifdef __linux__
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS and madvise's MADV_HUGEPAGE: Linux only (docs/HACKING.md) */
+#endif
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#include "walk/keep.h"
+
+void etl__bufkeep_init(struct etl_bufkeep *k, uint64_t max_bytes)
+{
+	memset(k, 0, sizeof(*k));
+	k->max = max_bytes;
+}
+
+void etl__bufkeep_free(struct etl_bufkeep *k)
+{
+	uint64_t max = k->max;
+
+	etl__free(k->e);
+	if (k->region) {
+#ifdef __linux__
+		if (k->mapped)
+			munmap(k->region, k->region_size);
+		else
+#endif
+			etl__free(k->region);
+	}
+	etl__bufkeep_init(k, max);
+}
+
+void etl__bufkeep_clear(struct etl_bufkeep *k)
+{
+	k->n = 0;
+	k->used = 0;
+}
+
+int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need)
+{
+	size_t size = (size_t)(need < k->max ? need : k->max);
+
+	if (k->region || size == 0 || size != (need < k->max ? need : k->max))
+		return k->region ? 0 : -1;
+#ifdef __linux__
+	{
+		const size_t huge = (size_t)2 << 20;
+		size_t whole = (size + huge - 1) / huge * huge;
+		void *p = whole >= size ? mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+					: MAP_FAILED;
+		if (p != MAP_FAILED) {
+			(void)madvise(p, whole, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+			k->region = p;
+			k->region_size = whole;
+			k->mapped = 1;
+		}
+	}
+#endif
+	if (!k->region && !(k->region = etl__malloc(size)))
+		return -1;
+	if (!k->mapped)
+		k->region_size = size;
+	k->base = k->region;
+	k->size = size;
+	k->used = 0;
+	return 0;
+}
+
+void etl__bufkeep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part)
+{
+	size_t per = n ? k->size / n : 0;
+
+	etl__bufkeep_init(part, per);
+	if (k->base && per) {
+		part->base = k->base + (size_t)i * per;
+		part->size = per;
+	}
+}
+
+/* Room for one more entry after the last, which must come before e in the file. */
+static int room_after(struct etl_bufkeep *k, uint64_t off)
+{
+	return !(k->n && k->e[k->n - 1].off >= off) && etl__grow(&k->e, &k->cap, k->n + 1, sizeof(*k->e), 64) == 0;
+}
+
+int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e)
+{
+	struct etl_kept *x;
+
+	if (!k->base || !ld->compressed || !ld->data || ld->fill > k->size - k->used || !room_after(k, e->off))
+		return 0;
+	x = &k->e[k->n++];
+	x->off = e->off;
+	x->avail = e->avail;
+	x->flags = e->flags;
+	x->given = 0;
+	x->data = k->base + k->used;
+	x->fill = ld->fill;
+	memcpy(k->base + k->used, ld->data, ld->fill);
+	k->used += (ld->fill + 63) & ~(size_t)63; /* each buffer on a cache line of its own */
+	if (k->used > k->size)
+		k->used = k->size;
+	return 1;
+}
+
+void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n && room_after(k, from->e[i].off); i++)
+		k->e[k->n++] = from->e[i];
+	etl__free(from->e);
+	from->e = NULL;
+	from->n = from->cap = 0;
+}
+
+int etl__bufkeep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
+{
+	size_t lo = 0, hi = k->n;
+	struct etl_kept *x;
+
+	while (lo < hi) { /* the first entry at or after e->off */
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->e[mid].off < e->off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == k->n)
+		return 0;
+	x = &k->e[lo];
+	if (x->off != e->off || x->given || x->avail != e->avail || x->flags != e->flags)
+		return 0;
+	ld->data = x->data; /* read in place: the region lasts as long as the keep */
+	ld->fill = x->fill;
+	ld->compressed = 1;
+	ld->flags = e->flags;
+	x->given = 1;
+	k->given++;
+	return 1;
+}
