@@ -51,8 +51,10 @@ int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need)
 	{
 		const size_t huge = (size_t)2 << 20;
 		size_t whole = (size + huge - 1) / huge * huge;
-		void *p = whole >= size ? mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-					: MAP_FAILED;
+		/* below a huge page, malloc's own pages do (a small trace would hold 2 MiB) */
+		void *p = size >= huge && whole >= size
+				  ? mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+				  : MAP_FAILED;
 		if (p != MAP_FAILED) {
 			(void)madvise(p, whole, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
 			k->region = p;
