@@ -705,6 +705,81 @@ START_TEST(big_value_maps_are_searched_by_value)
 }
 END_TEST
 
+/* ROBUSTNESS.md: a bit map's text walked every entry for every value: a bitMap of 200,000 entries
+ * and events of 4,000 values each took minutes.  A bit map now keeps the entries that can ever
+ * name a bit (not value 0, not a later duplicate: the same text as before), at most
+ * ETL_BITMAP_MAX, and the walk stops when no bit is left to name. */
+START_TEST(big_bit_maps_cost_a_bounded_walk)
+{
+	static const struct etl_guid g = { 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 1 } }; /* PROVIDER_OPEN's */
+	enum { ENTRIES = 200000, VALUES = 4000, EVENTS = 100 };
+	static const uint32_t values[6] = { 3, 0, 2, 0x80000001u, 7, 0x10 };
+	static const char *const texts[6] = { "a, b", "0x0", "b", "a, 0x80000000", "a, b, 0x4", "0x10" };
+	struct gen x = { 0 };
+	struct etl_reader *r = etl_reader_new();
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_event e;
+	const struct etl_event *ev;
+	uint8_t *trace, *payload = malloc(4 * VALUES);
+	size_t len;
+	char line[128];
+	unsigned i, n = 0;
+	double t0;
+
+	ck_assert_ptr_nonnull(payload);
+	/* the first of value 1 names it, value 0 names nothing; then entries that never match these
+	 * values (bit 31 and a bit above 7), and a name for 4 past the bound */
+	gen_str(&x, PROVIDER_OPEN "<maps><bitMap name='B'><map value='0' message='zero'/><map value='1' message='a'/>"
+		    "<map value='0x1' message='again'/><map value='2' message='b'/>");
+	for (i = 0; i < ENTRIES; i++) {
+		snprintf(line, sizeof(line), "<map value='0x%x' message='j%u'/>", 0x80000000u | (i + 1) << 8, i);
+		gen_str(&x, line);
+	}
+	gen_str(&x, "<map value='4' message='c'/></bitMap></maps><templates><template tid='T'>"
+		    "<data name='A' inType='win:UInt32' map='B' count='4000'/></template></templates>"
+		    "<events><event value='1' template='T'/></events>" PROVIDER_CLOSE "</instrumentationManifest>");
+	ck_assert_int_eq(etl_reader_add_manifest_memory(r, x.p, x.len, "bigbitmap"), ETL_OK);
+	free(x.p);
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	o.buffer_size = 65536;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = g;
+	e.id = 1;
+	for (i = 0; i < VALUES; i++)
+		etlw_put32(payload + 4 * i, values[i % 6]);
+	for (i = 0; i < EVENTS; i++) {
+		e.ts = o.start_ts + 10 + i;
+		ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, payload, 4 * VALUES), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &trace, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, trace, len, "mem"), ETL_OK);
+	t0 = test_seconds();
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		const struct etl_property *a;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+			continue;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		a = etl_decoded_property_by_name(d, "A");
+		ck_assert_ptr_nonnull(a);
+		ck_assert_uint_eq(etl_property_child_count(a), VALUES);
+		for (i = 0; i < VALUES; i++)
+			ck_assert_str_eq(etl_property_format(etl_property_child_at(a, i)), texts[i % 6]);
+		n++;
+	}
+	ck_assert_uint_eq(n, EVENTS);
+	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown());
+	etl_reader_free(r);
+	free(trace);
+	free(payload);
+}
+END_TEST
+
 /* ---- corpus ---- */
 
 static void count_decoders(const char *file, int with_manifests, unsigned *from_manifest,
@@ -812,6 +887,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, manifest_cost_is_bounded);
 	tcase_add_test(t, many_templates_load_fast);
 	tcase_add_test(t, big_value_maps_are_searched_by_value);
+	tcase_add_test(t, big_bit_maps_cost_a_bounded_walk);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	snprintf(probe, sizeof(probe), "%s/etl/Tx_Process.etl", corpus_dir);

@@ -53,6 +53,24 @@ int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
 	return 0;
 }
 
+uint32_t etl__bitmap_prune(struct etl_map_entry *e, uint32_t n)
+{
+	uint32_t *order = etl__malloc((n ? n : 1) * sizeof(*order)), i, k = 0;
+	uint8_t *drop = etl__calloc(n ? n : 1, 1);
+
+	if (order && drop && etl__map_order(e, n, order) == 0) {
+		for (i = 0; i < n; i++) /* in value order, ties in entry order: all but the first of a value */
+			drop[order[i]] = e[order[i]].value == 0 || (i > 0 && e[order[i - 1]].value == e[order[i]].value);
+		for (i = 0; i < n; i++)
+			if (!drop[i])
+				e[k++] = e[i];
+		n = k;
+	}
+	etl__free(order);
+	etl__free(drop);
+	return n < ETL_BITMAP_MAX ? n : ETL_BITMAP_MAX;
+}
+
 /* ------------------------------------------------------------------ */
 /* decoding                                                            */
 /* ------------------------------------------------------------------ */

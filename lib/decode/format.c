@@ -460,7 +460,7 @@ static int format_mapped(struct sbuf *b, const struct etl_property *p)
 		sb_str(b, t);
 		return 1;
 	}
-	for (i = 0; i < m->count; i++) {
+	for (i = 0; i < m->count && (rest & 0xFFFFFFFFu); i++) { /* (entries have 32 bits) */
 		uint32_t bit = m->entries[i].value;
 		if (bit && (rest & bit) == bit) {
 			if (any++)

@@ -306,6 +306,8 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	}
 	/* a value map's order by value (a trace may make it thousands of entries long; without
 	 * memory for the sort it is searched in order) */
+	if (map->bitmap)
+		map->count = etl__bitmap_prune(entries, count);
 	if (!map->bitmap && count > 8 && etl__map_order(entries, count, (uint32_t *)(entries + count)) == 0)
 		map->by_value = (const uint32_t *)(entries + count);
 	*out = map;
