@@ -629,26 +629,81 @@ START_TEST(many_templates_load_fast)
 }
 END_TEST
 
+/* A trace of `events` events of PROVIDER_OPEN's event 1, each with `values` 32-bit values
+ * (value(i) each), read by r with the manifest xml (freed here) and opened. */
+static uint8_t *open_mapped_trace(struct etl_reader *r, struct gen *xml, unsigned events, unsigned values,
+				  uint32_t (*value)(unsigned))
+{
+	static const struct etl_guid g = { 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 1 } }; /* PROVIDER_OPEN's */
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_event e;
+	uint8_t *trace, *payload = malloc(4 * (size_t)values);
+	size_t len;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(payload);
+	ck_assert_int_eq(etl_reader_add_manifest_memory(r, xml->p, xml->len, "bigmap"), ETL_OK);
+	free(xml->p);
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	o.buffer_size = 65536;
+	w = etlw_new(&o);
+	memset(&e, 0, sizeof(e));
+	e.provider = g;
+	e.id = 1;
+	for (i = 0; i < values; i++)
+		etlw_put32(payload + 4 * i, value(i));
+	for (i = 0; i < events; i++) {
+		e.ts = o.start_ts + 10 + i;
+		ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, payload, 4 * values), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &trace, &len), 0);
+	etlw_free(w);
+	free(payload);
+	ck_assert_int_eq(etl_reader_open_memory(r, trace, len, "mem"), ETL_OK);
+	return trace;
+}
+
+/* The array A of r's next EVENT_HEADER event (decoded), with `values` elements; NULL at
+ * the end. */
+static const struct etl_property *next_mapped_array(struct etl_reader *r, unsigned values)
+{
+	const struct etl_event *ev;
+	const struct etl_decoded *d;
+	const struct etl_property *a;
+
+	do {
+		if (etl_reader_next(r, &ev) != ETL_OK)
+			return NULL;
+	} while (etl_event_header_kind(ev) != ETL_HEADER_EVENT);
+	ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+	a = etl_decoded_property_by_name(d, "A");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(etl_property_child_count(a), values);
+	return a;
+}
+
+/* 0, 7 (named twice), ..., and some past the map */
+static uint32_t value_map_value(unsigned i)
+{
+	return i == 1 ? 7 : i * 61u;
+}
+
 /* ROBUSTNESS.md: a value was looked up in its map entry by entry; a manifest's valueMap of
  * 200,000 entries and events of 4,000 mapped values each made every event take about a second.
  * Now by value in log time; the first entry of a value still wins. */
 START_TEST(big_value_maps_are_searched_by_value)
 {
-	static const struct etl_guid g = { 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 1 } };
 	enum { ENTRIES = 200000, VALUES = 4000, EVENTS = 100 };
 	struct gen x = { 0 };
 	struct etl_reader *r = etl_reader_new();
-	struct etlw_opts o;
-	struct etlw *w;
-	struct etlw_event e;
-	const struct etl_event *ev;
-	uint8_t *trace, *payload = malloc(4 * VALUES);
-	size_t len;
+	const struct etl_property *a;
+	uint8_t *trace;
 	char line[128];
 	unsigned i, n = 0;
 	double t0;
 
-	ck_assert_ptr_nonnull(payload);
 	gen_str(&x, PROVIDER_OPEN "<maps><valueMap name='M'>");
 	for (i = 0; i < ENTRIES; i++) {
 		snprintf(line, sizeof(line), "<map value='%u' message='v%u'/>", (i * 7919u) % ENTRIES, (i * 7919u) % ENTRIES);
@@ -657,38 +712,12 @@ START_TEST(big_value_maps_are_searched_by_value)
 	gen_str(&x, "<map value='7' message='again'/></valueMap></maps><templates><template tid='T'>"
 		    "<data name='A' inType='win:UInt32' map='M' count='4000'/></template></templates>"
 		    "<events><event value='1' template='T'/></events>" PROVIDER_CLOSE "</instrumentationManifest>");
-	ck_assert_int_eq(etl_reader_add_manifest_memory(r, x.p, x.len, "bigmap"), ETL_OK);
-	free(x.p);
-
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	o.buffer_size = 65536;
-	w = etlw_new(&o);
-	memset(&e, 0, sizeof(e));
-	e.provider = g;
-	e.id = 1;
-	for (i = 0; i < VALUES; i++) /* 0, 7 (named twice), ..., and some past the map */
-		etlw_put32(payload + 4 * i, i == 1 ? 7 : i * 61u);
-	for (i = 0; i < EVENTS; i++) {
-		e.ts = o.start_ts + 10 + i;
-		ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, payload, 4 * VALUES), 0);
-	}
-	ck_assert_int_eq(etlw_finish(w, &trace, &len), 0);
-	etlw_free(w);
-	ck_assert_int_eq(etl_reader_open_memory(r, trace, len, "mem"), ETL_OK);
+	trace = open_mapped_trace(r, &x, EVENTS, VALUES, value_map_value);
 	t0 = test_seconds();
-	while (etl_reader_next(r, &ev) == ETL_OK) {
-		const struct etl_decoded *d;
-		const struct etl_property *a;
-		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
-			continue;
-		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
-		a = etl_decoded_property_by_name(d, "A");
-		ck_assert_ptr_nonnull(a);
-		ck_assert_uint_eq(etl_property_child_count(a), VALUES);
+	while ((a = next_mapped_array(r, VALUES)) != NULL) {
 		for (i = 0; i < VALUES; i++) {
 			const char *t = etl_property_format(etl_property_child_at(a, i));
-			uint32_t v = i == 1 ? 7 : i * 61u;
+			uint32_t v = value_map_value(i);
 			if (v < ENTRIES)
 				snprintf(line, sizeof(line), "v%u", v); /* the first of value 7, not "again" */
 			else
@@ -701,9 +730,15 @@ START_TEST(big_value_maps_are_searched_by_value)
 	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown()); /* about 0.2 s here */
 	etl_reader_free(r);
 	free(trace);
-	free(payload);
 }
 END_TEST
+
+static const uint32_t bit_map_values[6] = { 3, 0, 2, 0x80000001u, 7, 0x10 };
+
+static uint32_t bit_map_value(unsigned i)
+{
+	return bit_map_values[i % 6];
+}
 
 /* ROBUSTNESS.md: a bit map's text walked every entry for every value: a bitMap of 200,000 entries
  * and events of 4,000 values each took minutes.  A bit map now keeps the entries that can ever
@@ -711,23 +746,16 @@ END_TEST
  * ETL_BITMAP_MAX, and the walk stops when no bit is left to name. */
 START_TEST(big_bit_maps_cost_a_bounded_walk)
 {
-	static const struct etl_guid g = { 0, 0, 0, { 0, 0, 0, 0, 0, 0, 0, 1 } }; /* PROVIDER_OPEN's */
 	enum { ENTRIES = 200000, VALUES = 4000, EVENTS = 100 };
-	static const uint32_t values[6] = { 3, 0, 2, 0x80000001u, 7, 0x10 };
 	static const char *const texts[6] = { "a, b", "0x0", "b", "a, 0x80000000", "a, b, 0x4", "0x10" };
 	struct gen x = { 0 };
 	struct etl_reader *r = etl_reader_new();
-	struct etlw_opts o;
-	struct etlw *w;
-	struct etlw_event e;
-	const struct etl_event *ev;
-	uint8_t *trace, *payload = malloc(4 * VALUES);
-	size_t len;
+	const struct etl_property *a;
+	uint8_t *trace;
 	char line[128];
 	unsigned i, n = 0;
 	double t0;
 
-	ck_assert_ptr_nonnull(payload);
 	/* the first of value 1 names it, value 0 names nothing; then entries that never match these
 	 * values (bit 31 and a bit above 7), and a name for 4 past the bound */
 	gen_str(&x, PROVIDER_OPEN "<maps><bitMap name='B'><map value='0' message='zero'/><map value='1' message='a'/>"
@@ -739,35 +767,9 @@ START_TEST(big_bit_maps_cost_a_bounded_walk)
 	gen_str(&x, "<map value='4' message='c'/></bitMap></maps><templates><template tid='T'>"
 		    "<data name='A' inType='win:UInt32' map='B' count='4000'/></template></templates>"
 		    "<events><event value='1' template='T'/></events>" PROVIDER_CLOSE "</instrumentationManifest>");
-	ck_assert_int_eq(etl_reader_add_manifest_memory(r, x.p, x.len, "bigbitmap"), ETL_OK);
-	free(x.p);
-
-	etlw_default_opts(&o);
-	o.ncpu = 1;
-	o.buffer_size = 65536;
-	w = etlw_new(&o);
-	memset(&e, 0, sizeof(e));
-	e.provider = g;
-	e.id = 1;
-	for (i = 0; i < VALUES; i++)
-		etlw_put32(payload + 4 * i, values[i % 6]);
-	for (i = 0; i < EVENTS; i++) {
-		e.ts = o.start_ts + 10 + i;
-		ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, payload, 4 * VALUES), 0);
-	}
-	ck_assert_int_eq(etlw_finish(w, &trace, &len), 0);
-	etlw_free(w);
-	ck_assert_int_eq(etl_reader_open_memory(r, trace, len, "mem"), ETL_OK);
+	trace = open_mapped_trace(r, &x, EVENTS, VALUES, bit_map_value);
 	t0 = test_seconds();
-	while (etl_reader_next(r, &ev) == ETL_OK) {
-		const struct etl_decoded *d;
-		const struct etl_property *a;
-		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
-			continue;
-		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
-		a = etl_decoded_property_by_name(d, "A");
-		ck_assert_ptr_nonnull(a);
-		ck_assert_uint_eq(etl_property_child_count(a), VALUES);
+	while ((a = next_mapped_array(r, VALUES)) != NULL) {
 		for (i = 0; i < VALUES; i++)
 			ck_assert_str_eq(etl_property_format(etl_property_child_at(a, i)), texts[i % 6]);
 		n++;
@@ -776,7 +778,6 @@ START_TEST(big_bit_maps_cost_a_bounded_walk)
 	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown());
 	etl_reader_free(r);
 	free(trace);
-	free(payload);
 }
 END_TEST
 
