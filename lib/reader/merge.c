@@ -48,9 +48,6 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	return st;
 }
 
-/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
- * s->data/fill may still hold what could be recovered (a partly
- * decompressed buffer). */
 /* Loads compressed buffer e into ld from what the stack index pass kept of it, when it did
  * (the pass published its keep with stacks_ready; this thread alone takes from it). */
 static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
@@ -61,6 +58,9 @@ static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_buf
 	       t->kept.n && etl__bufkeep_give(&t->kept, ld, e);
 }
 
+/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
+ * s->data/fill may still hold what could be recovered (a partly
+ * decompressed buffer). */
 static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
 	if (kept_for(s, e, &s->ld))

@@ -56,7 +56,9 @@ int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need)
 				  ? mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
 				  : MAP_FAILED;
 		if (p != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
 			(void)madvise(p, whole, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
+#endif
 			k->region = p;
 			k->region_size = whole;
 			k->mapped = 1;
