@@ -16,9 +16,128 @@
 #include "util/cursor.h"
 #include "state/images.h"
 #include "state/state.h"
+#include "walk/keep.h"
 #include "etlw.h"
 
 /* ---- cursor ---- */
+
+
+/* A loader as etl__bufload leaves it after decompressing buffer `tag` (fill bytes of tag). */
+static void fake_loaded(struct etl_bufload *ld, uint8_t *mem, size_t fill, uint8_t tag)
+{
+	memset(ld, 0, sizeof(*ld));
+	memset(mem, tag, fill);
+	ld->dmem = mem;
+	ld->dmem_cap = fill;
+	ld->data = mem;
+	ld->fill = fill;
+	ld->compressed = 1;
+}
+
+static struct etl_bufent kept_ent(uint64_t off)
+{
+	struct etl_bufent e;
+
+	memset(&e, 0, sizeof(e));
+	e.off = off;
+	e.avail = 100;
+	e.flags = ETL_BUF_COMPRESSED;
+	return e;
+}
+
+/* walk/keep.c: what is kept is given once, for its own entry only (offset, size and flags), in
+ * place; the budget bounds it; entries go in file order; slices of one region are appended in
+ * order; clear forgets them. */
+START_TEST(kept_buffers_are_given_once_to_their_entry)
+{
+	struct etl_bufkeep k, parts[2];
+	struct etl_bufload ld, out;
+	struct etl_bufent e;
+	uint8_t mem[600];
+	unsigned i;
+
+	etl__bufkeep_init(&k, 1000);
+	ck_assert_int_eq(etl__bufkeep_reserve(&k, 1 << 20), 0); /* the budget, not the need */
+	ck_assert_uint_eq(k.size, 1000);
+	for (i = 0; i < 3; i++) { /* 3 x 300 bytes (320 with the alignment) fit */
+		e = kept_ent(1000 * (i + 1));
+		fake_loaded(&ld, mem, 300, (uint8_t)(i + 1));
+		ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
+	}
+	e = kept_ent(9000);
+	fake_loaded(&ld, mem, 300, 9);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* over the budget */
+	e = kept_ent(500);
+	fake_loaded(&ld, mem, 10, 5);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* before the last: not in file order */
+	ld.compressed = 0;
+	e = kept_ent(8000);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* not a decompressed buffer */
+	ck_assert_uint_eq(k.n, 3);
+
+	memset(&out, 0, sizeof(out));
+	e = kept_ent(2000);
+	e.avail = 99;
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* another size at that offset */
+	e = kept_ent(2000);
+	e.flags |= 1;
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* other flags */
+	e = kept_ent(2500);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* nothing kept there */
+	ck_assert_ptr_null(out.data);
+	e = kept_ent(2000);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_ptr_nonnull(out.data);
+	ck_assert_uint_eq(out.fill, 300);
+	ck_assert_int_eq(out.compressed, 1);
+	ck_assert_uint_eq(out.data[0], 2);
+	ck_assert_uint_eq(out.data[299], 2);
+	ck_assert_ptr_null(out.dmem); /* read in place: the loader's own buffer untouched */
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* once */
+	e = kept_ent(3000);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_uint_eq(out.data[0], 3);
+	ck_assert_uint_eq(k.given, 2);
+
+	/* two slices of one region, filled apart, appended in order */
+	etl__bufkeep_clear(&k);
+	ck_assert_uint_eq(k.n, 0);
+	etl__bufkeep_slice(&k, 0, 2, &parts[0]);
+	etl__bufkeep_slice(&k, 1, 2, &parts[1]);
+	ck_assert_uint_eq(parts[0].size, 500);
+	ck_assert_ptr_eq(parts[1].base, parts[0].base + 500);
+	fake_loaded(&ld, mem, 200, 7);
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__bufkeep_take(&parts[0], &ld, &e), 1);
+	fake_loaded(&ld, mem, 200, 8);
+	e = kept_ent(5000);
+	ck_assert_int_eq(etl__bufkeep_take(&parts[1], &ld, &e), 1);
+	fake_loaded(&ld, mem, 400, 9);
+	e = kept_ent(6000);
+	ck_assert_int_eq(etl__bufkeep_take(&parts[1], &ld, &e), 0); /* past its slice */
+	etl__bufkeep_append(&k, &parts[0]);
+	etl__bufkeep_append(&k, &parts[1]);
+	ck_assert_uint_eq(k.n, 2);
+	ck_assert_uint_eq(parts[1].n, 0);
+	etl__bufkeep_free(&parts[0]);
+	etl__bufkeep_free(&parts[1]);
+	e = kept_ent(5000);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_uint_eq(out.data[199], 8);
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_uint_eq(out.data[0], 7);
+	etl__bufkeep_free(&k);
+	ck_assert_ptr_null(k.region);
+
+	/* a budget of 0 keeps nothing */
+	etl__bufkeep_init(&k, 0);
+	ck_assert_int_eq(etl__bufkeep_reserve(&k, 1000), -1);
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0);
+	etl__bufkeep_free(&k);
+}
+END_TEST
 
 /* The image index (state/images.c) against the plain searches it replaced, over images made
  * to overlap, reuse bases, be empty or run past 2^64, added between lookups: the newest
@@ -573,6 +692,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, xpress_faults_in_long_streams);
 	tcase_add_test(t, xpress_random_garbage_never_overruns);
 	tcase_add_loop_test(t, image_index_matches_plain_search, 0, 8);
+	tcase_add_test(t, kept_buffers_are_given_once_to_their_entry);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	return s;
