@@ -583,6 +583,19 @@ static struct stream *next_head(struct etl_reader *r)
 	return s;
 }
 
+/* At the end no stream loads a buffer again: what the stack index passes kept goes (a pass that
+ * has not been made yet, or runs now on another thread, keeps its own until the reader is freed). */
+static void drop_kept(struct etl_reader *r)
+{
+	int i;
+
+	for (i = 0; i < r->ntraces; i++) {
+		struct trace *t = r->traces[i];
+		if (atomic_load_explicit(&t->stacks_ready, memory_order_acquire) && t->kept.region)
+			etl__bufkeep_free(&t->kept);
+	}
+}
+
 int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 {
 	struct stream *s;
@@ -630,6 +643,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		*event = &s->ev;
 		return ETL_OK;
 	}
+	drop_kept(r);
 	return ETL_END;
 }
 

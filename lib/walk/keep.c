@@ -21,7 +21,7 @@ void etl__bufkeep_init(struct etl_bufkeep *k, uint64_t max_bytes)
 
 void etl__bufkeep_free(struct etl_bufkeep *k)
 {
-	uint64_t max = k->max;
+	uint64_t max = k->max, given = k->given;
 
 	etl__free(k->e);
 	if (k->region) {
@@ -33,6 +33,7 @@ void etl__bufkeep_free(struct etl_bufkeep *k)
 			etl__free(k->region);
 	}
 	etl__bufkeep_init(k, max);
+	k->given = given; /* a count of what was done, kept for tests and measurements */
 }
 
 void etl__bufkeep_clear(struct etl_bufkeep *k)

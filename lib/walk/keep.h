@@ -6,7 +6,8 @@
  * dropping what it decompressed, the pass copies each buffer's bytes into a
  * keep, up to a byte budget, and the stream that later loads that buffer
  * reads them there instead of decompressing the buffer again.  Each kept
- * buffer is given at most once; the keep's memory is freed with it.
+ * buffer is given at most once; the keep's memory is freed when the
+ * iteration ends, or with the reader.
  *
  * The bytes go to one region reserved for the keep (on Linux in huge pages
  * where the kernel gives them on request: touching 16 MiB of 4 KiB pages
@@ -60,7 +61,7 @@ void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);
 int etl__bufkeep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e);
 /* Forgets k's entries (its region stays, all free again). */
 void etl__bufkeep_clear(struct etl_bufkeep *k);
-/* Empties k: its entries, and its region when it owns one. */
+/* Empties k: its entries, and its region when it owns one (the count of buffers given stays). */
 void etl__bufkeep_free(struct etl_bufkeep *k);
 
 #endif
