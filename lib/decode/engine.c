@@ -23,7 +23,9 @@ void etl__schema_free(struct etl_schema *s)
 		etl__free(s->block);
 }
 
-int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
+/* Fills order[0, n) with the positions of e[0, n) sorted by value, ties in position order.  0,
+ * or -1 without memory for the sort. */
+static int map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
 {
 	uint32_t *tmp = etl__malloc((n ? n : 1) * sizeof(*tmp)), *from = order, *to = tmp, w, i;
 
@@ -53,12 +55,14 @@ int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
 	return 0;
 }
 
-uint32_t etl__bitmap_prune(struct etl_map_entry *e, uint32_t n)
+/* The bit map's entries that can name a bit, in their order, at most ETL_BITMAP_MAX (see
+ * etl__map_ready); the new count (without memory, only the bound is applied). */
+static uint32_t bitmap_prune(struct etl_map_entry *e, uint32_t n)
 {
 	uint32_t *order = etl__malloc((n ? n : 1) * sizeof(*order)), i, k = 0;
 	uint8_t *drop = etl__calloc(n ? n : 1, 1);
 
-	if (order && drop && etl__map_order(e, n, order) == 0) {
+	if (order && drop && map_order(e, n, order) == 0) {
 		for (i = 0; i < n; i++) /* in value order, ties in entry order: all but the first of a value */
 			drop[order[i]] = e[order[i]].value == 0 || (i > 0 && e[order[i - 1]].value == e[order[i]].value);
 		for (i = 0; i < n; i++)
@@ -69,6 +73,14 @@ uint32_t etl__bitmap_prune(struct etl_map_entry *e, uint32_t n)
 	etl__free(order);
 	etl__free(drop);
 	return n < ETL_BITMAP_MAX ? n : ETL_BITMAP_MAX;
+}
+
+void etl__map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order)
+{
+	if (m->bitmap)
+		m->count = bitmap_prune(entries, m->count);
+	else if (order && etl__map_wants_order(m) && map_order(entries, m->count, order) == 0)
+		m->by_value = order;
 }
 
 /* ------------------------------------------------------------------ */

@@ -75,17 +75,25 @@ struct etl_schema {
 };
 
 void etl__schema_free(struct etl_schema *s);
-/* Fills order[0, n) with the positions of e[0, n) sorted by value, ties in position order (for
- * etl_map.by_value).  0, or -1 without memory for the sort. */
-int etl__map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order);
 /* A bit map's text walks its entries for every value, so a map keeps at most this many: real ones
  * have one entry per bit and a few combinations (docs/ROBUSTNESS.md). */
 #define ETL_BITMAP_MAX 1024u
-/* Leaves in e[0, n) the entries of a bit map that can ever name a bit, in their order: not those
- * of value 0, nor a later entry of a value an earlier one has (either that one took the bits or
- * they were not all set, and they only get fewer), and at most ETL_BITMAP_MAX of them.  The new
- * count; without memory, only the bound is applied. */
-uint32_t etl__bitmap_prune(struct etl_map_entry *e, uint32_t n);
+/* A value map of more entries than this is searched by value (etl_map.by_value), a smaller one
+ * entry by entry. */
+#define ETL_MAP_ORDER_FROM 8u
+/* Readies map m, whose m->count entries are filled in entries (m->entries, writable), for
+ * lookups - wherever the map came from (manifest, merge-time record, TMF list):
+ * - a bit map keeps, in their order, only the entries that can ever name a bit: not those of
+ *   value 0, nor a later entry of a value an earlier one has (either that one took the bits or
+ *   they were not all set, and they only get fewer), and at most ETL_BITMAP_MAX of them;
+ * - a value map of more than ETL_MAP_ORDER_FROM entries takes its order by value (ties in entry
+ *   order) into order[0, m->count), which the caller provides when etl__map_wants_order(m)
+ *   (NULL, or no memory for the sort: the map is searched in order). */
+void etl__map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order);
+static inline int etl__map_wants_order(const struct etl_map *m)
+{
+	return !m->bitmap && m->count > ETL_MAP_ORDER_FROM;
+}
 
 /* ---- the decoded property tree ---- */
 

@@ -304,13 +304,9 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 			strp[l - 1] = 0;
 		strp += n;
 	}
-	/* a bit map keeps the entries that can name a bit (a bounded walk per value); a value
-	 * map's order by value (a trace may make it thousands of entries long; without memory for
-	 * the sort it is searched in order) */
-	if (map->bitmap)
-		map->count = etl__bitmap_prune(entries, count);
-	if (!map->bitmap && count > 8 && etl__map_order(entries, count, (uint32_t *)(entries + count)) == 0)
-		map->by_value = (const uint32_t *)(entries + count);
+	/* bit maps bounded, big value maps found by value (a trace may make one thousands of entries
+	 * long): the order goes after the entries */
+	etl__map_ready(map, entries, (uint32_t *)(entries + count));
 	*out = map;
 	return ETL_OK;
 }

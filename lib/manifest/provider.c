@@ -146,12 +146,9 @@ static struct etl_map *parse_map(struct etl_arena *a, const struct mnode *m, con
 		entries[k].text = trimmed(text);
 		k++;
 	}
-	map->count = map->bitmap ? etl__bitmap_prune(entries, k) : k;
-	if (!map->bitmap && k > 8) { /* found by value in log time (a manifest may hold a million) */
-		uint32_t *order = etl__arena_alloc(a, (size_t)k * sizeof(*order));
-		if (order && etl__map_order(entries, k, order) == 0)
-			map->by_value = order;
-	}
+	map->count = k;
+	/* bit maps bounded, big value maps found by value (a manifest may hold a million entries) */
+	etl__map_ready(map, entries, etl__map_wants_order(map) ? etl__arena_alloc(a, (size_t)k * sizeof(uint32_t)) : NULL);
 	return map->name ? map : NULL;
 }
 

@@ -347,7 +347,7 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		return;
 	}
 	if (ev->opcode == 4) { /* DCStop repeats what DCStart said */
-		if (x ? etl__images_seen(x, base, size) : 0)
+		if (x && etl__images_seen(x, base, size))
 			return;
 		for (i = 0; !x && i < p->nimages; i++)
 			if (p->images[i].base == base && p->images[i].size == size)

@@ -329,7 +329,7 @@ static const char *arg_name(struct pctx *p, const char *s, const char *e, unsign
 /* Adds a list's names ("A,B,C") as a value map (or bit map for a set) to f. */
 static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a, int bits)
 {
-	struct etl_map_entry ents[TMF_MAX_LIST];
+	struct etl_map_entry ents[TMF_MAX_LIST], *copy;
 	struct etl_map *map;
 	const char *s = a->list, *e = a->list + strlen(a->list);
 	char name[TMF_MAX_LINE + 64];
@@ -354,15 +354,12 @@ static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a
 	map->name = dup_span(p, name, strlen(name));
 	map->bitmap = bits;
 	map->count = n;
-	map->entries = etl__arena_alloc(&p->db->arena, (n ? n : 1) * sizeof(ents[0]));
-	if (!map->entries)
+	copy = etl__arena_alloc(&p->db->arena, (n ? n : 1) * sizeof(ents[0]));
+	if (!copy)
 		return -1;
-	memcpy((void *)(uintptr_t)map->entries, ents, n * sizeof(ents[0]));
-	if (!bits && n > 8) {
-		uint32_t *order = etl__arena_alloc(&p->db->arena, (size_t)n * sizeof(*order));
-		if (order && etl__map_order(map->entries, (uint32_t)n, order) == 0)
-			map->by_value = order;
-	}
+	memcpy(copy, ents, n * sizeof(ents[0]));
+	map->entries = copy;
+	etl__map_ready(map, copy, etl__map_wants_order(map) ? etl__arena_alloc(&p->db->arena, (size_t)n * sizeof(uint32_t)) : NULL);
 	f->map = map;
 	return 0;
 }
