@@ -472,6 +472,41 @@ START_TEST(buffers_out_of_sequence_are_sorted)
 }
 END_TEST
 
+/* The digest of what r delivers from here to the end: each error's offset and message, each
+ * event's time stamp, file offset and payload and, with stacks, its stack (asking for it: the
+ * stack index pass runs at the first); *events and *errors count them. */
+static uint64_t digest_events(struct etl_reader *r, int stacks, unsigned *events, unsigned *errors)
+{
+	const struct etl_event *ev;
+	uint64_t h = 1469598103934665603ull;
+	int st;
+
+	*events = *errors = 0;
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		const uint8_t *p;
+		size_t n, i;
+		if (st != ETL_OK) {
+			const char *m = etl_reader_error(r)->msg;
+			(*errors)++;
+			h = (h ^ etl_reader_error(r)->offset) * 1099511628211ull;
+			for (; *m; m++)
+				h = (h ^ (unsigned char)*m) * 1099511628211ull;
+			continue;
+		}
+		(*events)++;
+		h = (h ^ etl_event_timestamp_raw(ev)) * 1099511628211ull;
+		h = (h ^ etl_event_file_offset(ev)) * 1099511628211ull;
+		etl_event_payload(ev, &p, &n);
+		for (i = 0; i < n; i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+		for (i = 0; stacks && i < etl_event_stack_depth(ev); i++)
+			h = (h ^ etl_event_stack_frame(ev, i)) * 1099511628211ull;
+		if (stacks)
+			h = (h ^ etl_event_stack_depth(ev)) * 1099511628211ull;
+	}
+	return h;
+}
+
 /* What the stack index pass decompressed is kept for the streams (ETL_LIMIT_KEPT_BUFFER_BYTES):
  * events, stacks and errors are those of a reader that decompresses every buffer itself, with
  * and without helper threads, whether all, some or none of the buffers fit the keep, and with a
@@ -480,33 +515,15 @@ END_TEST
 static uint64_t kept_digest(const uint8_t *d, size_t len, int threads, int64_t keep, uint64_t *given)
 {
 	struct etl_reader *r = etl_reader_new();
-	const struct etl_event *ev;
-	uint64_t h = 1469598103934665603ull;
-	int st;
+	unsigned events, errors;
+	uint64_t h;
 
 	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
 	if (keep >= 0)
 		ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_KEPT_BUFFER_BYTES, (uint64_t)keep), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
-	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
-		const uint8_t *p;
-		size_t n, i;
-		if (st != ETL_OK) {
-			const char *m = etl_reader_error(r)->msg;
-			h = (h ^ etl_reader_error(r)->offset) * 1099511628211ull;
-			for (; *m; m++)
-				h = (h ^ (unsigned char)*m) * 1099511628211ull;
-			continue;
-		}
-		h = (h ^ etl_event_timestamp_raw(ev)) * 1099511628211ull;
-		h = (h ^ etl_event_file_offset(ev)) * 1099511628211ull;
-		etl_event_payload(ev, &p, &n);
-		for (i = 0; i < n; i++)
-			h = (h ^ p[i]) * 1099511628211ull;
-		for (i = 0; i < etl_event_stack_depth(ev); i++) /* asks: the pass runs at the first */
-			h = (h ^ etl_event_stack_frame(ev, i)) * 1099511628211ull;
-		h = (h ^ etl_event_stack_depth(ev)) * 1099511628211ull;
-	}
+	h = digest_events(r, 1, &events, &errors);
+	ck_assert_uint_gt(events, 100);
 	ck_assert_uint_eq(etl_reader_count(r, ETL_COUNT_STACKS_DROPPED), 0);
 	ck_assert_ptr_null(r->traces[0]->kept.region); /* freed at the end of the iteration */
 	*given = r->traces[0]->kept.given;
@@ -556,28 +573,11 @@ END_TEST
 static uint64_t run_digest(const uint8_t *d, size_t len, int threads, unsigned *events, unsigned *errors)
 {
 	struct etl_reader *r = etl_reader_new();
-	const struct etl_event *ev;
-	uint64_t h = 1469598103934665603ull;
-	int st;
+	uint64_t h;
 
 	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
-	*events = *errors = 0;
-	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
-		const uint8_t *p;
-		size_t n, i;
-		if (st != ETL_OK) {
-			(*errors)++;
-			h = (h ^ etl_reader_error(r)->offset) * 1099511628211ull;
-			continue;
-		}
-		(*events)++;
-		h = (h ^ etl_event_timestamp_raw(ev)) * 1099511628211ull;
-		h = (h ^ etl_event_file_offset(ev)) * 1099511628211ull;
-		etl_event_payload(ev, &p, &n);
-		for (i = 0; i < n; i++)
-			h = (h ^ p[i]) * 1099511628211ull;
-	}
+	h = digest_events(r, 0, events, errors);
 	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, 1), ETL_E_MISUSE); /* too late */
 	etl_reader_free(r);
 	return h;
