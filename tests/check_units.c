@@ -646,6 +646,95 @@ START_TEST(doubles_read_as_people_write_them)
 }
 END_TEST
 
+/* Every in-type's kind, and each out-type that changes it (with the sizes and data it needs). */
+START_TEST(value_kinds_by_in_and_out_type)
+{
+	enum { NODATA = 1, V4 = 2, V6 = 3, LOOP = 4 }; /* data: none, socket address family 2 or 23 */
+	static const struct { uint16_t in, out; uint8_t len, data; enum etl_value_kind kind; } c[] = {
+		{ ETL_IN_NULL, 0, 4, 0, ETL_VALUE_NONE },
+		{ ETL_IN_UNICODESTRING, 0, 4, NODATA, ETL_VALUE_STRING },
+		{ ETL_IN_ANSISTRING, 0, 4, 0, ETL_VALUE_STRING },
+		{ ETL_IN_COUNTEDSTRING, 0, 4, 0, ETL_VALUE_STRING },
+		{ ETL_IN_NONNULLTERMINATEDANSISTRING, 0, 4, 0, ETL_VALUE_STRING },
+		{ ETL_IN_UNICODECHAR, 0, 2, 0, ETL_VALUE_STRING },
+		{ ETL_IN_ANSICHAR, 0, 1, NODATA, ETL_VALUE_STRING },
+		{ ETL_IN_INT8, 0, 1, 0, ETL_VALUE_SIGNED },
+		{ ETL_IN_UINT8, 0, 1, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_INT64, 0, 8, 0, ETL_VALUE_SIGNED },
+		{ ETL_IN_UINT32, 0, 4, NODATA, ETL_VALUE_NONE },
+		{ ETL_IN_UINT32, ETL_OUT_INT, 4, 0, ETL_VALUE_SIGNED },
+		{ ETL_IN_INT32, ETL_OUT_UNSIGNEDINT, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_UINT32, ETL_OUT_HEXINT32, 4, 0, ETL_VALUE_HEX },
+		{ ETL_IN_UINT32, ETL_OUT_HRESULT, 4, 0, ETL_VALUE_HEX },
+		{ ETL_IN_UINT64, ETL_OUT_CODE_POINTER, 8, 0, ETL_VALUE_HEX },
+		{ ETL_IN_UINT32, ETL_OUT_PID, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_UINT8, ETL_OUT_STRING, 1, 0, ETL_VALUE_STRING },
+		{ ETL_IN_UINT32, ETL_OUT_STRING, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_UINT32, ETL_OUT_BOOLEAN, 4, 0, ETL_VALUE_BOOLEAN },
+		{ ETL_IN_UINT16, ETL_OUT_PORT, 2, 0, ETL_VALUE_ADDRESS },
+		{ ETL_IN_UINT32, ETL_OUT_PORT, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_UINT32, ETL_OUT_IPV4, 4, 0, ETL_VALUE_ADDRESS },
+		{ ETL_IN_INT64, ETL_OUT_IPV4, 8, 0, ETL_VALUE_SIGNED },
+		{ ETL_IN_UINT64, ETL_OUT_DATETIME, 8, 0, ETL_VALUE_TIME },
+		{ ETL_IN_UINT32, ETL_OUT_DATETIME_UTC, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_BOOLEAN, 0, 4, 0, ETL_VALUE_BOOLEAN },
+		{ ETL_IN_BOOLEAN, ETL_OUT_UNSIGNEDINT, 4, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_POINTER, 0, 8, 0, ETL_VALUE_HEX },
+		{ ETL_IN_POINTER, ETL_OUT_LONG, 8, 0, ETL_VALUE_SIGNED },
+		{ ETL_IN_HEXINT32, 0, 4, 0, ETL_VALUE_HEX },
+		{ ETL_IN_HEXINT64, ETL_OUT_NULL, 8, 0, ETL_VALUE_HEX },
+		{ ETL_IN_SIZET, 0, 8, 0, ETL_VALUE_HEX },
+		{ ETL_IN_SIZET, ETL_OUT_UNSIGNEDLONG, 8, 0, ETL_VALUE_UNSIGNED },
+		{ ETL_IN_FLOAT, 0, 4, 0, ETL_VALUE_REAL },
+		{ ETL_IN_DOUBLE, 0, 8, NODATA, ETL_VALUE_NONE },
+		{ ETL_IN_GUID, 0, 16, 0, ETL_VALUE_GUID },
+		{ ETL_IN_FILETIME, 0, 8, 0, ETL_VALUE_TIME },
+		{ ETL_IN_SYSTEMTIME, 0, 16, 0, ETL_VALUE_TIME },
+		{ ETL_IN_SID, 0, 12, 0, ETL_VALUE_SID },
+		{ ETL_IN_WBEMSID, 0, 20, 0, ETL_VALUE_SID },
+		{ ETL_IN_WBEMSID, 0, 20, NODATA, ETL_VALUE_NONE },
+		{ ETL_IN_BINARY, 0, 4, 0, ETL_VALUE_BINARY },
+		{ ETL_IN_BINARY, 0, 4, NODATA, ETL_VALUE_BINARY },
+		{ ETL_IN_COUNTEDBINARY, 0, 0, NODATA, ETL_VALUE_BINARY },
+		{ ETL_IN_HEXDUMP, 0, 4, NODATA, ETL_VALUE_NONE },
+		{ ETL_IN_HEXDUMP, ETL_OUT_UTF8, 4, 0, ETL_VALUE_STRING },
+		{ ETL_IN_BINARY, ETL_OUT_IPV6, 16, 0, ETL_VALUE_ADDRESS },
+		{ ETL_IN_BINARY, ETL_OUT_IPV6, 15, 0, ETL_VALUE_BINARY },
+		{ ETL_IN_BINARY, ETL_OUT_SOCKETADDRESS, 16, V4, ETL_VALUE_ADDRESS },
+		{ ETL_IN_BINARY, ETL_OUT_SOCKETADDRESS, 28, V6, ETL_VALUE_ADDRESS },
+		{ ETL_IN_BINARY, ETL_OUT_SOCKETADDRESS, 16, V6, ETL_VALUE_BINARY },
+		{ ETL_IN_BINARY, ETL_OUT_SOCKETADDRESS, 16, LOOP, ETL_VALUE_BINARY },
+		{ ETL_IN_COUNTEDBINARY, ETL_OUT_XML, 4, 0, ETL_VALUE_STRING },
+		{ ETL_IN_COUNTEDBINARY, ETL_OUT_JSON, 4, 0, ETL_VALUE_STRING },
+		{ 24, 0, 4, 0, ETL_VALUE_BINARY }, /* unknown in-types: bytes */
+		{ 24, 0, 4, NODATA, ETL_VALUE_NONE },
+		{ 299, ETL_OUT_UNSIGNEDINT, 4, 0, ETL_VALUE_BINARY },
+		{ 311, 0, 4, 0, ETL_VALUE_BINARY },
+		{ 0xFFFF, 0, 4, 0, ETL_VALUE_BINARY },
+	};
+	uint8_t data[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct etl_property p;
+		memset(&p, 0, sizeof(p));
+		memset(data, 0, sizeof(data));
+		data[0] = c[i].data == V4 ? 2 : c[i].data == V6 ? 23 : c[i].data == LOOP ? 1 : 0;
+		p.kind = ETL_PROPERTY_VALUE;
+		p.in_type = c[i].in;
+		p.out_type = c[i].out;
+		p.len = c[i].len;
+		p.data = c[i].data == NODATA ? NULL : data;
+		ck_assert_msg(etl_property_value_kind(&p) == c[i].kind, "case %zu (in %u out %u): kind %d, not %d",
+			      i, c[i].in, c[i].out, (int)etl_property_value_kind(&p), (int)c[i].kind);
+		p.kind = ETL_PROPERTY_STRUCT; /* structs and arrays hold no value of their own */
+		ck_assert_int_eq(etl_property_value_kind(&p), ETL_VALUE_NONE);
+		p.kind = ETL_PROPERTY_ARRAY;
+		ck_assert_int_eq(etl_property_value_kind(&p), ETL_VALUE_NONE);
+	}
+}
+END_TEST
+
 START_TEST(text_escape_keeps_text_and_defuses_controls)
 {
 	char out[64], small[6];
@@ -684,6 +773,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, guid_format_and_parse);
 	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
 	tcase_add_test(t, doubles_read_as_people_write_them);
+	tcase_add_test(t, value_kinds_by_in_and_out_type);
 	tcase_add_test(t, clock_qpc_system_cycles);
 	tcase_add_test(t, clock_unix_ns);
 	tcase_add_test(t, xpress_roundtrips);

@@ -311,8 +311,43 @@ const char *etl_property_format_flags(const struct etl_property *p, unsigned fla
 	return etl__format_property((struct etl_property *)(uintptr_t)p, flags & ETL_FORMAT_NO_MAPS);
 }
 
+/* What the in-type alone says of a value's kind (etl_property_value_kind). */
+enum in_kind {
+	IK_OTHER,   /* binary, or none without data */
+	IK_NONE,    /* the null type: none */
+	IK_STRING,  /* text, or a character */
+	IK_BINARY,  /* by its out-type (binary_kind), binary without data */
+	IK_HEXDUMP, /* by its out-type, none without data */
+	IK_GUID, IK_TIME, IK_SID, IK_REAL,
+	/* integers: by the out-type (integer_kind), else as said here; none without data */
+	IK_SIGNED, IK_UNSIGNED, IK_HEX, IK_BOOLEAN
+};
+
+static const uint8_t in_kind_low[ETL_IN_COUNTEDBINARY + 1] = {
+	[ETL_IN_NULL] = IK_NONE, [ETL_IN_UNICODESTRING] = IK_STRING, [ETL_IN_ANSISTRING] = IK_STRING,
+	[ETL_IN_INT8] = IK_SIGNED, [ETL_IN_UINT8] = IK_UNSIGNED, [ETL_IN_INT16] = IK_SIGNED,
+	[ETL_IN_UINT16] = IK_UNSIGNED, [ETL_IN_INT32] = IK_SIGNED, [ETL_IN_UINT32] = IK_UNSIGNED,
+	[ETL_IN_INT64] = IK_SIGNED, [ETL_IN_UINT64] = IK_UNSIGNED, [ETL_IN_FLOAT] = IK_REAL,
+	[ETL_IN_DOUBLE] = IK_REAL, [ETL_IN_BOOLEAN] = IK_BOOLEAN, [ETL_IN_BINARY] = IK_BINARY,
+	[ETL_IN_GUID] = IK_GUID, [ETL_IN_POINTER] = IK_HEX, [ETL_IN_FILETIME] = IK_TIME,
+	[ETL_IN_SYSTEMTIME] = IK_TIME, [ETL_IN_SID] = IK_SID, [ETL_IN_HEXINT32] = IK_HEX,
+	[ETL_IN_HEXINT64] = IK_HEX, [ETL_IN_COUNTEDSTRING] = IK_STRING,
+	[ETL_IN_COUNTEDANSISTRING] = IK_STRING, [ETL_IN_COUNTEDBINARY] = IK_BINARY,
+};
+
+#define MOF(t) ((t) - ETL_IN_MOF_COUNTEDSTRING) /* the in-types from 300 */
+static const uint8_t in_kind_mof[MOF(ETL_IN_WBEMSID) + 1] = {
+	[MOF(ETL_IN_MOF_COUNTEDSTRING)] = IK_STRING, [MOF(ETL_IN_MOF_COUNTEDANSISTRING)] = IK_STRING,
+	[MOF(ETL_IN_REVERSEDCOUNTEDSTRING)] = IK_STRING, [MOF(ETL_IN_REVERSEDCOUNTEDANSISTRING)] = IK_STRING,
+	[MOF(ETL_IN_NONNULLTERMINATEDSTRING)] = IK_STRING,
+	[MOF(ETL_IN_NONNULLTERMINATEDANSISTRING)] = IK_STRING, [MOF(ETL_IN_UNICODECHAR)] = IK_STRING,
+	[MOF(ETL_IN_ANSICHAR)] = IK_STRING, [MOF(ETL_IN_SIZET)] = IK_HEX,
+	[MOF(ETL_IN_HEXDUMP)] = IK_HEXDUMP, [MOF(ETL_IN_WBEMSID)] = IK_SID,
+};
+#undef MOF
+
 /* The kind of an integer-typed value, from its out-type first (as format.c renders it). */
-static enum etl_value_kind integer_kind(const struct etl_property *p)
+static enum etl_value_kind integer_kind(const struct etl_property *p, enum in_kind k)
 {
 	uint16_t in = p->in_type;
 	size_t n = p->len;
@@ -347,11 +382,9 @@ static enum etl_value_kind integer_kind(const struct etl_property *p)
 	default:
 		break;
 	}
-	if (in == ETL_IN_HEXINT32 || in == ETL_IN_HEXINT64 || in == ETL_IN_POINTER || in == ETL_IN_SIZET)
-		return ETL_VALUE_HEX;
-	if (in == ETL_IN_BOOLEAN)
-		return ETL_VALUE_BOOLEAN;
-	return is_signed_in(in) ? ETL_VALUE_SIGNED : ETL_VALUE_UNSIGNED;
+	/* by the in-type: pointers, sizes and HexInt in hex */
+	return k == IK_HEX ? ETL_VALUE_HEX : k == IK_BOOLEAN ? ETL_VALUE_BOOLEAN
+	       : k == IK_SIGNED ? ETL_VALUE_SIGNED : ETL_VALUE_UNSIGNED;
 }
 
 /* The kind of a binary value, by its out-type. */
@@ -372,27 +405,34 @@ static enum etl_value_kind binary_kind(const struct etl_property *p)
 
 enum etl_value_kind etl_property_value_kind(const struct etl_property *p)
 {
+	/* a table lookup: every value of every decoded event asks this (JSON, CSV, Python) */
 	uint16_t in = p->in_type;
+	enum in_kind k = in < sizeof(in_kind_low) ? (enum in_kind)in_kind_low[in]
+			 : (unsigned)in - ETL_IN_MOF_COUNTEDSTRING < sizeof(in_kind_mof)
+				 ? (enum in_kind)in_kind_mof[in - ETL_IN_MOF_COUNTEDSTRING]
+				 : IK_OTHER;
 
-	if (p->kind != ETL_PROPERTY_VALUE || in == ETL_IN_NULL)
+	if (p->kind != ETL_PROPERTY_VALUE || k == IK_NONE)
 		return ETL_VALUE_NONE;
-	if (is_text(in) || in == ETL_IN_UNICODECHAR || in == ETL_IN_ANSICHAR)
+	if (k == IK_STRING)
 		return ETL_VALUE_STRING;
 	if (!p->data)
-		return in == ETL_IN_BINARY || in == ETL_IN_COUNTEDBINARY ? ETL_VALUE_BINARY : ETL_VALUE_NONE;
-	switch (in) {
-	case ETL_IN_BINARY: case ETL_IN_COUNTEDBINARY: case ETL_IN_HEXDUMP:
+		return k == IK_BINARY ? ETL_VALUE_BINARY : ETL_VALUE_NONE;
+	if (k >= IK_SIGNED)
+		return integer_kind(p, k);
+	switch (k) {
+	case IK_BINARY: case IK_HEXDUMP:
 		return binary_kind(p);
-	case ETL_IN_GUID:
+	case IK_GUID:
 		return ETL_VALUE_GUID;
-	case ETL_IN_FILETIME: case ETL_IN_SYSTEMTIME:
+	case IK_TIME:
 		return ETL_VALUE_TIME;
-	case ETL_IN_SID: case ETL_IN_WBEMSID:
+	case IK_SID:
 		return ETL_VALUE_SID;
-	case ETL_IN_FLOAT: case ETL_IN_DOUBLE:
+	case IK_REAL:
 		return ETL_VALUE_REAL;
 	default:
-		return etl__is_integer_in(in) ? integer_kind(p) : ETL_VALUE_BINARY;
+		return ETL_VALUE_BINARY;
 	}
 }
 
