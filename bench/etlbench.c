@@ -15,6 +15,10 @@
  *             compressed and deferred stacks read the trace's stack index once)
  *   decode    the same, plus etl_reader_decode() of every event and the text of
  *             every top-level property (etl_property_format)
+ *   calls     what etldump's JSON Lines asks of the library, without writing: each event's
+ *             process, stack frames resolved to images, decoding, and every property's
+ *             value (as a number, or its text); its "out MB/s" is the JSON Lines' bytes
+ *             over this row's time, the rate JSON Lines would have with free formatting
  *   jsonl     etldump --format=jsonl > /dev/null
  *   jsonl-j2  the same with --threads=2
  *   stats     etldump --stats > /dev/null
@@ -123,7 +127,53 @@ static unsigned long long w_read(const char *path, const char *unused)
 	return found;
 }
 
-/* touch: 0 header fields only; 1 also decode every payload and format every property. */
+/* What etldump's JSON Lines asks of the library for one property (and its children): its
+ * name, its kind, and its value as a number or as text. */
+static unsigned long long touch_property(const struct etl_property *p, unsigned depth)
+{
+	unsigned long long sum = strlen(etl_property_name(p));
+	size_t i, n = etl_property_child_count(p);
+
+	if (etl_property_kind(p) == ETL_PROPERTY_VALUE || depth >= 64) {
+		enum etl_value_kind k = etl_property_value_kind(p);
+		uint64_t u;
+		const char *t;
+		if ((k == ETL_VALUE_UNSIGNED || k == ETL_VALUE_HEX) && !etl_property_map_name(p) &&
+		    etl_property_as_u64(p, &u) == ETL_OK)
+			return sum + u;
+		t = etl_property_format(p);
+		return sum + (t ? strlen(t) : 0);
+	}
+	for (i = 0; i < n; i++)
+		sum += touch_property(etl_property_child_at(p, i), depth + 1);
+	return sum;
+}
+
+/* The library's part of JSON Lines for one event: its process, its stack's frames resolved to
+ * images, its decoding and every property's value (no text written). */
+static unsigned long long touch_event(struct etl_reader *r, const struct etl_event *ev)
+{
+	const struct etl_process *proc = etl_reader_event_process(r, ev);
+	const struct etl_decoded *d;
+	unsigned long long sum = proc ? strlen(etl_process_image_name(proc)) : 0;
+	size_t i, n = etl_event_stack_depth(ev);
+
+	for (i = 0; i < n; i++) {
+		uint64_t off = 0;
+		const char *img = etl_reader_resolve_address(r, proc, etl_event_stack_frame(ev, i), &off);
+		sum += img ? strlen(img) + off : 1;
+	}
+	if (etl_reader_decode(r, ev, &d) != ETL_OK || !d)
+		return sum;
+	sum += strlen(etl_decoded_name(d));
+	n = etl_decoded_property_count(d);
+	for (i = 0; i < n; i++)
+		sum += touch_property(etl_decoded_property_at(d, i), 0);
+	return sum;
+}
+
+/* touch: 0 header fields only; 1 also decode every payload and format every property; 2 the
+ * stacks; 3 what JSON Lines asks of the library (touch_event). */
 static unsigned long long iterate(const char *path, int touch)
 {
 	struct etl_reader *r = etl_reader_new();
@@ -143,7 +193,9 @@ static unsigned long long iterate(const char *path, int touch)
 		}
 		n++;
 		sum += etl_event_timestamp_raw(ev) + etl_event_pid(ev);
-		if (touch == 2) {
+		if (touch == 3) {
+			sum += touch_event(r, ev);
+		} else if (touch == 2) {
 			size_t i, depth = etl_event_stack_depth(ev);
 			for (i = 0; i < depth; i++)
 				sum += etl_event_stack_frame(ev, i);
@@ -182,6 +234,12 @@ static unsigned long long w_decode(const char *path, const char *unused)
 {
 	(void)unused;
 	return iterate(path, 1);
+}
+
+static unsigned long long w_calls(const char *path, const char *unused)
+{
+	(void)unused;
+	return iterate(path, 3);
 }
 
 /* Runs etldump with ARG, ARG2 when not NULL (and --quiet) on PATH, its output to OUT (NULL:
@@ -351,6 +409,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	struct result hdr = in_child(w_headers, path, etldump, repeat);
 	struct result stk = in_child(w_stacks, path, etldump, repeat);
 	struct result pay = in_child(w_decode, path, etldump, repeat);
+	struct result cls = in_child(w_calls, path, etldump, repeat);
 	struct result sts = in_child(w_stats, path, etldump, few);
 	struct result sts2 = in_child(w_stats2, path, etldump, few);
 	struct result js = in_child(w_jsonl, path, etldump, few);
@@ -364,6 +423,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	row(label, "headers", bytes, hdr, base_mbs, events, 0);
 	row(label, "stacks", bytes, stk, base_mbs, events, 0);
 	row(label, "decode", bytes, pay, base_mbs, events, 0);
+	row(label, "calls", bytes, cls, base_mbs, events, out);
 	row(label, "stats", bytes, sts, base_mbs, events, 0);
 	row(label, "stats-j2", bytes, sts2, base_mbs, events, 0);
 	row(label, "jsonl", bytes, js, base_mbs, events, out);
