@@ -47,7 +47,7 @@ static struct etl_bufent kept_ent(uint64_t off)
 
 /* walk/keep.c: what is kept is given once, for its own entry only (offset, size and flags), in
  * place; the budget bounds it; entries go in file order; slices of one region are appended in
- * order; clear forgets them. */
+ * order; clear forgets them; a loader aimed at the keep decompresses into its free space. */
 START_TEST(kept_buffers_are_given_once_to_their_entry)
 {
 	struct etl_bufkeep k, parts[2];
@@ -127,6 +127,37 @@ START_TEST(kept_buffers_are_given_once_to_their_entry)
 	e = kept_ent(100);
 	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
 	ck_assert_uint_eq(out.data[0], 7);
+
+	/* aimed: decompressed into the free space, kept there without a copy; a full keep aims
+	 * nowhere */
+	etl__bufkeep_clear(&k);
+	memset(&ld, 0, sizeof(ld));
+	etl__bufkeep_aim(&k, &ld);
+	ck_assert_ptr_eq(ld.into, k.base);
+	ck_assert_uint_eq(ld.into_cap, 1000);
+	memset(ld.into, 4, 600); /* as etl__bufload leaves it */
+	ld.data = ld.into;
+	ld.fill = 600;
+	ld.compressed = 1;
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
+	etl__bufkeep_aim(&k, &ld);
+	ck_assert_ptr_eq(ld.into, k.base + 640); /* after the first, on its own cache line */
+	ck_assert_uint_eq(ld.into_cap, 360);
+	fake_loaded(&ld, mem, 360, 6); /* decompressed elsewhere: copied */
+	e = kept_ent(200);
+	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
+	etl__bufkeep_aim(&k, &ld);
+	ck_assert_ptr_null(ld.into);
+	ck_assert_uint_eq(ld.into_cap, 0);
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_ptr_eq(out.data, k.base);
+	ck_assert_uint_eq(out.data[599], 4);
+	e = kept_ent(200);
+	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_uint_eq(out.data[0], 6);
+	ck_assert_uint_eq(out.data[359], 6);
 	etl__bufkeep_free(&k);
 	ck_assert_ptr_null(k.region);
 

@@ -225,6 +225,8 @@ void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const 
 		}
 		if (ordinal < first || e.type == ETL_BUFTYPE_HEADER)
 			continue;
+		if (keep)
+			etl__bufkeep_aim(keep, ld); /* decompressed straight into the keep when it fits */
 		st = etl__bufload(ld, &e, &d);
 		if (st != ETL_OK && !ld->data)
 			continue;
@@ -232,6 +234,8 @@ void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const 
 		if (keep && st == ETL_OK)
 			(void)etl__bufkeep_take(keep, ld, &e);
 	}
+	ld->into = NULL; /* the keep's space is not the loader's any more */
+	ld->into_cap = 0;
 }
 
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,

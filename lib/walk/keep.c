@@ -93,6 +93,12 @@ static int room_after(struct etl_bufkeep *k, uint64_t off)
 	return !(k->n && k->e[k->n - 1].off >= off) && etl__grow(&k->e, &k->cap, k->n + 1, sizeof(*k->e), 64) == 0;
 }
 
+void etl__bufkeep_aim(struct etl_bufkeep *k, struct etl_bufload *ld)
+{
+	ld->into = k->base && k->used < k->size ? k->base + k->used : NULL;
+	ld->into_cap = ld->into ? k->size - k->used : 0;
+}
+
 int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e)
 {
 	struct etl_kept *x;
@@ -106,7 +112,8 @@ int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const
 	x->given = 0;
 	x->data = k->base + k->used;
 	x->fill = ld->fill;
-	memcpy(k->base + k->used, ld->data, ld->fill);
+	if (ld->data != x->data) /* (decompressed there: etl__bufkeep_aim) */
+		memcpy(k->base + k->used, ld->data, ld->fill);
 	k->used += (ld->fill + 63) & ~(size_t)63; /* each buffer on a cache line of its own */
 	if (k->used > k->size)
 		k->used = k->size;

@@ -50,8 +50,12 @@ void etl__bufkeep_init(struct etl_bufkeep *k, uint64_t max_bytes);
 int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need);
 /* Makes part (initialised here) the i-th of n equal slices of k's region. */
 void etl__bufkeep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part);
-/* Copies what ld holds of entry e (decompressed without fault) when it fits the space left, in
- * file order.  1 when kept, 0 when not. */
+/* Points ld's next decompression at the keep's free space (etl__bufload's into), or nowhere
+ * when the keep has none. */
+void etl__bufkeep_aim(struct etl_bufkeep *k, struct etl_bufload *ld);
+/* Keeps what ld holds of entry e (decompressed without fault) when it fits the space left, in
+ * file order: in place when it was decompressed there (etl__bufkeep_aim), else copied.  1 when
+ * kept, 0 when not. */
 int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e);
 /* Moves the entries of from (a slice of k's region, later in the file than k's) to k. */
 void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);

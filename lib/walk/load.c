@@ -42,21 +42,26 @@ static int reserve(uint8_t **p, size_t *cap, size_t n, uint64_t off, struct etl_
 	return ETL_OK;
 }
 
-/* Decompresses the raw buffer (header + XPRESS stream) into l->dmem. */
+/* Decompresses the raw buffer (header + XPRESS stream) into l->into when it fits there, else
+ * into l->dmem. */
 static int decompress(struct etl_bufload *l, const struct etl_bufent *e, const uint8_t *raw,
 		      const struct etl_bufhdr *h, struct etl_diag *d)
 {
 	/* bufhdr_check guaranteed 0x48 <= Offset <= the buffer-size limit */
 	size_t out_len = h->offset, produced = 0, err_at = 0;
 	const char *why = NULL;
-	int st = reserve(&l->dmem, &l->dmem_cap, out_len, e->off, d);
+	uint8_t *out = l->into;
 
-	if (st != ETL_OK)
-		return st;
-	memcpy(l->dmem, raw, ETL_BUFFER_HEADER_SIZE);
-	l->data = l->dmem;
+	if (!out || out_len > l->into_cap) {
+		int st = reserve(&l->dmem, &l->dmem_cap, out_len, e->off, d);
+		if (st != ETL_OK)
+			return st;
+		out = l->dmem;
+	}
+	memcpy(out, raw, ETL_BUFFER_HEADER_SIZE);
+	l->data = out;
 	if (etl__xpress_decompress(raw + ETL_BUFFER_HEADER_SIZE, e->avail - ETL_BUFFER_HEADER_SIZE,
-				   l->dmem + ETL_BUFFER_HEADER_SIZE, out_len - ETL_BUFFER_HEADER_SIZE, &produced,
+				   out + ETL_BUFFER_HEADER_SIZE, out_len - ETL_BUFFER_HEADER_SIZE, &produced,
 				   &err_at, &why) != 0) {
 		l->fill = ETL_BUFFER_HEADER_SIZE + produced;
 		etl__diag_set(d, ETL_E_FORMAT, e->off + ETL_BUFFER_HEADER_SIZE + err_at,

@@ -21,6 +21,8 @@ struct etl_bufload {
 	uint32_t compression_format;  /* as the header buffer declares it */
 	uint8_t *mem, *dmem;          /* read and decompressed bytes (owned) */
 	size_t mem_cap, dmem_cap;
+	uint8_t *into;                /* where to decompress the next buffer instead of dmem, when it */
+	size_t into_cap;              /* fits into_cap bytes (a keep's free space; not owned) */
 	/* the buffer loaded last */
 	const uint8_t *data;          /* header included; NULL when nothing could be loaded */
 	size_t fill;                  /* end of its records */
