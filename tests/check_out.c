@@ -2,7 +2,7 @@
  * check_out.c - unit tests of etldump's output buffer (tools/out.c), all
  * written through a sink: JSON string escaping against a byte-by-byte
  * statement of the rule (every byte value at every position of short strings,
- * and long mixed ones), decimal and hex numbers at every distance from the
+ * and long mixed ones; names kept per thread, out_json_name), decimal and hex numbers at every distance from the
  * end of the window, numbers whose high digits are kept from call to call, and
  * times with three decimals against printf.
  *
@@ -97,6 +97,80 @@ START_TEST(json_strings_long_and_mixed)
 	}
 	s[0] = 0;
 	check_one(s);
+}
+END_TEST
+
+/* out_json_name: the text out_json_str writes, the first time and again (kept), for names that
+ * escape, fill the slot or do not fit it; a name whose memory now holds other text is written
+ * anew; at every distance from the end of the window. */
+START_TEST(json_names_as_json_strings)
+{
+	static const char *names[] = {
+		"ImageBase", "", "a\"b\\c", "tab\there", "\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c",
+		"0123456789012345678901234567890123456789012345", /* 46: fits */
+		"01234567890123456789012345678901234567890123456", /* 47 */
+		"012345678901234567890123456789012345678901234567", /* 48: too long to keep */
+		"a name of many more than forty-eight bytes, written as any string is",
+		"\x1f\x1f\x1f\x1f\x1f\x1f\x1f\x1f", /* short, but 48 bytes escaped */
+		"caf\xc3\xa9.dll",
+	};
+	static char pad[64];
+	char reused[64], want[512];
+	size_t i, room, wn;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct out_sink k = { NULL, 0, 0 };
+		wn = expected_escape((const unsigned char *)names[i], want);
+		out_thread_init();
+		out_set_sink(&k);
+		out_json_name(names[i]);
+		out_json_name(names[i]);
+		out_set_sink(NULL);
+		ck_assert_uint_eq(k.len, 2 * wn);
+		ck_assert(memcmp(k.data, want, wn) == 0);
+		ck_assert(memcmp(k.data + wn, want, wn) == 0);
+		free(k.data);
+	}
+	/* the same memory, other text: of the same length, shorter, longer */
+	{
+		struct out_sink k = { NULL, 0, 0 };
+		out_thread_init();
+		out_set_sink(&k);
+		strcpy(reused, "alpha");
+		out_json_name(reused);
+		out_json_name(reused);
+		strcpy(reused, "delta");
+		out_json_name(reused);
+		strcpy(reused, "del");
+		out_json_name(reused);
+		strcpy(reused, "deltas\"");
+		out_json_name(reused);
+		out_set_sink(NULL);
+		ck_assert_uint_eq(k.len, strlen("alphaalphadeltadeldeltas\\\""));
+		ck_assert(memcmp(k.data, "alphaalphadeltadeldeltas\\\"", k.len) == 0);
+		free(k.data);
+	}
+	memset(pad, '.', sizeof(pad));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		wn = expected_escape((const unsigned char *)names[i], want);
+		for (room = 0; room < 60; room++) {
+			struct out_sink k = { NULL, 0, 0 };
+			size_t used = OUT_BUFFER_SIZE - room;
+			out_thread_init();
+			out_set_sink(&k);
+			out_json_name(names[i]); /* kept before the window fills */
+			while (used) {
+				size_t step = used < sizeof(pad) ? used : sizeof(pad);
+				out_mem(pad, step);
+				used -= step;
+			}
+			out_json_name(names[i]);
+			out_set_sink(NULL);
+			ck_assert_uint_eq(k.len, wn + OUT_BUFFER_SIZE - room + wn);
+			ck_assert(memcmp(k.data + wn + OUT_BUFFER_SIZE - room, want, wn) == 0);
+			free(k.data);
+		}
+	}
 }
 END_TEST
 
@@ -253,6 +327,7 @@ static Suite *out_suite(void)
 
 	tcase_add_test(t, json_strings_escape_every_byte_at_every_position);
 	tcase_add_test(t, json_strings_long_and_mixed);
+	tcase_add_test(t, json_names_as_json_strings);
 	tcase_add_test(t, numbers_at_every_window_position);
 	tcase_add_test(t, fixed3_as_printf);
 	tcase_add_test(t, near_numbers_as_printf);

@@ -361,6 +361,55 @@ void out_json_str(const char *s)
 	}
 }
 
+/* The JSON bodies of the short strings written last, per thread, found by the string's
+ * address and used only while the text there is the same as when it was escaped. */
+#define NAME_SLOTS 1024
+#define NAME_TEXT 48
+struct name_slot {
+	const char *at;          /* NULL: empty */
+	uint8_t elen;            /* the length of its JSON body */
+	char text[NAME_TEXT];    /* with its terminator */
+	char body[NAME_TEXT];    /* room for a fixed-size copy: elen <= NAME_TEXT */
+};
+
+static _Thread_local struct name_slot name_slots[NAME_SLOTS];
+
+#if defined(__GNUC__)
+__attribute__((noinline)) /* (the hit path below stays short) */
+#endif
+static void name_miss(struct name_slot *k, const char *s)
+{
+	size_t n = strlen(s), e = SIZE_MAX;
+
+	if (n < NAME_TEXT && json_plain_prefix(s, n) == n) /* most names: nothing to escape */
+		memcpy(k->body, s, e = n);
+	else if (n < NAME_TEXT)
+		e = out_json_escape(s, k->body, NAME_TEXT);
+	if (e == SIZE_MAX) { /* long, or escaped longer than the slot: as any string */
+		k->at = NULL;
+		out_json_str(s);
+		return;
+	}
+	memcpy(k->text, s, n + 1);
+	k->at = s;
+	k->elen = (uint8_t)e;
+	out_mem(k->body, e);
+}
+
+void out_json_name(const char *s)
+{
+	struct name_slot *k = &name_slots[((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 54]; /* 10 bits: NAME_SLOTS */
+
+	if (k->at != s || strcmp(k->text, s) != 0) {
+		name_miss(k, s);
+	} else if (OUT_BUFFER_SIZE - out_buf.len >= NAME_TEXT) { /* one fixed-size copy */
+		memcpy(out_buf.data + out_buf.len, k->body, NAME_TEXT);
+		out_buf.len += k->elen;
+	} else {
+		out_mem(k->body, k->elen);
+	}
+}
+
 size_t out_json_escape(const char *s, char *dst, size_t cap)
 {
 	static const char digits[] = "0123456789abcdef";

@@ -104,6 +104,9 @@ void out_hex16(uint64_t v);
 void out_filetime(uint64_t ft);
 /* The body of a JSON string (no quotes) for UTF-8 text: " \ and controls escaped. */
 void out_json_str(const char *s);
+/* The same, faster for short strings written again and again from the same place (field and
+ * module names): the bodies of the last ones are kept per thread. */
+void out_json_name(const char *s);
 /* printf into the buffer (for the cold paths). */
 void out_printf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -268,7 +268,7 @@ void out_json_value(const struct etl_property *p, unsigned depth)
 			out_char(',');
 		if (k == ETL_PROPERTY_STRUCT) {
 			out_char('"');
-			out_json_str(etl_property_name(c));
+			out_json_name(etl_property_name(c));
 			out_cstr("\":");
 		}
 		out_json_value(c, depth + 1);
@@ -286,7 +286,7 @@ static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint
 	if (img) {
 		const char *base = strrchr(img, '\\');
 		if (json)
-			out_json_str(base ? base + 1 : img);
+			out_json_name(base ? base + 1 : img);
 		else
 			out_text_name(base ? base + 1 : img); /* a name from the trace: controls escaped */
 		OUT_LIT("!+0x");

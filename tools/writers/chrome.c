@@ -214,14 +214,14 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	for (i = 0; d && etl_decoded_source(d) != ETL_DECODER_NONE && i < etl_decoded_property_count(d); i++) {
 		const struct etl_property *p = etl_decoded_property_at(d, i);
 		out_cstr(",\"");
-		out_json_str(etl_property_name(p));
+		out_json_name(etl_property_name(p));
 		out_cstr("\":");
 		out_json_value(p, 0);
 	}
 	for (i = 0; d && i < etl_decoded_derived_count(d); i++) {
 		const struct etl_property *p = etl_decoded_derived_at(d, i);
 		out_cstr(",\"derived.");
-		out_json_str(etl_property_name(p));
+		out_json_name(etl_property_name(p));
 		out_cstr("\":");
 		out_json_value(p, 0);
 	}

@@ -28,7 +28,7 @@ static void process_json(struct etl_reader *r, const struct etl_event *ev)
 	if (!p || !*etl_process_image_name(p))
 		return;
 	out_cstr(",\"process\":\"");
-	out_json_str(etl_process_image_name(p));
+	out_json_name(etl_process_image_name(p));
 	out_cstr("\"");
 	if (etl_event_pid(ev) == ETL_ID_NONE)
 		out_printf(",\"process_pid\":%u", etl_process_id(p));
@@ -286,7 +286,7 @@ static void json_object(const struct etl_decoded *d, size_t n,
 		if (i)
 			out_char(',');
 		out_char('"');
-		out_json_str(etl_property_name(p));
+		out_json_name(etl_property_name(p));
 		out_cstr("\":");
 		out_json_value(p, 0);
 	}
@@ -297,7 +297,7 @@ static void json_object(const struct etl_decoded *d, size_t n,
 static void json_decoded(const struct etl_decoded *d)
 {
 	OUT_LIT(",\"name\":\"");
-	out_json_str(etl_decoded_name(d));
+	out_json_name(etl_decoded_name(d));
 	OUT_LIT("\",\"decoder\":\"");
 	out_cstr(etl_decoder_name(etl_decoded_source(d)));
 	out_char('"');
