@@ -117,6 +117,34 @@ static inline void out_digits(const char *tmp, size_t i, size_t end)
 	}
 }
 
+/* 1 to 4 digits of v (< 10000) at o, without leading zeros; their count. */
+static inline size_t put_upto4(char *o, uint32_t v)
+{
+	if (v < 100) {
+		if (v < 10) {
+			o[0] = (char)('0' + v);
+			return 1;
+		}
+		memcpy(o, two_digits + 2 * v, 2);
+		return 2;
+	}
+	if (v < 1000) {
+		o[0] = (char)('0' + v / 100);
+		memcpy(o + 1, two_digits + 2 * (v % 100), 2);
+		return 3;
+	}
+	memcpy(o, two_digits + 2 * (v / 100), 2);
+	memcpy(o + 2, two_digits + 2 * (v % 100), 2);
+	return 4;
+}
+
+/* The four digits of v (< 10000), zeros kept, at o. */
+static inline void put4(char *o, uint32_t v)
+{
+	memcpy(o, two_digits + 2 * (v / 100), 2);
+	memcpy(o + 2, two_digits + 2 * (v % 100), 2);
+}
+
 void out_u64(uint64_t v)
 {
 	/* the digits end at tmp + 20, so that 20 bytes from the first digit are always inside tmp:
@@ -124,8 +152,17 @@ void out_u64(uint64_t v)
 	char tmp[40];
 	size_t i = 20;
 
-	if (v < 10 && out_buf.len < OUT_BUFFER_SIZE) {
-		out_buf.data[out_buf.len++] = (char)('0' + v);
+	if (OUT_BUFFER_SIZE - out_buf.len >= 8 && v < 100000000u) {
+		/* most numbers (offsets, sizes, ids): straight into the window, four digits a step */
+		char *o = out_buf.data + out_buf.len;
+		uint32_t w = (uint32_t)v;
+		if (w < 10000) {
+			out_buf.len += put_upto4(o, w);
+		} else {
+			size_t n = put_upto4(o, w / 10000);
+			put4(o + n, w % 10000);
+			out_buf.len += n + 4;
+		}
 		return;
 	}
 	while (v >= 100) {
