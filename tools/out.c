@@ -180,6 +180,16 @@ void out_u64(uint64_t v)
 	out_digits(tmp, i, 20);
 }
 
+/* The nine digits of v (< 10^9), zeros kept, at o. */
+static inline void put_low9(char *o, uint32_t v)
+{
+	uint32_t top = v / 100000000u, mid = v / 10000u % 10000u;
+
+	o[0] = (char)('0' + top);
+	put4(o + 1, mid);
+	put4(o + 5, v % 10000u);
+}
+
 void out_u64_near(uint64_t v)
 {
 	/* the digits above the last nine of the last two such parts written on this thread (an
@@ -193,7 +203,7 @@ void out_u64_near(uint64_t v)
 	uint64_t high = v / 1000000000u;
 	uint32_t low = (uint32_t)(v % 1000000000u);
 	char tmp[32];
-	size_t i = 9, n;
+	size_t n;
 	unsigned k;
 
 	if (v < 1000000000u) {
@@ -216,20 +226,16 @@ void out_u64_near(uint64_t v)
 		memcpy(seen[k].digits, t + j, seen[k].len);
 	}
 	n = seen[k].len;
-	memcpy(tmp, seen[k].digits, sizeof(seen[k].digits));
-	/* the nine low digits, zeros kept, after the high ones: tmp[n, n + 9) */
-	while (i > 1) {
-		i -= 2;
-		memcpy(tmp + n + i, two_digits + 2 * (low % 100), 2);
-		low /= 100;
-	}
-	tmp[n] = (char)('0' + low);
-	if (OUT_BUFFER_SIZE - out_buf.len >= 20) { /* one fixed-size copy, as out_digits */
-		memcpy(out_buf.data + out_buf.len, tmp, 20);
+	if (OUT_BUFFER_SIZE - out_buf.len >= 32) { /* straight into the window */
+		char *o = out_buf.data + out_buf.len;
+		memcpy(o, seen[k].digits, sizeof(seen[k].digits));
+		put_low9(o + n, low);
 		out_buf.len += n + 9;
-	} else {
-		out_mem(tmp, n + 9);
+		return;
 	}
+	memcpy(tmp, seen[k].digits, sizeof(seen[k].digits));
+	put_low9(tmp + n, low);
+	out_mem(tmp, n + 9);
 }
 
 void out_fixed3(double x)
