@@ -424,10 +424,12 @@ static void name_miss(struct name_slot *k, const char *s)
 {
 	size_t n = strlen(s), e = SIZE_MAX;
 
-	if (n < NAME_TEXT && json_plain_prefix(s, n) == n) /* most names: nothing to escape */
-		memcpy(k->body, s, e = n);
-	else if (n < NAME_TEXT)
+	if (n < NAME_TEXT && json_plain_prefix(s, n) == n) { /* most names: nothing to escape */
+		memcpy(k->body, s, n);
+		e = n;
+	} else if (n < NAME_TEXT) {
 		e = out_json_escape(s, k->body, NAME_TEXT);
+	}
 	if (e == SIZE_MAX) { /* long, or escaped longer than the slot: as any string */
 		k->at = NULL;
 		out_json_str(s);
