@@ -80,6 +80,9 @@ void out_set_sink(struct out_sink *k)
 		out_buf.data = out_buf.own;
 }
 
+#if defined(__GNUC__)
+__attribute__((noinline)) /* the slow path stays out of the writers (and GCC's -O3 range checks) */
+#endif
 void out_mem_slow(const void *p, size_t n)
 {
 	struct out_sink *k = out_buf.sink;

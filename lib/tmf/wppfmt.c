@@ -36,8 +36,10 @@ struct out {
 
 static void put(struct out *o, const char *s, size_t n)
 {
-	if (o->n + n > MSG_MAX) {
-		n = MSG_MAX - o->n;
+	size_t room = o->n < MSG_MAX ? MSG_MAX - o->n : 0;
+
+	if (n > room) { /* (only ever shortened: what the compiler can see too) */
+		n = room;
 		o->cut = 1;
 	}
 	memcpy(o->buf + o->n, s, n);
