@@ -2,7 +2,7 @@
  * etlbench - throughput of libetl, each workload as a ratio to plainly
  * reading the same bytes in the same run.
  *
- *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N]
+ *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R]
  *   etlbench --peak FILE     (the headers workload over FILE, and its peak memory)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
@@ -25,6 +25,11 @@
  *   stats-j2  the same with --threads=2
  * plus the decompressor alone (MB/s of output) over every compressed
  * buffer, and each workload's peak resident memory (its own process).
+ *
+ * Each row is the best of N runs (etldump's rows of at most 3).  With --rounds R,
+ * a file's rows are measured R times in turn, each row keeping its best: on a
+ * machine whose speed moves from minute to minute (a shared VM), every row then
+ * meets the same moments, and rows of one file stay comparable.
  *
  * Not a test: it prints a table, and docs/PERFORMANCE.md records one run.
  *
@@ -401,33 +406,57 @@ static void row(const char *workload, const char *what, unsigned long long bytes
 	       base_mbs > 0 ? mbs / base_mbs : 0.0, outs, (double)r.maxrss_kb / 1024.0);
 }
 
+/* The better of two measurements of one workload: the shorter time, the larger peak, failed if
+ * either failed. */
+static struct result better(struct result a, struct result b)
+{
+	if (!a.ok || !b.ok) {
+		a.ok = 0;
+		return a;
+	}
+	if (b.seconds < a.seconds) {
+		a.seconds = b.seconds;
+		a.events = b.events;
+	}
+	if (b.maxrss_kb > a.maxrss_kb)
+		a.maxrss_kb = b.maxrss_kb;
+	return a;
+}
+
+static int rounds = 1; /* --rounds */
+
+enum { W_READ, W_HEADERS, W_STACKS, W_DECODE, W_CALLS, W_STATS, W_STATS2, W_JSONL, W_JSONL2, W_XPRESS, NWORK };
+
 static void bench_file(const char *label, const char *path, const char *etldump, int repeat)
 {
+	static const work_fn fns[NWORK] = { w_read, w_headers, w_stacks, w_decode, w_calls,
+					    w_stats, w_stats2, w_jsonl, w_jsonl2, w_xpress };
 	unsigned long long bytes = file_size(path);
-	int few = repeat > 3 ? 3 : repeat;
-	struct result base = in_child(w_read, path, etldump, repeat);
-	struct result hdr = in_child(w_headers, path, etldump, repeat);
-	struct result stk = in_child(w_stacks, path, etldump, repeat);
-	struct result pay = in_child(w_decode, path, etldump, repeat);
-	struct result cls = in_child(w_calls, path, etldump, repeat);
-	struct result sts = in_child(w_stats, path, etldump, few);
-	struct result sts2 = in_child(w_stats2, path, etldump, few);
-	struct result js = in_child(w_jsonl, path, etldump, few);
-	struct result js2 = in_child(w_jsonl2, path, etldump, few);
-	struct result x = in_child(w_xpress, path, etldump, repeat + 1);
-	unsigned long long out = jsonl_bytes(path, etldump);
-	double base_mbs = base.seconds > 0 ? (double)bytes / 1e6 / base.seconds : 0;
-	unsigned long long events = hdr.events;
+	int few = repeat > 3 ? 3 : repeat, k, w;
+	struct result res[NWORK], x;
+	unsigned long long out, events;
+	double base_mbs;
 
-	row(label, "read", bytes, base, base_mbs, 0, 0);
-	row(label, "headers", bytes, hdr, base_mbs, events, 0);
-	row(label, "stacks", bytes, stk, base_mbs, events, 0);
-	row(label, "decode", bytes, pay, base_mbs, events, 0);
-	row(label, "calls", bytes, cls, base_mbs, events, out);
-	row(label, "stats", bytes, sts, base_mbs, events, 0);
-	row(label, "stats-j2", bytes, sts2, base_mbs, events, 0);
-	row(label, "jsonl", bytes, js, base_mbs, events, out);
-	row(label, "jsonl-j2", bytes, js2, base_mbs, events, out);
+	for (k = 0; k < rounds; k++) {
+		for (w = 0; w < NWORK; w++) {
+			int n = w == W_XPRESS ? repeat + 1 : w >= W_STATS ? few : repeat;
+			struct result r = in_child(fns[w], path, etldump, n);
+			res[w] = k ? better(res[w], r) : r;
+		}
+	}
+	out = jsonl_bytes(path, etldump);
+	base_mbs = res[W_READ].seconds > 0 ? (double)bytes / 1e6 / res[W_READ].seconds : 0;
+	events = res[W_HEADERS].events;
+	x = res[W_XPRESS];
+	row(label, "read", bytes, res[W_READ], base_mbs, 0, 0);
+	row(label, "headers", bytes, res[W_HEADERS], base_mbs, events, 0);
+	row(label, "stacks", bytes, res[W_STACKS], base_mbs, events, 0);
+	row(label, "decode", bytes, res[W_DECODE], base_mbs, events, 0);
+	row(label, "calls", bytes, res[W_CALLS], base_mbs, events, out);
+	row(label, "stats", bytes, res[W_STATS], base_mbs, events, 0);
+	row(label, "stats-j2", bytes, res[W_STATS2], base_mbs, events, 0);
+	row(label, "jsonl", bytes, res[W_JSONL], base_mbs, events, out);
+	row(label, "jsonl-j2", bytes, res[W_JSONL2], base_mbs, events, out);
 	if (x.ok && x.events) {
 		double mbs = x.seconds > 0 ? (double)x.events / 1e6 / x.seconds : 0;
 		printf("| %-44s | %-8s | %9.0f | %9s | %6s | %9s | %7.1f |\n", label, "xpress*", mbs, "",
@@ -632,6 +661,8 @@ int main(int argc, char **argv)
 			etldump = argv[++i];
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+			rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
 		else if (strcmp(argv[i], "--peak") == 0 && i + 1 < argc) {
@@ -642,13 +673,15 @@ int main(int argc, char **argv)
 			return h.ok ? 0 : 1;
 		}
 		else {
-			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--keep]\n"
+			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R] [--keep]\n"
 					"       etlbench --peak FILE\n");
 			return 2;
 		}
 	}
 	if (repeat < 1)
 		repeat = 1;
+	if (rounds < 1)
+		rounds = 1;
 	bench_dir = dir;
 	snprintf(plain, sizeof(plain), "%s/etlbench-mixed-%llu.etl", dir, size_mb);
 	snprintf(packed, sizeof(packed), "%s/etlbench-mixed-%llu-xpress.etl", dir, size_mb);
@@ -660,7 +693,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "etlbench: cannot write %s\n", packed);
 		return 1;
 	}
-	printf("etlbench: libetl %s, best of %d runs, files in the page cache\n\n", etl_version_string(), repeat);
+	if (rounds > 1)
+		printf("etlbench: libetl %s, best of %d rounds of %d runs (etldump's rows: of %d), files in the page cache\n\n",
+		       etl_version_string(), rounds, repeat, repeat > 3 ? 3 : repeat);
+	else
+		printf("etlbench: libetl %s, best of %d runs, files in the page cache\n\n", etl_version_string(), repeat);
 	printf("| %-44s | what     |      MB/s | Mevents/s | ratio  | out MB/s  | peak MiB |\n", "workload");
 	printf("|----------------------------------------------|----------|-----------|-----------|--------|-----------|---------|\n");
 	{
