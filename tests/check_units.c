@@ -373,6 +373,93 @@ START_TEST(utf16_words_of_ascii_and_not)
 }
 END_TEST
 
+/* UTF-8 of one code point, one unit (or pair) at a time: the reference for the test below */
+static size_t ref_put(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xC0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xE0 | cp >> 12);
+		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		o[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (char)(0xF0 | cp >> 18);
+	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	o[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+static size_t ref_utf16(const uint16_t *u, size_t max, char *o, size_t *units)
+{
+	size_t i, n = 0, len = 0;
+
+	while (n < max && u[n])
+		n++;
+	*units = n;
+	for (i = 0; i < n; i++) {
+		uint32_t c = u[i];
+		if (c >= 0xD800 && c <= 0xDBFF && i + 1 < n && u[i + 1] >= 0xDC00 && u[i + 1] <= 0xDFFF) {
+			len += ref_put(o + len, 0x10000 + ((c - 0xD800) << 10) + (u[i + 1] - 0xDC00));
+			i++;
+			continue;
+		}
+		len += ref_put(o + len, c >= 0xD800 && c <= 0xDFFF ? 0xFFFD : c);
+	}
+	o[len] = 0;
+	return len;
+}
+
+/* Strings of every length to 70 units, mostly ASCII (so that whole words and 16-byte blocks
+ * of it occur at every alignment), with now and then a unit of another kind or a NUL: the same
+ * text as a plain unit-by-unit conversion. */
+START_TEST(utf16_matches_a_plain_conversion)
+{
+	static const uint16_t odd[] = { 0, 0x7F, 0x80, 0xFF, 0x100, 0x7FF, 0x800, 0xFF80, 0xD83D, 0xDE00, 0xDBFF, 0xDC00 };
+	uint16_t u[72];
+	uint8_t b[144];
+	char want[72 * 3 + 1];
+	uint32_t x = 77;
+	size_t len, i, k, used;
+	int round;
+
+	for (round = 0; round < 40; round++) {
+		for (len = 0; len <= 70; len++) {
+			for (i = 0; i < len; i++) {
+				x = x * 1664525u + 1013904223u;
+				u[i] = (uint16_t)((x >> 24) % 29 == 0 ? odd[(x >> 8) % (sizeof(odd) / sizeof(odd[0]))]
+									: 0x20 + (x >> 16) % 95);
+				if ((x >> 24) % 29 == 1 && i + 1 < len) { /* a pair */
+					u[i++] = 0xD83D;
+					u[i] = 0xDE00;
+				}
+			}
+			for (i = 0; i < len; i++) { /* little-endian bytes, whatever the host */
+				b[2 * i] = (uint8_t)u[i];
+				b[2 * i + 1] = (uint8_t)(u[i] >> 8);
+			}
+			ref_utf16(u, len, want, &k);
+			ck_assert_uint_eq(etl__utf16_units(b, len), k);
+			{
+				char *got = etl__utf16_to_utf8(b, len, &used);
+				ck_assert_ptr_nonnull(got);
+				ck_assert_str_eq(got, want);
+				ck_assert_uint_eq(used, k < len ? k + 1 : k);
+				free(got);
+			}
+		}
+	}
+}
+END_TEST
+
 /* ---- GUIDs ---- */
 
 START_TEST(guid_format_and_parse)
@@ -800,6 +887,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);
 	tcase_add_test(t, utf16_words_of_ascii_and_not);
+	tcase_add_test(t, utf16_matches_a_plain_conversion);
 	tcase_add_test(t, utf8_validity_and_latin1);
 	tcase_add_test(t, guid_format_and_parse);
 	tcase_add_test(t, text_escape_keeps_text_and_defuses_controls);
