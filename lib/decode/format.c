@@ -82,20 +82,11 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = 0;
 }
 
-/* the two decimal digits of 0-99, and the two hex digits of every byte value */
+/* the two decimal digits of 0-99 (the hex digits of a byte: etl__hex_pairs) */
 static const char dec_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
-static const char hex_pairs[513] =
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 /* (two digits a step: property text is made for every value of every event) */
 static void sb_u64(struct sbuf *b, uint64_t v)
@@ -135,7 +126,7 @@ static void sb_hex64(struct sbuf *b, uint64_t v, unsigned min_digits)
 
 	do { /* a byte a step */
 		i -= 2;
-		memcpy(tmp + i, hex_pairs + 2 * (v & 0xFF), 2);
+		memcpy(tmp + i, etl__hex_pairs + 2 * (v & 0xFF), 2);
 		v >>= 8;
 	} while (v || sizeof(tmp) - i < want);
 	if (tmp[i] == '0' && sizeof(tmp) - i > want && sizeof(tmp) - i > 1)

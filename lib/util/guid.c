@@ -8,30 +8,42 @@
 
 #include "internal.h"
 
+/* the two hex digits of every byte value */
+const char etl__hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+static void hex_byte(char *o, unsigned b)
+{
+	memcpy(o, etl__hex_pairs + 2 * (b & 0xFF), 2);
+}
+
 void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE])
 {
-	static const char dig[] = "0123456789abcdef";
-	uint32_t d1 = g->data1;
 	unsigned i;
 
-	for (i = 0; i < 8; i++)
-		out[i] = dig[d1 >> (28 - 4 * i) & 15];
+	hex_byte(out, g->data1 >> 24);
+	hex_byte(out + 2, g->data1 >> 16);
+	hex_byte(out + 4, g->data1 >> 8);
+	hex_byte(out + 6, g->data1);
 	out[8] = '-';
-	for (i = 0; i < 4; i++) {
-		out[9 + i] = dig[g->data2 >> (12 - 4 * i) & 15];
-		out[14 + i] = dig[g->data3 >> (12 - 4 * i) & 15];
-	}
+	hex_byte(out + 9, g->data2 >> 8u);
+	hex_byte(out + 11, g->data2);
 	out[13] = '-';
+	hex_byte(out + 14, g->data3 >> 8u);
+	hex_byte(out + 16, g->data3);
 	out[18] = '-';
-	out[19] = dig[g->data4[0] >> 4];
-	out[20] = dig[g->data4[0] & 15];
-	out[21] = dig[g->data4[1] >> 4];
-	out[22] = dig[g->data4[1] & 15];
+	hex_byte(out + 19, g->data4[0]);
+	hex_byte(out + 21, g->data4[1]);
 	out[23] = '-';
-	for (i = 0; i < 6; i++) {
-		out[24 + 2 * i] = dig[g->data4[2 + i] >> 4];
-		out[25 + 2 * i] = dig[g->data4[2 + i] & 15];
-	}
+	for (i = 0; i < 6; i++)
+		hex_byte(out + 24 + 2 * i, g->data4[2 + i]);
 	out[36] = 0;
 }
 
