@@ -52,12 +52,16 @@ static char *escaped_by_out(const char *s, size_t *len)
 static void check_one(const unsigned char *s)
 {
 	static char want[6 * 4096 + 1];
-	size_t n, wn = expected_escape(s, want);
-	char *got = escaped_by_out((const char *)s, &n);
+	size_t n, wn = expected_escape(s, want), len = strlen((const char *)s);
+	char *exact = malloc(len + 1), *got; /* a read past the string is then a sanitizer's error */
 
+	ck_assert_ptr_nonnull(exact);
+	memcpy(exact, s, len + 1);
+	got = escaped_by_out(exact, &n);
 	ck_assert_uint_eq(n, wn);
 	ck_assert(memcmp(got, want, n) == 0);
 	free(got);
+	free(exact);
 }
 
 START_TEST(json_strings_escape_every_byte_at_every_position)
