@@ -326,6 +326,53 @@ static char *renamed_manifest(const char *name)
 	return text;
 }
 
+/* Provider/Task/Opcode names are cut at 511 bytes, whatever the length of each piece: names
+ * that fit, that end at the cut, that cross it in the task or opcode, and a provider longer than
+ * the cut. */
+START_TEST(long_event_names_cut_at_511_bytes)
+{
+	static const size_t lens[] = { 1, 496, 499, 500, 505, 510, 511, 520 };
+	size_t len, i, k;
+	uint8_t *t = build_trace(&len);
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		const char *at = strstr(manifest, "Test-Provider");
+		size_t cap = sizeof(manifest) + lens[i];
+		char *text = malloc(cap), *pname = malloc(lens[i] + 1), want[3][600];
+		const char *tails[3] = { "/Conn/Shake", "/Plain/Start", "/Plain" };
+		struct etl_reader *r = etl_reader_new();
+		const struct etl_event *ev;
+		const struct etl_decoded *d;
+		unsigned n = 0;
+
+		ck_assert_ptr_nonnull(text);
+		ck_assert_ptr_nonnull(pname);
+		memset(pname, 'P', lens[i]);
+		pname[lens[i]] = 0;
+		snprintf(text, cap, "%.*s%s%s", (int)(at - manifest), manifest, pname, at + 13);
+		for (k = 0; k < 3; k++) {
+			snprintf(want[k], sizeof(want[k]), "%s%s", pname, tails[k]);
+			want[k][511] = 0;
+		}
+		ck_assert_int_eq(etl_reader_add_manifest_memory(r, text, strlen(text), "long.man"), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_memory(r, t, len, "t"), ETL_OK);
+		while (etl_reader_next(r, &ev) == ETL_OK) {
+			if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+				continue;
+			ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+			if (n == 0 || n == 1 || n == 3)
+				ck_assert_str_eq(etl_decoded_name(d), want[n == 0 ? 0 : n == 1 ? 1 : 2]);
+			n++;
+		}
+		ck_assert_uint_eq(n, 4);
+		etl_reader_free(r);
+		free(text);
+		free(pname);
+	}
+	free(t);
+}
+END_TEST
+
 /* One event of provider g, id 1. */
 static uint8_t *one_event_trace(const struct etl_guid *g, size_t *len)
 {
@@ -880,6 +927,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, manifest_every_feature);
 	tcase_add_test(t, manifest_utf16_and_directory);
 	tcase_add_test(t, manifest_folder_parsed_on_demand);
+	tcase_add_test(t, long_event_names_cut_at_511_bytes);
 	tcase_add_test(t, manifest_set_shared_by_readers);
 	tcase_add_test(t, malformed_manifests);
 	tcase_add_test(t, hostile_manifest_entities_are_not_read);

@@ -79,13 +79,42 @@ static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...)
 	return etl__arena_strndup(&d->arena, tmp, n);
 }
 
+/* "a/b", or "a/b/c" when c is not NULL, in d's arena: what arena_printf makes of the same pieces,
+ * with one allocation and a copy of each piece (a manifest event's name, made for every event). */
+static const char *arena_join(struct etl_decoded *d, const char *a, const char *b, const char *c)
+{
+	size_t la, lb, lc, n;
+	char *o;
+
+	if (!a || !b)
+		return c ? arena_printf(d, "%s/%s/%s", a, b, c) : arena_printf(d, "%s/%s", a, b);
+	la = strlen(a);
+	lb = strlen(b);
+	lc = c ? strlen(c) : 0;
+	n = la + 1 + lb + (c ? 1 + lc : 0);
+	if (la > 511 || lb > 511 || lc > 511 || n > 511) /* arena_printf's cut */
+		return c ? arena_printf(d, "%s/%s/%s", a, b, c) : arena_printf(d, "%s/%s", a, b);
+	o = etl__arena_alloc(&d->arena, n + 1);
+	if (!o)
+		return NULL;
+	memcpy(o, a, la);
+	o[la] = '/';
+	memcpy(o + la + 1, b, lb);
+	if (c) {
+		o[la + 1 + lb] = '/';
+		memcpy(o + la + 2 + lb, c, lc);
+	}
+	o[n] = 0;
+	return o;
+}
+
 /* PerfView's shape: Provider/Task/Opcode, Provider/Task when the opcode is 0 (Info). */
 static void name_manifest_event(struct etl_decoded *out, const struct etl_event *ev)
 {
 	if (out->task_name && ev->opcode != 0 && out->opcode_name)
-		out->name = arena_printf(out, "%s/%s/%s", out->provider_name, out->task_name, out->opcode_name);
+		out->name = arena_join(out, out->provider_name, out->task_name, out->opcode_name);
 	else if (out->task_name)
-		out->name = arena_printf(out, "%s/%s", out->provider_name, out->task_name);
+		out->name = arena_join(out, out->provider_name, out->task_name, NULL);
 	else if (ev->opcode != 0 && out->opcode_name)
 		out->name = arena_printf(out, "%s/EventID(%u)/%s", out->provider_name, ev->id, out->opcode_name);
 	else
