@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "etl.h"
 
@@ -110,6 +111,11 @@ size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out);
 int etl__kernel_group_by_guid(const struct etl_guid *g);
 /* The two lowercase hex digits of every byte value b at 2 * b (guid.c). */
 extern const char etl__hex_pairs[513];
+/* Writes the two hex digits of the byte b & 0xFF at o (no terminator). */
+static inline void etl__hex_byte(char *o, unsigned b)
+{
+	memcpy(o, etl__hex_pairs + 2 * (b & 0xFF), 2);
+}
 
 /* ---- clock ---- */
 

@@ -82,7 +82,7 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = 0;
 }
 
-/* the two decimal digits of 0-99 (the hex digits of a byte: etl__hex_pairs) */
+/* the two decimal digits of 0-99 (a byte's two hex digits: etl__hex_byte) */
 static const char dec_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
@@ -126,7 +126,7 @@ static void sb_hex64(struct sbuf *b, uint64_t v, unsigned min_digits)
 
 	do { /* a byte a step */
 		i -= 2;
-		memcpy(tmp + i, etl__hex_pairs + 2 * (v & 0xFF), 2);
+		etl__hex_byte(tmp + i, (unsigned)(v & 0xFF));
 		v >>= 8;
 	} while (v || sizeof(tmp) - i < want);
 	if (tmp[i] == '0' && sizeof(tmp) - i > want && sizeof(tmp) - i > 1)
@@ -157,13 +157,12 @@ static void sb_fmt(struct sbuf *b, const char *fmt, ...)
 
 static void sb_hex(struct sbuf *b, const uint8_t *p, size_t n)
 {
-	static const char dig[] = "0123456789abcdef";
 	char tmp[64];
 	size_t i, o = 0;
 
 	for (i = 0; i < n; i++) {
-		tmp[o++] = dig[p[i] >> 4];
-		tmp[o++] = dig[p[i] & 15];
+		etl__hex_byte(tmp + o, p[i]);
+		o += 2;
 		if (o == sizeof(tmp)) {
 			sb_add(b, tmp, o);
 			o = 0;

@@ -19,31 +19,26 @@ const char etl__hex_pairs[513] =
 	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
-static void hex_byte(char *o, unsigned b)
-{
-	memcpy(o, etl__hex_pairs + 2 * (b & 0xFF), 2);
-}
-
 void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE])
 {
 	unsigned i;
 
-	hex_byte(out, g->data1 >> 24);
-	hex_byte(out + 2, g->data1 >> 16);
-	hex_byte(out + 4, g->data1 >> 8);
-	hex_byte(out + 6, g->data1);
+	etl__hex_byte(out, g->data1 >> 24);
+	etl__hex_byte(out + 2, g->data1 >> 16);
+	etl__hex_byte(out + 4, g->data1 >> 8);
+	etl__hex_byte(out + 6, g->data1);
 	out[8] = '-';
-	hex_byte(out + 9, g->data2 >> 8u);
-	hex_byte(out + 11, g->data2);
+	etl__hex_byte(out + 9, g->data2 >> 8u);
+	etl__hex_byte(out + 11, g->data2);
 	out[13] = '-';
-	hex_byte(out + 14, g->data3 >> 8u);
-	hex_byte(out + 16, g->data3);
+	etl__hex_byte(out + 14, g->data3 >> 8u);
+	etl__hex_byte(out + 16, g->data3);
 	out[18] = '-';
-	hex_byte(out + 19, g->data4[0]);
-	hex_byte(out + 21, g->data4[1]);
+	etl__hex_byte(out + 19, g->data4[0]);
+	etl__hex_byte(out + 21, g->data4[1]);
 	out[23] = '-';
 	for (i = 0; i < 6; i++)
-		hex_byte(out + 24 + 2 * i, g->data4[2 + i]);
+		etl__hex_byte(out + 24 + 2 * i, g->data4[2 + i]);
 	out[36] = 0;
 }
 
