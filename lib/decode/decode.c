@@ -83,16 +83,12 @@ static const char *arena_printf(struct etl_decoded *d, const char *fmt, ...)
  * with one allocation and a copy of each piece (a manifest event's name, made for every event). */
 static const char *arena_join(struct etl_decoded *d, const char *a, const char *b, const char *c)
 {
-	size_t la, lb, lc, n;
+	/* a missing piece ("(null)") or a name past arena_printf's cut: arena_printf's own text */
+	size_t la = a ? strlen(a) : SIZE_MAX, lb = b ? strlen(b) : SIZE_MAX, lc = c ? strlen(c) : 0;
+	size_t n = la + 1 + lb + (c ? 1 + lc : 0); /* (wraps only where a piece is over 511 too) */
 	char *o;
 
-	if (!a || !b)
-		return c ? arena_printf(d, "%s/%s/%s", a, b, c) : arena_printf(d, "%s/%s", a, b);
-	la = strlen(a);
-	lb = strlen(b);
-	lc = c ? strlen(c) : 0;
-	n = la + 1 + lb + (c ? 1 + lc : 0);
-	if (la > 511 || lb > 511 || lc > 511 || n > 511) /* arena_printf's cut */
+	if (la > 511 || lb > 511 || lc > 511 || n > 511)
 		return c ? arena_printf(d, "%s/%s/%s", a, b, c) : arena_printf(d, "%s/%s", a, b);
 	o = etl__arena_alloc(&d->arena, n + 1);
 	if (!o)
