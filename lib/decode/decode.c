@@ -168,9 +168,11 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, s
 	out->opcode_name = t->opcode_name;
 	out->event_name = t->event_name;
 	{
-		/* the layout is the trace's own; names come from a loaded manifest when it knows the
-		 * event (they are what PerfView shows) */
+		/* the layout is the trace's own; names come from a loaded manifest (they are what
+		 * PerfView shows): the event's own when it knows the event, else those of its task and
+		 * opcode ids, so that one task has one name whichever events the manifest lacks */
 		const struct etl_mevent *m = etl__man_find(st, &ev->provider, ev->id, ev->version);
+		const char *pn, *tn, *on;
 		if (!m)
 			m = etl__man_find_any(st, &ev->provider, ev->id, ev->version);
 		if (m) {
@@ -178,6 +180,13 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, s
 			take_manifest_names(out, m);
 			if (m->version != ev->version)
 				out->message_template = keep; /* a message of another version may cite other fields */
+		} else if (etl__man_names_by_value(st, &ev->provider, ev->task, ev->opcode, &pn, &tn, &on)) {
+			if (pn)
+				out->provider_name = pn;
+			if (tn)
+				out->task_name = tn;
+			if (on)
+				out->opcode_name = on;
 		}
 	}
 	name_manifest_event(out, ev);
@@ -277,6 +286,14 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 	out->name = kind->name;
 	out->reason = NULL;
 	rc = etl__kernel_decode(st->kernel, out, ev, kind, d);
+	if (rc == ETL_END && out->doubtful) {
+		/* a layout the payload does not prove: raw, and a decoding problem, never silent */
+		out->source = ETL_DECODER_NONE;
+		out->trailing = ev->payload_len;
+		out->nnodes = out->ntop = 0;
+		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE, "%s: %s", out->name, out->reason);
+		return ETL_E_FORMAT;
+	}
 	if (rc == ETL_END) {
 		out->source = ETL_DECODER_NONE;
 		out->trailing = ev->payload_len;
@@ -349,6 +366,8 @@ static int decode_manifest_data(struct etl_decode_state *st, const struct etl_ev
 
 	if (!pn)
 		pn = etl__man_provider_name(st, &ev->provider);
+	if (!pn)
+		pn = etl__meta_provider_name(st, &ev->provider);
 	if (!pn) {
 		etl_guid_format(&ev->provider, g);
 		pn = arena_printf(out, "{%s}", g);
@@ -438,6 +457,7 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	out->name = out->provider_name = out->event_name = out->task_name = out->opcode_name = NULL;
 	out->reason = NULL;
 	out->error = out->error_field = NULL;
+	out->doubtful = 0;
 	out->nderived = 0;
 	out->trailing = 0;
 	out->event_tags = 0;
@@ -489,6 +509,9 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 				out->reason = arena_printf(out, "the manifest of %s has no event %u", pn, ev->id);
 			} else if ((pn = etl__man_failure(st, &ev->provider)) != NULL) {
 				out->reason = arena_printf(out, "the provider's manifest could not be read: %s", pn);
+			} else if ((pn = etl__meta_provider_name(st, &ev->provider)) != NULL) {
+				out->provider_name = pn; /* the name the trace gives its other events */
+				out->name = arena_printf(out, "%s/EventID(%u)", pn, ev->id);
 			}
 		}
 		if (ev->kind == ETL_HEADER_EVENT &&
@@ -504,8 +527,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
 	}
-	if (rc != ETL_OK && rc != ETL_E_NOMEM)
-		note_error(out, d);
+	if (rc != ETL_OK && rc != ETL_E_NOMEM && !out->doubtful)
+		note_error(out, d); /* (a doubtful layout's reason says it all) */
 	return rc;
 }
 

@@ -30,6 +30,7 @@ struct etl_decode_state {
 	struct etl_htab lazy_tried;          /* which of those files were parsed, and why one failed */
 	unsigned lazy_warnings;              /* problems found in them */
 	struct es_chunks *es;                /* EventSource manifests being collected */
+	struct etl_htab provider_names;      /* provider names the traces give, by GUID (metadata.c) */
 	size_t es_count, es_cap;
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
 	struct etl_kernel_cache *kernel;     /* built-in layouts, built on first use */
@@ -75,6 +76,11 @@ const struct etl_mevent *etl__man_find(struct etl_decode_state *st, const struct
 const struct etl_mevent *etl__man_find_any(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
 					   uint8_t version);
 const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl_guid *g);
+/* The names the manifests of provider g (given, then logged in the trace) give its task `task` and
+ * that task's opcode `opcode` (NULL when none defines it), with the provider's name: 1, or 0 when
+ * no manifest describes g. */
+int etl__man_names_by_value(struct etl_decode_state *st, const struct etl_guid *g, unsigned task, unsigned opcode,
+			    const char **provider, const char **task_name, const char **opcode_name);
 /* Why the manifest file that declares provider g could not be parsed, or NULL. */
 const char *etl__man_failure(const struct etl_decode_state *st, const struct etl_guid *g);
 void etl__man_free(struct etl_decode_state *st);

@@ -23,6 +23,26 @@ void etl__schema_free(struct etl_schema *s)
 		etl__free(s->block);
 }
 
+void etl__schema_count_frames(struct etl_schema *s)
+{
+	uint16_t i, j;
+
+	for (i = 0; i < s->ntop; i++) {
+		struct etl_field *f = &s->fields[s->top[i]];
+		if (!(f->flags & FF_COUNT_CONST) || (f->flags & FF_STRUCT) || strcmp(f->name, "Stack") != 0)
+			continue;
+		for (j = 0; j < i; j++) {
+			const struct etl_field *c = &s->fields[s->top[j]];
+			if (strcmp(c->name, "FrameCount") == 0 && etl__is_integer_in(c->in_type) &&
+			    !(c->flags & (FF_STRUCT | FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD | FF_COUNT_REST))) {
+				f->flags = (uint16_t)((f->flags & ~FF_COUNT_CONST) | FF_COUNT_FIELD);
+				f->count = s->top[j];
+				break;
+			}
+		}
+	}
+}
+
 /* Fills order[0, n) with the positions of e[0, n) sorted by value, ties in position order.  0,
  * or -1 without memory for the sort. */
 static int map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)

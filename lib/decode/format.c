@@ -401,7 +401,8 @@ static int format_other(struct sbuf *b, const struct etl_property *p)
 		sb_double(b, v);
 		return 1;
 	}
-	case ETL_IN_NULL:
+	case ETL_IN_NULL: /* no value (a derived field that has none): JSON's null */
+		sb_str(b, "none");
 		return 1;
 	default:
 		if (etl__is_integer_in(p->in_type))

@@ -9,8 +9,11 @@
  * Classic MOF records (FULL/INSTANCE headers with a kernel class GUID) were
  * sometimes laid out by programs of the other pointer size (the sawbuck
  * `_64_` traces); for them a pointer size is used only when the payload
- * proves it (the layout uses every byte and a final string ends exactly at
- * the end), else the event stays raw with the reason.
+ * proves it (the layout uses every byte, a final string ends exactly at the
+ * end, and the values can be: FORMAT-NOTES section 10), else the event stays
+ * raw and the decoding is reported as a problem.  The kernel's own records
+ * (SYSTEM, COMPACT and PERFINFO headers) follow their header's pointer size
+ * and are never judged by their values.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -33,11 +36,15 @@ static void set_role(uint8_t roles[3], const char *name, uint8_t at)
 			roles[r] = at;
 }
 
-/* Schemas are built once per (layout, pointer size) and kept. */
-static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, unsigned ptr,
+/* Schemas are built once per (layout, shape) and kept.  The shapes: 4-byte pointers, 8-byte
+ * pointers, and (for MOF-class image records) 8-byte pointers with a 32-bit ImageSize, the struct
+ * 32-bit programs wrote for themselves (FORMAT-NOTES section 10). */
+enum kshape { KSHAPE_PTR4, KSHAPE_PTR8, KSHAPE_MIXED };
+
+static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, enum kshape shape,
 			const struct etl_schema **out)
 {
-	size_t idx = (size_t)(l - etl__klayouts) * 2 + (ptr == 8);
+	size_t idx = (size_t)(l - etl__klayouts) * ETL_KERNEL_SHAPES + shape;
 	struct etl_schema *s = &kc->schemas[idx];
 	uint8_t i, n = 0;
 
@@ -60,6 +67,10 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, un
 		f->in_type = k->in;
 		f->out_type = k->out;
 		f->map = k->map;
+		if (shape == KSHAPE_MIXED && k->in == ETL_IN_POINTER && strcmp(k->name, "ImageSize") == 0) {
+			f->in_type = ETL_IN_UINT32;
+			f->out_type = ETL_OUT_HEXINT32;
+		}
 		if (k->flags & KF_COUNT) {
 			f->flags |= FF_COUNT_FIELD;
 			f->count = k->length;
@@ -95,55 +106,65 @@ void etl__kernel_cache_free(struct etl_kernel_cache *kc)
 	memset(kc, 0, sizeof(*kc));
 }
 
-static const char *implausible(struct etl_decoded *d, const struct etl_event *ev, const uint8_t roles[3]);
+static const char *implausible(const struct etl_decoded *d, const uint8_t roles[3]);
 
-/* The reason an event stays raw when the values of every layout that fits are implausible. */
+/* The reason an event stays raw when no layout of either pointer size fits it. */
 static const char *kernel_reason(struct etl_decoded *d, const char *why4, const char *why8)
 {
 	char *r = etl__arena_alloc(&d->arena, 256);
 
 	if (!r)
-		return "the values the layout gives are not plausible: not decoded";
+		return "no layout fits the payload: not decoded";
 	if (why4 && why8 && strcmp(why4, why8) != 0)
-		snprintf(r, 256, "the values the layout gives are not plausible (4-byte pointers: %s; 8-byte: %s): not decoded",
+		snprintf(r, 256, "no layout fits the payload (with 4-byte pointers %s; with 8-byte ones %s): not decoded",
 			 why4, why8);
 	else
-		snprintf(r, 256, "the values the layout gives are not plausible (%s): not decoded", why4 ? why4 : why8);
+		snprintf(r, 256, "no layout fits the payload (%s): not decoded", why4 ? why4 : why8);
 	return r;
 }
 
+/* Whether the last top-level property, a string, ends exactly at the payload's end and reads as
+ * a file name or command line does: no control characters at all, no private-use or surrogate
+ * code units (a read with the wrong pointer size starts the string inside a number). */
+static int string_ends_payload(const struct etl_decoded *d, const struct etl_schema *s, const uint8_t *end)
+{
+	const struct etl_field *last = &s->fields[s->top[s->ntop - 1]];
+	const struct etl_property *lp = &d->nodes[d->ntop - 1];
+	size_t i;
+
+	if (last->in_type == ETL_IN_UNICODESTRING) {
+		if (!lp->data || lp->data + lp->len + 2 != end)
+			return 0;
+		for (i = 0; i + 1 < lp->len; i += 2) {
+			uint16_t u = etl_le16(lp->data + i);
+			if (u < 0x20 || (u >= 0xD800 && u <= 0xF8FF))
+				return 0;
+		}
+	} else if (last->in_type == ETL_IN_ANSISTRING) {
+		if (!lp->data || lp->data + lp->len + 1 != end)
+			return 0;
+		for (i = 0; i < lp->len; i++)
+			if (lp->data[i] < 0x20)
+				return 0;
+	}
+	return 1;
+}
+
 /* Whether a payload decoded with s used every byte, with a final string ending at the end and
- * values that are plausible (*why says why not, when that is what failed).  With keep, a decoding
- * that proves the layout is left in d as the event's. */
+ * values that can be (*why says why not, when that is what failed).  With keep, a decoding that
+ * proves the layout is left in d as the event's. */
 static int proves(struct etl_decoded *d, const struct etl_schema *s, const struct etl_event *ev, unsigned ptr,
 		  const uint8_t roles[3], int keep, const char **why, struct etl_diag *diag)
 {
-	const uint8_t *p = ev->payload;
-	size_t len = ev->payload_len;
 	uint32_t save_nodes = d->nnodes;
-	int st = etl__decode_payload(d, s, p, len, ptr, diag), ok;
+	int st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag), ok;
 
 	ok = st == ETL_OK && d->trailing == 0;
-	if (ok && s->ntop > 0) {
-		const struct etl_field *last = &s->fields[s->top[s->ntop - 1]];
-		const struct etl_property *lp = &d->nodes[d->ntop - 1];
-		size_t i;
-		if (last->in_type == ETL_IN_UNICODESTRING) {
-			/* ends exactly at the end, and reads as a file name or command line does: no
-			 * control characters at all, no private-use or surrogate code units (a read
-			 * with the wrong pointer size starts the string inside a number) */
-			ok = lp->data && lp->data + lp->len + 2 == p + len;
-			for (i = 0; ok && i + 1 < lp->len; i += 2) {
-				uint16_t u = etl_le16(lp->data + i);
-				ok = u >= 0x20 && !(u >= 0xD800 && u <= 0xF8FF);
-			}
-		} else if (last->in_type == ETL_IN_ANSISTRING) {
-			ok = lp->data && lp->data + lp->len + 1 == p + len;
-			for (i = 0; ok && i < lp->len; i++)
-				ok = lp->data[i] >= 0x20;
-		}
-	}
-	if (ok && (*why = implausible(d, ev, roles)) != NULL)
+	if (ok && s->ntop > 0)
+		ok = string_ends_payload(d, s, ev->payload + ev->payload_len);
+	if (!ok)
+		*why = "its fields do not account for the payload";
+	else if ((*why = implausible(d, roles)) != NULL)
 		ok = 0;
 	if (!(ok && keep)) {
 		d->nnodes = save_nodes;
@@ -152,19 +173,14 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const struc
 	return ok;
 }
 
-/* What the decoded values say about the layout.  Returns NULL when they are
- * plausible, else why not (in d's arena or static): an image larger than a PE
- * image can be (SizeOfImage is 32 bits), a process id that Windows cannot
- * give (they are multiples of 4), or an image event whose ProcessID
- * contradicts the pid of the header - unless the header has none (PerfInfo
- * records) or it is a rundown of a system-space image (ProcessID 0).  A
- * layout of the wrong shape reads numbers out of neighbouring fields and
- * strings, which these catch (FORMAT-NOTES section 9). */
-static const char *implausible(struct etl_decoded *d, const struct etl_event *ev, const uint8_t roles[3])
+/* What the decoded values of a MOF-class record say about the layout it was read with: NULL when
+ * they can be, else why not (static text).  An image larger than a PE image can be (SizeOfImage is
+ * 32 bits), or a process id that Windows cannot give (they are multiples of 4; 0xFFFFFFFF is let
+ * through).  A layout of the wrong pointer size reads numbers out of neighbouring fields and
+ * strings, which these catch (FORMAT-NOTES section 10).  A payload ProcessID that differs from the
+ * header's pid says nothing: rundown records are logged by the thread that ends the session. */
+static const char *implausible(const struct etl_decoded *d, const uint8_t roles[3])
 {
-	uint64_t image_size = 0, pid = 0;
-	int has_size = 0, has_pid = 0;
-	char *why;
 	uint32_t i;
 
 	for (i = 0; i < d->ntop; i++) { /* in field order: the first fault found is the one said */
@@ -172,27 +188,15 @@ static const char *implausible(struct etl_decoded *d, const struct etl_event *ev
 		if (!p->data || p->kind != ETL_PROPERTY_VALUE)
 			continue;
 		if (i + 1 == roles[0] && (p->len == 4 || p->len == 8)) {
-			image_size = p->len == 8 ? etl_le64(p->data) : etl_le32(p->data);
-			if (image_size > UINT32_MAX)
+			if ((p->len == 8 ? etl_le64(p->data) : etl_le32(p->data)) > UINT32_MAX)
 				return "ImageSize is above 4 GiB";
-			has_size = 1;
 		} else if ((i + 1 == roles[1] || i + 1 == roles[2]) && p->len == 4) {
 			uint32_t v = etl_le32(p->data);
 			if (v % 4 != 0 && v != UINT32_MAX)
 				return i + 1 == roles[1] ? "ProcessID is not a multiple of 4" : "ParentID is not a multiple of 4";
-			if (i + 1 == roles[1]) {
-				pid = v;
-				has_pid = 1;
-			}
 		}
 	}
-	if (!has_size || !has_pid || ev->pid == ETL_ID_NONE || pid == ev->pid ||
-	    (pid == 0 && (ev->opcode == 3 || ev->opcode == 4)))
-		return NULL;
-	why = etl__arena_alloc(&d->arena, 96);
-	if (why)
-		snprintf(why, 96, "ProcessID %u contradicts the header's pid %u", (unsigned)pid, (unsigned)ev->pid);
-	return why ? why : "ProcessID contradicts the header's pid";
+	return NULL;
 }
 
 /* WinSAT's Xml: the LZNT1 chunks become the UTF-16 text they hold (at most 16 MiB). */
@@ -268,19 +272,56 @@ struct etl_kernel_kind *etl__kernel_kind(struct etl_kernel_cache *kc, unsigned g
 	return k;
 }
 
-/* After a layout's decoding: WinSAT's compressed XML, and values that cannot be (unless proves()
- * found them plausible already). */
-static int finish(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
-		  const struct klayout *l, int st, int proven, struct etl_diag *diag)
+/* After a layout's decoding: WinSAT's compressed XML. */
+static int finish(struct etl_decoded *d, const struct klayout *l, int st, struct etl_diag *diag)
 {
 	if (st == ETL_OK && l->fields == etl__k_winsat)
 		st = winsat_xml(d, diag);
-	if (st == ETL_OK && !proven && (d->reason = implausible(d, ev, kc->roles[l - etl__klayouts])) != NULL) {
-		/* the kernel's own layout, with values that cannot be: not shown as if they were true */
-		d->reason = kernel_reason(d, d->reason, NULL);
-		return ETL_END;
-	}
 	return st;
+}
+
+/* The shape 32-bit programs wrote for themselves: a 64-bit base, a 32-bit ImageSize and a 32-bit
+ * ProcessID that is the logging process's own (the header's pid), accounting for every byte. */
+static int proves_mixed(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct klayout *l,
+			const struct etl_event *ev, struct etl_diag *diag)
+{
+	const uint8_t *roles = kc->roles[l - etl__klayouts];
+	const struct etl_schema *s;
+	const char *why = NULL;
+
+	if (!roles[0] || !roles[1] || ev->pid == ETL_ID_NONE || build_schema(kc, l, KSHAPE_MIXED, &s) != ETL_OK)
+		return 0;
+	if (!proves(d, s, ev, 8, roles, 1, &why, diag))
+		return 0;
+	if (d->ntop >= roles[1] && d->nodes[roles[1] - 1].len == 4 && etl_le32(d->nodes[roles[1] - 1].data) == ev->pid)
+		return 1;
+	d->nnodes = d->ntop = 0;
+	return 0;
+}
+
+/* A MOF-class event: its layout's pointer size must be proven by the payload.  The header's size
+ * is tried first: when the payload proves it, that decoding is the event's whatever the other size
+ * would give, so the other is tried only when it does not; then the 32-bit programs' own shape.
+ * ETL_END with d->reason when none is proven (d->doubtful: the layout is known, the payload does
+ * not prove it - a decoding problem, reported). */
+static int decode_mof(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
+		      const struct klayout *l, struct etl_diag *diag)
+{
+	const struct etl_schema *s4, *s8;
+	const char *why[2] = { NULL, NULL }; /* the header's size, the other */
+	const uint8_t *roles = kc->roles[l - etl__klayouts];
+	unsigned ptr = ev->ptr_size, other = ptr == 8 ? 4 : 8;
+	int st;
+
+	if ((st = build_schema(kc, l, KSHAPE_PTR4, &s4)) != ETL_OK || (st = build_schema(kc, l, KSHAPE_PTR8, &s8)) != ETL_OK)
+		return st;
+	if (proves(d, ptr == 8 ? s8 : s4, ev, ptr, roles, 1, &why[0], diag) ||
+	    proves(d, other == 8 ? s8 : s4, ev, other, roles, 1, &why[1], diag) ||
+	    proves_mixed(kc, d, l, ev, diag))
+		return finish(d, l, ETL_OK, diag);
+	d->reason = ptr == 8 ? kernel_reason(d, why[1], why[0]) : kernel_reason(d, why[0], why[1]);
+	d->doubtful = 1;
+	return ETL_END;
 }
 
 int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
@@ -288,35 +329,16 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 {
 	const struct klayout *l = kind->layout ? &etl__klayouts[kind->layout - 1] : NULL;
 	const struct etl_schema *s;
-	unsigned ptr = ev->ptr_size;
 	int st;
 
 	if (!l)
 		return ETL_END; /* no layout: the caller keeps the event raw */
-	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE) {
-		/* a MOF-class event: its layout's pointer size must be proven by the payload.  The
-		 * header's size is tried first: when the payload proves it, that decoding is the
-		 * event's whatever the other size would give, so the other is tried only when it
-		 * does not */
-		const struct etl_schema *s4, *s8;
-		const char *why[2] = { NULL, NULL }; /* the header's size, the other */
-		const uint8_t *roles = kc->roles[l - etl__klayouts];
-		unsigned other = ptr == 8 ? 4 : 8;
-		if ((st = build_schema(kc, l, 4, &s4)) != ETL_OK || (st = build_schema(kc, l, 8, &s8)) != ETL_OK)
-			return st;
-		if (proves(d, ptr == 8 ? s8 : s4, ev, ptr, roles, 1, &why[0], diag) ||
-		    proves(d, other == 8 ? s8 : s4, ev, other, roles, 1, &why[1], diag))
-			return finish(kc, d, ev, l, ETL_OK, 1, diag);
-		if (why[0] || why[1])
-			d->reason = ptr == 8 ? kernel_reason(d, why[1], why[0]) : kernel_reason(d, why[0], why[1]);
-		else
-			d->reason = "the payload fits the layout with neither 4- nor 8-byte pointers: not decoded";
-		return ETL_END;
-	}
+	if (ev->kind == ETL_HEADER_FULL || ev->kind == ETL_HEADER_INSTANCE)
+		return decode_mof(kc, d, ev, l, diag);
 	for (;;) {
-		if ((st = build_schema(kc, l, ptr, &s)) != ETL_OK)
+		if ((st = build_schema(kc, l, ev->ptr_size == 8 ? KSHAPE_PTR8 : KSHAPE_PTR4, &s)) != ETL_OK)
 			return st;
-		st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag);
+		st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ev->ptr_size, diag);
 		if (!l->strict || !((st != ETL_OK && st != ETL_E_NOMEM && st != ETL_E_LIMIT) ||
 				    (st == ETL_OK && d->trailing != 0)))
 			break;
@@ -330,5 +352,5 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 		d->reason = "the payload does not fit the documented layout of this kernel event exactly: not decoded";
 		return ETL_END;
 	}
-	return finish(kc, d, ev, l, st, 0, diag);
+	return finish(d, l, st, diag);
 }

@@ -13,6 +13,8 @@
 #define ETL_KERNEL_KTC_FIRST 0x40
 
 #define ETL_KERNEL_KIND_SLOTS 256
+/* Schemas per layout: 4-byte pointers, 8-byte pointers, 8-byte with a 32-bit ImageSize (kernel.c) */
+#define ETL_KERNEL_SHAPES 3
 
 /* What is known of one (group, opcode, version): its layout and PerfView's names. */
 struct etl_kernel_kind {
@@ -25,8 +27,8 @@ struct etl_kernel_kind {
 };
 
 struct etl_kernel_cache {
-	struct etl_schema schemas[2 * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then 4/8-byte pointers */
-	uint8_t built[2 * ETL_KERNEL_MAX_LAYOUTS];
+	struct etl_schema schemas[ETL_KERNEL_SHAPES * ETL_KERNEL_MAX_LAYOUTS]; /* by layout, then shape */
+	uint8_t built[ETL_KERNEL_SHAPES * ETL_KERNEL_MAX_LAYOUTS];
 	/* by layout: 1 + the top-level index of its ImageSize, ProcessID and ParentID fields (0:
 	 * none), the values whose plausibility is checked after decoding */
 	uint8_t roles[ETL_KERNEL_MAX_LAYOUTS][3];
@@ -43,7 +45,8 @@ const char *etl__kernel_provider_name(unsigned group);
 /* The kernel group (or KernelTraceControl pseudo-group) whose class GUID g is, or -1. */
 int etl__kernel_group_of_class(const struct etl_guid *g);
 /* Decodes ev with its built-in layout: ETL_OK, ETL_END when there is none (or the pointer size of a
- * MOF-class event cannot be proven: d->reason says so), or < 0 on a payload fault. */
+ * MOF-class event cannot be proven: d->reason says so and d->doubtful is set), or < 0 on a payload
+ * fault. */
 int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct etl_event *ev,
 		       const struct etl_kernel_kind *kind, struct etl_diag *diag);
 void etl__kernel_cache_free(struct etl_kernel_cache *kc);

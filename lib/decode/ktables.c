@@ -423,7 +423,7 @@ static const struct kf k_sc_boot[] = {
 static const struct kf k_sc_video[] = {
 	U32("MemorySize"), U32("XResolution"), U32("YResolution"), U32("BitsPerPixel"), U32("VRefresh"),
 	WCHARS("ChipType", 256), WCHARS("DACType", 256), WCHARS("AdapterString", 256), WCHARS("BiosString", 256),
-	WCHARS("DeviceId", 256), X32("StateFlags"),
+	WCHARS("DeviceID", 256), X32("StateFlags"),
 };
 static const struct kf k_alpc_unwait[] = { X32("Status") };
 /* ALPC WaitForNewMessage: the documentation says "string PortName" without its encoding: tried as
@@ -443,10 +443,15 @@ static const struct kf k_sc_cpu_v2_132[] = {
 	WCHARS("ComputerName", 256), WCHARS("DomainName", 132), PTR("HyperThreadingFlag"),
 };
 /* SystemConfig PnP versions 2 and 3: the MOF documentation's SystemConfig_PnP (the string lengths
- * in characters, then the strings) */
+ * in characters, then the strings); real version-3 records add a fourth string, the device
+ * object's name (\Device\00000017), with no length of its own: tried first, strictly */
 static const struct kf k_sc_pnp_v2[] = {
 	U32("IDLength"), U32("DescriptionLength"), U32("FriendlyNameLength"), WSTR("DeviceID"),
 	WSTR("DeviceDescription"), WSTR("FriendlyName"),
+};
+static const struct kf k_sc_pnp_v3[] = {
+	U32("IDLength"), U32("DescriptionLength"), U32("FriendlyNameLength"), WSTR("DeviceID"),
+	WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"),
 };
 
 /* SystemConfig hardware records (checked field by field against PerfView's net.4.5.2.x86 baseline) */
@@ -489,11 +494,12 @@ static const struct kf k_sc_pnp_v5[] = {
 	U32("DevProblem"), WSTR("DeviceID"), WSTR("DeviceDescription"), WSTR("FriendlyName"), WSTR("PdoName"),
 	WSTR("ServiceName"), WSTRS("UpperFilters", 1), WSTRS("LowerFilters", 2),
 };
-/* version 3 adds 4 bytes after IRQAffinity whose name is not established (1 for message-signalled
- * interrupts, 0 for line-based ones in TraceLoggingTester); DeviceDescriptionLen counts the
- * string's UTF-16 units with its NUL, which proves the offsets */
+/* version 3 adds two 16-bit words after IRQAffinity, IRQGroup and Reserved in the kernel's MOF
+ * (IRQGroup reads 1 for message-signalled interrupts, 0 for line-based ones in TraceLoggingTester);
+ * DeviceDescriptionLen counts the string's UTF-16 units with its NUL, which proves the offsets */
 static const struct kf k_sc_irq_v3[] = {
-	X64("IRQAffinity"), U32("Unknown"), I32("IRQNum"), U32("DeviceDescriptionLen"), WSTR("DeviceDescription"),
+	X64("IRQAffinity"), U16("IRQGroup"), U16("Reserved"), I32("IRQNum"), U32("DeviceDescriptionLen"),
+	WSTR("DeviceDescription"),
 };
 static const struct kf k_sc_idechannel_v2[] = {
 	U32("TargetID"), U32("DeviceType"), U32("DeviceTimingMode"), U32("LocationInformationLen"),
@@ -570,6 +576,7 @@ const struct klayout etl__klayouts[] = {
 	{ 0x0B, { 10, 0xFF }, 3, 3, k_sc_cpu_v3, N(k_sc_cpu_v3), 0 },
 	{ 0x0B, { 10, 0xFF }, 2, 2, k_sc_cpu_v2, N(k_sc_cpu_v2), STRICT_OR_NEXT },
 	{ 0x0B, { 10, 0xFF }, 2, 2, k_sc_cpu_v2_132, N(k_sc_cpu_v2_132), 1 },
+	{ 0x0B, { 22, 0xFF }, 3, 3, k_sc_pnp_v3, N(k_sc_pnp_v3), STRICT_OR_NEXT },
 	{ 0x0B, { 22, 0xFF }, 2, 3, k_sc_pnp_v2, N(k_sc_pnp_v2), 1 },
 	{ 0x0B, { 11, 0xFF }, 2, 2, k_sc_phydisk_v2, N(k_sc_phydisk_v2), 0 },
 	{ 0x0B, { 12, 0xFF }, 2, 2, k_sc_logdisk_v2, N(k_sc_logdisk_v2), 0 },

@@ -14,6 +14,8 @@
 #define MAP_MAX 65536u
 #define ES_MAX_BYTES (16u << 20)
 #define ES_MAX_PENDING 256u
+#define NAMES_MAX 4096u        /* provider names learnt from the traces */
+#define NAME_MAX_BYTES 255u
 
 static const struct etl_guid metadata_guid = { 0xbbccf6c1, 0x6cd1, 0x48c4,
 					       { 0x80, 0xff, 0x83, 0x94, 0x82, 0xe3, 0x76, 0x71 } };
@@ -128,10 +130,60 @@ struct tei_entry *etl__meta_tei_find(struct etl_decode_state *st, int trace, con
 	return etl__htab_find(&st->tei, tei_hash(trace, g, id, version), tei_eq, &k);
 }
 
+/* ---- provider names the traces give (merge-time metadata, EventSource manifests) ---- */
+
+struct name_slot {
+	struct etl_guid g;
+	char *name; /* owned */
+};
+
+static int name_eq(const void *entry, const void *key)
+{
+	return etl_guid_equal(&((const struct name_slot *)entry)->g, key);
+}
+
+/* Notes that the traces call provider g name[0, len): the first name heard is kept, so that a
+ * provider has one name in all its events. */
+static void name_provider(struct etl_decode_state *st, const struct etl_guid *g, const char *name, size_t len)
+{
+	uint64_t h = etl__mdb_guid_hash(g);
+	struct name_slot *e;
+	char *copy;
+
+	if (len == 0 || len > NAME_MAX_BYTES || !etl__utf8_valid((const uint8_t *)name, len))
+		return;
+	if (!st->provider_names.size)
+		etl__htab_init(&st->provider_names, sizeof(struct name_slot));
+	if (etl__htab_find(&st->provider_names, h, name_eq, g) || st->provider_names.count >= NAMES_MAX)
+		return;
+	if (!(copy = etl__malloc(len + 1)))
+		return;
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	if (!(e = etl__htab_insert(&st->provider_names, h))) {
+		etl__free(copy);
+		return;
+	}
+	e->g = *g;
+	e->name = copy;
+}
+
+const char *etl__meta_provider_name(const struct etl_decode_state *st, const struct etl_guid *g)
+{
+	const struct name_slot *e;
+
+	if (!st->provider_names.count)
+		return NULL;
+	e = etl__htab_find(&st->provider_names, etl__mdb_guid_hash(g), name_eq, g);
+	return e ? e->name : NULL;
+}
+
 static void tei_add(struct etl_decode_state *st, int trace, struct etl_tei *t)
 {
 	struct tei_entry *e = etl__meta_tei_find(st, trace, &t->provider, t->id, t->version);
 
+	if (t->provider_name)
+		name_provider(st, &t->provider, t->provider_name, strlen(t->provider_name));
 	if (e) { /* the newer description wins */
 		etl__schema_free(&e->tei.schema);
 		e->tei = *t;
@@ -262,13 +314,58 @@ static void es_load(struct etl_decode_state *st, struct es_chunks *c)
 	struct etl_diag d;
 	unsigned warnings = 0;
 
-	if (!st->eventsource)
-		st->eventsource = etl__mdb_new();
+	if (!st->eventsource) /* a manifest logged again (another process) replaces the one before */
+		st->eventsource = etl__mdb_new_replacing();
 	if (!st->eventsource ||
 	    etl__mdb_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)", &warnings,
 				 &d) != ETL_OK)
 		st->metadata_rejected++;
 	es_drop(st, (size_t)(c - st->es));
+}
+
+/* The name of the <provider> tag for provider g in the first chunk of its manifest, so that the
+ * chunks before the manifest is whole already have the name it will give them. */
+static void es_first_chunk_name(struct etl_decode_state *st, const struct etl_guid *g, const uint8_t *p, size_t n)
+{
+	const uint8_t *end = p + n, *tag = p;
+
+	while ((tag = memchr(tag, '<', (size_t)(end - tag))) != NULL && end - tag > 9) {
+		const uint8_t *close = memchr(tag, '>', (size_t)(end - tag)), *name = NULL, *gs = NULL, *q;
+		size_t name_len = 0;
+		tag++;
+		if (!close)
+			return;
+		if (memcmp(tag, "provider", 8) != 0 || (tag[8] != ' ' && tag[8] != '\t' && tag[8] != '\n' && tag[8] != '\r'))
+			continue;
+		for (q = tag + 8; q + 7 < close; q++) { /* name="..." and guid="..." (or with ') */
+			const uint8_t **at = NULL;
+			if ((q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r') && memcmp(q, "name=", 5) == 0)
+				at = &name;
+			else if ((q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r') && memcmp(q, "guid=", 5) == 0)
+				at = &gs;
+			if (at && (q[5] == '"' || q[5] == '\'')) {
+				const uint8_t *v = q + 6, *ve = memchr(v, q[5], (size_t)(close - v));
+				if (!ve)
+					break;
+				*at = v;
+				if (at == &name)
+					name_len = (size_t)(ve - v);
+				else if (ve - v > 38)
+					gs = NULL;
+				q = ve;
+			}
+		}
+		if (name && gs) {
+			char text[39];
+			struct etl_guid pg;
+			size_t gl = (size_t)((const uint8_t *)memchr(gs, gs[-1], (size_t)(close - gs)) - gs);
+			memcpy(text, gs, gl);
+			text[gl] = 0;
+			if (etl_guid_parse(text, &pg) == ETL_OK && etl_guid_equal(&pg, g))
+				name_provider(st, g, (const char *)name, name_len);
+		}
+		return; /* the first provider tag is the manifest's */
+	}
 }
 
 static void observe_eventsource(struct etl_decode_state *st, const struct etl_event *ev)
@@ -285,6 +382,8 @@ static void observe_eventsource(struct etl_decode_state *st, const struct etl_ev
 	body = ev->payload_len - 8;
 	if (total == 0 || chunk >= total)
 		return;
+	if (chunk == 0)
+		es_first_chunk_name(st, &ev->provider, p + 8, body);
 	c = es_collection(st, ev, total, chunk);
 	if (!c || c->next != chunk || c->total != total)
 		return; /* out of order: wait for the next chunk 0 */
@@ -351,6 +450,12 @@ void etl__meta_free(struct etl_decode_state *st)
 	tlg_cache_clear(st);
 	etl__htab_free(&st->tlg);
 	etl__mdb_free(st->eventsource);
+	for (i = 0; i < st->provider_names.cap; i++) {
+		struct name_slot *e = etl__htab_at(&st->provider_names, i);
+		if (e)
+			etl__free(e->name);
+	}
+	etl__htab_free(&st->provider_names);
 	for (i = 0; i < st->es_count; i++)
 		etl__free(st->es[i].buf);
 	etl__free(st->es);

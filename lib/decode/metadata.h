@@ -35,6 +35,9 @@ struct tei_entry *etl__meta_tei_find(struct etl_decode_state *st, int trace, con
 /* Map lookup for the event being decoded (st->cur_trace, st->cur_provider): resolve_map of
  * struct etl_decoded. */
 const struct etl_map *etl__meta_resolve_map(const void *ctx, const char *name);
+/* The name the traces give provider g (the first heard: merge-time metadata, the first chunk of an
+ * EventSource manifest), or NULL. */
+const char *etl__meta_provider_name(const struct etl_decode_state *st, const struct etl_guid *g);
 void etl__meta_free(struct etl_decode_state *st);
 
 #endif

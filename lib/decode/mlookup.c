@@ -5,8 +5,10 @@
  * declare is first asked for (manifest/lazy.c scanned them).
  *
  * The files parsed on demand go into a database of the reader's own, so a
- * shared set never changes and needs no lock.  A file that cannot be parsed
- * is tried once; its events stay undecoded and say why.
+ * shared set never changes and needs no lock.  Every file that declares a
+ * provider is parsed for it (in name order, so that the last one's events
+ * come first and the others fill in what it lacks).  A file that cannot be
+ * parsed is tried once per provider; its events stay undecoded and say why.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -17,53 +19,58 @@
 struct lazy_try {
 	const struct etl_manifest_db *src;
 	long doc;
+	struct etl_guid g;
 	int failed;
 	char why[200];
 };
 
-static uint64_t try_hash(const struct etl_manifest_db *src, long doc)
+static uint64_t try_hash(const struct etl_manifest_db *src, long doc, const struct etl_guid *g)
 {
-	return etl__hash_mix((uint64_t)(uintptr_t)src ^ (uint64_t)doc * 0x9E3779B97F4A7C15ull);
+	return etl__hash_mix((uint64_t)(uintptr_t)src ^ (uint64_t)doc * 0x9E3779B97F4A7C15ull ^ etl__mdb_guid_hash(g));
 }
 
 static int try_eq(const void *entry, const void *key)
 {
 	const struct lazy_try *t = entry, *k = key;
 
-	return t->src == k->src && t->doc == k->doc;
+	return t->src == k->src && t->doc == k->doc && etl_guid_equal(&t->g, &k->g);
 }
 
-static struct lazy_try *tried(const struct etl_decode_state *st, const struct etl_manifest_db *src, long doc)
+static struct lazy_try *tried(const struct etl_decode_state *st, const struct etl_manifest_db *src, long doc,
+			      const struct etl_guid *g)
 {
 	struct lazy_try key;
 
 	key.src = src;
 	key.doc = doc;
-	return etl__htab_find(&st->lazy_tried, try_hash(src, doc), try_eq, &key);
+	key.g = *g;
+	return etl__htab_find(&st->lazy_tried, try_hash(src, doc, g), try_eq, &key);
 }
 
-/* Parses file doc of src into the reader's database, once. */
-static void load_once(struct etl_decode_state *st, const struct etl_manifest_db *src, long doc)
+/* Parses file doc of src for provider g into the reader's database, once. */
+static void load_once(struct etl_decode_state *st, const struct etl_manifest_db *src, long doc,
+		      const struct etl_guid *g)
 {
 	struct lazy_try *t;
 	struct etl_diag d;
 
-	if (tried(st, src, doc))
+	if (tried(st, src, doc, g))
 		return;
 	if (!st->lazy_tried.size)
 		etl__htab_init(&st->lazy_tried, sizeof(struct lazy_try));
-	t = etl__htab_insert(&st->lazy_tried, try_hash(src, doc));
+	t = etl__htab_insert(&st->lazy_tried, try_hash(src, doc, g));
 	if (!t)
 		return; /* out of memory: the events stay undecoded */
 	t->src = src;
 	t->doc = doc;
+	t->g = *g;
 	if (!st->lazy && !(st->lazy = etl__mdb_new())) {
 		t->failed = 1;
 		strcpy(t->why, "out of memory");
 		return;
 	}
 	d.code = ETL_OK;
-	if (etl__mdb_load_pending(st->lazy, src, doc, &st->lazy_warnings, &d) != ETL_OK) {
+	if (etl__mdb_load_pending(st->lazy, src, doc, g, &st->lazy_warnings, &d) != ETL_OK) {
 		t->failed = 1;
 		st->lazy_warnings++; /* a file that cannot be read costs itself, as when a folder is parsed whole */
 		etl_text_escape(d.msg, t->why, sizeof(t->why));
@@ -71,15 +78,17 @@ static void load_once(struct etl_decode_state *st, const struct etl_manifest_db 
 }
 
 /* The folder files that declare provider g, parsed if they were not yet: the shared set's first,
- * so that the reader's own, parsed after, replaces it. */
+ * so that the reader's own, parsed after, come first. */
 static void load_declaring(struct etl_decode_state *st, const struct etl_guid *g)
 {
+	const struct etl_manifest_db *src[2] = { st->shared, st->manifests };
+	unsigned k;
+	size_t i;
 	long doc;
 
-	if ((doc = etl__mdb_pending_doc(st->shared, g)) >= 0)
-		load_once(st, st->shared, doc);
-	if ((doc = etl__mdb_pending_doc(st->manifests, g)) >= 0)
-		load_once(st, st->manifests, doc);
+	for (k = 0; k < 2; k++)
+		for (i = 0; (doc = etl__mdb_pending_doc(src[k], g, i)) >= 0; i++)
+			load_once(st, src[k], doc, g);
 }
 
 typedef const struct etl_mevent *(*mdb_lookup)(const struct etl_manifest_db *db, const struct etl_guid *g,
@@ -126,17 +135,34 @@ const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl
 	return n;
 }
 
+int etl__man_names_by_value(struct etl_decode_state *st, const struct etl_guid *g, unsigned task, unsigned opcode,
+			    const char **provider, const char **task_name, const char **opcode_name)
+{
+	const struct etl_manifest_db *dbs[4];
+	unsigned i;
+
+	load_declaring(st, g);
+	dbs[0] = st->manifests, dbs[1] = st->shared, dbs[2] = st->lazy, dbs[3] = st->eventsource;
+	for (i = 0; i < 4; i++)
+		if (dbs[i] && etl__mdb_names_by_value(dbs[i], g, task, opcode, provider, task_name, opcode_name))
+			return 1;
+	return 0;
+}
+
 const char *etl__man_failure(const struct etl_decode_state *st, const struct etl_guid *g)
 {
 	const struct etl_manifest_db *src[2] = { st->manifests, st->shared };
 	unsigned i;
 
-	for (i = 0; i < 2; i++) {
-		long doc = etl__mdb_pending_doc(src[i], g);
-		const struct lazy_try *t = doc >= 0 ? tried(st, src[i], doc) : NULL;
-		if (t && t->failed)
-			return t->why;
-	}
+	size_t j;
+	long doc;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; (doc = etl__mdb_pending_doc(src[i], g, j)) >= 0; j++) {
+			const struct lazy_try *t = tried(st, src[i], doc, g);
+			if (t && t->failed)
+				return t->why;
+		}
 	return NULL;
 }
 

@@ -75,6 +75,11 @@ struct etl_schema {
 };
 
 void etl__schema_free(struct etl_schema *s);
+/* ClrStack/Walk: the CLR's manifest (and the merge-time metadata made from it) declares its Stack
+ * an array of 2 pointers, but each record holds FrameCount of them (TraceEvent reads them so).  A
+ * top-level array of constant count named Stack, after a top-level integer FrameCount, takes its
+ * count from FrameCount (FORMAT-NOTES section 8). */
+void etl__schema_count_frames(struct etl_schema *s);
 /* A bit map's text walks its entries for every value, so a map keeps at most this many: real ones
  * have one entry per bit and a few combinations (docs/ROBUSTNESS.md). */
 #define ETL_BITMAP_MAX 1024u
@@ -118,6 +123,7 @@ struct etl_decoded {
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
 	const char *error, *error_field; /* a payload that contradicts its schema: why, and where */
+	int doubtful;            /* raw because no layout it has is proven by the payload: reported */
 	const char *level_name, *channel_name, *keywords_name;
 	const char *message_template;    /* with %N inserts */
 	const char *message;             /* rendered on demand */

@@ -244,6 +244,7 @@ int etl__tei_parse(const uint8_t *p, size_t len, struct etl_tei *out, struct etl
 		s->top[i] = (uint16_t)i;
 	s->ntop = (uint16_t)tpc;
 	s->nfields = (uint16_t)pc;
+	etl__schema_count_frames(s);
 	return ETL_OK;
 }
 

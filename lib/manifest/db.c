@@ -34,6 +34,15 @@ struct etl_manifest_db *etl__mdb_new(void)
 	return db;
 }
 
+struct etl_manifest_db *etl__mdb_new_replacing(void)
+{
+	struct etl_manifest_db *db = etl__mdb_new();
+
+	if (db)
+		db->replace = 1;
+	return db;
+}
+
 void etl__mdb_free(struct etl_manifest_db *db)
 {
 	size_t i;
@@ -49,6 +58,7 @@ void etl__mdb_free(struct etl_manifest_db *db)
 	for (i = 0; i < db->ndocs; i++)
 		etl__free(db->docs[i]);
 	etl__free(db->docs);
+	etl__free(db->decl);
 	etl__free(db);
 }
 
@@ -72,8 +82,29 @@ static int ev_eq(const void *entry, const void *key)
 	return e->id == k->id && e->version == k->version && etl_guid_equal(&e->provider->guid, k->g);
 }
 
-/* Indexes p's events; a later duplicate replaces the earlier one. */
-static int index_provider(struct etl_htab *ix, const struct etl_mprovider *p)
+/* Whether two definitions of one event decode differently. */
+static int schemas_differ(const struct etl_schema *a, const struct etl_schema *b)
+{
+	uint16_t i;
+
+	if (!a || !b)
+		return a != b;
+	if (a->nfields != b->nfields || a->ntop != b->ntop)
+		return 1;
+	for (i = 0; i < a->nfields; i++) {
+		const struct etl_field *x = &a->fields[i], *y = &b->fields[i];
+		if (strcmp(x->name, y->name) != 0 || x->in_type != y->in_type || x->out_type != y->out_type ||
+		    x->flags != y->flags || x->count != y->count || x->length != y->length ||
+		    x->nmembers != y->nmembers ||
+		    (x->nmembers && memcmp(x->members, y->members, x->nmembers * sizeof(*x->members)) != 0))
+			return 1;
+	}
+	return 0;
+}
+
+/* Indexes p's events; a later duplicate replaces the earlier one.  With x, an event that an older
+ * provider of the same GUID defines otherwise is reported (the newer definition is used). */
+static int index_provider(struct etl_htab *ix, const struct etl_mprovider *p, struct load_ctx *x)
 {
 	size_t k;
 
@@ -84,6 +115,14 @@ static int index_provider(struct etl_htab *ix, const struct etl_mprovider *p)
 		const struct etl_mevent **slot = etl__htab_find(ix, h, ev_eq, &key);
 		if (!slot && !(slot = etl__htab_insert(ix, h)))
 			return ETL_E_NOMEM;
+		else if (slot && *slot && x && (*slot)->provider != p && schemas_differ((*slot)->schema, e->schema)) {
+			char what[160], why[200];
+			snprintf(what, sizeof(what), "%s %u version %u", p->name ? p->name : "?", (unsigned)e->id,
+				 (unsigned)e->version);
+			snprintf(why, sizeof(why), "defined otherwise by manifest %s; this definition is used",
+				 (*slot)->provider->source ? (*slot)->provider->source : "?");
+			etl__mx_warn(x, "event", what, why);
+		}
 		*slot = e;
 	}
 	return ETL_OK;
@@ -97,7 +136,7 @@ static int rebuild_index(struct etl_manifest_db *db)
 
 	etl__htab_init(&ix, sizeof(const struct etl_mevent *));
 	for (i = 0; i < db->nproviders; i++) {
-		if (index_provider(&ix, db->providers[i]) != ETL_OK) {
+		if (index_provider(&ix, db->providers[i], NULL) != ETL_OK) {
 			etl__htab_free(&ix);
 			return ETL_E_NOMEM;
 		}
@@ -143,19 +182,21 @@ static const struct etl_mprovider *provider_by_guid(const struct etl_manifest_db
 const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
 						   const struct etl_guid *g, uint16_t id, uint8_t version)
 {
-	const struct etl_mprovider *p = provider_by_guid(db, g);
+	const struct etl_mprovider *p;
 	const struct etl_mevent *best = NULL;
 	size_t k;
 
-	/* the highest version not above the one asked for, else the lowest above it */
-	for (k = 0; p && k < p->nevents; k++) {
-		const struct etl_mevent *e = &p->events[k];
-		if (e->id != id)
-			continue;
-		if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
-		    (e->version > version && best->version > version && e->version < best->version))
-			best = e;
-	}
+	/* the highest version not above the one asked for, else the lowest above it; of the newest
+	 * provider that has the event at all */
+	for (p = provider_by_guid(db, g); p && !best; p = p->older)
+		for (k = 0; k < p->nevents; k++) {
+			const struct etl_mevent *e = &p->events[k];
+			if (e->id != id)
+				continue;
+			if (!best || (e->version <= version && (best->version > version || e->version > best->version)) ||
+			    (e->version > version && best->version > version && e->version < best->version))
+				best = e;
+		}
 	return best;
 }
 
@@ -212,27 +253,30 @@ static void find_providers(const struct mnode *n, const struct mnode **out, size
 	}
 }
 
-/* Adds p, replacing a provider of the same GUID loaded before; p is taken either way. */
-static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p)
+/* Adds p, the newest provider of its GUID: replacing one loaded before (db->replace), or in front
+ * of it; p is taken either way. */
+static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p, struct load_ctx *x)
 {
 	const void *key[2] = { db, &p->guid };
 	uint64_t h = etl__mdb_guid_hash(&p->guid);
 	size_t *k = etl__htab_find(&db->by_guid, h, by_guid_eq, key);
+	struct etl_mprovider *older = k ? db->providers[*k] : NULL;
 
-	if (k) {
+	if (k && db->replace) {
 		etl__mx_provider_free(db->providers[*k]);
 		db->providers[*k] = p;
 		db->stale = 1; /* the index still points at the old one's events */
 		return ETL_OK;
 	}
 	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0 ||
-	    !(k = etl__htab_insert(&db->by_guid, h))) {
+	    (!k && !(k = etl__htab_insert(&db->by_guid, h)))) {
 		etl__mx_provider_free(p);
 		return ETL_E_NOMEM;
 	}
+	p->older = older;
 	*k = db->nproviders;
 	db->providers[db->nproviders++] = p;
-	if (!db->stale && index_provider(&db->index, p) != ETL_OK)
+	if (!db->stale && index_provider(&db->index, p, x) != ETL_OK)
 		db->stale = 1; /* rebuilt (or reported) after the document */
 	return ETL_OK;
 }
@@ -267,7 +311,7 @@ static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struc
 			continue;
 		}
 		x->spent += etl__mx_provider_bytes(p);
-		rc = add_provider(db, p);
+		rc = add_provider(db, p, x);
 	}
 	etl__mx_strtab_free(&st);
 	return rc;
@@ -359,4 +403,24 @@ const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, con
 	const struct etl_mprovider *p = provider_by_guid(db, g);
 
 	return p ? p->name : NULL;
+}
+
+int etl__mdb_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
+			    unsigned opcode, const char **provider, const char **task_name, const char **opcode_name)
+{
+	const struct etl_mprovider *p, *newest = provider_by_guid(db, g);
+	const char *t = NULL, *o = NULL;
+
+	for (p = newest; p && (!t || !o); p = p->older) {
+		if (!t)
+			t = etl__mx_provider_name_of(p, (int32_t)task, -1);
+		if (!o && (o = etl__mx_provider_name_of(p, (int32_t)task, (int32_t)opcode)) == NULL)
+			o = etl__mx_provider_name_of(p, -1, (int32_t)opcode);
+	}
+	if (!newest)
+		return 0;
+	*provider = newest->name;
+	*task_name = t;
+	*opcode_name = o;
+	return 1;
 }

@@ -6,7 +6,8 @@
  * reads each file once and finds the GUIDs of its <provider> tags with a
  * plain text scan (no XML parser, no tree); the file is parsed only when a
  * decoder first asks for one of those providers.  The database of the folder
- * keeps, for each GUID, the last file (in name order) that declares it.  A
+ * keeps, for each GUID, the files (in name order) that declare it: each of
+ * them is parsed for it, the last one's events first (manifest/db.c).  A
  * file whose scan finds no provider is parsed at once, so that a broken or
  * unusual file is still reported when the folder is loaded.
  *
@@ -40,14 +41,17 @@ static int pending_eq(const void *entry, const void *key)
 	return etl_guid_equal(&((const struct etl_mdb_pending *)entry)->guid, key);
 }
 
-long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g)
+long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i)
 {
 	const struct etl_mdb_pending *p;
+	long at;
 
 	if (!db || !db->pending.count)
 		return -1;
 	p = etl__htab_find(&db->pending, etl__mdb_guid_hash(g), pending_eq, g);
-	return p ? p->doc : -1;
+	for (at = p ? p->first : -1; at >= 0 && i > 0; i--)
+		at = db->decl[at + 1];
+	return at >= 0 ? db->decl[at] : -1;
 }
 
 const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc)
@@ -55,15 +59,28 @@ const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc)
 	return db && doc >= 0 && (size_t)doc < db->ndocs ? db->docs[doc] : NULL;
 }
 
+/* Notes that file doc declares g (once per file). */
 static int declare(struct etl_manifest_db *db, const struct etl_guid *g, long doc)
 {
 	uint64_t h = etl__mdb_guid_hash(g);
 	struct etl_mdb_pending *p = etl__htab_find(&db->pending, h, pending_eq, g);
+	long at = (long)db->ndecl;
 
-	if (!p && !(p = etl__htab_insert(&db->pending, h)))
+	if (p && db->decl[p->last] == doc)
+		return ETL_OK; /* a file that names the provider twice */
+	if (etl__grow(&db->decl, &db->cap_decl, db->ndecl + 2, sizeof(*db->decl), 64) != 0)
 		return ETL_E_NOMEM;
-	p->guid = *g;
-	p->doc = doc; /* a later file declaring the same provider wins, as it does when parsed */
+	if (p) {
+		db->decl[p->last + 1] = at;
+	} else {
+		if (!(p = etl__htab_insert(&db->pending, h)))
+			return ETL_E_NOMEM;
+		p->guid = *g;
+		p->first = at;
+	}
+	db->decl[db->ndecl++] = doc;
+	db->decl[db->ndecl++] = -1;
+	p->last = at;
 	return ETL_OK;
 }
 
@@ -319,24 +336,17 @@ int etl__mdb_index_folder(struct etl_manifest_db *db, const char *path, unsigned
 	return st;
 }
 
-struct keep_ctx {
-	const struct etl_manifest_db *from;
-	long doc;
-};
-
-/* A provider of the file is kept when the file is the one its GUID was declared by last. */
+/* Of the file, only the provider it is parsed for is kept: each provider of a file is parsed when
+ * it is needed, in the order of its own files. */
 static int keep_declared(const struct etl_guid *g, void *ctx)
 {
-	const struct keep_ctx *k = ctx;
-
-	return etl__mdb_pending_doc(k->from, g) == k->doc;
+	return etl_guid_equal(g, ctx);
 }
 
 int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
-			  unsigned *warnings, struct etl_diag *d)
+			  const struct etl_guid *g, unsigned *warnings, struct etl_diag *d)
 {
 	const char *path = etl__mdb_pending_path(from, doc);
-	struct keep_ctx k = { from, doc };
 	uint8_t *buf;
 	size_t len;
 	int st;
@@ -346,7 +356,7 @@ int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifes
 	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
 	if (st != ETL_OK)
 		return st;
-	st = etl__mdb_load_filtered(into, buf, len, path, keep_declared, &k, warnings, d);
+	st = etl__mdb_load_filtered(into, buf, len, path, keep_declared, (void *)(uintptr_t)g, warnings, d);
 	etl__free(buf);
 	return st;
 }

@@ -30,11 +30,17 @@ struct etl_manifest_limits {
 };
 
 struct etl_manifest_db *etl__mdb_new(void);
+/* A database in which a provider loaded again replaces the one before (EventSource manifests
+ * logged in a trace, once by each process). */
+struct etl_manifest_db *etl__mdb_new_replacing(void);
+uint64_t etl__mdb_guid_hash(const struct etl_guid *g);
 void etl__mdb_free(struct etl_manifest_db *db);
 
 /*
  * Loads every provider of an XML manifest (UTF-8 or UTF-16 with a BOM).
- * Providers already known (same GUID) are replaced.  Problems that cost
+ * A provider already known (same GUID) stays, behind the new one: an event
+ * is looked up in the newest that has it (or the older is replaced, when
+ * db->replace is set).  Problems that cost
  * one event or template are counted and described in *warnings (the first
  * one in d); a document that cannot be read at all returns < 0.
  */
@@ -44,17 +50,16 @@ int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t 
  * parsed when one of its providers is first needed: see etl__mdb_pending_doc). */
 int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings,
 		       struct etl_diag *d);
-/* The file of a directory, not parsed yet, that declares provider g (the last one in name
- * order), or -1; its path. */
-long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g);
+/* The i-th file of a directory (in name order) that declares provider g, or -1; its path. */
+long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i);
 const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc);
 /* Declares in db, as declared by file doc, the providers a manifest's text names in its
  * <provider guid=...> tags (a text scan, not a parse); how many in *found.  For folders and
  * fuzzing. */
 int etl__mdb_scan(struct etl_manifest_db *db, const uint8_t *text, size_t len, long doc, unsigned *found);
-/* Parses file doc of `from` into `into`, with the providers it is the declaring file of. */
+/* Parses file doc of `from` into `into`, keeping its provider g. */
 int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
-			  unsigned *warnings, struct etl_diag *d);
+			  const struct etl_guid *g, unsigned *warnings, struct etl_diag *d);
 
 const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
 				       uint16_t id, uint8_t version);
@@ -67,6 +72,11 @@ const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *na
 size_t etl__mdb_provider_count(const struct etl_manifest_db *db);
 /* A provider's name by its GUID, or NULL. */
 const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g);
+/* The names a manifest of provider g gives task `task` and its opcode `opcode` (the task's own,
+ * else provider-wide; each NULL when no manifest of g defines it), with the provider's name: 1,
+ * or 0 when db has no manifest of g. */
+int etl__mdb_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
+			    unsigned opcode, const char **provider, const char **task_name, const char **opcode_name);
 /* Event i over all providers (NULL past the end); for tests and fuzzing. */
 const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i);
 

@@ -20,9 +20,19 @@
 #define MANIFEST_COST_RATIO 8u
 #define MANIFEST_COST_BASE ((size_t)16 << 20)
 
+/* A task's name (opcode -1), or an opcode's within a task (task -1: provider-wide), by value. */
+struct etl_mname {
+	int32_t task, opcode;
+	const char *name;
+};
+
 struct etl_mprovider {
 	struct etl_guid guid;
 	const char *name;
+	const char *source;        /* the document it came from (quoted, for messages) */
+	struct etl_mprovider *older; /* a provider of the same GUID loaded before (several manifests) */
+	struct etl_mname *names;   /* tasks and opcodes by (task, opcode), for names by value */
+	size_t nnames;
 	struct etl_arena arena;    /* what is built for it: schemas, events, maps */
 	struct mdoc *doc;          /* the document text it points into (one reference) */
 	struct etl_mevent *events;
@@ -35,22 +45,27 @@ struct etl_mprovider {
 struct etl_manifest_db {
 	struct etl_mprovider **providers;
 	size_t nproviders, cap;
-	struct etl_htab index;     /* of const struct etl_mevent *, by (guid, id, version) */
+	struct etl_htab index;     /* of const struct etl_mevent *, by (guid, id, version): the newest */
 	int stale;                 /* a provider was replaced: the index is rebuilt after the document */
-	struct etl_htab by_guid;   /* of size_t, the provider's place in providers, by GUID */
+	/* a new provider of a GUID already known replaces it (EventSource manifests logged again); else
+	 * both are kept, the newer one's events first and the older's where it has none (given
+	 * manifests: one file may describe events another lacks) */
+	int replace;
+	struct etl_htab by_guid;   /* of size_t, the newest provider's place in providers, by GUID */
 	/* a folder's files, parsed when a provider they declare is first asked for (lazy.c) */
 	char **docs;               /* their paths */
 	size_t ndocs, cap_docs;
-	struct etl_htab pending;   /* GUID -> the last of docs to declare it */
+	struct etl_htab pending;   /* GUID -> the docs that declare it */
+	long *decl;                /* the docs of a GUID, chained: doc, next, doc, next, ... */
+	size_t ndecl, cap_decl;
 };
 
 /* An entry of etl_manifest_db.pending. */
 struct etl_mdb_pending {
 	struct etl_guid guid;
-	long doc; /* index in docs */
+	long first, last; /* the chain of its docs in decl (pairs: doc, next; -1 ends) */
 };
 
-uint64_t etl__mdb_guid_hash(const struct etl_guid *g);
 /* etl__mdb_load_memory, keeping only the providers accept() takes (all when accept is NULL). */
 int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,
@@ -128,6 +143,9 @@ struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, 
 struct etl_mprovider *etl__mx_provider(const struct mnode *pn, const struct strtab *st, struct load_ctx *x,
 				       struct mdoc *doc);
 void etl__mx_provider_free(struct etl_mprovider *p);
+/* The name of task `task` (opcode -1), or of opcode `opcode` within it (task -1: provider-wide), as
+ * the provider's events show them; NULL when it defines none. */
+const char *etl__mx_provider_name_of(const struct etl_mprovider *p, int32_t task, int32_t opcode);
 /* What the provider holds apart from its document's text (for the cost limit). */
 size_t etl__mx_provider_bytes(const struct etl_mprovider *p);
 

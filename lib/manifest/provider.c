@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "manifest/mxml.h"
@@ -333,6 +334,48 @@ static void read_events(struct pbuild *b, const struct mnode *pn)
 	within_budget(b);
 }
 
+static int mname_cmp(const void *a, const void *b)
+{
+	const struct etl_mname *x = a, *y = b;
+
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->opcode < y->opcode ? -1 : x->opcode > y->opcode;
+}
+
+/* The tasks and opcodes by value, sorted for lookups (etl__mx_provider_name_of). */
+static void keep_names(struct pbuild *b)
+{
+	const struct ntable *tt = &b->t[T_TASKS], *ot = &b->t[T_OPCODES];
+	struct etl_mprovider *p = b->p;
+	size_t i, n = 0;
+
+	p->names = etl__arena_alloc(&p->arena, (tt->n + ot->n + 1) * sizeof(*p->names));
+	if (!p->names)
+		return;
+	for (i = 0; i < tt->n; i++)
+		p->names[n++] = (struct etl_mname){ (int32_t)tt->v[i].value, -1, etl__mx_display(&tt->v[i]) };
+	for (i = 0; i < ot->n; i++)
+		p->names[n++] = (struct etl_mname){ ot->v[i].task, (int32_t)ot->v[i].value, etl__mx_display(&ot->v[i]) };
+	qsort(p->names, n, sizeof(*p->names), mname_cmp);
+	p->nnames = n;
+}
+
+const char *etl__mx_provider_name_of(const struct etl_mprovider *p, int32_t task, int32_t opcode)
+{
+	size_t lo = 0, hi = p->nnames;
+	struct etl_mname key = { task, opcode, NULL };
+
+	while (lo < hi) { /* the first of equal keys: the first definition */
+		size_t mid = lo + (hi - lo) / 2;
+		if (mname_cmp(&p->names[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nnames && mname_cmp(&p->names[lo], &key) == 0 ? p->names[lo].name : NULL;
+}
+
 /* Frees what was only needed while building. */
 static void pbuild_free(struct pbuild *b)
 {
@@ -379,6 +422,10 @@ struct etl_mprovider *etl__mx_provider(const struct mnode *pn, const struct strt
 	}
 	if (!b.stop)
 		read_events(&b, pn);
+	if (!b.stop) {
+		keep_names(&b);
+		b.p->source = etl__arena_strndup(&b.p->arena, x->doc, strlen(x->doc));
+	}
 	pbuild_free(&b);
 	if (b.stop) {
 		etl__mx_provider_free(b.p);

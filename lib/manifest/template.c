@@ -222,6 +222,8 @@ struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, 
 		*err = b.err;
 	else if (!(s = copy_out(a, &b, w->top, ntop)))
 		*err = "out of memory";
+	else
+		etl__schema_count_frames(s);
 	etl__htab_free(&b.names);
 	return s;
 }

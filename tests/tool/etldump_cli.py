@@ -125,6 +125,27 @@ def batch_outputs(etldump, valid, tmp):
           and all(line.startswith("etldump: ") for line in err.splitlines()), err)
 
 
+def rejected_images(etldump, etlgen, tmp):
+    """An image record whose bytes no layout accounts for is raw and a reported decoding problem:
+    on stderr with its offset, in --stats, in the text output with its reason, exit 1; the
+    rundown of another process's image and the 32-bit program's own struct decode (issue 32)."""
+    path = os.path.join(tmp, "images32.etl")
+    check("images-gen", run([etlgen, "images32", path]).returncode == 0)
+    r = run([etldump, path])
+    lines = [l for l in r.stdout.decode().splitlines() if "/Image/" in l]
+    err = r.stderr.decode()
+    check("images-text", r.returncode == 1 and len(lines) == 3 and "ProcessID=384" in lines[0] and
+          "ProcessID=4192 FileName=C:\\code\\test_program.exe" in lines[1] and
+          'undecoded_reason="no layout fits the payload' in lines[2] and "ImageSize is above 4 GiB" in lines[2],
+          "\n".join(lines))
+    check("images-stderr", err.count("\n") == 1 and re.match(r"etldump: .*: offset 0x[0-9a-f]+: Windows Kernel/Image/Load: "
+                                                             r"no layout fits the payload", err), err)
+    st = json.loads(run([etldump, "-q", "--stats", "-f", "jsonl", path]).stdout)
+    check("images-stats", st["decode_errors"] == 1 and st["decoded"] == 3 and st["undecoded"] == 0, str(st)[:300])
+    r = run([etldump, "-q", "--stats", path])
+    check("images-stats-text", b"decoding errors 1" in r.stdout and r.returncode == 1, r.stdout[:200])
+
+
 def partial_decodings(etldump, etlgen, valid, tmp):
     """A decoding that stops at a fault says so in every format and in --stats (issue 16); the
     showcase fixture decodes whole with its manifest."""
@@ -532,6 +553,7 @@ def main():
         check("threads-closed-pipe", p.returncode == 0 and not err, err.decode())
         batch_outputs(etldump, valid, tmp)
         partial_decodings(etldump, etlgen, valid, tmp)
+        rejected_images(etldump, etlgen, tmp)
     finally:
         shutil.rmtree(tmp)
     for name, ok, detail in results:

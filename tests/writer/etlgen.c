@@ -9,7 +9,8 @@
  * images; RECORDS ignored); stackkeys64, stackkeys32 (compressed and deferred
  * stacks; RECORDS ignored); showcase64 (kernel, TraceLogging and manifest
  * events, fixtures/manifests/showcase.man) and partial64 (the same with one
- * event cut short); wpp64 (WPP messages of fixtures/tmf/).
+ * event cut short); wpp64 (WPP messages of fixtures/tmf/); images32 (image
+ * records whose layout their bytes decide, one that none fits).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -68,6 +69,12 @@ int scen_opts_by_name(const char *name, struct etlw_opts *o)
 		o->header_extra = 0;
 		return 0;
 	}
+	if (strcmp(name, "images32") == 0) {
+		o->ncpu = 1;
+		o->ptr_size = 4;
+		o->header_extra = 0;
+		return 0;
+	}
 	if (strcmp(name, "win7cpu") == 0) {
 		o->old_cpu_field = 1;
 		o->ncpu = 3;
@@ -88,7 +95,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || scen_opts_by_name(argv[1], &o) != 0) {
 		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32|stackkeys64|stackkeys32|"
-				"showcase64|partial64|wpp64 "
+				"showcase64|partial64|wpp64|images32 "
 				"FILE [RECORDS]\n");
 		return 2;
 	}
@@ -97,6 +104,7 @@ int main(int argc, char **argv)
 	if ((strcmp(argv[1], "showcase64") == 0 ? scen_build_showcase(&o, 0, &data, &len)
 	     : strcmp(argv[1], "partial64") == 0 ? scen_build_showcase(&o, 1, &data, &len)
 	     : strcmp(argv[1], "wpp64") == 0 ? scen_build_wpp(&o, &data, &len)
+	     : strcmp(argv[1], "images32") == 0 ? scen_build_images32(&o, &data, &len)
 	     : strncmp(argv[1], "system", 6) == 0 ? scen_build_system(&o, &data, &len)
 	     : strncmp(argv[1], "stackkeys", 9) == 0 ? scen_build_stackkeys(&o, &data, &len)
 						     : scen_build_mixed(&o, n, &data, &len)) != 0) {

@@ -48,6 +48,8 @@ int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint
  * (fixtures/manifests/showcase.man); damaged = 1 cuts one event short. */
 extern const struct etl_guid scen_showcase_manifest;
 int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, size_t *len);
+/* Image records whose layout their bytes decide, one that no layout fits (images.c). */
+int scen_build_images32(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* WPP messages of fixtures/tmf/ (wpp.c). */
 int scen_build_wpp(const struct etlw_opts *o, uint8_t **out, size_t *len);
 

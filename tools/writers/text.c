@@ -99,6 +99,9 @@ static void text_event(struct etl_reader *r, const struct options *o, const stru
 		}
 		out_printf(" opcode=%u version=%u level=%u", etl_event_opcode(ev), etl_event_version(ev),
 		       etl_event_level(ev));
+	} else if (etl_decoded_reason(d)) {
+		out_cstr(" undecoded_reason=");
+		out_text_value(etl_decoded_reason(d));
 	}
 	text_payload(o, payload, len);
 	out_stack(r, ev, 0);
