@@ -98,6 +98,9 @@ struct etl_guid {
 
 /** Writes the lower-case, brace-less form of @p g into @p out. @since 0.1 */
 ETL_API void etl_guid_format(const struct etl_guid *g, char out[ETL_GUID_STRING_SIZE]);
+/** The FILETIME of the Unix epoch (1970-01-01T00:00:00Z): 100-ns intervals from 1601 to 1970.
+ *  @since 0.2 */
+#define ETL_FILETIME_UNIX_EPOCH 116444736000000000ULL
 /** Length of a formatted FILETIME with its NUL: "YYYY-MM-DDTHH:MM:SS.fffffffZ" (a year past 9999
  *  takes five digits). */
 #define ETL_FILETIME_STRING_SIZE 32
@@ -837,6 +840,21 @@ ETL_API const char *etl_process_image_at(const struct etl_process *p, size_t i, 
  *  address addr: its file name and the offset of addr in it, or NULL. */
 ETL_API const char *etl_reader_resolve_address(const struct etl_reader *r, const struct etl_process *p,
 					       uint64_t addr, uint64_t *offset);
+/**
+ * The image that held address @p addr of @p ev's call stack when @p ev happened: its file name
+ * (as the trace gives it, e.g. "\Device\HarddiskVolume3\Windows\System32\ntdll.dll"), and
+ * in @p offset (may be NULL) the address's offset in it; NULL when no image of the trace held
+ * it.  The answer comes from the trace's whole record of image loads, unloads and rundowns
+ * (read with the stack index, in one pass, the first time it is needed), not from what was
+ * delivered so far: it is the same whenever it is asked, during the iteration or after, and
+ * a frame logged before the rundown at the end of a trace is resolved too.  The process is
+ * the one the stack records name (StackProcess), else the event's; kernel addresses are also
+ * looked up in the images of processes 0 and 4 (drivers).  For a copy given to a reader that
+ * observes (etl_reader_observe), the reader that delivered the event answers (it must not be
+ * freed before).  Borrowed until the reader is freed. @since 0.2
+ */
+ETL_API const char *etl_reader_frame_image(struct etl_reader *r, const struct etl_event *ev, uint64_t addr,
+					   uint64_t *offset);
 
 /* ------------------------------------------------------------------ */
 /* Well-known names                                                    */

@@ -209,6 +209,7 @@ struct etl_event {
 	 * part (StackKeyKernel/User, or a stack-key extended item) names a key; its stack_part
 	 * stays NULL when the trace does not define the key. */
 	unsigned nstack_parts;
+	uint32_t stack_pid; /* the process whose addresses the frames are (StackProcess), or the header's */
 	const uint8_t *stack_part[ETL_STACK_PARTS];
 	uint32_t stack_count[ETL_STACK_PARTS];
 	uint8_t stack_ptr[ETL_STACK_PARTS];

@@ -50,8 +50,8 @@ const char *render_time(const struct etl_reader *r, const struct etl_event *ev, 
 			snprintf(out, RENDER_TIME_SIZE, "-%" PRIu64 ".%04" PRIu64, (origin - ft) / 10000, (origin - ft) % 10000);
 		return out;
 	case RTIME_LOCAL:
-		if (ft >= 116444736000000000ull) {
-			uint64_t secs = (ft - 116444736000000000ull) / 10000000ull;
+		if (ft >= ETL_FILETIME_UNIX_EPOCH) {
+			uint64_t secs = (ft - ETL_FILETIME_UNIX_EPOCH) / 10000000ull;
 			t = (time_t)secs;
 			if ((uint64_t)t == secs && localtime_r(&t, &l)) {
 				off = utc_offset(t, &l);
@@ -239,6 +239,10 @@ static void out_json_scalar(const struct etl_property *p)
 			return;
 		}
 	}
+	if (k == ETL_VALUE_NONE && etl_property_in_type(p) == ETL_IN_NULL) {
+		OUT_LIT("null"); /* a value that is not there (a derived field: none) */
+		return;
+	}
 	text = value_text(p);
 	if (!text)
 		text = "";
@@ -278,10 +282,10 @@ void out_json_value(const struct etl_property *p, unsigned depth)
 
 /* A stack frame as module!+offset (the module's file name without its folders), or the
  * address in hex when no loaded image holds it. */
-static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr, int json)
+static void out_frame(struct etl_reader *r, const struct etl_event *ev, uint64_t addr, int json)
 {
 	uint64_t off = 0;
-	const char *img = etl_reader_resolve_address(r, proc, addr, &off);
+	const char *img = etl_reader_frame_image(r, ev, addr, &off);
 
 	if (img) {
 		const char *base = strrchr(img, '\\');
@@ -300,18 +304,16 @@ static void out_frame(struct etl_reader *r, const struct etl_process *proc, uint
 void out_stack(struct etl_reader *r, const struct etl_event *ev, int json)
 {
 	size_t i, n = etl_event_stack_depth(ev);
-	const struct etl_process *proc;
 
 	if (!n)
 		return;
-	proc = etl_reader_event_process(r, ev);
 	out_cstr(json ? ",\"stack\":[" : " stack=");
 	for (i = 0; i < n; i++) {
 		if (i)
 			out_char(',');
 		if (json)
 			out_char('"');
-		out_frame(r, proc, etl_event_stack_frame(ev, i), json);
+		out_frame(r, ev, etl_event_stack_frame(ev, i), json);
 		if (json)
 			out_char('"');
 	}

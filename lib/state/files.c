@@ -163,14 +163,29 @@ static int has_prefix(const char *path, const char *prefix, size_t n)
 	return 1;
 }
 
-int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, size_t cap)
+/* The drive of the system root ("C:" of \SystemRoot\ -> C:\Windows\), or NULL. */
+static const char *system_drive(const struct etl_files *f)
 {
 	size_t i;
 
 	for (i = 0; i < f->nvols; i++) {
+		const char *dos = f->pool + f->vols[i].dos;
+		if (f->vols[i].nt_len == 12 && has_prefix(f->pool + f->vols[i].nt, "\\SystemRoot\\", 12) &&
+		    ((dos[0] >= 'A' && dos[0] <= 'Z') || (dos[0] >= 'a' && dos[0] <= 'z')) && dos[1] == ':')
+			return dos;
+	}
+	return NULL;
+}
+
+int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, size_t cap)
+{
+	const char *drive;
+	size_t i, rest;
+
+	for (i = 0; i < f->nvols; i++) {
 		const struct etl_volmap *v = &f->vols[i];
 		const char *dos = f->pool + v->dos;
-		size_t dl = strlen(dos), rest;
+		size_t dl = strlen(dos);
 		if (!has_prefix(path, f->pool + v->nt, v->nt_len))
 			continue;
 		rest = strlen(path + v->nt_len);
@@ -180,7 +195,18 @@ int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, 
 		memcpy(out + dl, path + v->nt_len, rest + 1);
 		return 1;
 	}
-	return 0;
+	/* a path with no device (\Windows\System32\x.dll) lies on the system root's drive, as
+	 * PerfView takes it; a \Device\ path no mapping names stays as it is */
+	if (path[0] != '\\' || !((path[1] >= 'A' && path[1] <= 'Z') || (path[1] >= 'a' && path[1] <= 'z') ||
+				  (path[1] >= '0' && path[1] <= '9')) ||
+	    has_prefix(path, "\\Device\\", 8) || !(drive = system_drive(f)))
+		return 0;
+	rest = strlen(path);
+	if (2 + rest + 1 > cap)
+		return 0;
+	memcpy(out, drive, 2);
+	memcpy(out + 2, path, rest + 1);
+	return 1;
 }
 
 void etl__files_free(struct etl_files *f)

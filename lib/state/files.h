@@ -49,8 +49,9 @@ struct etl_files {
 void etl__files_load(struct etl_files *f, struct etl_bufload *ld, const struct etl_bufindex *ix, unsigned ptr_size);
 /* The name of file key at raw time ts (UTF-8, NT path), or NULL. */
 const char *etl__files_name(const struct etl_files *f, uint64_t key, uint64_t ts);
-/* path with its NT volume prefix replaced by the DOS one (into out, cap bytes): 1, or 0 when no
- * mapping applies (out untouched) or it does not fit. */
+/* path with its NT volume prefix replaced by the DOS one (into out, cap bytes); a path with no
+ * device (\Windows\...) on the drive of \SystemRoot\'s mapping: 1, or 0 when no mapping applies
+ * (out untouched) or it does not fit. */
 int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, size_t cap);
 void etl__files_free(struct etl_files *f);
 

@@ -126,6 +126,7 @@ int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint
 		etl__stacks_add_ref(k, e, !e->is_key && part->pool ? part->pool + e->off : NULL, max_bytes);
 	}
 	k->dropped += part->dropped;
+	etl__imagehist_append(&k->images, &part->images, max_bytes);
 	return k->dropped == before + part->dropped && !part->dropped ? 0 : -1;
 }
 
@@ -161,6 +162,7 @@ void etl__stacks_finish(struct etl_stacks *k)
 		qsort(k->def, k->ndef, sizeof(*k->def), cmp_def);
 	if (k->nref > 1)
 		qsort(k->ref, k->nref, sizeof(*k->ref), cmp_ref);
+	etl__imagehist_finish(&k->images);
 	k->loaded = 1;
 }
 
@@ -199,5 +201,6 @@ void etl__stacks_free(struct etl_stacks *k)
 	etl__free(k->def);
 	etl__free(k->ref);
 	etl__free(k->pool);
+	etl__imagehist_free(&k->images);
 	memset(k, 0, sizeof(*k));
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "state/imagehist.h"
 #include "walk/keep.h"
 #include "walk/load.h"
 
@@ -47,6 +48,7 @@ struct etl_stackdef {
 struct etl_stackref {
 	uint64_t event_ts;    /* the event's raw time stamp */
 	uint32_t tid;         /* StackThread */
+	uint32_t pid;         /* StackProcess */
 	uint8_t ptr, is_key;
 	uint64_t key, key_ts; /* is_key: the key and the record's own time stamp */
 	size_t off;           /* !is_key: the frames in the pool */
@@ -62,6 +64,9 @@ struct etl_stacks {
 	uint8_t *pool;            /* frames as logged (little-endian, ptr bytes each) */
 	size_t pool_len, pool_cap;
 	uint64_t dropped;         /* records not kept (the byte limit, memory) */
+	/* the images over time, read in the same pass (imagehist.h): stack frames are resolved
+	 * against the images loaded at their event's time */
+	struct etl_imagehist images;
 };
 
 /* Adds a key definition or a deferred record (frames copied); 0, or -1 when it was dropped. */
@@ -86,8 +91,8 @@ void etl__stacks_free(struct etl_stacks *k);
  * reading in).  1 when the index may complete ev's stack (then etl__stacks_resolve), 0 when not
  * (no stack records seen yet, or ev is a stack record). */
 int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos);
-/* Reads the trace's key definitions and away-from-event stack records in one pass over its
- * buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it).
+/* Reads the trace's key definitions, away-from-event stack records and image records in one
+ * pass over its buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it).
  * With keep, the buffers it decompressed without fault go there (within its budget) for the
  * reader's streams. */
 void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,

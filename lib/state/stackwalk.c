@@ -97,6 +97,8 @@ static unsigned attach_following(struct etl_event *ev, const uint8_t *data, size
 		if (!hook || etl_le64(p + hsz) != ev->ts_raw ||
 		    (tid != ETL_ID_NONE && etl_le32(p + hsz + 12) != tid))
 			break;
+		if (!n)
+			ev->stack_pid = etl_le32(p + hsz + 8); /* StackProcess: whose addresses they are */
 		if (hook == HOOK_STACK) {
 			ev->stack_part[ev->nstack_parts] = p + hsz + 16;
 			ev->stack_count[ev->nstack_parts] = (uint32_t)((size - hsz - 16) / ptr);
@@ -115,6 +117,7 @@ static unsigned attach_following(struct etl_event *ev, const uint8_t *data, size
 int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos)
 {
 	ev->nstack_parts = 0;
+	ev->stack_pid = ev->pid;
 	if (ev->kind == ETL_HEADER_EVENT && ev->ext_count) {
 		const uint8_t *d;
 		size_t n;
@@ -150,6 +153,7 @@ static void add_away(struct etl_stacks *k, const uint8_t *p, unsigned hook, size
 
 	memset(&ref, 0, sizeof(ref));
 	ref.event_ts = etl_le64(p + hsz);
+	ref.pid = etl_le32(p + hsz + 8);
 	ref.tid = etl_le32(p + hsz + 12);
 	ref.ptr = (uint8_t)ptr;
 	ref.key_ts = own_ts;
@@ -184,6 +188,8 @@ void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t f
 			ev.ts_raw = last;
 		last = ev.ts_raw;
 		if (!is_kernel_header(&ev) || ev.hook_id < HOOK_STACK || ev.hook_id > HOOK_KEY_USER) {
+			if (etl__imagehist_wants(&ev))
+				etl__imagehist_add(&k->images, &ev, max);
 			owner_ts = ev.ts_raw;
 			owner_tid = stack_tid(&ev);
 			in_run = 1;
@@ -271,6 +277,8 @@ void etl__stacks_resolve(const struct etl_stacks *ix, struct etl_event *ev)
 		for (; ref < end && ref->event_ts == ev->ts_raw && ref->tid == tid && ev->nstack_parts < ETL_STACK_PARTS;
 		     ref++) {
 			k = ev->nstack_parts;
+			if (k == 0)
+				ev->stack_pid = ref->pid;
 			if (ref->is_key) {
 				add_key_part(ev, ref->key, ref->key_ts, ref->ptr);
 			} else {

@@ -236,6 +236,10 @@ def main():
                 continue
             der = e.get("derived", {})
             if k in der and (why or ours_k not in of):
+                if k == "BuildTime" and der[k] is None and v.startswith("70/01/01 00:00:00") \
+                        and of.get("TimeDateStamp") == "0x0":
+                    note("no build time (TimeDateStamp 0): libetl says none, PerfView 1970", f"{short}.{k}")
+                    continue
                 if derived_matches(k, der[k], v):
                     note("derived by libetl too (--derive)", f"{short}.{k}")
                     continue

@@ -147,8 +147,9 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 		self->decoded = 1;
 	}
 	if (want_fields) {
-		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0));
-		Py_XSETREF(self->derived, pyetl_fields(d, 1));
+		unsigned vf = rd->value_flags;
+		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0, vf));
+		Py_XSETREF(self->derived, pyetl_fields(d, 1, vf));
 		if (!self->fields || !self->derived)
 			return -1;
 	}
@@ -260,7 +261,7 @@ GETTER(stack)
 {
 	(void)closure;
 	if (!self->stack) {
-		self->stack = pyetl_stack(self->reader->r, self->ev, self->proc);
+		self->stack = pyetl_stack(self->reader->r, self->ev);
 		if (!self->stack)
 			return NULL;
 	}

@@ -62,6 +62,7 @@ typedef struct {
 	 * decoding and every etl_reader_next (events remember the serial of their decoding) */
 	const struct etl_decoded *last_decoded;
 	uint64_t decode_serial;
+	unsigned value_flags;       /* PYETL_* flags of the values events give (times="filetime") */
 } ReaderObject;
 
 extern PyTypeObject Reader_Type;
@@ -106,17 +107,20 @@ int pyetl_event_decode(EventObject *self, int want_fields);
 
 /* ---- values (values.c) ---- */
 
-/* The decoded properties of d as a dict (structs as dicts, arrays as lists). */
-/* The properties (derived 0) or the derived fields (1) as a dict. */
-PyObject *pyetl_fields(const struct etl_decoded *d, int derived);
+/* Flags of the values: FILETIMEs as ints (100 ns since 1601, lossless) instead of datetimes
+ * (microseconds). */
+#define PYETL_FILETIMES 1u
+/* The properties (derived 0) or the derived fields (1) as a dict (structs as dicts, arrays as
+ * lists). */
+PyObject *pyetl_fields(const struct etl_decoded *d, int derived, unsigned flags);
 /* Imports the datetime API for values.c; -1 with an exception. */
 int pyetl_values_init(void);
 /* One property's value. */
-PyObject *pyetl_value(const struct etl_property *p, unsigned depth);
+PyObject *pyetl_value(const struct etl_property *p, unsigned depth, unsigned flags);
 /* A FILETIME as an aware datetime (UTC); None for 0; the ISO text past year 9999. */
 PyObject *pyetl_filetime(uint64_t ft);
 /* The frames of ev's stack as "module!+0xOFF" (or "0xADDR") strings; an empty list without one. */
-PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev, const struct etl_process *proc);
+PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev);
 
 /* ---- the module (module.c) ---- */
 

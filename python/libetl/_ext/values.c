@@ -72,16 +72,19 @@ static PyObject *integer_value(const struct etl_property *p, enum etl_value_kind
 	Py_RETURN_NONE;
 }
 
-static PyObject *time_value(const struct etl_property *p)
+static PyObject *time_value(const struct etl_property *p, unsigned flags)
 {
 	uint64_t ft;
 
+	if ((flags & PYETL_FILETIMES) && etl_property_in_type(p) == ETL_IN_FILETIME &&
+	    etl_property_as_u64(p, &ft) == ETL_OK)
+		return PyLong_FromUnsignedLongLong(ft); /* lossless: 100 ns since 1601 */
 	if (etl_property_as_u64(p, &ft) == ETL_OK)
 		return pyetl_filetime(ft);
 	return text_value(p); /* a SYSTEMTIME: its text */
 }
 
-static PyObject *scalar(const struct etl_property *p)
+static PyObject *scalar(const struct etl_property *p, unsigned flags)
 {
 	enum etl_value_kind k = etl_property_value_kind(p);
 	const uint8_t *b;
@@ -101,7 +104,7 @@ static PyObject *scalar(const struct etl_property *p)
 			Py_RETURN_NONE;
 		return PyFloat_FromDouble(d);
 	case ETL_VALUE_TIME:
-		return time_value(p);
+		return time_value(p, flags);
 	case ETL_VALUE_BINARY:
 		if (etl_property_as_bytes(p, &b, &n) != ETL_OK)
 			Py_RETURN_NONE;
@@ -114,7 +117,7 @@ static PyObject *scalar(const struct etl_property *p)
 }
 
 /* Members of a struct into a dict, elements of an array into a list. */
-static PyObject *compound(const struct etl_property *p, unsigned depth)
+static PyObject *compound(const struct etl_property *p, unsigned depth, unsigned flags)
 {
 	size_t i, n = etl_property_child_count(p);
 	int is_struct = etl_property_kind(p) == ETL_PROPERTY_STRUCT;
@@ -122,7 +125,7 @@ static PyObject *compound(const struct etl_property *p, unsigned depth)
 
 	for (i = 0; out && i < n; i++) {
 		const struct etl_property *c = etl_property_child_at(p, i);
-		PyObject *v = pyetl_value(c, depth + 1), *key;
+		PyObject *v = pyetl_value(c, depth + 1, flags), *key;
 		if (!v) {
 			Py_CLEAR(out);
 			break;
@@ -140,23 +143,23 @@ static PyObject *compound(const struct etl_property *p, unsigned depth)
 	return out;
 }
 
-PyObject *pyetl_value(const struct etl_property *p, unsigned depth)
+PyObject *pyetl_value(const struct etl_property *p, unsigned depth, unsigned flags)
 {
 	if (etl_property_kind(p) == ETL_PROPERTY_VALUE)
-		return scalar(p);
+		return scalar(p, flags);
 	if (depth >= MAX_DEPTH)
 		return text_value(p);
-	return compound(p, depth);
+	return compound(p, depth, flags);
 }
 
-PyObject *pyetl_fields(const struct etl_decoded *d, int derived)
+PyObject *pyetl_fields(const struct etl_decoded *d, int derived, unsigned flags)
 {
 	size_t i, n = derived ? etl_decoded_derived_count(d) : etl_decoded_property_count(d);
 	PyObject *out = PyDict_New();
 
 	for (i = 0; out && i < n; i++) {
 		const struct etl_property *p = derived ? etl_decoded_derived_at(d, i) : etl_decoded_property_at(d, i);
-		PyObject *key = pyetl_intern(etl_property_name(p)), *v = key ? pyetl_value(p, 0) : NULL;
+		PyObject *key = pyetl_intern(etl_property_name(p)), *v = key ? pyetl_value(p, 0, flags) : NULL;
 		if (!v || PyDict_SetItem(out, key, v) < 0)
 			Py_CLEAR(out);
 		Py_XDECREF(key);
@@ -165,11 +168,12 @@ PyObject *pyetl_fields(const struct etl_decoded *d, int derived)
 	return out;
 }
 
-/* One frame: module!+0xOFF (the image's file name without its folders), or 0xADDR. */
-static PyObject *frame(struct etl_reader *r, const struct etl_process *proc, uint64_t addr)
+/* One frame: module!+0xOFF (the image's file name without its folders, the image that held it
+ * when the event happened), or 0xADDR. */
+static PyObject *frame(struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
 {
 	uint64_t off = 0;
-	const char *img = r ? etl_reader_resolve_address(r, proc, addr, &off) : NULL;
+	const char *img = r ? etl_reader_frame_image(r, ev, addr, &off) : NULL;
 	char text[320];
 
 	if (img) {
@@ -181,13 +185,13 @@ static PyObject *frame(struct etl_reader *r, const struct etl_process *proc, uin
 	return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
 }
 
-PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev, const struct etl_process *proc)
+PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev)
 {
 	size_t i, n = etl_event_stack_depth(ev);
 	PyObject *list = PyList_New((Py_ssize_t)n);
 
 	for (i = 0; list && i < n; i++) {
-		PyObject *f = frame(r, proc, etl_event_stack_frame(ev, i));
+		PyObject *f = frame(r, ev, etl_event_stack_frame(ev, i));
 		if (!f)
 			Py_CLEAR(list);
 		else

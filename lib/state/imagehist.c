@@ -1,0 +1,334 @@
+/*
+ * imagehist.c - the images of a trace over time (see imagehist.h).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/decode.h"
+#include "util/htab.h"
+#include "state/imagehist.h"
+
+#define G_PROCESS 0x03 /* Image/Load of old traces */
+#define G_IMAGE 0x14
+
+int etl__imagehist_wants(const struct etl_event *ev)
+{
+	int g = etl__decode_kernel_group(ev);
+
+	if (g == G_IMAGE)
+		return ev->opcode == 2 || ev->opcode == 3 || ev->opcode == 4 || ev->opcode == 10;
+	return g == G_PROCESS && ev->opcode == 10;
+}
+
+/* Room for one more record and n more pool bytes, within max bytes held; 0 or -1. */
+static int room(struct etl_imagehist *h, size_t n, uint64_t max)
+{
+	size_t rc = h->caprec, pc = h->pool_cap;
+
+	if (h->nrec == rc)
+		rc = rc ? rc * 2 : 64;
+	while (h->pool_len + n > pc)
+		pc = pc ? pc * 2 : 4096;
+	if ((uint64_t)rc * sizeof(*h->rec) + pc > max)
+		return -1;
+	if (etl__grow(&h->rec, &h->caprec, h->nrec + 1, sizeof(*h->rec), 64) != 0 ||
+	    etl__grow(&h->pool, &h->pool_cap, h->pool_len + n, 1, 4096) != 0)
+		return -1;
+	return 0;
+}
+
+static int int_field(const struct etl_decoded *d, const char *name, uint64_t *v)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(d, name);
+
+	return p && etl_property_as_u64(p, v) == ETL_OK;
+}
+
+void etl__imagehist_add(struct etl_imagehist *h, const struct etl_event *ev, uint64_t max)
+{
+	const struct etl_decoded *d;
+	const struct etl_property *fn;
+	struct etl_diag diag;
+	struct etl_imgrec *r;
+	uint64_t base, size = 0, pid, v;
+	const char *name = "";
+	size_t name_len = 0;
+
+	if (!h->dec && !(h->dec = etl__calloc(1, sizeof(*h->dec)))) {
+		h->dropped++;
+		return;
+	}
+	if (etl__decode_event(h->dec, ev, &d, &diag) != ETL_OK || etl_decoded_status(d) != ETL_DECODE_COMPLETE ||
+	    !int_field(d, "ImageBase", &base))
+		return; /* not an image the trace can say anything of (the reader reports it) */
+	(void)int_field(d, "ImageSize", &size);
+	if (!int_field(d, "ProcessID", &pid))
+		pid = ev->pid == ETL_ID_NONE ? 0 : ev->pid;
+	if ((fn = etl_decoded_property_by_name(d, "FileName")) != NULL &&
+	    etl_property_as_utf8(fn, &name, &name_len) != ETL_OK) {
+		name = "";
+		name_len = 0;
+	}
+	if (room(h, name_len + 1, max) != 0) {
+		h->dropped++;
+		return;
+	}
+	r = &h->rec[h->nrec++];
+	memset(r, 0, sizeof(*r));
+	r->ts = ev->ts_raw;
+	r->order = h->next_order++;
+	r->base = base;
+	r->size = size;
+	r->pid = (uint32_t)pid;
+	r->op = ev->opcode;
+	if (int_field(d, "ImageChecksum", &v))
+		r->checksum = (uint32_t)v;
+	if (int_field(d, "TimeDateStamp", &v))
+		r->stamp = (uint32_t)v;
+	r->name = h->pool_len;
+	memcpy(h->pool + h->pool_len, name, name_len);
+	h->pool[h->pool_len + name_len] = 0;
+	h->pool_len += name_len + 1;
+}
+
+void etl__imagehist_append(struct etl_imagehist *h, const struct etl_imagehist *part, uint64_t max)
+{
+	size_t i;
+
+	for (i = 0; i < part->nrec; i++) {
+		const char *name = part->pool + part->rec[i].name;
+		size_t n = strlen(name);
+		if (room(h, n + 1, max) != 0) {
+			h->dropped += part->nrec - i;
+			break;
+		}
+		h->rec[h->nrec] = part->rec[i];
+		h->rec[h->nrec].order = h->next_order++;
+		h->rec[h->nrec].name = h->pool_len;
+		memcpy(h->pool + h->pool_len, name, n + 1);
+		h->pool_len += n + 1;
+		h->nrec++;
+	}
+	h->dropped += part->dropped;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct etl_imgrec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int img_cmp(const void *a, const void *b)
+{
+	const struct etl_himage *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The images made so far, by (pid, base): the newest, each chained to the one before it. */
+struct base_slot {
+	uint32_t pid;
+	uint64_t base;
+	size_t newest;
+};
+
+struct replay {
+	struct etl_htab by_base;
+	size_t *prev; /* per image: the one before it at its (pid, base), + 1 (0: none) */
+};
+
+static uint64_t base_hash(uint32_t pid, uint64_t base)
+{
+	return etl__hash_mix(base * 0x9E3779B97F4A7C15ull ^ pid);
+}
+
+static int base_eq(const void *entry, const void *key)
+{
+	const struct base_slot *e = entry, *k = key;
+
+	return e->pid == k->pid && e->base == k->base;
+}
+
+/* The newest image of pid at base still loaded (to == UINT64_MAX), of that size when size_too;
+ * or NULL. */
+static struct etl_himage *open_at(struct etl_imagehist *h, const struct replay *x, uint32_t pid, uint64_t base,
+				  uint64_t size, int size_too)
+{
+	struct base_slot key = { pid, base, 0 };
+	const struct base_slot *e = etl__htab_find(&x->by_base, base_hash(pid, base), base_eq, &key);
+	size_t i = e ? e->newest + 1 : 0;
+
+	for (; i; i = x->prev[i - 1]) {
+		struct etl_himage *im = &h->img[i - 1];
+		if (im->to == UINT64_MAX && (!size_too || im->size == size))
+			return im;
+	}
+	return NULL;
+}
+
+/* Notes image i (just made) as the newest at its (pid, base); -1 without memory. */
+static int made(struct etl_imagehist *h, struct replay *x, size_t i)
+{
+	struct base_slot key = { h->img[i].pid, h->img[i].base, 0 };
+	uint64_t hv = base_hash(key.pid, key.base);
+	struct base_slot *e = etl__htab_find(&x->by_base, hv, base_eq, &key);
+
+	if (e) {
+		x->prev[i] = e->newest + 1;
+		e->newest = i;
+		return 0;
+	}
+	if (!(e = etl__htab_insert(&x->by_base, hv)))
+		return -1;
+	*e = key;
+	e->newest = i;
+	x->prev[i] = 0;
+	return 0;
+}
+
+/* Replays the records, in time order, into h->img (as many images as records at most); -1
+ * without memory. */
+static int replay(struct etl_imagehist *h)
+{
+	struct replay x;
+	size_t i;
+	int st = 0;
+
+	etl__htab_init(&x.by_base, sizeof(struct base_slot));
+	if (!(x.prev = etl__calloc(h->nrec, sizeof(*x.prev))))
+		return -1;
+	for (i = 0; i < h->nrec && st == 0; i++) {
+		const struct etl_imgrec *r = &h->rec[i];
+		struct etl_himage *im;
+		if (r->op == 2 && (im = open_at(h, &x, r->pid, r->base, 0, 0)) != NULL) {
+			im->to = r->ts;
+			continue;
+		}
+		if ((r->op == 3 || r->op == 4) && open_at(h, &x, r->pid, r->base, r->size, 1))
+			continue; /* a rundown of an image known to be loaded */
+		im = &h->img[h->nimg];
+		im->base = r->base;
+		im->size = r->size;
+		im->pid = r->pid;
+		im->checksum = r->checksum;
+		im->stamp = r->stamp;
+		im->name = r->name;
+		im->from = r->op == 10 ? r->ts : 0;
+		im->to = r->op == 2 ? r->ts : UINT64_MAX;
+		st = made(h, &x, h->nimg++);
+	}
+	etl__htab_free(&x.by_base);
+	etl__free(x.prev);
+	return st;
+}
+
+void etl__imagehist_finish(struct etl_imagehist *h)
+{
+	size_t i;
+
+	if (h->dec) {
+		etl__decode_state_free(h->dec);
+		etl__free(h->dec);
+		h->dec = NULL;
+	}
+	h->built = 1;
+	if (!h->nrec)
+		return;
+	qsort(h->rec, h->nrec, sizeof(*h->rec), rec_cmp);
+	if (!(h->img = etl__calloc(h->nrec, sizeof(*h->img)))) {
+		h->dropped += h->nrec;
+		return;
+	}
+	if (replay(h) != 0)
+		h->dropped++; /* no memory: the images made so far stay */
+	etl__free(h->rec);
+	h->rec = NULL;
+	h->nrec = h->caprec = 0;
+	qsort(h->img, h->nimg, sizeof(*h->img), img_cmp);
+	for (i = 0; i < h->nimg; i++) { /* the processes: their run of images, and the largest */
+		struct etl_hpid *p = h->npids ? &h->pids[h->npids - 1] : NULL;
+		if (!p || p->pid != h->img[i].pid) {
+			size_t cap = h->npids;
+			if (etl__grow(&h->pids, &cap, h->npids + 1, sizeof(*h->pids), 16) != 0) {
+				h->nimg = i; /* no memory: the rest is not found */
+				break;
+			}
+			p = &h->pids[h->npids++];
+			p->pid = h->img[i].pid;
+			p->first = i;
+			p->count = 0;
+			p->max_size = 0;
+		}
+		p->count++;
+		if (h->img[i].size > p->max_size)
+			p->max_size = h->img[i].size;
+	}
+}
+
+static const struct etl_hpid *find_pid(const struct etl_imagehist *h, uint32_t pid)
+{
+	size_t lo = 0, hi = h->npids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (h->pids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->npids && h->pids[lo].pid == pid ? &h->pids[lo] : NULL;
+}
+
+const struct etl_himage *etl__imagehist_find(const struct etl_imagehist *h, uint32_t pid, uint64_t addr, uint64_t ts)
+{
+	const struct etl_hpid *p = h->built ? find_pid(h, pid) : NULL;
+	const struct etl_himage *img, *best = NULL;
+	size_t lo, hi;
+
+	if (!p)
+		return NULL;
+	img = h->img + p->first;
+	lo = 0;
+	hi = p->count;
+	while (lo < hi) { /* the first image based above addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (img[mid].base <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the images based at or below addr, back to those too far below to reach it */
+	while (lo-- > 0 && addr - img[lo].base < p->max_size) {
+		const struct etl_himage *im = &img[lo];
+		if (addr - im->base < im->size && im->from <= ts && ts <= im->to && (!best || im->from > best->from))
+			best = im;
+	}
+	return best;
+}
+
+const char *etl__imagehist_name(const struct etl_imagehist *h, const struct etl_himage *im)
+{
+	return h->pool + im->name;
+}
+
+void etl__imagehist_free(struct etl_imagehist *h)
+{
+	if (h->dec) {
+		etl__decode_state_free(h->dec);
+		etl__free(h->dec);
+	}
+	etl__free(h->rec);
+	etl__free(h->pool);
+	etl__free(h->img);
+	etl__free(h->pids);
+	memset(h, 0, sizeof(*h));
+}
