@@ -119,7 +119,7 @@ int filter_set_time(struct filter *f, int is_until, const char *spec, char *err,
 			int64_t days = era * 146097 + doe - 719468;
 			t = (time_t)(days * 86400 + h * 3600 + mi * 60 + sec);
 		}
-		v = (int64_t)t * 10000000 + (int64_t)(frac * 1e7 + 0.5) + 116444736000000000LL;
+		v = (int64_t)t * 10000000 + (int64_t)(frac * 1e7 + 0.5) + (int64_t)ETL_FILETIME_UNIX_EPOCH;
 		rel = 0;
 	} else {
 		char *end;

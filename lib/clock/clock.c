@@ -10,7 +10,6 @@
  */
 #include "internal.h"
 
-#define FILETIME_UNIX_EPOCH 116444736000000000ULL
 
 void etl__clock_init(struct etl_clockconv *c, enum etl_clock type, uint64_t origin_raw,
 		     uint64_t start_ft, uint64_t perf_freq, uint32_t cpu_mhz)
@@ -74,11 +73,11 @@ uint64_t etl__clock_filetime(const struct etl_clockconv *c, uint64_t raw)
 int64_t etl__filetime_to_unix_ns(uint64_t ft)
 {
 	/* The result fits in int64 for FILETIMEs up to year 2262; saturate beyond. */
-	if (ft >= FILETIME_UNIX_EPOCH) {
-		uint64_t d = ft - FILETIME_UNIX_EPOCH;
+	if (ft >= ETL_FILETIME_UNIX_EPOCH) {
+		uint64_t d = ft - ETL_FILETIME_UNIX_EPOCH;
 		return d > (uint64_t)INT64_MAX / 100 ? INT64_MAX : (int64_t)(d * 100);
 	} else {
-		uint64_t d = FILETIME_UNIX_EPOCH - ft;
+		uint64_t d = ETL_FILETIME_UNIX_EPOCH - ft;
 		return d > (uint64_t)INT64_MAX / 100 ? INT64_MIN : -(int64_t)(d * 100);
 	}
 }

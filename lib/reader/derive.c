@@ -7,7 +7,9 @@
  *                                   FileName         the name of FileObject (the file key)
  *   Memory/HardFault                ElapsedTimeMSec  from InitialTime to the event
  *                                   FileName         as above
- *   Image events                    BuildTime        TimeDateStamp (seconds since 1970)
+ *   Image and KernelTraceControl/ImageID events
+ *                                   BuildTime        TimeDateStamp (seconds since 1970); none
+ *                                                    (a null value) when it is 0
  *   Image and FileIO events         FileName         the payload's path, NT volume -> drive
  *
  * File names and volumes come from the trace's index of them (state/files.h),
@@ -96,14 +98,40 @@ static void add_file_name(struct etl_decoded *out, struct trace *t, const struct
 	add_text(out, "FileName", name);
 }
 
+/* BuildTime from TimeDateStamp: a FILETIME, or none (a null value) for a stamp of 0, which says
+ * that the image has none (PerfView shows 1970 then). */
+static void add_build_time(struct etl_decoded *out)
+{
+	const struct etl_property *p = prop(out, "TimeDateStamp");
+	uint64_t v, ft;
+	uint8_t le[8];
+	int i;
+
+	if (!p || etl_property_as_u64(p, &v) != ETL_OK)
+		return;
+	if (v == 0) {
+		(void)etl__decoded_add_derived(out, "BuildTime", ETL_IN_NULL, 0, "", 0);
+		return;
+	}
+	ft = v * 10000000ull + ETL_FILETIME_UNIX_EPOCH;
+	for (i = 0; i < 8; i++)
+		le[i] = (uint8_t)(ft >> (8 * i));
+	(void)etl__decoded_add_derived(out, "BuildTime", ETL_IN_FILETIME, 0, le, 8);
+}
+
 void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out)
 {
 	struct trace *t;
 	const struct etl_property *p;
 	uint64_t v;
 
-	if (out->source != ETL_DECODER_BUILTIN || !out->name || !has_prefix(out->name, "Windows Kernel/") ||
-	    ev->trace_index < 0 || ev->trace_index >= r->ntraces)
+	if (out->source != ETL_DECODER_BUILTIN || !out->name || ev->trace_index < 0 || ev->trace_index >= r->ntraces)
+		return;
+	if (strcmp(out->name, "KernelTraceControl/ImageID") == 0) {
+		add_build_time(out);
+		return;
+	}
+	if (!has_prefix(out->name, "Windows Kernel/"))
 		return;
 	t = r->traces[ev->trace_index];
 	if (has_prefix(out->name, "Windows Kernel/DiskIO/")) {
@@ -118,14 +146,7 @@ void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct
 		}
 		add_file_name(out, t, ev);
 	} else if (has_prefix(out->name, "Windows Kernel/Image/")) {
-		if ((p = prop(out, "TimeDateStamp")) && etl_property_as_u64(p, &v) == ETL_OK && v != 0) {
-			uint64_t ft = (v + 11644473600ull) * 10000000ull;
-			uint8_t le[8];
-			int i;
-			for (i = 0; i < 8; i++)
-				le[i] = (uint8_t)(ft >> (8 * i));
-			(void)etl__decoded_add_derived(out, "BuildTime", ETL_IN_FILETIME, 0, le, 8);
-		}
+		add_build_time(out);
 		if ((p = prop(out, "FileName")))
 			add_dos_path(out, files_of(t), "FileName", etl_property_format(p));
 	} else if (has_prefix(out->name, "Windows Kernel/FileIO/")) {

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _libetl
 from ._libetl import DamageWarning, Error, Event, Reader
+from ._libetl import FILETIME_UNIX_EPOCH as _FILETIME_UNIX
 
 __all__ = [
     "open",
@@ -133,6 +134,7 @@ def open(
     on_damage: Optional[Callable[[dict], Any]] = None,
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
+    times: str = "datetime",
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
@@ -147,6 +149,9 @@ def open(
     thread; the events are the same.
     tmf: WPP trace message format files (a .tmf file or a folder of GUID.tmf files, or a list):
     WPP events then decode, with Event.message the formatted text (docs/WPP.md).
+    times: how FILETIME values of Event.fields and Event.derived come: "datetime" (aware
+    datetimes, which keep microseconds) or "filetime" (ints, 100 ns since 1601: nothing lost).
+    Event.filetime and Event.unix_ns give the event's own time exactly either way.
 
     Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
     8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
@@ -175,6 +180,7 @@ def open(
         keep=keep,
         tmf=_manifests(tmf),
         threads=threads,
+        times=times,
     )
     return reader
 
@@ -192,6 +198,10 @@ def _column(kind: tuple, rows: int, pd: Any, np: Any):
     tag = kind[0]
     if tag == "array":
         return np.frombuffer(kind[1], dtype=kind[2])
+    if tag == "filetime":  # FILETIMEs (100 ns since 1601) as datetime64[ns, UTC], nothing lost
+        ns = np.array([-1 if v is None else (v - _FILETIME_UNIX) * 100 for v in kind[1]], dtype="int64")
+        col = pd.to_datetime(ns, unit="ns", utc=True)
+        return col.where(ns != -1) if (ns == -1).any() else col
     if tag == "masked":
         values = np.frombuffer(kind[1], dtype=kind[2]).astype("int64")
         mask = np.frombuffer(kind[3], dtype="uint8").astype(bool)

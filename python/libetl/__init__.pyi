@@ -83,6 +83,7 @@ def open(
     on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
+    times: str = ...,
 ) -> Reader: ...
 
 def time_slices(path: PathLike, n: int) -> List[int]: ...

@@ -9,6 +9,8 @@
  *   ("masked", bytes, dtype, mask_bytes)    values, and 1 where the value is missing
  *   ("categorical", int32 codes, [str])     codes into the categories
  *   ("objects", [values])                   Python values (decoded fields)
+ *   ("filetime", [int or None])             a field whose every value is a FILETIME, as ints
+ *                                           (100 ns since 1601: no precision lost)
  *
  * SPDX-License-Identifier: MIT
  */
@@ -211,6 +213,7 @@ struct column {
 	struct cat cat;
 	PyObject *objs;       /* K_OBJECTS: decoded field values, or the fields dicts */
 	const char *field;    /* K_OBJECTS: the field's name, NULL for the whole dict */
+	size_t ntimes, nother; /* a field's values: FILETIMEs (kept as ints), and others */
 };
 
 struct table {
@@ -383,11 +386,21 @@ static int add_object(struct column *c, const struct etl_decoded *d)
 	int rc;
 
 	if (!c->field) {
-		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0);
+		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0, 0);
 	} else {
 		const struct etl_property *p = d && etl_decoded_source(d) != ETL_DECODER_NONE
 						       ? etl_decoded_property_by_name(d, c->field) : NULL;
-		v = p ? pyetl_value(p, 0) : (Py_INCREF(Py_None), Py_None);
+		int ft = p && etl_property_kind(p) == ETL_PROPERTY_VALUE && etl_property_in_type(p) == ETL_IN_FILETIME;
+		v = p ? pyetl_value(p, 0, ft ? PYETL_FILETIMES : 0) : (Py_INCREF(Py_None), Py_None);
+		uint8_t is_time = (uint8_t)(p && ft);
+		if (p && ft)
+			c->ntimes++;
+		else if (p)
+			c->nother++;
+		if (buf_add(&c->mask, &is_time, 1) < 0) {
+			Py_XDECREF(v);
+			return -1;
+		}
 	}
 	if (!v)
 		return -1;
@@ -426,10 +439,33 @@ static int add_row(struct table *t, ReaderObject *rd, const struct etl_event *ev
 	return 0;
 }
 
+/* A field column whose FILETIMEs were kept as ints but that holds other values too: the
+ * FILETIMEs become datetimes, as in Event.fields; -1 with an exception. */
+static int times_as_datetimes(struct column *c)
+{
+	Py_ssize_t i, n = PyList_GET_SIZE(c->objs);
+
+	for (i = 0; i < n && (size_t)i < c->mask.len; i++) {
+		PyObject *v = PyList_GET_ITEM(c->objs, i), *dt;
+		if (!c->mask.p[i])
+			continue; /* (the rows whose property was a FILETIME) */
+		dt = pyetl_filetime(PyLong_AsUnsignedLongLong(v));
+		if (!dt)
+			return -1;
+		PyList_SET_ITEM(c->objs, i, dt);
+		Py_DECREF(v);
+	}
+	return 0;
+}
+
 static PyObject *column_result(struct column *c, Py_ssize_t rows)
 {
 	switch (c->kind) {
 	case K_OBJECTS:
+		if (c->field && c->ntimes && !c->nother)
+			return Py_BuildValue("(sO)", "filetime", c->objs);
+		if (c->field && c->ntimes && times_as_datetimes(c) < 0)
+			return NULL;
 		return Py_BuildValue("(sO)", "objects", c->objs);
 	case K_CAT_TEXT: case K_CAT_GUID:
 		return Py_BuildValue("(sy#O)", "categorical", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,

@@ -278,6 +278,13 @@ static int module_exec(PyObject *m)
 	    PyModule_AddObjectRef(m, "Reader", (PyObject *)&Reader_Type) < 0 ||
 	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0)
 		return -1;
+	{
+		PyObject *epoch = PyLong_FromUnsignedLongLong(ETL_FILETIME_UNIX_EPOCH);
+		int rc = epoch ? PyModule_AddObjectRef(m, "FILETIME_UNIX_EPOCH", epoch) : -1;
+		Py_XDECREF(epoch);
+		if (rc < 0)
+			return -1;
+	}
 	return 0;
 }
 

@@ -208,10 +208,10 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
-			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", NULL };
+			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
-	const char *order = "time";
+	const char *order = "time", *times = "datetime";
 	int stacks = 1, derive = 0, threads = 0;
 	uint64_t since, until;
 
@@ -219,10 +219,16 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOi", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOis", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf, &threads))
+					 &derive, &tmf, &threads, &times))
 		return -1;
+	if (strcmp(times, "filetime") == 0) {
+		self->value_flags |= PYETL_FILETIMES;
+	} else if (strcmp(times, "datetime") != 0) {
+		PyErr_SetString(PyExc_ValueError, "times is \"datetime\" or \"filetime\"");
+		return -1;
+	}
 	if (pyetl_filetime_arg(since_o, &since) < 0 || pyetl_filetime_arg(until_o, &until) < 0)
 		return -1;
 	if (on_damage && on_damage != Py_None) {
