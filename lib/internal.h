@@ -107,8 +107,6 @@ int etl__utf8_valid(const uint8_t *p, size_t n);
  * as Latin-1; NUL-terminated; returns the length. */
 size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out);
 
-/* The kernel group whose event-class GUID g is, or -1 (etl_kernel_group_guid() backwards). */
-int etl__kernel_group_by_guid(const struct etl_guid *g);
 /* The two lowercase hex digits of every byte value b at 2 * b (guid.c). */
 extern const char etl__hex_pairs[513];
 /* Writes the two hex digits of the byte b & 0xFF at o (no terminator). */

@@ -11,7 +11,7 @@
 
 #include "internal.h"
 #include "codec/lznt1.h"
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "codec/xpress.h"
 #include "util/cursor.h"
 #include "state/images.h"
@@ -22,7 +22,7 @@
 /* ---- cursor ---- */
 
 
-/* A loader as etl__bufload leaves it after decompressing buffer `tag` (fill bytes of tag). */
+/* A loader as etl__walk_load leaves it after decompressing buffer `tag` (fill bytes of tag). */
 static void fake_loaded(struct etl_bufload *ld, uint8_t *mem, size_t fill, uint8_t tag)
 {
 	memset(ld, 0, sizeof(*ld));
@@ -56,117 +56,117 @@ START_TEST(kept_buffers_are_given_once_to_their_entry)
 	uint8_t mem[600];
 	unsigned i;
 
-	etl__bufkeep_init(&k, 1000);
-	ck_assert_int_eq(etl__bufkeep_reserve(&k, 1 << 20), 0); /* the budget, not the need */
+	etl__walk_keep_init(&k, 1000);
+	ck_assert_int_eq(etl__walk_keep_reserve(&k, 1 << 20), 0); /* the budget, not the need */
 	ck_assert_uint_eq(k.size, 1000);
 	for (i = 0; i < 3; i++) { /* 3 x 300 bytes (320 with the alignment) fit */
 		e = kept_ent(1000 * (i + 1));
 		fake_loaded(&ld, mem, 300, (uint8_t)(i + 1));
-		ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
+		ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 1);
 	}
 	e = kept_ent(9000);
 	fake_loaded(&ld, mem, 300, 9);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* over the budget */
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 0); /* over the budget */
 	e = kept_ent(500);
 	fake_loaded(&ld, mem, 10, 5);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* before the last: not in file order */
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 0); /* before the last: not in file order */
 	ld.compressed = 0;
 	e = kept_ent(8000);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0); /* not a decompressed buffer */
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 0); /* not a decompressed buffer */
 	ck_assert_uint_eq(k.n, 3);
 
 	memset(&out, 0, sizeof(out));
 	e = kept_ent(2000);
 	e.avail = 99;
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* another size at that offset */
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 0); /* another size at that offset */
 	e = kept_ent(2000);
 	e.flags |= 1;
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* other flags */
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 0); /* other flags */
 	e = kept_ent(2500);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* nothing kept there */
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 0); /* nothing kept there */
 	ck_assert_ptr_null(out.data);
 	e = kept_ent(2000);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_ptr_nonnull(out.data);
 	ck_assert_uint_eq(out.fill, 300);
 	ck_assert_int_eq(out.compressed, 1);
 	ck_assert_uint_eq(out.data[0], 2);
 	ck_assert_uint_eq(out.data[299], 2);
 	ck_assert_ptr_null(out.dmem); /* read in place: the loader's own buffer untouched */
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 0); /* once */
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 0); /* once */
 	e = kept_ent(3000);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_uint_eq(out.data[0], 3);
 	ck_assert_uint_eq(k.given, 2);
 
 	/* two slices of one region, filled apart, appended in order */
-	etl__bufkeep_clear(&k);
+	etl__walk_keep_clear(&k);
 	ck_assert_uint_eq(k.n, 0);
-	etl__bufkeep_slice(&k, 0, 2, &parts[0]);
-	etl__bufkeep_slice(&k, 1, 2, &parts[1]);
+	etl__walk_keep_slice(&k, 0, 2, &parts[0]);
+	etl__walk_keep_slice(&k, 1, 2, &parts[1]);
 	ck_assert_uint_eq(parts[0].size, 500);
 	ck_assert_ptr_eq(parts[1].base, parts[0].base + 500);
 	fake_loaded(&ld, mem, 200, 7);
 	e = kept_ent(100);
-	ck_assert_int_eq(etl__bufkeep_take(&parts[0], &ld, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_take(&parts[0], &ld, &e), 1);
 	fake_loaded(&ld, mem, 200, 8);
 	e = kept_ent(5000);
-	ck_assert_int_eq(etl__bufkeep_take(&parts[1], &ld, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_take(&parts[1], &ld, &e), 1);
 	fake_loaded(&ld, mem, 400, 9);
 	e = kept_ent(6000);
-	ck_assert_int_eq(etl__bufkeep_take(&parts[1], &ld, &e), 0); /* past its slice */
-	etl__bufkeep_append(&k, &parts[0]);
-	etl__bufkeep_append(&k, &parts[1]);
+	ck_assert_int_eq(etl__walk_keep_take(&parts[1], &ld, &e), 0); /* past its slice */
+	etl__walk_keep_append(&k, &parts[0]);
+	etl__walk_keep_append(&k, &parts[1]);
 	ck_assert_uint_eq(k.n, 2);
 	ck_assert_uint_eq(parts[1].n, 0);
-	etl__bufkeep_free(&parts[0]);
-	etl__bufkeep_free(&parts[1]);
+	etl__walk_keep_free(&parts[0]);
+	etl__walk_keep_free(&parts[1]);
 	e = kept_ent(5000);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_uint_eq(out.data[199], 8);
 	e = kept_ent(100);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_uint_eq(out.data[0], 7);
 
 	/* aimed: decompressed into the free space, kept there without a copy; a full keep aims
 	 * nowhere */
-	etl__bufkeep_clear(&k);
+	etl__walk_keep_clear(&k);
 	memset(&ld, 0, sizeof(ld));
-	etl__bufkeep_aim(&k, &ld);
+	etl__walk_keep_aim(&k, &ld);
 	ck_assert_ptr_eq(ld.into, k.base);
 	ck_assert_uint_eq(ld.into_cap, 1000);
-	memset(ld.into, 4, 600); /* as etl__bufload leaves it */
+	memset(ld.into, 4, 600); /* as etl__walk_load leaves it */
 	ld.data = ld.into;
 	ld.fill = 600;
 	ld.compressed = 1;
 	e = kept_ent(100);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
-	etl__bufkeep_aim(&k, &ld);
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 1);
+	etl__walk_keep_aim(&k, &ld);
 	ck_assert_ptr_eq(ld.into, k.base + 640); /* after the first, on its own cache line */
 	ck_assert_uint_eq(ld.into_cap, 360);
 	fake_loaded(&ld, mem, 360, 6); /* decompressed elsewhere: copied */
 	e = kept_ent(200);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 1);
-	etl__bufkeep_aim(&k, &ld);
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 1);
+	etl__walk_keep_aim(&k, &ld);
 	ck_assert_ptr_null(ld.into);
 	ck_assert_uint_eq(ld.into_cap, 0);
 	e = kept_ent(100);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_ptr_eq(out.data, k.base);
 	ck_assert_uint_eq(out.data[599], 4);
 	e = kept_ent(200);
-	ck_assert_int_eq(etl__bufkeep_give(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_give(&k, &out, &e), 1);
 	ck_assert_uint_eq(out.data[0], 6);
 	ck_assert_uint_eq(out.data[359], 6);
-	etl__bufkeep_free(&k);
+	etl__walk_keep_free(&k);
 	ck_assert_ptr_null(k.region);
 
 	/* a budget of 0 keeps nothing */
-	etl__bufkeep_init(&k, 0);
-	ck_assert_int_eq(etl__bufkeep_reserve(&k, 1000), -1);
+	etl__walk_keep_init(&k, 0);
+	ck_assert_int_eq(etl__walk_keep_reserve(&k, 1000), -1);
 	e = kept_ent(100);
-	ck_assert_int_eq(etl__bufkeep_take(&k, &ld, &e), 0);
-	etl__bufkeep_free(&k);
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 0);
+	etl__walk_keep_free(&k);
 }
 END_TEST
 
@@ -764,7 +764,7 @@ START_TEST(doubles_read_as_people_write_them)
 		p.data = le;
 		p.len = 8;
 		p.owner = &owner;
-		ck_assert_str_eq(etl__format_property(&p, 0), c[i].text);
+		ck_assert_str_eq(etl__schema_format(&p, 0), c[i].text);
 	}
 	etl__arena_free(&owner.arena);
 }

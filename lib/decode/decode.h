@@ -6,7 +6,7 @@
 #ifndef ETL_DECODE_DECODE_H
 #define ETL_DECODE_DECODE_H
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "decode/kernel.h"
 #include "manifest/manifest.h"
 
@@ -62,12 +62,6 @@ void etl__decode_state_free(struct etl_decode_state *st);
 struct tmf_msg;
 int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, struct etl_diag *d);
 unsigned etl__decode_tmf_warnings(const struct etl_decode_state *st);
-/* The description of a WPP record, or NULL; then *reason says why when TMF files were given but
- * none describes it (in the decoded view's arena), else NULL. */
-const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev,
-					   const char **reason);
-int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, const struct tmf_msg *m,
-		    struct etl_diag *d);
 
 /* An event's description in the manifests given to the reader (its own, the shared set, then the
  * files of manifest folders, parsed on first use: mlookup.c); at the version, or the nearest. */

@@ -157,7 +157,7 @@ static int proves(struct etl_decoded *d, const struct etl_schema *s, const struc
 		  const uint8_t roles[3], int keep, const char **why, struct etl_diag *diag)
 {
 	uint32_t save_nodes = d->nnodes;
-	int st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ptr, diag), ok;
+	int st = etl__schema_decode(d, s, ev->payload, ev->payload_len, ptr, diag), ok;
 
 	ok = st == ETL_OK && d->trailing == 0;
 	if (ok && s->ntop > 0)
@@ -338,7 +338,7 @@ int etl__kernel_decode(struct etl_kernel_cache *kc, struct etl_decoded *d, const
 	for (;;) {
 		if ((st = build_schema(kc, l, ev->ptr_size == 8 ? KSHAPE_PTR8 : KSHAPE_PTR4, &s)) != ETL_OK)
 			return st;
-		st = etl__decode_payload(d, s, ev->payload, ev->payload_len, ev->ptr_size, diag);
+		st = etl__schema_decode(d, s, ev->payload, ev->payload_len, ev->ptr_size, diag);
 		if (!l->strict || !((st != ETL_OK && st != ETL_E_NOMEM && st != ETL_E_LIMIT) ||
 				    (st == ETL_OK && d->trailing != 0)))
 			break;

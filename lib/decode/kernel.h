@@ -6,7 +6,7 @@
 #ifndef ETL_DECODE_KERNEL_H
 #define ETL_DECODE_KERNEL_H
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 #define ETL_KERNEL_MAX_LAYOUTS 192
 /* Pseudo-groups past the kernel's for KernelTraceControl's merge-time classes */

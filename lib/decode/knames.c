@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode/ktables.h"
+#include "record/record.h"
 
 /* PerfView's names: group (task) and opcodes */
 static const struct kname {
@@ -183,7 +184,7 @@ int etl__kernel_group_of_class(const struct etl_guid *g)
 		return KTC_METADATA;
 	if (g->data1 == ktc_winsat.data1 && etl_guid_equal(g, &ktc_winsat))
 		return KTC_WINSAT;
-	return etl__kernel_group_by_guid(g);
+	return etl__record_group_of_class(g);
 }
 
 

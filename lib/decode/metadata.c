@@ -146,7 +146,7 @@ static int name_eq(const void *entry, const void *key)
  * provider has one name in all its events. */
 static void name_provider(struct etl_decode_state *st, const struct etl_guid *g, const char *name, size_t len)
 {
-	uint64_t h = etl__mdb_guid_hash(g);
+	uint64_t h = etl__manifest_db_guid_hash(g);
 	struct name_slot *e;
 	char *copy;
 
@@ -174,7 +174,7 @@ const char *etl__meta_provider_name(const struct etl_decode_state *st, const str
 
 	if (!st->provider_names.count)
 		return NULL;
-	e = etl__htab_find(&st->provider_names, etl__mdb_guid_hash(g), name_eq, g);
+	e = etl__htab_find(&st->provider_names, etl__manifest_db_guid_hash(g), name_eq, g);
 	return e ? e->name : NULL;
 }
 
@@ -315,9 +315,9 @@ static void es_load(struct etl_decode_state *st, struct es_chunks *c)
 	unsigned warnings = 0;
 
 	if (!st->eventsource) /* a manifest logged again (another process) replaces the one before */
-		st->eventsource = etl__mdb_new_replacing();
+		st->eventsource = etl__manifest_db_new_replacing();
 	if (!st->eventsource ||
-	    etl__mdb_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)", &warnings,
+	    etl__manifest_db_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)", &warnings,
 				 &d) != ETL_OK)
 		st->metadata_rejected++;
 	es_drop(st, (size_t)(c - st->es));
@@ -449,7 +449,7 @@ void etl__meta_free(struct etl_decode_state *st)
 	etl__htab_free(&st->map_index);
 	tlg_cache_clear(st);
 	etl__htab_free(&st->tlg);
-	etl__mdb_free(st->eventsource);
+	etl__manifest_db_free(st->eventsource);
 	for (i = 0; i < st->provider_names.cap; i++) {
 		struct name_slot *e = etl__htab_at(&st->provider_names, i);
 		if (e)

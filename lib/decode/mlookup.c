@@ -26,7 +26,7 @@ struct lazy_try {
 
 static uint64_t try_hash(const struct etl_manifest_db *src, long doc, const struct etl_guid *g)
 {
-	return etl__hash_mix((uint64_t)(uintptr_t)src ^ (uint64_t)doc * 0x9E3779B97F4A7C15ull ^ etl__mdb_guid_hash(g));
+	return etl__hash_mix((uint64_t)(uintptr_t)src ^ (uint64_t)doc * 0x9E3779B97F4A7C15ull ^ etl__manifest_db_guid_hash(g));
 }
 
 static int try_eq(const void *entry, const void *key)
@@ -64,13 +64,13 @@ static void load_once(struct etl_decode_state *st, const struct etl_manifest_db 
 	t->src = src;
 	t->doc = doc;
 	t->g = *g;
-	if (!st->lazy && !(st->lazy = etl__mdb_new())) {
+	if (!st->lazy && !(st->lazy = etl__manifest_db_new())) {
 		t->failed = 1;
 		strcpy(t->why, "out of memory");
 		return;
 	}
 	d.code = ETL_OK;
-	if (etl__mdb_load_pending(st->lazy, src, doc, g, &st->lazy_warnings, &d) != ETL_OK) {
+	if (etl__manifest_db_load_pending(st->lazy, src, doc, g, &st->lazy_warnings, &d) != ETL_OK) {
 		t->failed = 1;
 		st->lazy_warnings++; /* a file that cannot be read costs itself, as when a folder is parsed whole */
 		etl_text_escape(d.msg, t->why, sizeof(t->why));
@@ -87,7 +87,7 @@ static void load_declaring(struct etl_decode_state *st, const struct etl_guid *g
 	long doc;
 
 	for (k = 0; k < 2; k++)
-		for (i = 0; (doc = etl__mdb_pending_doc(src[k], g, i)) >= 0; i++)
+		for (i = 0; (doc = etl__manifest_db_pending_doc(src[k], g, i)) >= 0; i++)
 			load_once(st, src[k], doc, g);
 }
 
@@ -113,24 +113,24 @@ static const struct etl_mevent *find_with(struct etl_decode_state *st, mdb_looku
 const struct etl_mevent *etl__man_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
 				       uint8_t version)
 {
-	return find_with(st, etl__mdb_find, g, id, version);
+	return find_with(st, etl__manifest_db_find, g, id, version);
 }
 
 const struct etl_mevent *etl__man_find_any(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
 					   uint8_t version)
 {
-	return find_with(st, etl__mdb_find_any_version, g, id, version);
+	return find_with(st, etl__manifest_db_find_any_version, g, id, version);
 }
 
 const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl_guid *g)
 {
-	const char *n = etl__mdb_provider_name_by_guid(st->manifests, g);
+	const char *n = etl__manifest_db_provider_name_by_guid(st->manifests, g);
 
 	if (!n)
-		n = etl__mdb_provider_name_by_guid(st->shared, g);
+		n = etl__manifest_db_provider_name_by_guid(st->shared, g);
 	if (!n) {
 		load_declaring(st, g);
-		n = etl__mdb_provider_name_by_guid(st->lazy, g);
+		n = etl__manifest_db_provider_name_by_guid(st->lazy, g);
 	}
 	return n;
 }
@@ -144,7 +144,7 @@ int etl__man_names_by_value(struct etl_decode_state *st, const struct etl_guid *
 	load_declaring(st, g);
 	dbs[0] = st->manifests, dbs[1] = st->shared, dbs[2] = st->lazy, dbs[3] = st->eventsource;
 	for (i = 0; i < 4; i++)
-		if (dbs[i] && etl__mdb_names_by_value(dbs[i], g, task, opcode, provider, task_name, opcode_name))
+		if (dbs[i] && etl__manifest_db_names_by_value(dbs[i], g, task, opcode, provider, task_name, opcode_name))
 			return 1;
 	return 0;
 }
@@ -158,7 +158,7 @@ const char *etl__man_failure(const struct etl_decode_state *st, const struct etl
 	long doc;
 
 	for (i = 0; i < 2; i++)
-		for (j = 0; (doc = etl__mdb_pending_doc(src[i], g, j)) >= 0; j++) {
+		for (j = 0; (doc = etl__manifest_db_pending_doc(src[i], g, j)) >= 0; j++) {
 			const struct lazy_try *t = tried(st, src[i], doc, g);
 			if (t && t->failed)
 				return t->why;
@@ -168,7 +168,7 @@ const char *etl__man_failure(const struct etl_decode_state *st, const struct etl
 
 void etl__man_free(struct etl_decode_state *st)
 {
-	etl__mdb_free(st->lazy);
+	etl__manifest_db_free(st->lazy);
 	st->lazy = NULL;
 	etl__htab_free(&st->lazy_tried);
 }

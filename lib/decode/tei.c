@@ -307,7 +307,7 @@ int etl__map_parse(const uint8_t *p, size_t len, struct etl_guid *provider, stru
 	}
 	/* bit maps bounded, big value maps found by value (a trace may make one thousands of entries
 	 * long): the order goes after the entries */
-	etl__map_ready(map, entries, (uint32_t *)(entries + count));
+	etl__schema_map_ready(map, entries, (uint32_t *)(entries + count));
 	*out = map;
 	return ETL_OK;
 }

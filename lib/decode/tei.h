@@ -6,7 +6,7 @@
 #ifndef ETL_DECODE_TEI_H
 #define ETL_DECODE_TEI_H
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 struct etl_tei {
 	struct etl_guid provider;

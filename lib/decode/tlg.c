@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "decode/tlg.h"
 #include "util/cursor.h"
 

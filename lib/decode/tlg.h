@@ -6,7 +6,7 @@
 #ifndef ETL_DECODE_TLG_H
 #define ETL_DECODE_TLG_H
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 /* Builds a schema from an EVENT_SCHEMA_TL item (one allocation, free with etl__schema_free). */
 int etl__tlg_schema(const uint8_t *meta, size_t len, struct etl_schema *out, struct etl_diag *d);

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decode/decode.h"
+#include "decode/decoders.h"
 #include "record/record.h"
 #include "tmf/tmf.h"
 
@@ -32,33 +32,33 @@ static const char *dup_text(struct etl_decoded *out, const char *s)
 	return etl__arena_strndup(&out->arena, s, strlen(s));
 }
 
-const struct tmf_msg *etl__decode_wpp_find(struct etl_decode_state *st, const struct etl_event *ev,
-					   const char **reason)
+/* A WPP record's description in the TMF files given; when they were given but none describes it,
+ * why not (in the decoded view's arena). */
+static enum bid_strength bid_wpp(struct etl_decode_state *st, const struct etl_event *ev, struct bid *b)
 {
-	struct etl_decoded *out = &st->out;
-	const struct tmf_msg *m;
 	const char *why = NULL;
 	char g[ETL_GUID_STRING_SIZE], buf[400];
 
-	*reason = NULL;
-	if (!st->tmf || !(ev->msg_flags & ETL_MSG_GUID) || (ev->msg_flags & ETL_MSG_COMPONENT_ID))
-		return NULL;
-	m = etl__tmf_find(st->tmf, &ev->provider, ev->id, &why);
-	if (m)
-		return m;
+	if (ev->kind != ETL_HEADER_MESSAGE || !st->tmf || !(ev->msg_flags & ETL_MSG_GUID) ||
+	    (ev->msg_flags & ETL_MSG_COMPONENT_ID))
+		return BID_NONE;
+	b->what = etl__tmf_find(st->tmf, &ev->provider, ev->id, &why);
+	if (b->what)
+		return BID_SURE;
 	etl_guid_format(&ev->provider, g);
 	if (why)
 		snprintf(buf, sizeof(buf), "WPP message %u of {%s}: its TMF file could not be read: %s", ev->id, g, why);
 	else
 		snprintf(buf, sizeof(buf), "WPP message %u of {%s} is in none of the TMF files given", ev->id, g);
-	*reason = dup_text(out, buf);
-	return NULL;
+	b->why_not = dup_text(&st->out, buf);
+	return BID_NONE;
 }
 
-int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, const struct tmf_msg *m,
-		    struct etl_diag *d)
+static int decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, const struct bid *b,
+		      struct etl_diag *d)
 {
 	struct etl_decoded *out = &st->out;
+	const struct tmf_msg *m = b->what;
 	char buf[400];
 	int rc;
 
@@ -74,7 +74,7 @@ int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, con
 		snprintf(buf, sizeof(buf), "%.150s/Message(%u)", m->module ? m->module : "WPP", m->number);
 	out->name = dup_text(out, buf);
 	out->resolve_map = NULL;
-	rc = etl__decode_payload(out, &m->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
+	rc = etl__schema_decode(out, &m->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 	if (rc == ETL_E_NOMEM)
 		return rc;
 	if (rc != ETL_OK) {
@@ -97,3 +97,5 @@ int etl__decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, con
 	}
 	return ETL_OK;
 }
+
+const struct decoder etl__decoder_wpp = { "wpp", bid_wpp, decode_wpp };

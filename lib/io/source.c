@@ -202,13 +202,6 @@ void etl__source_open_memory(struct etl_source *s, const void *data, size_t size
 	s->size = size;
 }
 
-void etl__source_adopt_memory(struct etl_source *s, void *data, size_t size)
-{
-	s->mem = data;
-	s->owned_mem = data;
-	s->size = size;
-}
-
 int etl__source_read(const struct etl_source *s, uint64_t off, void *dst, size_t n,
 		     struct etl_diag *d)
 {
@@ -265,7 +258,6 @@ void etl__source_close(struct etl_source *s)
 		etl__tempfile_release(s->temp);
 	else if (s->close_fd && s->fd >= 0)
 		close(s->fd);
-	etl__free(s->owned_mem);
 	etl__source_init(s);
 }
 

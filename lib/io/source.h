@@ -21,7 +21,6 @@ struct etl_source {
 	uint64_t size;
 	int fd;             /* -1 if none */
 	int close_fd;       /* the library opened fd and closes it */
-	void *owned_mem;    /* memory the library allocated, freed on close */
 	struct etl_tempfile *temp; /* a window [base, base + size) of a temporary file (one reference) */
 	uint64_t base;
 };
@@ -42,8 +41,6 @@ int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d);
  * at most limit bytes, and reads from that. */
 int etl__source_spool_fd(struct etl_source *s, int fd, uint64_t limit, struct etl_diag *d);
 void etl__source_open_memory(struct etl_source *s, const void *data, size_t size);
-/* Takes ownership of data (freed with etl__free on close). */
-void etl__source_adopt_memory(struct etl_source *s, void *data, size_t size);
 /* Reads exactly n bytes at off into dst. */
 int etl__source_read(const struct etl_source *s, uint64_t off, void *dst, size_t n,
 		     struct etl_diag *d);

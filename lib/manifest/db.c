@@ -22,7 +22,17 @@
 #include "io/source.h"
 #include "manifest/mxml.h"
 
-struct etl_manifest_db *etl__mdb_new(void)
+uint64_t etl__manifest_db_guid_hash(const struct etl_guid *g)
+{
+	uint64_t tail = 0;
+	unsigned i;
+
+	for (i = 0; i < 8; i++)
+		tail = tail << 8 | g->data4[i];
+	return etl__hash_mix(((uint64_t)g->data1 << 32 | (uint64_t)g->data2 << 16 | g->data3) ^ etl__hash_mix(tail));
+}
+
+struct etl_manifest_db *etl__manifest_db_new(void)
 {
 	struct etl_manifest_db *db = etl__calloc(1, sizeof(struct etl_manifest_db));
 
@@ -34,23 +44,23 @@ struct etl_manifest_db *etl__mdb_new(void)
 	return db;
 }
 
-struct etl_manifest_db *etl__mdb_new_replacing(void)
+struct etl_manifest_db *etl__manifest_db_new_replacing(void)
 {
-	struct etl_manifest_db *db = etl__mdb_new();
+	struct etl_manifest_db *db = etl__manifest_db_new();
 
 	if (db)
 		db->replace = 1;
 	return db;
 }
 
-void etl__mdb_free(struct etl_manifest_db *db)
+void etl__manifest_db_free(struct etl_manifest_db *db)
 {
 	size_t i;
 
 	if (!db)
 		return;
 	for (i = 0; i < db->nproviders; i++)
-		etl__mx_provider_free(db->providers[i]);
+		etl__manifest_provider_free(db->providers[i]);
 	etl__free(db->providers);
 	etl__htab_free(&db->index);
 	etl__htab_free(&db->by_guid);
@@ -121,7 +131,7 @@ static int index_provider(struct etl_htab *ix, const struct etl_mprovider *p, st
 				 (unsigned)e->version);
 			snprintf(why, sizeof(why), "defined otherwise by manifest %s; this definition is used",
 				 (*slot)->provider->source ? (*slot)->provider->source : "?");
-			etl__mx_warn(x, "event", what, why);
+			etl__manifest_warn(x, "event", what, why);
 		}
 		*slot = e;
 	}
@@ -147,7 +157,7 @@ static int rebuild_index(struct etl_manifest_db *db)
 	return ETL_OK;
 }
 
-const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *g,
+const struct etl_mevent *etl__manifest_db_find(const struct etl_manifest_db *db, const struct etl_guid *g,
 				       uint16_t id, uint8_t version)
 {
 	struct ev_key key = { g, id, version };
@@ -175,11 +185,11 @@ static const struct etl_mprovider *provider_by_guid(const struct etl_manifest_db
 
 	if (!db)
 		return NULL;
-	k = etl__htab_find(&db->by_guid, etl__mdb_guid_hash(g), by_guid_eq, key);
+	k = etl__htab_find(&db->by_guid, etl__manifest_db_guid_hash(g), by_guid_eq, key);
 	return k ? db->providers[*k] : NULL;
 }
 
-const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+const struct etl_mevent *etl__manifest_db_find_any_version(const struct etl_manifest_db *db,
 						   const struct etl_guid *g, uint16_t id, uint8_t version)
 {
 	const struct etl_mprovider *p;
@@ -200,28 +210,6 @@ const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db 
 	return best;
 }
 
-const char *etl__mdb_provider_name(const struct etl_mprovider *p)
-{
-	return p->name;
-}
-
-static int map_eq(const void *entry, const void *key)
-{
-	return strcmp((*(const struct etl_map *const *)entry)->name, key) == 0;
-}
-
-const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name)
-{
-	const struct etl_map *const *m = etl__htab_find(&p->map_index, etl__hash_bytes(name, strlen(name)), map_eq, name);
-
-	return m ? *m : NULL;
-}
-
-size_t etl__mdb_provider_count(const struct etl_manifest_db *db)
-{
-	return db ? db->nproviders : 0;
-}
-
 static void collect_localization(struct strtab *st, const struct mnode *n, int depth)
 {
 	const struct mnode *c;
@@ -229,9 +217,9 @@ static void collect_localization(struct strtab *st, const struct mnode *n, int d
 	if (depth > 4)
 		return;
 	for (c = n->children; c; c = c->next) {
-		if (etl__mx_is_el(c, "localization"))
-			etl__mx_strtab_collect(st, c, 0);
-		else if (!etl__mx_is_el(c, "events"))
+		if (etl__manifest_is_el(c, "localization"))
+			etl__manifest_strtab_collect(st, c, 0);
+		else if (!etl__manifest_is_el(c, "events"))
 			collect_localization(st, c, depth + 1);
 	}
 }
@@ -243,11 +231,11 @@ static void find_providers(const struct mnode *n, const struct mnode **out, size
 	if (depth > 6)
 		return;
 	for (c = n->children; c; c = c->next) {
-		if (etl__mx_is_el(c, "provider")) {
+		if (etl__manifest_is_el(c, "provider")) {
 			/* ETW providers live under <events>; others (performance counters) are not ours */
-			if (etl__mx_is_el(n, "events") && *count < max)
+			if (etl__manifest_is_el(n, "events") && *count < max)
 				out[(*count)++] = c;
-		} else if (!etl__mx_is_el(c, "localization") && !etl__mx_is_el(c, "counters")) {
+		} else if (!etl__manifest_is_el(c, "localization") && !etl__manifest_is_el(c, "counters")) {
 			find_providers(c, out, count, max, depth + 1);
 		}
 	}
@@ -258,19 +246,19 @@ static void find_providers(const struct mnode *n, const struct mnode **out, size
 static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p, struct load_ctx *x)
 {
 	const void *key[2] = { db, &p->guid };
-	uint64_t h = etl__mdb_guid_hash(&p->guid);
+	uint64_t h = etl__manifest_db_guid_hash(&p->guid);
 	size_t *k = etl__htab_find(&db->by_guid, h, by_guid_eq, key);
 	struct etl_mprovider *older = k ? db->providers[*k] : NULL;
 
 	if (k && db->replace) {
-		etl__mx_provider_free(db->providers[*k]);
+		etl__manifest_provider_free(db->providers[*k]);
 		db->providers[*k] = p;
 		db->stale = 1; /* the index still points at the old one's events */
 		return ETL_OK;
 	}
 	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0 ||
 	    (!k && !(k = etl__htab_insert(&db->by_guid, h)))) {
-		etl__mx_provider_free(p);
+		etl__manifest_provider_free(p);
 		return ETL_E_NOMEM;
 	}
 	p->older = older;
@@ -298,32 +286,32 @@ static int load_tree(struct etl_manifest_db *db, const struct mtree *tree, struc
 		struct etl_mprovider *p;
 
 		if (accept) {
-			const char *gs = etl__mx_attr(provs[i], "guid");
+			const char *gs = etl__manifest_attr(provs[i], "guid");
 			struct etl_guid g;
 			if (!gs || etl_guid_parse(gs, &g) != ETL_OK || !accept(&g, ctx))
 				continue;
 		}
 		x->d->code = ETL_OK;
-		p = etl__mx_provider(provs[i], &st, x, tree->doc);
+		p = etl__manifest_provider(provs[i], &st, x, tree->doc);
 		if (!p) {
 			if (x->d->code == ETL_E_LIMIT || x->d->code == ETL_E_NOMEM)
 				rc = x->d->code; /* the document as a whole is refused */
 			continue;
 		}
-		x->spent += etl__mx_provider_bytes(p);
+		x->spent += etl__manifest_provider_bytes(p);
 		rc = add_provider(db, p, x);
 	}
-	etl__mx_strtab_free(&st);
+	etl__manifest_strtab_free(&st);
 	return rc;
 }
 
-int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+int etl__manifest_db_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			 unsigned *warnings, struct etl_diag *d)
 {
-	return etl__mdb_load_filtered(db, xml, len, name, NULL, NULL, warnings, d);
+	return etl__manifest_db_load_filtered(db, xml, len, name, NULL, NULL, warnings, d);
 }
 
-int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+int etl__manifest_db_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,
 			   struct etl_diag *d)
 {
@@ -341,18 +329,18 @@ int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_
 		return ETL_E_LIMIT;
 	}
 	x.max_bytes = len * MANIFEST_COST_RATIO + MANIFEST_COST_BASE;
-	st = etl__mtree_parse(&tree, xml, len, x.max_bytes, x.doc, d);
+	st = etl__manifest_tree_parse(&tree, xml, len, x.max_bytes, x.doc, d);
 	if (st != ETL_OK)
 		return st;
 	/* an instrumentation manifest, or a Windows side-by-side assembly manifest that holds one */
-	if (!(etl__mx_is_el(tree.root, "instrumentationManifest") || etl__mx_is_el(tree.root, "assembly"))) {
+	if (!(etl__manifest_is_el(tree.root, "instrumentationManifest") || etl__manifest_is_el(tree.root, "assembly"))) {
 		etl__diag_set(d, ETL_E_FORMAT, ETL_OFFSET_NONE,
 			      "manifest %s: the root is neither <instrumentationManifest> nor <assembly>", x.doc);
-		etl__mtree_free(&tree);
+		etl__manifest_tree_free(&tree);
 		return ETL_E_FORMAT;
 	}
 	st = load_tree(db, &tree, &x, accept, ctx);
-	etl__mtree_free(&tree); /* the providers keep the text they use */
+	etl__manifest_tree_free(&tree); /* the providers keep the text they use */
 	if (db->stale) {
 		int ri = rebuild_index(db);
 		if (st == ETL_OK)
@@ -365,28 +353,7 @@ int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_
 	return st;
 }
 
-int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
-{
-	struct stat sb;
-	uint8_t *buf;
-	size_t len;
-	int st;
-
-	if (stat(path, &sb) != 0) {
-		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: %s", path, strerror(errno));
-		return ETL_E_IO;
-	}
-	if (S_ISDIR(sb.st_mode))
-		return etl__mdb_index_folder(db, path, warnings, d);
-	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
-	if (st != ETL_OK)
-		return st;
-	st = etl__mdb_load_memory(db, buf, len, path, warnings, d);
-	etl__free(buf);
-	return st;
-}
-
-const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i)
+const struct etl_mevent *etl__manifest_db_event_at(const struct etl_manifest_db *db, size_t i)
 {
 	size_t k;
 
@@ -398,14 +365,14 @@ const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, siz
 	return NULL;
 }
 
-const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
+const char *etl__manifest_db_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g)
 {
 	const struct etl_mprovider *p = provider_by_guid(db, g);
 
 	return p ? p->name : NULL;
 }
 
-int etl__mdb_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
+int etl__manifest_db_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
 			    unsigned opcode, const char **provider, const char **task_name, const char **opcode_name)
 {
 	const struct etl_mprovider *p, *newest = provider_by_guid(db, g);
@@ -413,9 +380,9 @@ int etl__mdb_names_by_value(const struct etl_manifest_db *db, const struct etl_g
 
 	for (p = newest; p && (!t || !o); p = p->older) {
 		if (!t)
-			t = etl__mx_provider_name_of(p, (int32_t)task, -1);
-		if (!o && (o = etl__mx_provider_name_of(p, (int32_t)task, (int32_t)opcode)) == NULL)
-			o = etl__mx_provider_name_of(p, -1, (int32_t)opcode);
+			t = etl__manifest_provider_name_of(p, (int32_t)task, -1);
+		if (!o && (o = etl__manifest_provider_name_of(p, (int32_t)task, (int32_t)opcode)) == NULL)
+			o = etl__manifest_provider_name_of(p, -1, (int32_t)opcode);
 	}
 	if (!newest)
 		return 0;

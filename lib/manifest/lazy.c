@@ -22,39 +22,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "io/source.h"
 #include "manifest/mxml.h"
-
-uint64_t etl__mdb_guid_hash(const struct etl_guid *g)
-{
-	uint64_t tail = 0;
-	unsigned i;
-
-	for (i = 0; i < 8; i++)
-		tail = tail << 8 | g->data4[i];
-	return etl__hash_mix(((uint64_t)g->data1 << 32 | (uint64_t)g->data2 << 16 | g->data3) ^ etl__hash_mix(tail));
-}
 
 static int pending_eq(const void *entry, const void *key)
 {
 	return etl_guid_equal(&((const struct etl_mdb_pending *)entry)->guid, key);
 }
 
-long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i)
+long etl__manifest_db_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i)
 {
 	const struct etl_mdb_pending *p;
 	long at;
 
 	if (!db || !db->pending.count)
 		return -1;
-	p = etl__htab_find(&db->pending, etl__mdb_guid_hash(g), pending_eq, g);
+	p = etl__htab_find(&db->pending, etl__manifest_db_guid_hash(g), pending_eq, g);
 	for (at = p ? p->first : -1; at >= 0 && i > 0; i--)
 		at = db->decl[at + 1];
 	return at >= 0 ? db->decl[at] : -1;
 }
 
-const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc)
+static const char *etl__manifest_db_pending_path(const struct etl_manifest_db *db, long doc)
 {
 	return db && doc >= 0 && (size_t)doc < db->ndocs ? db->docs[doc] : NULL;
 }
@@ -62,7 +53,7 @@ const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc)
 /* Notes that file doc declares g (once per file). */
 static int declare(struct etl_manifest_db *db, const struct etl_guid *g, long doc)
 {
-	uint64_t h = etl__mdb_guid_hash(g);
+	uint64_t h = etl__manifest_db_guid_hash(g);
 	struct etl_mdb_pending *p = etl__htab_find(&db->pending, h, pending_eq, g);
 	long at = (long)db->ndecl;
 
@@ -208,7 +199,7 @@ static unsigned char *narrow(const uint8_t *b, size_t len, int big_endian, size_
 }
 
 /* The providers a document declares, by its encoding (BOM, or the first '<'). */
-int etl__mdb_scan(struct etl_manifest_db *db, const uint8_t *b, size_t len, long doc, unsigned *found)
+int etl__manifest_db_scan(struct etl_manifest_db *db, const uint8_t *b, size_t len, long doc, unsigned *found)
 {
 	int be = -1, st;
 
@@ -291,17 +282,17 @@ static int index_file(struct etl_manifest_db *db, const char *full, unsigned *wa
 		return ETL_E_NOMEM;
 	}
 	db->docs[db->ndocs] = keep;
-	st = etl__mdb_scan(db, buf, len, (long)db->ndocs, &found);
+	st = etl__manifest_db_scan(db, buf, len, (long)db->ndocs, &found);
 	db->ndocs++;
 	if (st == ETL_OK && !found)
-		st = etl__mdb_load_memory(db, buf, len, full, warnings, d);
+		st = etl__manifest_db_load_memory(db, buf, len, full, warnings, d);
 	else if (st == ETL_E_NOMEM)
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 	etl__free(buf);
 	return st;
 }
 
-int etl__mdb_index_folder(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+int etl__manifest_db_index_folder(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
 {
 	struct etl_diag one, first;
 	char **names;
@@ -343,10 +334,10 @@ static int keep_declared(const struct etl_guid *g, void *ctx)
 	return etl_guid_equal(g, ctx);
 }
 
-int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
+int etl__manifest_db_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
 			  const struct etl_guid *g, unsigned *warnings, struct etl_diag *d)
 {
-	const char *path = etl__mdb_pending_path(from, doc);
+	const char *path = etl__manifest_db_pending_path(from, doc);
 	uint8_t *buf;
 	size_t len;
 	int st;
@@ -356,7 +347,28 @@ int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifes
 	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
 	if (st != ETL_OK)
 		return st;
-	st = etl__mdb_load_filtered(into, buf, len, path, keep_declared, (void *)(uintptr_t)g, warnings, d);
+	st = etl__manifest_db_load_filtered(into, buf, len, path, keep_declared, (void *)(uintptr_t)g, warnings, d);
+	etl__free(buf);
+	return st;
+}
+
+int etl__manifest_db_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d)
+{
+	struct stat sb;
+	uint8_t *buf;
+	size_t len;
+	int st;
+
+	if (stat(path, &sb) != 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "manifest %s: %s", path, strerror(errno));
+		return ETL_E_IO;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return etl__manifest_db_index_folder(db, path, warnings, d);
+	st = etl__read_file(path, MAX_MANIFEST_BYTES, "manifest", &buf, &len, d);
+	if (st != ETL_OK)
+		return st;
+	st = etl__manifest_db_load_memory(db, buf, len, path, warnings, d);
 	etl__free(buf);
 	return st;
 }

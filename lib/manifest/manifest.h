@@ -7,7 +7,7 @@
 #ifndef ETL_MANIFEST_MANIFEST_H
 #define ETL_MANIFEST_MANIFEST_H
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 struct etl_mprovider;
 
@@ -29,12 +29,12 @@ struct etl_manifest_limits {
 	unsigned max_events;   /* events per database */
 };
 
-struct etl_manifest_db *etl__mdb_new(void);
+struct etl_manifest_db *etl__manifest_db_new(void);
 /* A database in which a provider loaded again replaces the one before (EventSource manifests
  * logged in a trace, once by each process). */
-struct etl_manifest_db *etl__mdb_new_replacing(void);
-uint64_t etl__mdb_guid_hash(const struct etl_guid *g);
-void etl__mdb_free(struct etl_manifest_db *db);
+struct etl_manifest_db *etl__manifest_db_new_replacing(void);
+uint64_t etl__manifest_db_guid_hash(const struct etl_guid *g);
+void etl__manifest_db_free(struct etl_manifest_db *db);
 
 /*
  * Loads every provider of an XML manifest (UTF-8 or UTF-16 with a BOM).
@@ -44,40 +44,38 @@ void etl__mdb_free(struct etl_manifest_db *db);
  * one event or template are counted and described in *warnings (the first
  * one in d); a document that cannot be read at all returns < 0.
  */
-int etl__mdb_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+int etl__manifest_db_load_memory(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			 unsigned *warnings, struct etl_diag *d);
 /* A file, or every *.man / *.xml / *.manifest file of a directory (in name order; a file is
- * parsed when one of its providers is first needed: see etl__mdb_pending_doc). */
-int etl__mdb_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings,
+ * parsed when one of its providers is first needed: see etl__manifest_db_pending_doc). */
+int etl__manifest_db_load_path(struct etl_manifest_db *db, const char *path, unsigned *warnings,
 		       struct etl_diag *d);
-/* The i-th file of a directory (in name order) that declares provider g, or -1; its path. */
-long etl__mdb_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i);
-const char *etl__mdb_pending_path(const struct etl_manifest_db *db, long doc);
+/* The i-th file of a directory (in name order) that declares provider g, or -1. */
+long etl__manifest_db_pending_doc(const struct etl_manifest_db *db, const struct etl_guid *g, size_t i);
 /* Declares in db, as declared by file doc, the providers a manifest's text names in its
  * <provider guid=...> tags (a text scan, not a parse); how many in *found.  For folders and
  * fuzzing. */
-int etl__mdb_scan(struct etl_manifest_db *db, const uint8_t *text, size_t len, long doc, unsigned *found);
+int etl__manifest_db_scan(struct etl_manifest_db *db, const uint8_t *text, size_t len, long doc, unsigned *found);
 /* Parses file doc of `from` into `into`, keeping its provider g. */
-int etl__mdb_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
+int etl__manifest_db_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
 			  const struct etl_guid *g, unsigned *warnings, struct etl_diag *d);
 
-const struct etl_mevent *etl__mdb_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
+const struct etl_mevent *etl__manifest_db_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
 				       uint16_t id, uint8_t version);
 /* The same event at the nearest version (for names, which do not change across versions). */
-const struct etl_mevent *etl__mdb_find_any_version(const struct etl_manifest_db *db,
+const struct etl_mevent *etl__manifest_db_find_any_version(const struct etl_manifest_db *db,
 						   const struct etl_guid *provider, uint16_t id, uint8_t version);
 /* The provider's name and its map of that name, for decoding. */
-const char *etl__mdb_provider_name(const struct etl_mprovider *p);
-const struct etl_map *etl__mdb_map(const struct etl_mprovider *p, const char *name);
-size_t etl__mdb_provider_count(const struct etl_manifest_db *db);
+const char *etl__manifest_provider_name(const struct etl_mprovider *p);
+const struct etl_map *etl__manifest_provider_map(const struct etl_mprovider *p, const char *name);
 /* A provider's name by its GUID, or NULL. */
-const char *etl__mdb_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g);
+const char *etl__manifest_db_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g);
 /* The names a manifest of provider g gives task `task` and its opcode `opcode` (the task's own,
  * else provider-wide; each NULL when no manifest of g defines it), with the provider's name: 1,
  * or 0 when db has no manifest of g. */
-int etl__mdb_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
+int etl__manifest_db_names_by_value(const struct etl_manifest_db *db, const struct etl_guid *g, unsigned task,
 			    unsigned opcode, const char **provider, const char **task_name, const char **opcode_name);
 /* Event i over all providers (NULL past the end); for tests and fuzzing. */
-const struct etl_mevent *etl__mdb_event_at(const struct etl_manifest_db *db, size_t i);
+const struct etl_mevent *etl__manifest_db_event_at(const struct etl_manifest_db *db, size_t i);
 
 #endif

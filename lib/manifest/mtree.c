@@ -175,7 +175,7 @@ static int parse(struct build *b, const uint8_t *xml, size_t len)
 	return ok ? 0 : -1;
 }
 
-int etl__mtree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max_bytes, const char *name,
+int etl__manifest_tree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max_bytes, const char *name,
 		     struct etl_diag *d)
 {
 	struct build b;
@@ -215,19 +215,19 @@ int etl__mtree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max
 		etl__diag_set(d, st = ETL_E_FORMAT, ETL_OFFSET_NONE, "manifest %s: no root element", name);
 	}
 	if (st != ETL_OK)
-		etl__mtree_free(t);
+		etl__manifest_tree_free(t);
 	return st;
 }
 
-void etl__mtree_free(struct mtree *t)
+void etl__manifest_tree_free(struct mtree *t)
 {
 	etl__arena_free(&t->nodes);
-	etl__mdoc_release(t->doc);
+	etl__manifest_doc_release(t->doc);
 	t->doc = NULL;
 	t->root = NULL;
 }
 
-void etl__mdoc_release(struct mdoc *doc)
+void etl__manifest_doc_release(struct mdoc *doc)
 {
 	if (doc && --doc->refs == 0) {
 		etl__arena_free(&doc->strings);
@@ -235,7 +235,7 @@ void etl__mdoc_release(struct mdoc *doc)
 	}
 }
 
-const char *etl__mnode_attr(const struct mnode *n, const char *name)
+const char *etl__manifest_node_attr(const struct mnode *n, const char *name)
 {
 	const char **a;
 

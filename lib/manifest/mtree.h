@@ -33,12 +33,12 @@ struct mtree {
 
 /* Reads a document (UTF-8, or UTF-16 with a BOM).  ETL_OK; ETL_E_FORMAT when it is not
  * well-formed or declares entities; ETL_E_LIMIT past max_bytes; ETL_E_NOMEM. */
-int etl__mtree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max_bytes, const char *name,
+int etl__manifest_tree_parse(struct mtree *t, const uint8_t *xml, size_t len, size_t max_bytes, const char *name,
 		     struct etl_diag *d);
 /* Frees the nodes and the tree's reference to its text. */
-void etl__mtree_free(struct mtree *t);
-void etl__mdoc_release(struct mdoc *doc);
+void etl__manifest_tree_free(struct mtree *t);
+void etl__manifest_doc_release(struct mdoc *doc);
 /* An attribute's value (in the document's text), or NULL. */
-const char *etl__mnode_attr(const struct mnode *n, const char *name);
+const char *etl__manifest_node_attr(const struct mnode *n, const char *name);
 
 #endif

@@ -12,27 +12,27 @@
 
 #include "manifest/mxml.h"
 
-int etl__mx_is_el(const struct mnode *n, const char *name)
+int etl__manifest_is_el(const struct mnode *n, const char *name)
 {
 	return n && strcmp(n->name, name) == 0;
 }
 
-const struct mnode *etl__mx_child(const struct mnode *n, const char *name)
+const struct mnode *etl__manifest_child(const struct mnode *n, const char *name)
 {
 	const struct mnode *c;
 
 	for (c = n ? n->children : NULL; c; c = c->next)
-		if (etl__mx_is_el(c, name))
+		if (etl__manifest_is_el(c, name))
 			return c;
 	return NULL;
 }
 
-const char *etl__mx_attr(const struct mnode *n, const char *name)
+const char *etl__manifest_attr(const struct mnode *n, const char *name)
 {
-	return etl__mnode_attr(n, name);
+	return etl__manifest_node_attr(n, name);
 }
 
-int etl__mx_u64(const char *s, uint64_t *v)
+int etl__manifest_u64(const char *s, uint64_t *v)
 {
 	char *end;
 	unsigned long long x;
@@ -69,7 +69,7 @@ static int str_eq(const void *entry, const void *key)
 	return strncmp(e->id, k->id, k->len) == 0 && e->id[k->len] == 0;
 }
 
-void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth)
+void etl__manifest_strtab_collect(struct strtab *t, const struct mnode *n, int depth)
 {
 	const struct mnode *c;
 
@@ -78,8 +78,8 @@ void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth)
 	if (!t->ix.size)
 		etl__htab_init(&t->ix, sizeof(struct str_entry));
 	for (c = n->children; c; c = c->next) {
-		if (etl__mx_is_el(c, "string")) {
-			const char *id = etl__mx_attr(c, "id"), *v = etl__mx_attr(c, "value");
+		if (etl__manifest_is_el(c, "string")) {
+			const char *id = etl__manifest_attr(c, "id"), *v = etl__manifest_attr(c, "value");
 			struct str_key k;
 			struct str_entry *e;
 			uint64_t h;
@@ -95,17 +95,17 @@ void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth)
 			e->id = id;
 			e->value = v;
 		} else {
-			etl__mx_strtab_collect(t, c, depth + 1);
+			etl__manifest_strtab_collect(t, c, depth + 1);
 		}
 	}
 }
 
-void etl__mx_strtab_free(struct strtab *t)
+void etl__manifest_strtab_free(struct strtab *t)
 {
 	etl__htab_free(&t->ix);
 }
 
-const char *etl__mx_localize(const struct strtab *t, const char *s)
+const char *etl__manifest_localize(const struct strtab *t, const char *s)
 {
 	const struct str_entry *e;
 	struct str_key k;
@@ -152,7 +152,7 @@ static const struct { const char *name; uint16_t v; } out_types[] = {
 	{ "win:DateTimeUtc", ETL_OUT_DATETIME_UTC },
 };
 
-int etl__mx_type(const char *s, int in, uint16_t *v)
+int etl__manifest_type(const char *s, int in, uint16_t *v)
 {
 	size_t i;
 
@@ -220,7 +220,7 @@ static int nv_slot_eq(const void *entry, const void *key)
 	return v->task == k->task && strncmp(v->name, k->name, k->len) == 0 && v->name[k->len] == 0;
 }
 
-int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task)
+int etl__manifest_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task)
 {
 	struct nv_key k = { name, strlen(name), task };
 	struct nv_slot *s;
@@ -244,7 +244,7 @@ int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const
 	return 1;
 }
 
-const struct named_value *etl__mx_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task)
+const struct named_value *etl__manifest_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task)
 {
 	struct nv_key k = { name, len, task };
 	const struct nv_slot *s = etl__htab_find(&t->ix, nv_hash(name, len, task), nv_slot_eq, &k);
@@ -252,12 +252,12 @@ const struct named_value *etl__mx_ntable_find_n(const struct ntable *t, const ch
 	return s ? &t->v[s->pos] : NULL;
 }
 
-const struct named_value *etl__mx_ntable_find(const struct ntable *t, const char *name, int task)
+const struct named_value *etl__manifest_ntable_find(const struct ntable *t, const char *name, int task)
 {
-	return etl__mx_ntable_find_n(t, name, strlen(name), task);
+	return etl__manifest_ntable_find_n(t, name, strlen(name), task);
 }
 
-void etl__mx_ntable_free(struct ntable *t)
+void etl__manifest_ntable_free(struct ntable *t)
 {
 	etl__free(t->v);
 	etl__htab_free(&t->ix);
@@ -276,18 +276,18 @@ static const struct named_value *std_find(const struct named_value *tab, size_t 
 
 #define STD_FIND(tab, name) std_find(tab, sizeof(tab) / sizeof(tab[0]), name)
 
-const struct named_value *etl__mx_std_opcode(const char *name) { return STD_FIND(std_opcodes, name); }
-const struct named_value *etl__mx_std_level(const char *name) { return STD_FIND(std_levels, name); }
-const struct named_value *etl__mx_std_channel(const char *name) { return STD_FIND(std_channels, name); }
+const struct named_value *etl__manifest_std_opcode(const char *name) { return STD_FIND(std_opcodes, name); }
+const struct named_value *etl__manifest_std_level(const char *name) { return STD_FIND(std_levels, name); }
+const struct named_value *etl__manifest_std_channel(const char *name) { return STD_FIND(std_channels, name); }
 
-const char *etl__mx_display(const struct named_value *v)
+const char *etl__manifest_display(const struct named_value *v)
 {
 	const char *s = v->message ? v->message : v->name;
 	return s && strncmp(s, "win:", 4) == 0 ? s + 4 : s;
 }
 
 
-void etl__mx_warn(struct load_ctx *x, const char *what, const char *name, const char *why)
+void etl__manifest_warn(struct load_ctx *x, const char *what, const char *name, const char *why)
 {
 	char q[96];
 

@@ -66,12 +66,12 @@ struct etl_mdb_pending {
 	long first, last; /* the chain of its docs in decl (pairs: doc, next; -1 ends) */
 };
 
-/* etl__mdb_load_memory, keeping only the providers accept() takes (all when accept is NULL). */
-int etl__mdb_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
+/* etl__manifest_db_load_memory, keeping only the providers accept() takes (all when accept is NULL). */
+int etl__manifest_db_load_filtered(struct etl_manifest_db *db, const uint8_t *xml, size_t len, const char *name,
 			   int (*accept)(const struct etl_guid *g, void *ctx), void *ctx, unsigned *warnings,
 			   struct etl_diag *d);
 /* Every manifest file of a folder: scanned for the providers it declares, parsed later (lazy.c). */
-int etl__mdb_index_folder(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d);
+int etl__manifest_db_index_folder(struct etl_manifest_db *db, const char *path, unsigned *warnings, struct etl_diag *d);
 
 /* A name with its value, from a provider's tasks, opcodes, levels, keywords or channels. */
 struct named_value {
@@ -103,50 +103,50 @@ struct load_ctx {
 	size_t spent;        /* what the tree and the providers built before cost */
 };
 
-int etl__mx_is_el(const struct mnode *n, const char *name);
-const struct mnode *etl__mx_child(const struct mnode *n, const char *name);
+int etl__manifest_is_el(const struct mnode *n, const char *name);
+const struct mnode *etl__manifest_child(const struct mnode *n, const char *name);
 /* An attribute's value in the document text (NULL if absent). */
-const char *etl__mx_attr(const struct mnode *n, const char *name);
+const char *etl__manifest_attr(const struct mnode *n, const char *name);
 /* A decimal or 0x-hexadecimal number; 0 if s is not one. */
-int etl__mx_u64(const char *s, uint64_t *v);
-void etl__mx_strtab_collect(struct strtab *t, const struct mnode *n, int depth);
-void etl__mx_strtab_free(struct strtab *t);
+int etl__manifest_u64(const char *s, uint64_t *v);
+void etl__manifest_strtab_collect(struct strtab *t, const struct mnode *n, int depth);
+void etl__manifest_strtab_free(struct strtab *t);
 /* "$(string.X)" -> the string X; other text unchanged. */
-const char *etl__mx_localize(const struct strtab *t, const char *s);
+const char *etl__manifest_localize(const struct strtab *t, const char *s);
 /* An inType (in != 0) or outType name to its TDH value; 0 if unknown. */
-int etl__mx_type(const char *s, int in, uint16_t *v);
-int etl__mx_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task);
-const struct named_value *etl__mx_ntable_find(const struct ntable *t, const char *name, int task);
+int etl__manifest_type(const char *s, int in, uint16_t *v);
+int etl__manifest_ntable_add(struct ntable *t, const char *name, uint64_t value, const char *message, int task);
+const struct named_value *etl__manifest_ntable_find(const struct ntable *t, const char *name, int task);
 /* The same for the first len bytes of name. */
-const struct named_value *etl__mx_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task);
-void etl__mx_ntable_free(struct ntable *t);
+const struct named_value *etl__manifest_ntable_find_n(const struct ntable *t, const char *name, size_t len, int task);
+void etl__manifest_ntable_free(struct ntable *t);
 /* The standard opcodes, levels and channels of winmeta.xml. */
-const struct named_value *etl__mx_std_opcode(const char *name);
-const struct named_value *etl__mx_std_level(const char *name);
-const struct named_value *etl__mx_std_channel(const char *name);
+const struct named_value *etl__manifest_std_opcode(const char *name);
+const struct named_value *etl__manifest_std_level(const char *name);
+const struct named_value *etl__manifest_std_channel(const char *name);
 /* The name to show: the message, else the name, without a "win:" prefix. */
-const char *etl__mx_display(const struct named_value *v);
-void etl__mx_warn(struct load_ctx *x, const char *what, const char *name, const char *why);
+const char *etl__manifest_display(const struct named_value *v);
+void etl__manifest_warn(struct load_ctx *x, const char *what, const char *name, const char *why);
 
 /* Working memory for templates, reused from one to the next. */
 struct tpl_work {
 	struct etl_field *f;
 	uint16_t *pool, *top;
 };
-int etl__mx_tpl_work_init(struct tpl_work *w);
-void etl__mx_tpl_work_free(struct tpl_work *w);
+int etl__manifest_tpl_work_init(struct tpl_work *w);
+void etl__manifest_tpl_work_free(struct tpl_work *w);
 /* A <template> as a schema in the arena; NULL with *err set when rejected. */
-struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
+struct etl_schema *etl__manifest_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
 				    const char **err);
 /* A <provider> element; NULL when rejected (warned, or x->d set to an error when the document
  * costs too much or memory runs out). */
-struct etl_mprovider *etl__mx_provider(const struct mnode *pn, const struct strtab *st, struct load_ctx *x,
+struct etl_mprovider *etl__manifest_provider(const struct mnode *pn, const struct strtab *st, struct load_ctx *x,
 				       struct mdoc *doc);
-void etl__mx_provider_free(struct etl_mprovider *p);
+void etl__manifest_provider_free(struct etl_mprovider *p);
 /* The name of task `task` (opcode -1), or of opcode `opcode` within it (task -1: provider-wide), as
  * the provider's events show them; NULL when it defines none. */
-const char *etl__mx_provider_name_of(const struct etl_mprovider *p, int32_t task, int32_t opcode);
+const char *etl__manifest_provider_name_of(const struct etl_mprovider *p, int32_t task, int32_t opcode);
 /* What the provider holds apart from its document's text (for the cost limit). */
-size_t etl__mx_provider_bytes(const struct etl_mprovider *p);
+size_t etl__manifest_provider_bytes(const struct etl_mprovider *p);
 
 #endif

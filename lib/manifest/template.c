@@ -61,7 +61,7 @@ static int count_or_length(struct tbuild *b, struct etl_field *f, const char *v,
 
 	if (!v)
 		return 1;
-	if (etl__mx_u64(v, &n)) {
+	if (etl__manifest_u64(v, &n)) {
 		if (n > 0xFFFF) {
 			b->err = "count or length is larger than 65535";
 			return 0;
@@ -105,7 +105,7 @@ static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, 
 		struct etl_field *f;
 		uint16_t idx;
 
-		if (!etl__mx_is_el(c, "data") && !etl__mx_is_el(c, "struct"))
+		if (!etl__manifest_is_el(c, "data") && !etl__manifest_is_el(c, "struct"))
 			continue;
 		if (b->n >= MAX_TEMPLATE_FIELDS) {
 			b->err = "more than 4096 fields";
@@ -114,20 +114,20 @@ static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, 
 		idx = b->n++;
 		f = &b->f[idx];
 		memset(f, 0, sizeof(*f));
-		f->name = etl__mx_attr(c, "name");
+		f->name = etl__manifest_attr(c, "name");
 		if (!f->name) {
 			b->err = "a field without a name";
 			return 0;
 		}
-		if (etl__mx_is_el(c, "data")) {
-			const char *in = etl__mx_attr(c, "inType"), *out = etl__mx_attr(c, "outType");
-			if (!etl__mx_type(in, 1, &f->in_type)) {
+		if (etl__manifest_is_el(c, "data")) {
+			const char *in = etl__manifest_attr(c, "inType"), *out = etl__manifest_attr(c, "outType");
+			if (!etl__manifest_type(in, 1, &f->in_type)) {
 				b->err = "unknown inType";
 				return 0;
 			}
-			if (out && !etl__mx_type(out, 0, &f->out_type))
+			if (out && !etl__manifest_type(out, 0, &f->out_type))
 				f->out_type = ETL_OUT_NULL; /* an unknown outType only changes the rendering */
-			f->map_name = etl__mx_attr(c, "map");
+			f->map_name = etl__manifest_attr(c, "map");
 		} else {
 			uint16_t *members = b->pool + b->pool_n, m = 0;
 			f->flags |= FF_STRUCT;
@@ -136,7 +136,7 @@ static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, 
 				const struct mnode *x;
 				uint16_t nm = 0;
 				for (x = c->children; x; x = x->next)
-					if (etl__mx_is_el(x, "data") || etl__mx_is_el(x, "struct"))
+					if (etl__manifest_is_el(x, "data") || etl__manifest_is_el(x, "struct"))
 						nm++;
 				if (b->pool_n + nm > MAX_TEMPLATE_FIELDS) {
 					b->err = "more than 4096 fields";
@@ -150,8 +150,8 @@ static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, 
 			f->members = members;
 			f->nmembers = m;
 		}
-		if (!count_or_length(b, f, etl__mx_attr(c, "count"), 1) ||
-		    !count_or_length(b, f, etl__mx_attr(c, "length"), 0))
+		if (!count_or_length(b, f, etl__manifest_attr(c, "count"), 1) ||
+		    !count_or_length(b, f, etl__manifest_attr(c, "length"), 0))
 			return 0;
 		if (!(f->flags & FF_STRUCT) && !note_field(b, idx))
 			return 0;
@@ -161,18 +161,18 @@ static int parse_items(struct tbuild *b, const struct mnode *n, uint16_t *list, 
 	return 1;
 }
 
-int etl__mx_tpl_work_init(struct tpl_work *w)
+int etl__manifest_tpl_work_init(struct tpl_work *w)
 {
 	w->f = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->f));
 	w->pool = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->pool));
 	w->top = etl__malloc(MAX_TEMPLATE_FIELDS * sizeof(*w->top));
 	if (w->f && w->pool && w->top)
 		return 0;
-	etl__mx_tpl_work_free(w);
+	etl__manifest_tpl_work_free(w);
 	return -1;
 }
 
-void etl__mx_tpl_work_free(struct tpl_work *w)
+void etl__manifest_tpl_work_free(struct tpl_work *w)
 {
 	etl__free(w->f);
 	etl__free(w->pool);
@@ -206,7 +206,7 @@ static struct etl_schema *copy_out(struct etl_arena *a, const struct tbuild *b, 
 	return s;
 }
 
-struct etl_schema *etl__mx_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
+struct etl_schema *etl__manifest_template(struct etl_arena *a, const struct mnode *t, struct tpl_work *w,
 				    const char **err)
 {
 	struct tbuild b;

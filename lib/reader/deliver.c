@@ -31,8 +31,8 @@ static const struct etl_stacks *stack_index(struct etl_reader *r, struct trace *
 			int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
 			/* the decompressed buffers are kept for the streams, when they fit */
 			int keep;
-			etl__bufkeep_init(&t->kept, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);
-			keep = compressed && etl__bufkeep_reserve(&t->kept, kept_need(t)) == 0;
+			etl__walk_keep_init(&t->kept, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);
+			keep = compressed && etl__walk_keep_reserve(&t->kept, kept_need(t)) == 0;
 			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format,
 						 &t->ix, t->ptr_size, r->limits[ETL_LIMIT_STACK_KEY_BYTES],
 						 (unsigned)r->options[ETL_OPTION_THREADS], keep ? &t->kept : NULL);

@@ -45,13 +45,13 @@ static void add_double(struct etl_decoded *out, const char *name, double v)
 	memcpy(&bits, &v, sizeof(bits));
 	for (i = 0; i < 8; i++)
 		le[i] = (uint8_t)(bits >> (8 * i));
-	(void)etl__decoded_add_derived(out, name, ETL_IN_DOUBLE, 0, le, 8);
+	(void)etl__schema_add_derived(out, name, ETL_IN_DOUBLE, 0, le, 8);
 }
 
 static void add_text(struct etl_decoded *out, const char *name, const char *text)
 {
 	/* UTF-8 text shown as a string (an ANSI string that is valid UTF-8 is read as such) */
-	(void)etl__decoded_add_derived(out, name, ETL_IN_ANSISTRING, ETL_OUT_UTF8, text, strlen(text));
+	(void)etl__schema_add_derived(out, name, ETL_IN_ANSISTRING, ETL_OUT_UTF8, text, strlen(text));
 }
 
 /* The path with its NT volume replaced by its drive, when the trace maps it. */
@@ -67,10 +67,10 @@ static const struct etl_files *files_of(struct trace *t)
 {
 	if (!t->files.loaded) {
 		struct etl_bufload ld;
-		etl__bufload_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+		etl__walk_load_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				  t->info.compression_format);
 		etl__files_load(&t->files, &ld, &t->ix, t->ptr_size);
-		etl__bufload_free(&ld);
+		etl__walk_load_free(&ld);
 	}
 	return &t->files;
 }
@@ -110,13 +110,13 @@ static void add_build_time(struct etl_decoded *out)
 	if (!p || etl_property_as_u64(p, &v) != ETL_OK)
 		return;
 	if (v == 0) {
-		(void)etl__decoded_add_derived(out, "BuildTime", ETL_IN_NULL, 0, "", 0);
+		(void)etl__schema_add_derived(out, "BuildTime", ETL_IN_NULL, 0, "", 0);
 		return;
 	}
 	ft = v * 10000000ull + ETL_FILETIME_UNIX_EPOCH;
 	for (i = 0; i < 8; i++)
 		le[i] = (uint8_t)(ft >> (8 * i));
-	(void)etl__decoded_add_derived(out, "BuildTime", ETL_IN_FILETIME, 0, le, 8);
+	(void)etl__schema_add_derived(out, "BuildTime", ETL_IN_FILETIME, 0, le, 8);
 }
 
 void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out)

@@ -28,7 +28,7 @@ struct etl_manifests *etl_manifests_new(void)
 
 	if (!m)
 		return NULL;
-	m->db = etl__mdb_new();
+	m->db = etl__manifest_db_new();
 	if (!m->db) {
 		etl__free(m);
 		return NULL;
@@ -64,8 +64,8 @@ static int add(struct etl_manifests *m, const char *path, const void *xml, size_
 	}
 	before = m->warnings;
 	d.code = ETL_OK;
-	st = path ? etl__mdb_load_path(m->db, path, &m->warnings, &d)
-		  : etl__mdb_load_memory(m->db, xml, size, name ? name : "(memory)", &m->warnings, &d);
+	st = path ? etl__manifest_db_load_path(m->db, path, &m->warnings, &d)
+		  : etl__manifest_db_load_memory(m->db, xml, size, name ? name : "(memory)", &m->warnings, &d);
 	if (st != ETL_OK || (m->warnings != before && d.code != ETL_OK))
 		set_error(m, &d);
 	return st;
@@ -95,7 +95,7 @@ void etl_manifests_free(struct etl_manifests *m)
 {
 	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
 		return;
-	etl__mdb_free(m->db);
+	etl__manifest_db_free(m->db);
 	etl__free(m);
 }
 

@@ -55,7 +55,7 @@ static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_buf
 	struct trace *t = s->t;
 
 	return (e->flags & ETL_BUF_COMPRESSED) && atomic_load_explicit(&t->stacks_ready, memory_order_acquire) &&
-	       t->kept.n && etl__bufkeep_give(&t->kept, ld, e);
+	       t->kept.n && etl__walk_keep_give(&t->kept, ld, e);
 }
 
 /* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
@@ -65,7 +65,7 @@ static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_
 {
 	if (kept_for(s, e, &s->ld))
 		return loaded_buffer(r, s, e, ETL_OK);
-	return loaded_buffer(r, s, e, etl__bufload(&s->ld, e, &s->diag));
+	return loaded_buffer(r, s, e, etl__walk_load(&s->ld, e, &s->diag));
 }
 
 /* Takes the oldest buffer handed to the helpers (waiting for it): its loader becomes the
@@ -160,7 +160,7 @@ static int scan_one(struct trace *t, struct etl_bufent *e)
 {
 	struct etl_diag ignored;
 
-	return etl__bufscan_next(&t->fwd, e, &ignored) == ETL_OK;
+	return etl__walk_scan_next(&t->fwd, e, &ignored) == ETL_OK;
 }
 
 static int queue_push(struct stream *s, const struct etl_bufent *e)
@@ -432,7 +432,7 @@ static size_t plan_streams(struct etl_reader *r, struct trace *t, struct etl_dia
 		runs = 1 + t->ix.ncpus; /* the header buffer's stream, and one per CPU */
 	} else {
 		/* out of sequence: every entry, sorted by (cpu, seq, offset); each keeps its file ordinal */
-		if (etl__bufindex_fill(&t->ix, r->limits[ETL_LIMIT_BUFFER_COUNT], d) != ETL_OK)
+		if (etl__walk_index_fill(&t->ix, r->limits[ETL_LIMIT_BUFFER_COUNT], d) != ETL_OK)
 			return 0;
 		n = t->ix.count;
 		qsort(t->ix.ent + 1, n - 1, sizeof(*t->ix.ent), cmp_cpu_seq);
@@ -466,13 +466,13 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 	size_t n = t->ix.count, start, c;
 
 	if (r->order == ETL_ORDER_FILE || t->ix.buffers == 1) {
-		etl__bufscan_again(&t->ix, &t->fwd); /* every buffer as laid out */
+		etl__walk_scan_again(&t->ix, &t->fwd); /* every buffer as laid out */
 		add_stream(r, k, t, FROM_SCAN, 0, 0);
 		return;
 	}
 	add_stream(r, k, t, FROM_INDEX, 0, 1); /* the header buffer: ent[0] in either form */
 	if (t->ix.forward) {
-		etl__bufscan_again(&t->ix, &t->fwd);
+		etl__walk_scan_again(&t->ix, &t->fwd);
 		t->fwd_streams = *k;
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);
@@ -516,11 +516,11 @@ static int start_iteration(struct etl_reader *r)
 		s->id = (uint32_t)i;
 		s->loaded = 0;
 		s->last_ts = s->t->info.start_raw;
-		etl__bufload_init(&s->ld, &s->t->src, compressed, s->t->info.compression_format);
+		etl__walk_load_init(&s->ld, &s->t->src, compressed, s->t->info.compression_format);
 		if (r->pf && compressed) {
 			s->pf = etl__calloc(PF_DEPTH, sizeof(*s->pf)); /* NULL: this stream loads its own */
 			for (j = 0; s->pf && j < PF_DEPTH; j++)
-				etl__bufload_init(&s->pf[j].ld, &s->t->src, compressed, s->t->info.compression_format);
+				etl__walk_load_init(&s->pf[j].ld, &s->t->src, compressed, s->t->info.compression_format);
 		}
 	}
 	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
@@ -592,7 +592,7 @@ static void drop_kept(struct etl_reader *r)
 	for (i = 0; i < r->ntraces; i++) {
 		struct trace *t = r->traces[i];
 		if (atomic_load_explicit(&t->stacks_ready, memory_order_acquire) && t->kept.region)
-			etl__bufkeep_free(&t->kept);
+			etl__walk_keep_free(&t->kept);
 	}
 }
 

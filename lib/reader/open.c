@@ -50,7 +50,7 @@ static int header_buffer(struct trace *t, uint64_t size_limit, struct etl_bufhdr
 	note->code = ETL_OK;
 	if (st != ETL_OK)
 		return st;
-	etl__bufhdr_decode(raw, h);
+	etl__walk_header_decode(raw, h);
 	if (h->type != ETL_BUFTYPE_HEADER || (h->flags & (ETL_BUF_COMPRESSED | 0xFF80u))) {
 		if (!etl__bytes_have_logfile_header(raw, n)) {
 			const char *what = etl__bytes_describe(raw, n, t->src.size);
@@ -71,7 +71,7 @@ static int header_buffer(struct trace *t, uint64_t size_limit, struct etl_bufhdr
 		h->type = ETL_BUFTYPE_HEADER;
 		h->flags &= (uint16_t)(0x7Fu & ~ETL_BUF_COMPRESSED);
 	}
-	st = etl__bufhdr_check(h, 0, size_limit, 0, d);
+	st = etl__walk_header_check(h, 0, size_limit, 0, d);
 	if (st != ETL_OK) {
 		etl__diag_prefix(d, "not a trace: ");
 		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
@@ -118,7 +118,7 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	}
 	st = etl__source_read(&t->src, 0, hb, avail, d);
 	if (st == ETL_OK)
-		st = etl__logfile_parse(hb, etl__bufhdr_fill(&h, avail), &t->info, d);
+		st = etl__logfile_parse(hb, etl__walk_header_fill(&h, avail), &t->info, d);
 	etl__free(hb);
 	if (st != ETL_OK)
 		return st;
@@ -134,7 +134,7 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 
 	if (note.code != ETL_OK)
 		etl__reader_queue_diag(r, &note);
-	st = etl__bufindex_build(&t->ix, &t->src, &h, t->info.buffer_size,
+	st = etl__walk_index_build(&t->ix, &t->src, &h, t->info.buffer_size,
 				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
 				 etl__reader_queue_diag, r, d);

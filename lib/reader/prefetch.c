@@ -37,7 +37,7 @@ static void *helper(void *arg)
 		j->state = PF_RUNNING;
 		pthread_mutex_unlock(&p->mu);
 		j->diag.code = ETL_OK;
-		j->status = etl__bufload(&j->ld, &j->ent, &j->diag);
+		j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
 		pthread_mutex_lock(&p->mu);
 		j->state = PF_DONE;
 		pthread_cond_broadcast(&p->done);

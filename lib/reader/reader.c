@@ -99,10 +99,10 @@ void etl__reader_trace_free(struct trace *t)
 		return;
 	etl__source_close(&t->src);
 	etl__trace_info_clear(&t->info);
-	etl__bufindex_free(&t->ix);
-	etl__bufscan_free(&t->fwd);
+	etl__walk_index_free(&t->ix);
+	etl__walk_scan_free(&t->fwd);
 	etl__stacks_free(&t->stacks);
-	etl__bufkeep_free(&t->kept);
+	etl__walk_keep_free(&t->kept);
 	pthread_mutex_destroy(&t->stack_mu);
 	etl__files_free(&t->files);
 	etl__free(t);
@@ -116,11 +116,11 @@ void etl_reader_free(struct etl_reader *r)
 		return;
 	etl__prefetch_free(r->pf); /* first: the helpers may be loading into the streams' jobs */
 	for (i = 0; i < r->nstreams; i++) {
-		etl__bufload_free(&r->streams[i].ld);
+		etl__walk_load_free(&r->streams[i].ld);
 		etl__free(r->streams[i].q);
 		if (r->streams[i].pf) {
 			for (j = 0; j < PF_DEPTH; j++)
-				etl__bufload_free(&r->streams[i].pf[j].ld);
+				etl__walk_load_free(&r->streams[i].pf[j].ld);
 			etl__free(r->streams[i].pf);
 		}
 	}

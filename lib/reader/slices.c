@@ -35,8 +35,8 @@ static size_t read_flush_times(struct trace *t, struct flushed *out)
 	struct etl_bufiter it;
 	struct etl_bufent e;
 
-	etl__bufiter_init(&it, &t->ix);
-	while (etl__bufiter_next(&it, &e) && k < t->ix.buffers) {
+	etl__walk_iter_init(&it, &t->ix);
+	while (etl__walk_iter_next(&it, &e) && k < t->ix.buffers) {
 		uint8_t h[ETL_BUFFER_HEADER_SIZE];
 		struct etl_diag d;
 

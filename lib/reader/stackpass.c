@@ -45,10 +45,10 @@ static void load_one(struct etl_stacks *k, const struct etl_source *src, int com
 
 	etl__stacks_free(k);
 	if (keep)
-		etl__bufkeep_clear(keep);
-	etl__bufload_init(&ld, src, compressed, format);
+		etl__walk_keep_clear(keep);
+	etl__walk_load_init(&ld, src, compressed, format);
 	etl__stacks_load(k, &ld, ix, ptr_size, max_bytes, keep);
-	etl__bufload_free(&ld);
+	etl__walk_load_free(&ld);
 }
 
 void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src, int compressed,
@@ -68,7 +68,7 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 	memset(parts, 0, sizeof(parts));
 	for (i = 0; i < n; i++) {
 		struct part *p = &parts[i];
-		etl__bufload_init(&p->ld, src, compressed, compression_format);
+		etl__walk_load_init(&p->ld, src, compressed, compression_format);
 		p->ix = ix;
 		p->first = i * per;
 		p->end = i + 1 == n ? UINT64_MAX : (i + 1) * per;
@@ -76,9 +76,9 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 		p->ptr_size = ptr_size;
 		p->keeps = keep != NULL;
 		if (keep)
-			etl__bufkeep_slice(keep, i, n, &p->keep);
+			etl__walk_keep_slice(keep, i, n, &p->keep);
 		else
-			etl__bufkeep_init(&p->keep, 0);
+			etl__walk_keep_init(&p->keep, 0);
 		if (i > 0)
 			p->started = pthread_create(&p->thread, NULL, part_main, p) == 0;
 	}
@@ -99,10 +99,10 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 		etl__stacks_free(&parts[i].k);
 	}
 	for (i = 0; i < n; i++) {
-		etl__bufload_free(&parts[i].ld);
+		etl__walk_load_free(&parts[i].ld);
 		if (whole && keep)
-			etl__bufkeep_append(keep, &parts[i].keep); /* the parts are in file order */
-		etl__bufkeep_free(&parts[i].keep);
+			etl__walk_keep_append(keep, &parts[i].keep); /* the parts are in file order */
+		etl__walk_keep_free(&parts[i].keep);
 	}
 	if (whole)
 		etl__stacks_finish(k);

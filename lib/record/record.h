@@ -46,4 +46,7 @@ int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned defa
 int etl__logfile_parse(const uint8_t *buf, size_t fill, struct etl_trace_info *t,
 		       struct etl_diag *d);
 
+/* The kernel group whose event-class GUID g is, or -1 (etl_kernel_group_guid() backwards). */
+int etl__record_group_of_class(const struct etl_guid *g);
+
 #endif

@@ -113,9 +113,9 @@ void etl__files_load(struct etl_files *f, struct etl_bufload *ld, const struct e
 	struct etl_bufiter it;
 	struct etl_bufent e;
 
-	etl__bufiter_init(&it, ix);
-	while (etl__bufiter_next(&it, &e)) {
-		if (etl__bufload(ld, &e, &d) != ETL_OK && !ld->data)
+	etl__walk_iter_init(&it, ix);
+	while (etl__walk_iter_next(&it, &e)) {
+		if (etl__walk_load(ld, &e, &d) != ETL_OK && !ld->data)
 			continue;
 		load_buffer(f, ld->data, ld->fill, ptr_size);
 	}

@@ -167,7 +167,7 @@ static void add_away(struct etl_stacks *k, const uint8_t *p, unsigned hook, size
 	}
 }
 
-void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+static void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
 			     uint64_t max)
 {
 	uint64_t last = 0, owner_ts = 0;
@@ -223,22 +223,22 @@ void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const 
 	uint64_t ordinal;
 	int st;
 
-	etl__bufiter_init(&it, ix);
-	for (ordinal = 0; etl__bufiter_next(&it, &e); ordinal++) {
+	etl__walk_iter_init(&it, ix);
+	for (ordinal = 0; etl__walk_iter_next(&it, &e); ordinal++) {
 		if (ordinal >= end) {
-			etl__bufiter_stop(&it);
+			etl__walk_iter_stop(&it);
 			break;
 		}
 		if (ordinal < first || e.type == ETL_BUFTYPE_HEADER)
 			continue;
 		if (keep)
-			etl__bufkeep_aim(keep, ld); /* decompressed straight into the keep when it fits */
-		st = etl__bufload(ld, &e, &d);
+			etl__walk_keep_aim(keep, ld); /* decompressed straight into the keep when it fits */
+		st = etl__walk_load(ld, &e, &d);
 		if (st != ETL_OK && !ld->data)
 			continue;
 		etl__stacks_load_buffer(k, ld->data, ld->fill, ptr_size, max_bytes);
 		if (keep && st == ETL_OK)
-			(void)etl__bufkeep_take(keep, ld, &e);
+			(void)etl__walk_keep_take(keep, ld, &e);
 	}
 	ld->into = NULL; /* the keep's space is not the loader's any more */
 	ld->into_cap = 0;

@@ -359,7 +359,7 @@ static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a
 		return -1;
 	memcpy(copy, ents, n * sizeof(ents[0]));
 	map->entries = copy;
-	etl__map_ready(map, copy, etl__map_wants_order(map) ? etl__arena_alloc(&p->db->arena, (size_t)n * sizeof(uint32_t)) : NULL);
+	etl__schema_map_ready(map, copy, etl__schema_map_wants_order(map) ? etl__arena_alloc(&p->db->arena, (size_t)n * sizeof(uint32_t)) : NULL);
 	f->map = map;
 	return 0;
 }

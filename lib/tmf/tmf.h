@@ -16,7 +16,7 @@
 #define ETL_TMF_TMF_H
 
 #include "internal.h"
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 /* documented limits (docs/WPP.md) */
 #define TMF_MAX_FILE_BYTES (16u << 20) /* one TMF file */

@@ -151,7 +151,7 @@ static void arg_text(struct out *o, const struct spec *sp, struct etl_property *
 
 	switch (a->item) {
 	case TI_CHAR4: { /* four characters, the low byte first; '.' for the unprintable */
-		uint32_t v = (uint32_t)etl__node_u64(p);
+		uint32_t v = (uint32_t)etl__schema_node_u64(p);
 		unsigned i;
 		for (i = 0; i < 4; i++) {
 			unsigned c = (v >> (8 * i)) & 0xFF;
@@ -165,14 +165,14 @@ static void arg_text(struct out *o, const struct spec *sp, struct etl_property *
 	case TI_WINERROR: kind = ETL_STATUS_WIN32; break;
 	case TI_HRESULT: kind = ETL_STATUS_HRESULT; break;
 	default:
-		put_padded(o, sp, etl__format_property(p, 0));
+		put_padded(o, sp, etl__schema_format(p, 0));
 		return;
 	}
-	name = etl__status_name(kind, (uint32_t)etl__node_u64(p));
+	name = etl__status_name(kind, (uint32_t)etl__schema_node_u64(p));
 	if (name)
-		snprintf(buf, sizeof(buf), "%.60s (0x%08X)", name, (unsigned)etl__node_u64(p));
+		snprintf(buf, sizeof(buf), "%.60s (0x%08X)", name, (unsigned)etl__schema_node_u64(p));
 	else
-		snprintf(buf, sizeof(buf), "0x%08X", (unsigned)etl__node_u64(p));
+		snprintf(buf, sizeof(buf), "0x%08X", (unsigned)etl__schema_node_u64(p));
 	put_padded(o, sp, buf);
 }
 
@@ -187,7 +187,7 @@ static void arg_value(struct out *o, const struct spec *sp, struct etl_property 
 		      unsigned ptr_size)
 {
 	char fmt[32], buf[1100];
-	int integer = p->kind == ETL_PROPERTY_VALUE && etl__is_integer_in(p->in_type);
+	int integer = p->kind == ETL_PROPERTY_VALUE && etl__schema_integer_in(p->in_type);
 	uint64_t u;
 
 	if (sp->conv == 's' || sp->conv == 'S' || (!integer && !is_float(p))) {
@@ -200,11 +200,11 @@ static void arg_value(struct out *o, const struct spec *sp, struct etl_property 
 		puts_(o, buf);
 		return;
 	}
-	u = etl__node_u64(p);
+	u = etl__schema_node_u64(p);
 	switch (sp->conv) {
 	case 'd': case 'i':
 		c_format(sp, "ll", 'd', fmt, sizeof(fmt));
-		snprintf(buf, sizeof(buf), fmt, (long long)etl__node_i64(p));
+		snprintf(buf, sizeof(buf), fmt, (long long)etl__schema_node_i64(p));
 		break;
 	case 'p':
 		snprintf(buf, sizeof(buf), "0x%0*llX", (int)(2 * (p->len ? p->len : ptr_size)), (unsigned long long)u);

@@ -14,7 +14,7 @@
 #include "util/htab.h"
 #include "walk/buffer.h"
 
-void etl__bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
+void etl__walk_header_decode(const uint8_t *p, struct etl_bufhdr *h)
 {
 	uint16_t cpu_raw = etl_le16(p + 0x28);
 
@@ -32,7 +32,7 @@ void etl__bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h)
 	h->cpu = (h->flags & ETL_BUF_PROC_INDEX) ? cpu_raw : (uint32_t)(cpu_raw & 0xFF);
 }
 
-int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
+int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
 		      uint32_t nominal, struct etl_diag *d)
 {
 	int compressed = (h->flags & ETL_BUF_COMPRESSED) != 0;
@@ -81,7 +81,7 @@ int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_li
 	return ETL_OK;
 }
 
-size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail)
+size_t etl__walk_header_fill(const struct etl_bufhdr *h, size_t avail)
 {
 	if (h->offset >= ETL_BUFFER_HEADER_SIZE && h->offset <= avail)
 		return h->offset;
@@ -169,8 +169,8 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			struct etl_diag ignored;
 			if (etl__source_read(src, pos, raw, sizeof(raw), d) != ETL_OK)
 				return d->code;
-			etl__bufhdr_decode(raw, &h);
-			if (etl__bufhdr_check(&h, pos, size_limit, nominal, &ignored) == ETL_OK &&
+			etl__walk_header_decode(raw, &h);
+			if (etl__walk_header_check(&h, pos, size_limit, nominal, &ignored) == ETL_OK &&
 			    h.type != ETL_BUFTYPE_HEADER && !(h.flags & ETL_BUF_COMPRESSED)) {
 				*found = pos;
 				return ETL_OK;
@@ -200,8 +200,8 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			struct etl_bufhdr h;
 			struct etl_diag ignored;
 
-			etl__bufhdr_decode(p + i, &h);
-			if (etl__bufhdr_check(&h, pos + i, size_limit, nominal, &ignored) == ETL_OK &&
+			etl__walk_header_decode(p + i, &h);
+			if (etl__walk_header_check(&h, pos + i, size_limit, nominal, &ignored) == ETL_OK &&
 			    h.type != ETL_BUFTYPE_HEADER && !!(h.flags & ETL_BUF_COMPRESSED) == !!compressed &&
 			    etl_le32(p + i + 0x0C) == 0 /* ReferenceCount */) {
 				*found = pos + i;
@@ -217,7 +217,7 @@ out:
 	return st;
 }
 
-void etl__bufscan_init(struct etl_bufscan *sc, const struct etl_source *src, const struct etl_bufhdr *first,
+static void etl__walk_scan_init(struct etl_bufscan *sc, const struct etl_source *src, const struct etl_bufhdr *first,
 		       uint32_t nominal, int compressed, uint64_t size_limit, etl_diag_fn report, void *ctx)
 {
 	memset(sc, 0, sizeof(*sc));
@@ -235,7 +235,7 @@ void etl__bufscan_init(struct etl_bufscan *sc, const struct etl_source *src, con
 
 #define SCAN_WINDOW 32768u
 
-void etl__bufscan_free(struct etl_bufscan *sc)
+void etl__walk_scan_free(struct etl_bufscan *sc)
 {
 	etl__free(sc->win);
 	sc->win = NULL;
@@ -269,7 +269,7 @@ static void scan_report(struct etl_bufscan *sc, struct etl_diag *bad)
 		sc->report(sc->ctx, bad);
 }
 
-int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
+int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
 	const struct etl_source *src = sc->src;
@@ -307,10 +307,10 @@ int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_d
 		if (off == 0 && sc->have_first)
 			h = sc->first; /* the header buffer, as the caller read (and repaired) it */
 		else
-			etl__bufhdr_decode(raw, &h);
+			etl__walk_header_decode(raw, &h);
 		if (sc->count > 0 && h.type == ETL_BUFTYPE_HEADER)
 			h.type = 0xFFFF; /* a second header buffer is damage here */
-		if (etl__bufhdr_check(&h, off, sc->size_limit, sc->count ? sc->nominal : 0, &bad) != ETL_OK ||
+		if (etl__walk_header_check(&h, off, sc->size_limit, sc->count ? sc->nominal : 0, &bad) != ETL_OK ||
 		    h.type == 0xFFFF) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
@@ -347,7 +347,7 @@ int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_d
 		return ETL_OK;
 	}
 	sc->done = 1;
-	etl__bufscan_free(sc);
+	etl__walk_scan_free(sc);
 	return ETL_END;
 }
 
@@ -403,7 +403,7 @@ static int first_pass(struct etl_bufindex *ix, struct etl_bufscan *sc, uint64_t 
 
 	etl__htab_init(&cpus, sizeof(struct cpu_seen));
 	*in_order = 1;
-	while ((st = etl__bufscan_next(sc, &e, d)) == ETL_OK) {
+	while ((st = etl__walk_scan_next(sc, &e, d)) == ETL_OK) {
 		if (sc->count > count_limit) {
 			etl__diag_set(d, ETL_E_LIMIT, e.off, "more than %llu buffers (buffer-count limit)",
 				      (unsigned long long)count_limit);
@@ -418,7 +418,7 @@ static int first_pass(struct etl_bufindex *ix, struct etl_bufscan *sc, uint64_t 
 		}
 	}
 	etl__htab_free(&cpus);
-	etl__bufscan_free(sc);
+	etl__walk_scan_free(sc);
 	if (st != ETL_END)
 		return st;
 	if (ix->ncpus > 1)
@@ -428,14 +428,14 @@ static int first_pass(struct etl_bufindex *ix, struct etl_bufscan *sc, uint64_t 
 	return ETL_OK;
 }
 
-int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+int etl__walk_index_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
 			etl_diag_fn report, void *ctx, struct etl_diag *d)
 {
 	struct etl_bufscan sc;
 	int st, in_order;
 
-	etl__bufscan_init(&sc, src, first, nominal, compressed, size_limit, report, ctx);
+	etl__walk_scan_init(&sc, src, first, nominal, compressed, size_limit, report, ctx);
 	st = first_pass(ix, &sc, count_limit, &in_order, d);
 	if (st != ETL_OK)
 		return st;
@@ -449,7 +449,7 @@ int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, c
 	return ETL_OK;
 }
 
-int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d)
+int etl__walk_index_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d)
 {
 	struct etl_bufscan sc;
 	struct etl_bufent e;
@@ -458,11 +458,11 @@ int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl
 	if (ix->count == ix->buffers)
 		return ETL_OK;
 	ix->count = 0; /* the header buffer again, then the others (damage was reported by the first pass) */
-	etl__bufscan_again(ix, &sc);
-	while ((st = etl__bufscan_next(&sc, &e, d)) == ETL_OK)
+	etl__walk_scan_again(ix, &sc);
+	while ((st = etl__walk_scan_next(&sc, &e, d)) == ETL_OK)
 		if ((st = push(ix, &e, count_limit, d)) != ETL_OK)
 			break;
-	etl__bufscan_free(&sc);
+	etl__walk_scan_free(&sc);
 	if (st != ETL_END)
 		return st;
 	if (ix->cap > ix->count) { /* give back the growth slack */
@@ -475,21 +475,21 @@ int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl
 	return ETL_OK;
 }
 
-void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
+void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
 {
-	etl__bufscan_init(sc, ix->src, ix->have_first ? &ix->first : NULL, ix->nominal, ix->compressed,
+	etl__walk_scan_init(sc, ix->src, ix->have_first ? &ix->first : NULL, ix->nominal, ix->compressed,
 			  ix->size_limit, NULL, NULL);
 }
 
-void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix)
+void etl__walk_iter_init(struct etl_bufiter *it, const struct etl_bufindex *ix)
 {
 	it->ix = ix;
 	it->i = 0;
 	if (ix->count != ix->buffers)
-		etl__bufscan_again(ix, &it->sc);
+		etl__walk_scan_again(ix, &it->sc);
 }
 
-int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e)
+int etl__walk_iter_next(struct etl_bufiter *it, struct etl_bufent *e)
 {
 	struct etl_diag ignored;
 
@@ -499,19 +499,19 @@ int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e)
 		*e = it->ix->ent[it->i++];
 		return 1;
 	}
-	if (etl__bufscan_next(&it->sc, e, &ignored) == ETL_OK)
+	if (etl__walk_scan_next(&it->sc, e, &ignored) == ETL_OK)
 		return 1;
-	etl__bufscan_free(&it->sc);
+	etl__walk_scan_free(&it->sc);
 	return 0;
 }
 
-void etl__bufiter_stop(struct etl_bufiter *it)
+void etl__walk_iter_stop(struct etl_bufiter *it)
 {
 	if (it->ix->count != it->ix->buffers)
-		etl__bufscan_free(&it->sc);
+		etl__walk_scan_free(&it->sc);
 }
 
-void etl__bufindex_free(struct etl_bufindex *ix)
+void etl__walk_index_free(struct etl_bufindex *ix)
 {
 	etl__free(ix->ent);
 	etl__free(ix->cpus);
@@ -531,7 +531,7 @@ int etl__bytes_look_like_trace(const uint8_t *b, size_t n)
 
 	if (n < ETL_BUFFER_HEADER_SIZE + 8)
 		return 0;
-	etl__bufhdr_decode(b, &h);
+	etl__walk_header_decode(b, &h);
 	/* a buffer (even one whose type field is damaged) that starts with the logfile header */
 	return h.size >= ETL_BUFFER_HEADER_SIZE && etl__bytes_have_logfile_header(b, n);
 }

@@ -34,17 +34,17 @@ struct etl_bufhdr {
 	uint16_t type;
 };
 
-void etl__bufhdr_decode(const uint8_t *p, struct etl_bufhdr *h);
+void etl__walk_header_decode(const uint8_t *p, struct etl_bufhdr *h);
 
 /* Checks that a decoded header is plausible.  nominal is the trace's
  * BufferSize (0 if not known yet).  Fills d and returns < 0 if not. */
-int etl__bufhdr_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
+int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
 		      uint32_t nominal, struct etl_diag *d);
 
 /* The end of the records in an uncompressed buffer whose first avail bytes
  * are present: Offset if it is sane, else avail (every byte there is read: a
  * damaged Offset must not hide records). */
-size_t etl__bufhdr_fill(const struct etl_bufhdr *h, size_t avail);
+size_t etl__walk_header_fill(const struct etl_bufhdr *h, size_t avail);
 
 /* A buffer of the file: 32 bytes. */
 struct etl_bufent {
@@ -78,11 +78,9 @@ struct etl_bufscan {
 	size_t win_len;
 };
 
-void etl__bufscan_init(struct etl_bufscan *sc, const struct etl_source *src, const struct etl_bufhdr *first,
-		       uint32_t nominal, int compressed, uint64_t size_limit, etl_diag_fn report, void *ctx);
 /* The next buffer (ordinal set): ETL_OK, ETL_END, or a fatal status (I/O, memory) with d set. */
-int etl__bufscan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d);
-void etl__bufscan_free(struct etl_bufscan *sc);
+int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d);
+void etl__walk_scan_free(struct etl_bufscan *sc);
 
 /*
  * The buffers of a trace.  The index keeps only the header buffer and the list of CPUs: the merge
@@ -90,7 +88,7 @@ void etl__bufscan_free(struct etl_bufscan *sc);
  * it meets them when that gives every CPU's buffers in sequence order - what Windows writes,
  * unless the log is circular), and whole-file passes scan it too: memory does not grow with the
  * file.  Only time order over an out-of-sequence file fills the index with every buffer (32 bytes
- * each, etl__bufindex_fill) for sorting.
+ * each, etl__walk_index_fill) for sorting.
  */
 struct etl_bufindex {
 	struct etl_bufent *ent; /* the header buffer; every buffer once filled */
@@ -112,13 +110,13 @@ struct etl_bufindex {
  * given), reporting damage through report() and skipping it by resynchronising on the next
  * plausible buffer header; counts the buffers and notes their CPUs and order (see above).
  * Returns ETL_OK, or a fatal status (out of memory, I/O error, buffer-count limit) with d set. */
-int etl__bufindex_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+int etl__walk_index_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
 			etl_diag_fn report, void *ctx, struct etl_diag *d);
 /* Keeps every buffer in ent (file order), scanning again; ETL_OK, or a fatal status with d set. */
-int etl__bufindex_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d);
+int etl__walk_index_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d);
 /* A scanner over the index's file again (damage not reported a second time). */
-void etl__bufscan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc);
+void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc);
 
 /* Every buffer of an index: as stored once filled, else in file order by scanning. */
 struct etl_bufiter {
@@ -126,12 +124,12 @@ struct etl_bufiter {
 	size_t i;
 	struct etl_bufscan sc;
 };
-void etl__bufiter_init(struct etl_bufiter *it, const struct etl_bufindex *ix);
+void etl__walk_iter_init(struct etl_bufiter *it, const struct etl_bufindex *ix);
 /* 1 with *e the next buffer, 0 at the end (then the iterator holds nothing). */
-int etl__bufiter_next(struct etl_bufiter *it, struct etl_bufent *e);
-/* Ends an iteration before etl__bufiter_next returned 0 (frees the scan's window). */
-void etl__bufiter_stop(struct etl_bufiter *it);
-void etl__bufindex_free(struct etl_bufindex *ix);
+int etl__walk_iter_next(struct etl_bufiter *it, struct etl_bufent *e);
+/* Ends an iteration before etl__walk_iter_next returned 0 (frees the scan's window). */
+void etl__walk_iter_stop(struct etl_bufiter *it);
+void etl__walk_index_free(struct etl_bufindex *ix);
 
 /* Whether bytes start like a trace: a header buffer whose first record is a system header with
  * HookId 0 (the logfile header).  For telling trace members of an archive from others. */

@@ -13,13 +13,13 @@
 
 #include "walk/keep.h"
 
-void etl__bufkeep_init(struct etl_bufkeep *k, uint64_t max_bytes)
+void etl__walk_keep_init(struct etl_bufkeep *k, uint64_t max_bytes)
 {
 	memset(k, 0, sizeof(*k));
 	k->max = max_bytes;
 }
 
-void etl__bufkeep_free(struct etl_bufkeep *k)
+void etl__walk_keep_free(struct etl_bufkeep *k)
 {
 	uint64_t max = k->max, given = k->given;
 
@@ -32,17 +32,17 @@ void etl__bufkeep_free(struct etl_bufkeep *k)
 #endif
 			etl__free(k->region);
 	}
-	etl__bufkeep_init(k, max);
+	etl__walk_keep_init(k, max);
 	k->given = given; /* a count of what was done, kept for tests and measurements */
 }
 
-void etl__bufkeep_clear(struct etl_bufkeep *k)
+void etl__walk_keep_clear(struct etl_bufkeep *k)
 {
 	k->n = 0;
 	k->used = 0;
 }
 
-int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need)
+int etl__walk_keep_reserve(struct etl_bufkeep *k, uint64_t need)
 {
 	size_t size = (size_t)(need < k->max ? need : k->max);
 
@@ -76,11 +76,11 @@ int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need)
 	return 0;
 }
 
-void etl__bufkeep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part)
+void etl__walk_keep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part)
 {
 	size_t per = n ? k->size / n : 0;
 
-	etl__bufkeep_init(part, per);
+	etl__walk_keep_init(part, per);
 	if (k->base && per) {
 		part->base = k->base + (size_t)i * per;
 		part->size = per;
@@ -93,13 +93,13 @@ static int room_after(struct etl_bufkeep *k, uint64_t off)
 	return !(k->n && k->e[k->n - 1].off >= off) && etl__grow(&k->e, &k->cap, k->n + 1, sizeof(*k->e), 64) == 0;
 }
 
-void etl__bufkeep_aim(struct etl_bufkeep *k, struct etl_bufload *ld)
+void etl__walk_keep_aim(struct etl_bufkeep *k, struct etl_bufload *ld)
 {
 	ld->into = k->base && k->used < k->size ? k->base + k->used : NULL;
 	ld->into_cap = ld->into ? k->size - k->used : 0;
 }
 
-int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e)
+int etl__walk_keep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e)
 {
 	struct etl_kept *x;
 
@@ -112,7 +112,7 @@ int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const
 	x->given = 0;
 	x->data = k->base + k->used;
 	x->fill = ld->fill;
-	if (ld->data != x->data) /* (decompressed there: etl__bufkeep_aim) */
+	if (ld->data != x->data) /* (decompressed there: etl__walk_keep_aim) */
 		memcpy(k->base + k->used, ld->data, ld->fill);
 	k->used += (ld->fill + 63) & ~(size_t)63; /* each buffer on a cache line of its own */
 	if (k->used > k->size)
@@ -120,7 +120,7 @@ int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const
 	return 1;
 }
 
-void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from)
+void etl__walk_keep_append(struct etl_bufkeep *k, struct etl_bufkeep *from)
 {
 	size_t i;
 
@@ -131,7 +131,7 @@ void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from)
 	from->n = from->cap = 0;
 }
 
-int etl__bufkeep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
+int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
 {
 	size_t lo = 0, hi = k->n;
 	struct etl_kept *x;

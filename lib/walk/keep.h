@@ -44,28 +44,28 @@ struct etl_bufkeep {
 	uint64_t given;      /* buffers given so far (tests, measurements) */
 };
 
-void etl__bufkeep_init(struct etl_bufkeep *k, uint64_t max_bytes);
+void etl__walk_keep_init(struct etl_bufkeep *k, uint64_t max_bytes);
 /* Reserves the region: the budget, or need bytes when fewer will do.  0, or -1 (no memory: the
  * keep then keeps nothing). */
-int etl__bufkeep_reserve(struct etl_bufkeep *k, uint64_t need);
+int etl__walk_keep_reserve(struct etl_bufkeep *k, uint64_t need);
 /* Makes part (initialised here) the i-th of n equal slices of k's region. */
-void etl__bufkeep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part);
-/* Points ld's next decompression at the keep's free space (etl__bufload's into), or nowhere
+void etl__walk_keep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct etl_bufkeep *part);
+/* Points ld's next decompression at the keep's free space (etl__walk_load's into), or nowhere
  * when the keep has none. */
-void etl__bufkeep_aim(struct etl_bufkeep *k, struct etl_bufload *ld);
+void etl__walk_keep_aim(struct etl_bufkeep *k, struct etl_bufload *ld);
 /* Keeps what ld holds of entry e (decompressed without fault) when it fits the space left, in
- * file order: in place when it was decompressed there (etl__bufkeep_aim), else copied.  1 when
+ * file order: in place when it was decompressed there (etl__walk_keep_aim), else copied.  1 when
  * kept, 0 when not. */
-int etl__bufkeep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e);
+int etl__walk_keep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e);
 /* Moves the entries of from (a slice of k's region, later in the file than k's) to k. */
-void etl__bufkeep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);
-/* Gives entry e to ld from the keep when it holds it: 1 (ld as etl__bufload leaves it for a
+void etl__walk_keep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);
+/* Gives entry e to ld from the keep when it holds it: 1 (ld as etl__walk_load leaves it for a
  * fault-free buffer, its data in the keep's region, valid until the keep is freed), else 0 (ld
  * untouched). */
-int etl__bufkeep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e);
+int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e);
 /* Forgets k's entries (its region stays, all free again). */
-void etl__bufkeep_clear(struct etl_bufkeep *k);
+void etl__walk_keep_clear(struct etl_bufkeep *k);
 /* Empties k: its entries, and its region when it owns one (the count of buffers given stays). */
-void etl__bufkeep_free(struct etl_bufkeep *k);
+void etl__walk_keep_free(struct etl_bufkeep *k);
 
 #endif

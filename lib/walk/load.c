@@ -8,7 +8,7 @@
 #include "codec/xpress.h"
 #include "walk/load.h"
 
-void etl__bufload_init(struct etl_bufload *l, const struct etl_source *src, int trace_compressed,
+void etl__walk_load_init(struct etl_bufload *l, const struct etl_source *src, int trace_compressed,
 		       uint32_t compression_format)
 {
 	memset(l, 0, sizeof(*l));
@@ -17,7 +17,7 @@ void etl__bufload_init(struct etl_bufload *l, const struct etl_source *src, int 
 	l->compression_format = compression_format;
 }
 
-void etl__bufload_free(struct etl_bufload *l)
+void etl__walk_load_free(struct etl_bufload *l)
 {
 	etl__free(l->mem);
 	etl__free(l->dmem);
@@ -73,7 +73,7 @@ static int decompress(struct etl_bufload *l, const struct etl_bufent *e, const u
 	return ETL_OK;
 }
 
-int etl__bufload(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d)
+int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d)
 {
 	struct etl_bufhdr h;
 	const uint8_t *raw;
@@ -88,11 +88,11 @@ int etl__bufload(struct etl_bufload *l, const struct etl_bufent *e, struct etl_d
 	raw = etl__source_view(l->src, e->off, e->avail, l->mem, d);
 	if (!raw)
 		return d->code;
-	etl__bufhdr_decode(raw, &h);
+	etl__walk_header_decode(raw, &h);
 	l->flags = e->flags; /* as the index has them (the header buffer's may have been repaired) */
 	if (!(e->flags & ETL_BUF_COMPRESSED)) {
 		l->data = raw;
-		l->fill = etl__bufhdr_fill(&h, e->avail);
+		l->fill = etl__walk_header_fill(&h, e->avail);
 		if (h.offset < ETL_BUFFER_HEADER_SIZE) {
 			etl__diag_set(d, ETL_E_FORMAT, e->off + 0x30,
 				      "buffer header: Offset %u is inside the 72-byte header: records read to the buffer's end",

@@ -30,14 +30,14 @@ struct etl_bufload {
 	uint16_t flags;               /* its BufferFlag */
 };
 
-void etl__bufload_init(struct etl_bufload *l, const struct etl_source *src, int trace_compressed,
+void etl__walk_load_init(struct etl_bufload *l, const struct etl_source *src, int trace_compressed,
 		       uint32_t compression_format);
 /*
  * Loads index entry e.  ETL_OK, or < 0 with d set: ETL_E_UNSUPPORTED (a compression the trace
  * does not declare or that is not XPRESS: nothing loaded), ETL_E_FORMAT (a corrupt compressed
  * stream: data/fill hold what decompressed before the fault), ETL_E_NOMEM, ETL_E_IO.
  */
-int etl__bufload(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d);
-void etl__bufload_free(struct etl_bufload *l);
+int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d);
+void etl__walk_load_free(struct etl_bufload *l);
 
 #endif

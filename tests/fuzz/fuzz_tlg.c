@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "decode/tlg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,9 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&out, 0, sizeof(out));
 	out.max_nodes = 1u << 16;
-	(void)etl__decode_payload(&out, &s, data + 2 + mlen, size - 2 - mlen, (data[0] & 1) ? 4 : 8, &d);
+	(void)etl__schema_decode(&out, &s, data + 2 + mlen, size - 2 - mlen, (data[0] & 1) ? 4 : 8, &d);
 	for (i = 0; i < out.nnodes; i++)
-		(void)etl__format_property(&out.nodes[i], 0);
+		(void)etl__schema_format(&out.nodes[i], 0);
 	etl__free(out.nodes);
 	etl__free(out.field_values);
 	etl__arena_free(&out.arena);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "tmf/tmf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,10 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		done++;
 		memset(&out, 0, sizeof(out));
 		out.max_nodes = 1u << 16;
-		if (etl__decode_payload(&out, &m->schema, data + 2 + tlen, size - 2 - tlen, ptr, &d) == ETL_OK)
+		if (etl__schema_decode(&out, &m->schema, data + 2 + tlen, size - 2 - tlen, ptr, &d) == ETL_OK)
 			(void)etl__wpp_render(db, &out, m, ptr);
 		for (k = 0; k < out.nnodes; k++)
-			(void)etl__format_property(&out.nodes[k], 0);
+			(void)etl__schema_format(&out.nodes[k], 0);
 		etl__free(out.nodes);
 		etl__free(out.field_values);
 		etl__arena_free(&out.arena);

@@ -6,8 +6,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#ifndef ETL_DECODE_SCHEMA_H
-#define ETL_DECODE_SCHEMA_H
+#ifndef ETL_SCHEMA_SCHEMA_H
+#define ETL_SCHEMA_SCHEMA_H
 
 #include "internal.h"
 #include "util/arena.h"
@@ -92,10 +92,10 @@ void etl__schema_count_frames(struct etl_schema *s);
  *   value 0, nor a later entry of a value an earlier one has (either that one took the bits or
  *   they were not all set, and they only get fewer), and at most ETL_BITMAP_MAX of them;
  * - a value map of more than ETL_MAP_ORDER_FROM entries takes its order by value (ties in entry
- *   order) into order[0, m->count), which the caller provides when etl__map_wants_order(m)
+ *   order) into order[0, m->count), which the caller provides when etl__schema_map_wants_order(m)
  *   (NULL, or no memory for the sort: the map is searched in order). */
-void etl__map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order);
-static inline int etl__map_wants_order(const struct etl_map *m)
+void etl__schema_map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order);
+static inline int etl__schema_map_wants_order(const struct etl_map *m)
 {
 	return !m->bitmap && m->count > ETL_MAP_ORDER_FROM;
 }
@@ -120,6 +120,7 @@ struct etl_property {
 #define ETL_DERIVED_MAX 4 /* derived fields an event may get */
 
 struct etl_decoded {
+	/* ---- what one decoding made: zeroed before each (etl__schema_reset) ---- */
 	enum etl_decoder source;
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
 	const char *error, *error_field; /* a payload that contradicts its schema: why, and where */
@@ -131,26 +132,30 @@ struct etl_decoded {
 	uint32_t event_tags;
 	int has_group;
 	struct etl_guid provider_group;
-	struct etl_property *nodes;
 	uint32_t nnodes;
-	size_t cap;              /* nodes allocated */
 	uint32_t ntop;           /* top-level properties are nodes[0 .. ntop-1] */
-	struct etl_property derived[ETL_DERIVED_MAX]; /* computed from the trace (ETL_OPTION_DERIVE) */
 	uint32_t nderived;
+	/* finds a map by name for the event being decoded (may be NULL) */
+	const struct etl_map *(*resolve_map)(const void *ctx, const char *name);
+	const void *resolve_ctx;
+	/* ---- what decodings reuse ---- */
+	struct etl_property *nodes;
+	size_t cap;              /* nodes allocated */
+	struct etl_property derived[ETL_DERIVED_MAX]; /* computed from the trace (ETL_OPTION_DERIVE) */
 	uint64_t *field_values;  /* per schema field: last integer value decoded (counts, lengths) */
 	size_t field_values_cap;
 	struct etl_arena arena;  /* names, strings, formatted text */
 	uint32_t max_nodes;
 	unsigned max_depth;      /* 0: the default (32) */
-	/* finds a map by name for the event being decoded (may be NULL) */
-	const struct etl_map *(*resolve_map)(const void *ctx, const char *name);
-	const void *resolve_ctx;
 };
+
+/* Readies d for another decoding: what the last one made is gone (its arena's text too). */
+void etl__schema_reset(struct etl_decoded *d);
 
 /* Adds a derived field (a value computed from the trace, not read from the payload): name (static),
  * the in- and out-type it is shown with, its bytes (copied; little-endian as a payload holds
  * them).  0, or -1 when there is no room or memory. */
-int etl__decoded_add_derived(struct etl_decoded *d, const char *name, uint16_t in_type, uint16_t out_type,
+int etl__schema_add_derived(struct etl_decoded *d, const char *name, uint16_t in_type, uint16_t out_type,
 			     const void *bytes, size_t len);
 
 /*
@@ -158,22 +163,22 @@ int etl__decoded_add_derived(struct etl_decoded *d, const char *name, uint16_t i
  * ETL_OK, or < 0 with diag set (message names the field; offset is the
  * payload offset) keeping what was decoded before the fault.
  */
-int etl__decode_payload(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *payload,
+int etl__schema_decode(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *payload,
 			size_t len, unsigned ptr_size, struct etl_diag *diag);
 
 /* The canonical text of a value (format.c), cached in the property; flags: ETL_FORMAT_*, the text
  * not cached then. */
-const char *etl__format_property(struct etl_property *p, unsigned flags);
+const char *etl__schema_format(struct etl_property *p, unsigned flags);
 
 /* integer in-types, and the value of an integer node (0 for other sizes) */
-static inline int etl__is_integer_in(uint16_t t)
+static inline int etl__schema_integer_in(uint16_t t)
 {
 	return (t >= ETL_IN_INT8 && t <= ETL_IN_UINT64) || t == ETL_IN_HEXINT32 || t == ETL_IN_HEXINT64 ||
 	       t == ETL_IN_POINTER || t == ETL_IN_SIZET || t == ETL_IN_BOOLEAN;
 }
 
 /* Unsigned value of an integer-typed node (0 otherwise). */
-static inline uint64_t etl__node_u64(const struct etl_property *p)
+static inline uint64_t etl__schema_node_u64(const struct etl_property *p)
 {
 	switch (p->len) {
 	case 1: return p->data[0];
@@ -184,7 +189,7 @@ static inline uint64_t etl__node_u64(const struct etl_property *p)
 	}
 }
 
-static inline int64_t etl__node_i64(const struct etl_property *p)
+static inline int64_t etl__schema_node_i64(const struct etl_property *p)
 {
 	switch (p->len) {
 	case 1: return (int8_t)p->data[0];

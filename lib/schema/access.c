@@ -3,10 +3,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "util/cursor.h"
 
 const char *etl_decoder_description(enum etl_decoder k)
@@ -303,12 +304,12 @@ int etl_property_as_utf8(const struct etl_property *p, const char **s, size_t *l
 const char *etl_property_format(const struct etl_property *p)
 {
 	/* The tree belongs to the reader; the cache of formatted text lives in it. */
-	return etl__format_property((struct etl_property *)(uintptr_t)p, 0);
+	return etl__schema_format((struct etl_property *)(uintptr_t)p, 0);
 }
 
 const char *etl_property_format_flags(const struct etl_property *p, unsigned flags)
 {
-	return etl__format_property((struct etl_property *)(uintptr_t)p, flags & ETL_FORMAT_NO_MAPS);
+	return etl__schema_format((struct etl_property *)(uintptr_t)p, flags & ETL_FORMAT_NO_MAPS);
 }
 
 /* What the in-type alone says of a value's kind (etl_property_value_kind). */
@@ -436,3 +437,32 @@ enum etl_value_kind etl_property_value_kind(const struct etl_property *p)
 	}
 }
 
+int etl__schema_add_derived(struct etl_decoded *d, const char *name, uint16_t in_type, uint16_t out_type,
+			     const void *bytes, size_t len)
+{
+	struct etl_property *p;
+	uint8_t *copy;
+
+	if (d->nderived >= ETL_DERIVED_MAX || !(copy = etl__arena_alloc(&d->arena, len + 1)))
+		return -1;
+	memcpy(copy, bytes, len);
+	copy[len] = 0;
+	p = &d->derived[d->nderived++];
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->owner = d;
+	p->in_type = in_type;
+	p->out_type = out_type;
+	p->kind = ETL_PROPERTY_VALUE;
+	p->data = copy;
+	p->len = len;
+	return 0;
+}
+
+void etl__schema_reset(struct etl_decoded *d)
+{
+	etl__arena_reset(&d->arena);
+	memset(d, 0, offsetof(struct etl_decoded, nodes));
+	if (!d->max_nodes)
+		d->max_nodes = 1u << 20; /* callers other than the reader (tests, fuzzing) */
+}

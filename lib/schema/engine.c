@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 #include "util/cursor.h"
 
 #define MAX_DEPTH 32
@@ -33,7 +33,7 @@ void etl__schema_count_frames(struct etl_schema *s)
 			continue;
 		for (j = 0; j < i; j++) {
 			const struct etl_field *c = &s->fields[s->top[j]];
-			if (strcmp(c->name, "FrameCount") == 0 && etl__is_integer_in(c->in_type) &&
+			if (strcmp(c->name, "FrameCount") == 0 && etl__schema_integer_in(c->in_type) &&
 			    !(c->flags & (FF_STRUCT | FF_COUNT_CONST | FF_COUNT_DATA | FF_COUNT_FIELD | FF_COUNT_REST))) {
 				f->flags = (uint16_t)((f->flags & ~FF_COUNT_CONST) | FF_COUNT_FIELD);
 				f->count = s->top[j];
@@ -76,7 +76,7 @@ static int map_order(const struct etl_map_entry *e, uint32_t n, uint32_t *order)
 }
 
 /* The bit map's entries that can name a bit, in their order, at most ETL_BITMAP_MAX (see
- * etl__map_ready); the new count (without memory, only the bound is applied). */
+ * etl__schema_map_ready); the new count (without memory, only the bound is applied). */
 static uint32_t bitmap_prune(struct etl_map_entry *e, uint32_t n)
 {
 	uint32_t *order = etl__malloc((n ? n : 1) * sizeof(*order)), i, k = 0;
@@ -95,11 +95,11 @@ static uint32_t bitmap_prune(struct etl_map_entry *e, uint32_t n)
 	return n < ETL_BITMAP_MAX ? n : ETL_BITMAP_MAX;
 }
 
-void etl__map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order)
+void etl__schema_map_ready(struct etl_map *m, struct etl_map_entry *entries, uint32_t *order)
 {
 	if (m->bitmap)
 		m->count = bitmap_prune(entries, m->count);
-	else if (order && etl__map_wants_order(m) && map_order(entries, m->count, order) == 0)
+	else if (order && etl__schema_map_wants_order(m) && map_order(entries, m->count, order) == 0)
 		m->by_value = order;
 }
 
@@ -319,8 +319,8 @@ static ETL_ALWAYS_INLINE void take_value(struct dctx *x, uint16_t fi, uint32_t n
 		p->map = f->map;
 	else if (f->map_name && x->d->resolve_map)
 		p->map = x->d->resolve_map(x->d->resolve_ctx, f->map_name);
-	if (etl__is_integer_in(f->in_type))
-		x->d->field_values[fi] = etl__node_u64(p);
+	if (etl__schema_integer_in(f->in_type))
+		x->d->field_values[fi] = etl__schema_node_u64(p);
 }
 
 static int decode_value(struct dctx *x, uint16_t fi, uint32_t node)
@@ -454,7 +454,7 @@ static int decode_field(struct dctx *x, uint16_t fi, uint32_t node, unsigned dep
 	return ETL_OK;
 }
 
-int etl__decode_payload(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *payload,
+int etl__schema_decode(struct etl_decoded *d, const struct etl_schema *s, const uint8_t *payload,
 			size_t len, unsigned ptr_size, struct etl_diag *diag)
 {
 	struct dctx x;

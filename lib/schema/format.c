@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/schema.h"
+#include "schema/schema.h"
 
 #define MAX_DEPTH 32
 
@@ -405,7 +405,7 @@ static int format_other(struct sbuf *b, const struct etl_property *p)
 		sb_str(b, "none");
 		return 1;
 	default:
-		if (etl__is_integer_in(p->in_type))
+		if (etl__schema_integer_in(p->in_type))
 			return 0;
 		sb_str(b, "0x");
 		sb_hex(b, d, n);
@@ -440,7 +440,7 @@ static const char *map_text(const struct etl_map *m, uint64_t v)
 static int format_mapped(struct sbuf *b, const struct etl_property *p)
 {
 	const struct etl_map *m = p->map;
-	uint64_t v = etl__node_u64(p), rest = v & ~(uint64_t)m->sub_mask;
+	uint64_t v = etl__schema_node_u64(p), rest = v & ~(uint64_t)m->sub_mask;
 	const char *t;
 	uint32_t i;
 	int any = 0;
@@ -484,7 +484,7 @@ static void format_integer(struct sbuf *b, const struct etl_property *p)
 	const uint8_t *d = p->data;
 	size_t n = p->len;
 	uint16_t in = p->in_type;
-	uint64_t u = etl__node_u64(p);
+	uint64_t u = etl__schema_node_u64(p);
 	int is_signed = in == ETL_IN_INT8 || in == ETL_IN_INT16 || in == ETL_IN_INT32 || in == ETL_IN_INT64;
 
 	switch (p->out_type) {
@@ -540,7 +540,7 @@ static void format_integer(struct sbuf *b, const struct etl_property *p)
 	else if (in == ETL_IN_BOOLEAN)
 		sb_str(b, u ? "true" : "false");
 	else if (is_signed)
-		sb_i64(b, etl__node_i64(p));
+		sb_i64(b, etl__schema_node_i64(p));
 	else
 		sb_u64(b, u);
 }
@@ -588,7 +588,7 @@ static void format_any(struct sbuf *b, const struct etl_property *p, unsigned fl
 	sb_str(b, p->kind == ETL_PROPERTY_ARRAY ? "]" : "}");
 }
 
-const char *etl__format_property(struct etl_property *p, unsigned flags)
+const char *etl__schema_format(struct etl_property *p, unsigned flags)
 {
 	struct sbuf b;
 	const char *s;
