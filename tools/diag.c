@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "diag.h"
 
 _Thread_local struct diag_log *diag_to;
@@ -16,25 +17,9 @@ _Thread_local uint32_t diag_item;
 /* Room for need more bytes of text and one more line in k; -1 when it cannot grow. */
 static int log_room(struct diag_log *k, size_t need)
 {
-	if (need > k->cap - k->len) {
-		size_t cap = k->cap ? k->cap : 4096;
-		char *t;
-		while (need > cap - k->len)
-			cap *= 2;
-		if (!(t = realloc(k->text, cap)))
-			return -1;
-		k->text = t;
-		k->cap = cap;
-	}
-	if (k->n == k->ncap) {
-		size_t ncap = k->ncap ? 2 * k->ncap : 64;
-		struct diag_line *l = realloc(k->line, ncap * sizeof(*l));
-		if (!l)
-			return -1;
-		k->line = l;
-		k->ncap = ncap;
-	}
-	return 0;
+	if (need > SIZE_MAX - k->len || grow_array(&k->text, &k->cap, k->len + need, 1, 4096) != 0)
+		return -1;
+	return grow_array(&k->line, &k->ncap, k->n + 1, sizeof(*k->line), 64);
 }
 
 static void emit(const char *s, size_t n)

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "etldump.h"
+#include "report.h"
+#include "setup.h"
 #include "out.h"
 #include "outfiles.h"
 #include "render.h"
@@ -25,7 +27,7 @@ const char *progname = "etldump";
 static int run_one_into(char *input, const char *path, const struct options *shared)
 {
 	struct options o = *shared;
-	char nb[SHOWN_MAX];
+	char nb[REPORT_SHOWN_MAX];
 	int code;
 
 	o.out_path = path;
@@ -34,10 +36,10 @@ static int run_one_into(char *input, const char *path, const struct options *sha
 	code = run_inputs(&input, 1, &o);
 	out_flush();
 	if (code != EXIT_OK && !o.quiet)
-		fprintf(stderr, "%s: %s: %s\n", progname, shown(input, nb),
+		fprintf(stderr, "%s: %s: %s\n", progname, report_shown(input, nb),
 			code == EXIT_DAMAGED ? "damaged (see above); output written" : "failed (see above)");
 	if (fflush(stdout) == EOF && errno != EPIPE)
-		code = worse(code, EXIT_IO);
+		code = exit_worse(code, EXIT_IO);
 	return code;
 }
 
@@ -45,11 +47,11 @@ static int run_one_into(char *input, const char *path, const struct options *sha
 static int run_outdir(char **inputs, int n, const struct options *o)
 {
 	int exit_code = EXIT_OK, problems = 0, i;
-	char nb[SHOWN_MAX];
+	char nb[REPORT_SHOWN_MAX];
 	char **paths = NULL;
 
 	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, shown(o->outdir, nb),
+		fprintf(stderr, "%s: %s: cannot create the output directory: %s\n", progname, report_shown(o->outdir, nb),
 			strerror(errno));
 		return EXIT_IO;
 	}
@@ -58,7 +60,7 @@ static int run_outdir(char **inputs, int n, const struct options *o)
 		int code = run_one_into(inputs[i], paths[i], o);
 		if (code != EXIT_OK)
 			problems++;
-		exit_code = worse(exit_code, code);
+		exit_code = exit_worse(exit_code, code);
 	}
 	outdir_names_free(paths, n);
 	if (!o->quiet && n > 1)
@@ -93,14 +95,14 @@ int ETLDUMP_MAIN(int argc, char **argv)
 		return EXIT_NOMEM;
 	}
 	o.inputs = &seen;
-	o.manifest_set = load_manifests(&o, &load_code); /* once, for every input and thread */
+	o.manifest_set = setup_manifests(&o, &load_code); /* once, for every input and thread */
 	if (o.outdir)
 		exit_code = run_outdir(argv + first, argc - first, &o);
 	else {
 		o.out_path = o.output;
 		exit_code = run_inputs(argv + first, argc - first, &o);
 	}
-	exit_code = worse(exit_code, load_code);
+	exit_code = exit_worse(exit_code, load_code);
 	etl_manifests_free(o.manifest_set);
 	filter_free(&o.filter);
 	inputs_free(&seen);
@@ -111,7 +113,7 @@ int ETLDUMP_MAIN(int argc, char **argv)
 		if (errno == EPIPE)
 			return exit_code; /* the reader went away: not an error of ours */
 		fprintf(stderr, "%s: cannot write output: %s\n", progname, strerror(errno));
-		return worse(exit_code, EXIT_IO);
+		return exit_worse(exit_code, EXIT_IO);
 	}
 	return exit_code;
 }

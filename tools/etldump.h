@@ -3,11 +3,17 @@
  *
  *   etldump.c  main: options, outputs (-o, -O), one run per output
  *   options.c  the command line and --help
- *   run.c      one run: readers, filters, decoding, damage reports, progress
+ *   run.c      one run: a reader, its events handled, the end or the summary
  *   pool.c     --threads: workers that decode and format batches in order
+ *   handle.c   one event: filters, decoding, the writer or the summary
+ *   setup.c    readers as the options ask: manifests, TMF files, inputs
+ *   report.c   diagnostics and progress on stderr
  *   render.c   values, stacks and times as text and JSON
  *   summary.c  --stats, --providers, --processes and --info
  *   writers/   one file per output format behind struct writer
+ *
+ * The parts call one way: etldump.c -> run.c -> pool.c -> handle.c, setup.c ->
+ * writers/, summary.c, render.c -> report.c, out.c, diag.c.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -70,43 +76,5 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input);
 
 /* run.c: reads the inputs (merged) and writes what o asks for to stdout; the exit status. */
 int run_inputs(char **files, int nfiles, const struct options *o);
-/* The more severe of two exit statuses. */
-int worse(int a, int b);
-/* The reader's last error on stderr (unless quiet), as one line. */
-void report(const struct etl_reader *r, const char *fallback_name, const struct options *o);
-/* A name (a path, a member) as printed on stderr, escaped by etl_text_escape()
- * so that a crafted name cannot move the cursor, clear a terminal or forge a
- * line.  The text is in buf, cut at SHOWN_MAX bytes. */
-#define SHOWN_MAX 1024
-const char *shown(const char *name, char buf[SHOWN_MAX]);
-/* The exit status an error status of etl_reader_next() calls for. */
-int status_exit(int st);
-/* After etl_reader_next returned st < 0: reports the damage, worsens *exit_code, and says
- * whether the reader can go on (0) or the error is fatal (1). */
-int damage_ends(const struct etl_reader *r, const struct options *o, int st, int *exit_code);
-/* Parses the manifests of ETLDUMP_MANIFEST_PATH and -m once, reporting problems (once); NULL
- * when there are none. */
-struct etl_manifests *load_manifests(const struct options *o, int *exit_code);
-/* Uses the manifests and opens the inputs; reports problems unless quiet. The inputs opened. */
-/* Sets r's options, manifests and TMF files from o. */
-void configure_reader(struct etl_reader *r, const struct options *o, int quiet, int *exit_code);
-int setup_reader(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
-		 int *exit_code);
-/* Filters, decodes and writes one event (or adds it to the summary); 1 if it was selected. */
-struct summary;
-int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct options *o,
-		 struct summary *sm);
-/* Payload faults reported by this thread (workers add theirs up). */
-extern _Thread_local int decode_errors;
-
-/* pool.c: --threads; the exit status. */
-/* Decodes and writes the inputs of primary (opened, not read) with n worker threads, each with a
- * reader of its own that opens them again (etl_reader_open_same); with --stats or
- * --providers the workers count the events and sm gets their counts (and the damage). */
-int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm);
-/* The events read so far, on stderr (a terminal); done: the last report. */
-void progress(const struct etl_reader *r, uint64_t n, int done);
-/* Whether --threads applies to this run. */
-int threads_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles);
 
 #endif

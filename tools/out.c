@@ -5,6 +5,7 @@
  */
 #include <etl.h>
 
+#include "hmap.h"
 #include "out.h"
 
 #include <math.h>
@@ -27,19 +28,9 @@ void out_thread_init(void)
 /* Room for n more bytes after the sink's len (its block may move); 0, or -1 without memory. */
 static int sink_reserve(struct out_sink *k, size_t n)
 {
-	size_t cap = k->cap ? k->cap : 4 * (size_t)OUT_BUFFER_SIZE;
-	char *q;
-
-	if (k->cap - k->len >= n)
-		return 0;
-	while (cap - k->len < n)
-		cap *= 2;
-	q = realloc(k->data, cap);
-	if (!q)
+	if (n > SIZE_MAX - k->len)
 		return -1;
-	k->data = q;
-	k->cap = cap;
-	return 0;
+	return grow_array(&k->data, &k->cap, k->len + n, 1, 4 * (size_t)OUT_BUFFER_SIZE);
 }
 
 /* Points the window at the sink's free end (or at the thread's own buffer if it cannot grow:
@@ -325,9 +316,17 @@ void out_filetime(uint64_t ft)
 	int i;
 
 	if (s != second) {
+		/* the second's text up to its fraction ("YYYY-MM-DDTHH:MM:SS."), the library's; the
+		 * fraction's seven digits and 'Z' follow, as etl_filetime_format writes them */
 		char full[ETL_FILETIME_STRING_SIZE];
+		const char *dot;
 		etl_filetime_format(s * 10000000u, full);
-		prefix_len = strlen(full) - 8; /* "YYYY-MM-DDTHH:MM:SS." without "0000000Z" */
+		if (!(dot = strrchr(full, '.'))) {
+			etl_filetime_format(ft, full); /* a text without a fraction: the library's as it is */
+			out_cstr(full);
+			return;
+		}
+		prefix_len = (size_t)(dot - full) + 1;
 		memcpy(prefix, full, prefix_len);
 		second = s;
 	}

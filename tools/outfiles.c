@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "outfiles.h"
+#include "report.h"
 #include "writers/writer.h"
 
 #ifndef O_NOFOLLOW
@@ -83,8 +84,8 @@ int outdir_names(const struct options *o, char **files, int n, char ***paths)
 			int len = k == 1 ? snprintf(path, sizeof(path), "%s/%s.%s", o->outdir, base_name(files[i]), ext)
 					 : snprintf(path, sizeof(path), "%s/%s-%d.%s", o->outdir, base_name(files[i]), k, ext);
 			if (len < 0 || (size_t)len >= sizeof(path)) {
-				char nb[SHOWN_MAX];
-				fprintf(stderr, "%s: %s: the output name is longer than %zu bytes\n", progname, shown(files[i], nb),
+				char nb[REPORT_SHOWN_MAX];
+				fprintf(stderr, "%s: %s: the output name is longer than %zu bytes\n", progname, report_shown(files[i], nb),
 					sizeof(path) - 1);
 				return EXIT_USAGE;
 			}
@@ -110,7 +111,7 @@ void outdir_names_free(char **paths, int n)
 int output_open(const char *path, int exclusive, int force, const struct inputs_seen *in)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_NOFOLLOW : 0);
-	char nb[SHOWN_MAX];
+	char nb[REPORT_SHOWN_MAX];
 	struct stat sb;
 	int fd;
 
@@ -121,20 +122,20 @@ int output_open(const char *path, int exclusive, int force, const struct inputs_
 		int err = errno;
 		struct stat ls;
 		int link = exclusive && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
-		fprintf(stderr, "%s: %s: cannot create: %s\n", progname, shown(path, nb),
+		fprintf(stderr, "%s: %s: cannot create: %s\n", progname, report_shown(path, nb),
 			link ? "a symbolic link (not followed)" : err == EEXIST ? "it exists (--force overwrites it)"
 								     : strerror(err));
 		return EXIT_IO;
 	}
 	if (fstat(fd, &sb) != 0 || is_input(in, &sb) || !(S_ISREG(sb.st_mode) || S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))) {
-		fprintf(stderr, "%s: %s: %s: not written\n", progname, shown(path, nb),
+		fprintf(stderr, "%s: %s: %s: not written\n", progname, report_shown(path, nb),
 			is_input(in, &sb) ? "it is one of the inputs" : "not a regular file");
 		close(fd);
 		return EXIT_IO;
 	}
 	fflush(stdout);
 	if ((S_ISREG(sb.st_mode) && ftruncate(fd, 0) != 0) || dup2(fd, STDOUT_FILENO) < 0) {
-		fprintf(stderr, "%s: %s: cannot write: %s\n", progname, shown(path, nb), strerror(errno));
+		fprintf(stderr, "%s: %s: cannot write: %s\n", progname, report_shown(path, nb), strerror(errno));
 		close(fd);
 		return EXIT_IO;
 	}

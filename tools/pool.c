@@ -31,6 +31,10 @@
 
 #include "diag.h"
 #include "etldump.h"
+#include "handle.h"
+#include "pool.h"
+#include "report.h"
+#include "setup.h"
 #include "out.h"
 #include "summary.h"
 #include "writers/writer.h"
@@ -102,7 +106,7 @@ static struct etl_reader *worker_reader(const struct pool *pl)
 
 	if (!r)
 		return NULL;
-	configure_reader(r, pl->o, 1, &ignored);
+	setup_configure(r, pl->o, 1, &ignored);
 	for (t = 0; t < etl_reader_trace_count(pl->primary); t++) {
 		if (etl_reader_open_same(r, pl->primary, t) != ETL_OK) {
 			etl_reader_free(r);
@@ -130,7 +134,7 @@ static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
 		}
 		w->sm.now = b->seq * BATCH_ITEMS + i; /* the event's place in the run */
 		diag_item = (uint32_t)i;
-		handle_event(r, ev, w->pool->o, &w->sm);
+		handle_event(r, ev, w->pool->o, &w->sm, NULL); /* stateless writers only */
 	}
 	diag_to = NULL;
 	out_set_sink(NULL);
@@ -145,7 +149,7 @@ static void *worker_main(void *arg)
 	uint64_t seq;
 	int last = 0;
 
-	decode_errors = 0;
+	report_decode_errors_reset();
 	out_thread_init();
 	r = worker_reader(pl);
 	if (!r) {
@@ -182,11 +186,11 @@ static void *worker_main(void *arg)
 		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
 		if (failed) {
-			w->exit_code = worse(w->exit_code, EXIT_NOMEM);
+			w->exit_code = exit_worse(w->exit_code, EXIT_NOMEM);
 			break;
 		}
 	}
-	w->decode_errors = decode_errors;
+	w->decode_errors = report_decode_errors();
 	etl_reader_free(r);
 	return NULL;
 }
@@ -256,7 +260,7 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 		}
 		if (st != ETL_OK) {
 			++*damage;
-			if (damage_ends(r, o, st, &exit_code)) {
+			if (report_damage(r, o, st, &exit_code)) {
 				b->last = 1;
 				break;
 			}
@@ -264,7 +268,7 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 		}
 		if (batch_add(b, ev) != 0) {
 			fprintf(stderr, "%s: out of memory\n", progname);
-			exit_code = worse(exit_code, EXIT_NOMEM);
+			exit_code = exit_worse(exit_code, EXIT_NOMEM);
 			b->last = 1;
 			break;
 		}
@@ -315,7 +319,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		/* the slot's earlier batch must be written (and so passed by every worker) */
 		if (seq >= pl->ring && write_batches(pl, &written, seq - pl->ring + 1, 1) != 0)
 			return exit_code; /* the output failed (out_buf.failed) or a worker stopped */
-		exit_code = worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
+		exit_code = exit_worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
 		pthread_mutex_lock(&pl->mu);
 		b->seq = seq;
 		b->claimed = 0;
@@ -324,7 +328,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
 		if (show_progress)
-			progress(r, events, 0);
+			report_progress(r, events, 0);
 		if (b->last)
 			break;
 		if (write_batches(pl, &written, seq, 0) != 0)
@@ -332,7 +336,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 	}
 	(void)write_batches(pl, &written, seq + 1, 1);
 	if (show_progress)
-		progress(r, events, 1);
+		report_progress(r, events, 1);
 	return exit_code;
 }
 
@@ -357,7 +361,7 @@ static void pool_free(struct pool *pl)
 }
 
 /* Reads r's events with n workers decoding and formatting them; returns the exit status. */
-int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm)
+int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm)
 {
 	struct pool pl;
 	unsigned k, started = 0;
@@ -399,14 +403,14 @@ int run_threaded(struct etl_reader *r, const struct options *o, unsigned n, stru
 	}
 	for (k = 0; k < started; k++) {
 		pthread_join(pl.w[k].thread, NULL);
-		exit_code = worse(exit_code, pl.w[k].exit_code);
-		decode_errors += pl.w[k].decode_errors;
+		exit_code = exit_worse(exit_code, pl.w[k].exit_code);
+		report_decode_errors_add(pl.w[k].decode_errors);
 	}
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {
 		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {
 			fprintf(stderr, "%s: out of memory\n", progname);
-			exit_code = worse(exit_code, EXIT_NOMEM);
+			exit_code = exit_worse(exit_code, EXIT_NOMEM);
 		}
 		summary_free(&pl.w[k].sm);
 	}
@@ -431,7 +435,7 @@ static int any_compressed(const struct etl_reader *r)
 /* Whether --threads applies: event output in a stateless format (not chrome, whose
  * pairs and names span events), or --stats and --providers (not --processes alone, which
  * decodes nothing), no --count, no standard input (the workers open each input again). */
-int threads_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles)
+int pool_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles)
 {
 	int i, counted = o->stats || o->providers;
 

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "out.h"
 #include "render.h"
+#include "report.h"
 #include "summary.h"
 
 void info_text(const struct etl_trace_info *t, int index)
@@ -169,78 +171,41 @@ static void print_processes(struct etl_reader *r, int json)
 }
 
 
-static uint64_t name_hash(const char *s)
+/* The index of the tallies by key: entries are a tally's number. */
+struct tally_key {
+	const struct tallies *ts;
+	const char *key;
+};
+
+static int tally_eq(const void *entry, const void *key)
 {
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	const struct tally_key *k = key;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-/* Rebuilds the index at twice the tallies' number of slots (at least 64). */
-static int tallies_reindex(struct tallies *ts)
-{
-	size_t cap = 64, i;
-	uint32_t *ix;
-
-	while (cap < 2 * (ts->n + 1))
-		cap *= 2;
-	ix = calloc(cap, sizeof(*ix));
-	if (!ix)
-		return -1;
-	for (i = 0; i < ts->n; i++) {
-		size_t k = (size_t)ts->t[i].hash & (cap - 1);
-		while (ix[k])
-			k = (k + 1) & (cap - 1);
-		ix[k] = (uint32_t)(i + 1);
-	}
-	free(ts->index);
-	ts->index = ix;
-	ts->index_cap = cap;
-	return 0;
+	return strcmp(k->ts->t[*(const uint32_t *)entry].key, k->key) == 0;
 }
 
 static struct tally *tally_get(struct tallies *ts, const char *key)
 {
-	uint64_t h = name_hash(key);
-	size_t k;
+	uint64_t h = hmap_hash_bytes(key, strlen(key), 0);
+	struct tally_key k = { ts, key };
+	uint32_t *at;
 	struct tally *t;
 
-	if (ts->index_cap) {
-		for (k = (size_t)h & (ts->index_cap - 1); ts->index[k]; k = (k + 1) & (ts->index_cap - 1)) {
-			t = &ts->t[ts->index[k] - 1];
-			if (t->hash == h && strcmp(t->key, key) == 0)
-				return t;
-		}
-	}
-	if (ts->n == ts->cap) {
-		size_t ncap = ts->cap ? ts->cap * 2 : 64;
-		struct tally *n = ncap < UINT32_MAX ? realloc(ts->t, ncap * sizeof(*n)) : NULL;
-		if (!n)
-			return NULL;
-		ts->t = n;
-		ts->cap = ncap;
-	}
+	if (!ts->index.size)
+		hmap_init(&ts->index, sizeof(uint32_t));
+	if ((at = hmap_find(&ts->index, h, tally_eq, &k)) != NULL)
+		return &ts->t[*at];
+	if (ts->n >= UINT32_MAX || grow_array(&ts->t, &ts->cap, ts->n + 1, sizeof(*ts->t), 64) != 0)
+		return NULL;
 	t = &ts->t[ts->n];
 	memset(t, 0, sizeof(*t));
 	t->key = strdup(key);
-	if (!t->key)
+	if (!t->key || !(at = hmap_insert(&ts->index, h))) {
+		free(t->key);
 		return NULL;
-	t->hash = h;
-	t->source = -1;
-	ts->n++;
-	if (2 * ts->n > ts->index_cap) {
-		if (tallies_reindex(ts) != 0) {
-			free(t->key);
-			ts->n--;
-			return NULL;
-		}
-	} else {
-		for (k = (size_t)h & (ts->index_cap - 1); ts->index[k]; k = (k + 1) & (ts->index_cap - 1))
-			;
-		ts->index[k] = (uint32_t)ts->n;
 	}
+	*at = (uint32_t)ts->n++;
+	t->source = -1;
 	return t;
 }
 
@@ -258,7 +223,7 @@ static void tallies_free(struct tallies *ts)
 	for (i = 0; i < ts->n; i++)
 		free(ts->t[i].key);
 	free(ts->t);
-	free(ts->index);
+	hmap_free(&ts->index);
 	memset(ts, 0, sizeof(*ts));
 }
 
@@ -454,11 +419,11 @@ static size_t list_raw(const struct summary *sm, int wpp)
 
 	for (i = 0; i < sm->providers.n; i++) {
 		const struct tally *t = &sm->providers.t[i];
-		char g[ETL_GUID_STRING_SIZE], nb[SHOWN_MAX];
+		char g[ETL_GUID_STRING_SIZE], nb[REPORT_SHOWN_MAX];
 		if (t->raw != t->events || !t->wpp != !wpp)
 			continue;
 		etl_guid_format(&t->guid, g);
-		fprintf(stderr, "\n  {%s}  %s  %" PRIu64 " events", g, t->key[0] == '{' ? "" : shown(t->key, nb), t->events);
+		fprintf(stderr, "\n  {%s}  %s  %" PRIu64 " events", g, t->key[0] == '{' ? "" : report_shown(t->key, nb), t->events);
 		n++;
 	}
 	return n;

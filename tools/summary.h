@@ -9,11 +9,12 @@
 
 #include <etl.h>
 
+#include "hmap.h"
+
 #include "etldump.h"
 
 struct tally {
 	char *key;
-	uint64_t hash;
 	uint64_t events, bytes, partial; /* partial: decodings that stopped at a fault */
 	uint64_t raw;                    /* events not decoded (providers) */
 	struct etl_guid guid;            /* the provider's GUID (providers) */
@@ -28,8 +29,7 @@ struct tally {
 struct tallies {
 	struct tally *t;
 	size_t n, cap;
-	uint32_t *index; /* tally number + 1, 0 for free; index_cap slots, a power of two */
-	size_t index_cap;
+	struct hmap index; /* of uint32_t, the tally's number, by its key */
 };
 
 /* The tallies an event identity (provider, id, version, opcode, task, header kind) last

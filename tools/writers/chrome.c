@@ -12,15 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "out.h"
 #include "render.h"
 #include "summary.h"
 #include "writers/chrome_pairs.h"
 #include "writers/writer.h"
-
-static int chrome_first = 1;
-static uint64_t chrome_origin; /* FILETIME of the earliest input start */
-static double chrome_last_us;  /* time of the latest event written */
 
 /* Context switches become "Running" slices on the thread tracks: what runs on each CPU of
  * each input since when. */
@@ -31,36 +28,41 @@ struct chrome_cpu {
 	double since_us;
 };
 #define CHROME_MAX_CPUS 4096
-static struct chrome_cpu *chrome_cpus;
-static size_t chrome_ncpus;
 
-static struct chrome_cpu *chrome_cpu_of(int trace, unsigned cpu)
+/* The writer's state. */
+struct chrome_state {
+	int written;           /* events written so far (a comma before the next) */
+	uint64_t origin;       /* FILETIME of the earliest input start */
+	double last_us;        /* time of the latest event written */
+	struct chrome_cpu *cpus;
+	size_t ncpus, cap_cpus;
+	struct chrome_pairs pairs;
+};
+
+static struct chrome_cpu *chrome_cpu_of(struct chrome_state *cs, int trace, unsigned cpu)
 {
 	size_t i;
 	struct chrome_cpu *c;
 
-	for (i = 0; i < chrome_ncpus; i++)
-		if (chrome_cpus[i].trace == trace && chrome_cpus[i].cpu == cpu)
-			return &chrome_cpus[i];
-	if (chrome_ncpus == CHROME_MAX_CPUS)
+	for (i = 0; i < cs->ncpus; i++)
+		if (cs->cpus[i].trace == trace && cs->cpus[i].cpu == cpu)
+			return &cs->cpus[i];
+	if (cs->ncpus == CHROME_MAX_CPUS)
 		return NULL;
-	c = realloc(chrome_cpus, (chrome_ncpus + 1) * sizeof(*c));
-	if (!c)
+	if (grow_array(&cs->cpus, &cs->cap_cpus, cs->ncpus + 1, sizeof(*cs->cpus), 16) != 0)
 		return NULL;
-	chrome_cpus = c;
-	c = &chrome_cpus[chrome_ncpus++];
+	c = &cs->cpus[cs->ncpus++];
 	memset(c, 0, sizeof(*c));
 	c->trace = trace;
 	c->cpu = cpu;
 	return c;
 }
 
-static void chrome_slice(const struct chrome_cpu *c, double end_us, const char *wait_reason)
+static void chrome_slice(struct chrome_state *cs, const struct chrome_cpu *c, double end_us, const char *wait_reason)
 {
 	if (c->tid == 0 || end_us < c->since_us)
 		return;
-	out_cstr(chrome_first ? "\n" : ",\n");
-	chrome_first = 0;
+	out_cstr(cs->written++ ? ",\n" : "\n");
 	OUT_LIT("{\"name\":\"Running\",\"cat\":\"cpu\",\"ph\":\"X\",\"ts\":");
 	out_fixed3(c->since_us);
 	OUT_LIT(",\"dur\":");
@@ -80,18 +82,18 @@ static void chrome_slice(const struct chrome_cpu *c, double end_us, const char *
 }
 
 /* A context switch: the slice of the thread switched out ends, the new one's begins. */
-static void chrome_cswitch(const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d,
+static void chrome_cswitch(struct chrome_state *cs, const struct etl_event *ev, struct etl_reader *r, const struct etl_decoded *d,
 			   double us)
 {
 	const struct etl_property *np = etl_decoded_property_by_name(d, "NewThreadID");
 	const struct etl_property *wp = etl_decoded_property_by_name(d, "OldThreadWaitReason");
-	struct chrome_cpu *c = chrome_cpu_of(etl_event_trace_index(ev), etl_event_cpu(ev));
+	struct chrome_cpu *c = chrome_cpu_of(cs, etl_event_trace_index(ev), etl_event_cpu(ev));
 	const struct etl_process *p;
 	uint64_t ntid;
 
 	if (!c || !np || etl_property_as_u64(np, &ntid) != ETL_OK || ntid >= ETL_ID_NONE)
 		return;
-	chrome_slice(c, us, wp ? etl_property_format(wp) : NULL);
+	chrome_slice(cs, c, us, wp ? etl_property_format(wp) : NULL);
 	p = etl_reader_thread_process(r, etl_event_trace_index(ev), (uint32_t)ntid);
 	c->tid = (uint32_t)ntid;
 	c->pid = p ? etl_process_id(p) : 0;
@@ -131,11 +133,10 @@ static uint64_t subject_of(const struct etl_event *ev, const struct etl_decoded 
 	return (uint64_t)etl_event_pid(ev) << 32 | etl_event_tid(ev);
 }
 
-static void head(const char *name, const char *cat, const char *ph, uint64_t id, double us, uint32_t pid,
+static void head(struct chrome_state *cs, const char *name, const char *cat, const char *ph, uint64_t id, double us, uint32_t pid,
 		 uint32_t tid)
 {
-	out_cstr(chrome_first ? "\n" : ",\n");
-	chrome_first = 0;
+	out_cstr(cs->written++ ? ",\n" : "\n");
 	out_cstr("{\"name\":\"");
 	out_json_str(name);
 	out_cstr("\",\"cat\":\"");
@@ -156,15 +157,18 @@ static void head(const char *name, const char *cat, const char *ph, uint64_t id,
 }
 
 /* A pair still open when the input ends: closed at the last time seen, and said so. */
-static void unfinished(const char *name, const char *cat, uint64_t id, uint32_t pid)
+static void unfinished(void *ctx, const char *name, const char *cat, uint64_t id, uint32_t pid)
 {
-	head(name, cat, "e", id, chrome_last_us, pid, 0);
+	struct chrome_state *cs = ctx;
+
+	head(cs, name, cat, "e", id, cs->last_us, pid, 0);
 	out_cstr(",\"args\":{\"unfinished\":true}}");
 }
 
-static void chrome_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+static void chrome_event(void *ws, struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 			 const struct etl_decoded *d)
 {
+	struct chrome_state *cs = ws;
 	/* records without a pid or tid in their header (CPU samples) go to the thread and process
 	 * they name, so they land on its track */
 	const struct etl_process *proc = etl_reader_event_process(r, ev);
@@ -175,7 +179,7 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	const char *cat = d && etl_decoded_provider_name(d) ? etl_decoded_provider_name(d) : "unknown";
 	char base[512];
 	size_t i, l;
-	double us = ((double)etl_event_filetime(ev) - (double)chrome_origin) / 10.0;
+	double us = ((double)etl_event_filetime(ev) - (double)cs->origin) / 10.0;
 
 	(void)o;
 	if (tid == ETL_ID_NONE) {
@@ -189,20 +193,20 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	if (d && etl_event_opcode(ev) == 1 && l > 6 && strcmp(base + l - 6, "/Start") == 0) {
 		base[l - 6] = 0;
 		subject = subject_of(ev, d, name, &pid);
-		id = chrome_pair_open(etl_event_trace_index(ev), base, cat, subject, pid);
+		id = chrome_pair_open(&cs->pairs, etl_event_trace_index(ev), base, cat, subject, pid);
 		ph = "b";
 	} else if (d && etl_event_opcode(ev) == 2 && l > 5 && strcmp(base + l - 5, "/Stop") == 0) {
 		uint32_t spid = pid;
 		base[l - 5] = 0;
 		subject = subject_of(ev, d, name, &spid);
-		if (chrome_pair_close(etl_event_trace_index(ev), base, subject, &id, &spid)) {
+		if (chrome_pair_close(&cs->pairs, etl_event_trace_index(ev), base, subject, &id, &spid)) {
 			ph = "e";
 			pid = spid;
 		} else {
 			snprintf(base, sizeof(base), "%s", name);
 		}
 	}
-	head(base, cat, ph, id, us, pid, tid);
+	head(cs, base, cat, ph, id, us, pid, tid);
 	out_cstr(",\"args\":{");
 	OUT_LIT("\"cpu\":");
 	out_u64(etl_event_cpu(ev));
@@ -227,30 +231,30 @@ static void chrome_event(struct etl_reader *r, const struct options *o, const st
 	}
 	out_stack(r, ev, 1);
 	out_cstr("}}");
-	if (us > chrome_last_us)
-		chrome_last_us = us;
+	if (us > cs->last_us)
+		cs->last_us = us;
 	if (d && etl_decoded_source(d) != ETL_DECODER_NONE && strcmp(name, "Windows Kernel/Thread/CSwitch") == 0)
-		chrome_cswitch(ev, r, d, us);
+		chrome_cswitch(cs, ev, r, d, us);
 }
 
-static void chrome_begin(struct etl_reader *r, const struct options *o)
+static void chrome_begin(void *ws, struct etl_reader *r, const struct options *o)
 {
+	struct chrome_state *cs = ws;
 	int i;
 
 	(void)o;
-	chrome_origin = UINT64_MAX;
+	cs->origin = UINT64_MAX;
 	for (i = 0; i < etl_reader_trace_count(r); i++) {
 		uint64_t st = etl_trace_info_start_time(etl_reader_trace_info(r, i));
-		if (st < chrome_origin)
-			chrome_origin = st;
+		if (st < cs->origin)
+			cs->origin = st;
 	}
-	chrome_first = 1;
-	chrome_last_us = 0;
 	out_cstr("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 }
 
-static void chrome_end(struct etl_reader *r, const struct options *o)
+static void chrome_end(void *ws, struct etl_reader *r, const struct options *o)
 {
+	struct chrome_state *cs = ws;
 	size_t np = etl_reader_process_count(r), j;
 
 	(void)o;
@@ -260,8 +264,7 @@ static void chrome_end(struct etl_reader *r, const struct options *o)
 		if (!*etl_process_image_name(p) ||
 		    etl_reader_find_process(r, etl_process_trace_index(p), etl_process_id(p)) != p)
 			continue;
-		out_cstr(chrome_first ? "\n" : ",\n");
-		chrome_first = 0;
+		out_cstr(cs->written++ ? ",\n" : "\n");
 		out_printf("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"args\":{\"name\":\"",
 		       etl_process_id(p));
 		out_json_str(etl_process_image_name(p));
@@ -274,8 +277,7 @@ static void chrome_end(struct etl_reader *r, const struct options *o)
 		for (t = 0; t < nt; t++) {
 			uint32_t tid;
 			const char *tn = etl_process_thread_name_at(p, t, &tid);
-			out_cstr(chrome_first ? "\n" : ",\n");
-			chrome_first = 0;
+			out_cstr(cs->written++ ? ",\n" : "\n");
 			out_printf("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"",
 				   etl_process_id(p), tid);
 			out_json_str(tn);
@@ -283,12 +285,12 @@ static void chrome_end(struct etl_reader *r, const struct options *o)
 		}
 	}
 	/* the pairs and the slices still running when the trace ends */
-	chrome_pairs_finish(unfinished);
-	for (j = 0; j < chrome_ncpus; j++)
-		chrome_slice(&chrome_cpus[j], chrome_last_us, NULL);
-	free(chrome_cpus);
-	chrome_cpus = NULL;
-	chrome_ncpus = 0;
+	chrome_pairs_finish(&cs->pairs, unfinished, cs);
+	for (j = 0; j < cs->ncpus; j++)
+		chrome_slice(cs, &cs->cpus[j], cs->last_us, NULL);
+	free(cs->cpus);
+	cs->cpus = NULL;
+	cs->ncpus = 0;
 	out_cstr("\n]}\n");
 }
 
@@ -297,6 +299,7 @@ const struct writer writer_chrome = {
 	.ext = "json",
 	.summary_ext = "txt",
 	.stacks = 1,
+	.state_size = sizeof(struct chrome_state),
 	.begin = chrome_begin,
 	.event = chrome_event,
 	.end = chrome_end,

@@ -1,7 +1,6 @@
 /*
  * chrome_pairs.c - the open Start/Stop pairs of the Chrome writer
- * (chrome_pairs.h): an open-addressing table keyed by a hash of (input,
- * name, subject), each slot counting how deep its pairs nest.
+ * (chrome_pairs.h), in the shared hash table (common/hmap.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -11,115 +10,105 @@
 #include "writers/chrome_pairs.h"
 
 struct pair {
-	uint64_t key;     /* 0: free */
 	char *name, *cat;
 	int trace;
-	uint64_t subject;
+	uint64_t subject, id; /* id: the hash of (trace, name, subject), the pair's async id */
 	uint32_t pid;
-	unsigned open;    /* nesting depth; 0 once closed (the slot stays, as a tombstone) */
+	unsigned open;        /* nesting depth; 0 once closed (the entry stays for a later Start) */
 };
 
-static struct pair *pairs;
-static size_t cap, used;
+struct pair_key {
+	int trace;
+	const char *name;
+	uint64_t subject;
+};
 
-static uint64_t key_of(int trace, const char *name, uint64_t subject)
+/* FNV-1a of (trace, name, subject), folded: the table's hash and the pair's async id */
+static uint64_t id_of(const struct pair_key *k)
 {
-	uint64_t h = 14695981039346656037ull ^ (uint64_t)(unsigned)trace;
+	uint64_t h = 14695981039346656037ull ^ (uint64_t)(unsigned)k->trace;
+	const char *c;
 
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211ull;
-	h = (h ^ subject) * 1099511628211ull;
+	for (c = k->name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	h = (h ^ k->subject) * 1099511628211ull;
 	h ^= h >> 29;
 	return h ? h : 1;
 }
 
-static struct pair *find(uint64_t key, int trace, const char *name, uint64_t subject)
+static int pair_eq(const void *entry, const void *key)
 {
-	size_t i;
+	const struct pair *p = entry;
+	const struct pair_key *k = key;
 
-	if (!cap)
-		return NULL;
-	for (i = (size_t)key & (cap - 1); pairs[i].key; i = (i + 1) & (cap - 1))
-		if (pairs[i].key == key && pairs[i].trace == trace && pairs[i].subject == subject &&
-		    strcmp(pairs[i].name, name) == 0)
-			return &pairs[i];
-	return NULL;
+	return p->trace == k->trace && p->subject == k->subject && strcmp(p->name, k->name) == 0;
 }
 
-static int grow(void)
+static struct pair *find(struct chrome_pairs *ps, const struct pair_key *k, uint64_t id)
 {
-	size_t ncap = cap ? cap * 2 : 256, i;
-	struct pair *np = calloc(ncap, sizeof(*np));
-
-	if (!np)
-		return -1;
-	for (i = 0; i < cap; i++) {
-		size_t k;
-		if (!pairs[i].key)
-			continue;
-		for (k = (size_t)pairs[i].key & (ncap - 1); np[k].key; k = (k + 1) & (ncap - 1))
-			;
-		np[k] = pairs[i];
+	if (!ps->ready) {
+		hmap_init(&ps->open, sizeof(struct pair));
+		ps->ready = 1;
 	}
-	free(pairs);
-	pairs = np;
-	cap = ncap;
-	return 0;
+	return hmap_find(&ps->open, id, pair_eq, k);
 }
 
-uint64_t chrome_pair_open(int trace, const char *name, const char *cat, uint64_t subject, uint32_t pid)
+uint64_t chrome_pair_open(struct chrome_pairs *ps, int trace, const char *name, const char *cat, uint64_t subject,
+			  uint32_t pid)
 {
-	uint64_t key = key_of(trace, name, subject);
-	struct pair *p = find(key, trace, name, subject);
+	struct pair_key k = { trace, name, subject };
+	uint64_t id = id_of(&k);
+	struct pair *p = find(ps, &k, id);
 	char *n, *c;
-	size_t i;
 
 	if (p) {
 		if (!p->open)
 			p->pid = pid;
 		p->open++;
-		return key;
+		return id;
 	}
-	if (2 * (used + 1) > cap && grow() != 0)
-		return key; /* no memory: the Stop will be drawn as an instant */
 	n = strdup(name);
 	c = strdup(cat);
-	if (!n || !c) {
+	if (!n || !c || !(p = hmap_insert(&ps->open, id))) {
 		free(n);
 		free(c);
-		return key;
+		return id; /* no memory: the Stop will be drawn as an instant */
 	}
-	for (i = (size_t)key & (cap - 1); pairs[i].key; i = (i + 1) & (cap - 1))
-		;
-	pairs[i] = (struct pair){ key, n, c, trace, subject, pid, 1 };
-	used++;
-	return key;
+	*p = (struct pair){ n, c, trace, subject, id, pid, 1 };
+	return id;
 }
 
-int chrome_pair_close(int trace, const char *name, uint64_t subject, uint64_t *id, uint32_t *pid)
+int chrome_pair_close(struct chrome_pairs *ps, int trace, const char *name, uint64_t subject, uint64_t *id,
+		      uint32_t *pid)
 {
-	uint64_t key = key_of(trace, name, subject);
-	struct pair *p = find(key, trace, name, subject);
+	struct pair_key k = { trace, name, subject };
+	uint64_t h = id_of(&k);
+	struct pair *p = find(ps, &k, h);
 
 	if (!p || !p->open)
 		return 0;
 	p->open--;
-	*id = key;
+	*id = p->id;
 	*pid = p->pid;
 	return 1;
 }
 
-void chrome_pairs_finish(void (*end)(const char *name, const char *cat, uint64_t id, uint32_t pid))
+void chrome_pairs_finish(struct chrome_pairs *ps,
+			 void (*end)(void *ctx, const char *name, const char *cat, uint64_t id, uint32_t pid),
+			 void *ctx)
 {
 	size_t i;
 
-	for (i = 0; i < cap; i++) {
-		for (; pairs[i].key && pairs[i].open; pairs[i].open--)
-			end(pairs[i].name, pairs[i].cat, pairs[i].key, pairs[i].pid);
-		free(pairs[i].name);
-		free(pairs[i].cat);
+	for (i = 0; ps->ready && i < ps->open.cap; i++) {
+		struct pair *p = hmap_at(&ps->open, i);
+		if (!p)
+			continue;
+		for (; p->open; p->open--)
+			end(ctx, p->name, p->cat, p->id, p->pid);
+		free(p->name);
+		free(p->cat);
 	}
-	free(pairs);
-	pairs = NULL;
-	cap = used = 0;
+	if (ps->ready)
+		hmap_free(&ps->open);
+	ps->ready = 0;
 }

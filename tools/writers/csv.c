@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hmap.h"
 #include "out.h"
 #include "etldump.h"
+#include "report.h"
 #include "render.h"
 #include "summary.h"
 #include "writers/writer.h"
@@ -41,65 +43,70 @@ static void csv_field(const char *v)
 		 "opcode,task,keywords,payload_size,"
 #define CSV_TAIL "payload,undecoded_reason,decode_error,message\r\n"
 
-/* --csv-fields=columns: the property names of the first event, one column each (the header is
- * written with the first row) */
-static char **csv_cols;
-static size_t csv_ncols;
-static int csv_pending, csv_warned;
-static char *csv_first_name;
+/* The writer's state: with --csv-fields=columns, the property names of the first event, one
+ * column each (the header is written with the first row). */
+struct csv_state {
+	char **cols;
+	size_t ncols;
+	int pending, warned;
+	char *first_name;
+};
 
-static void csv_columns_free(void)
+static void csv_columns_free(struct csv_state *cs)
 {
-	while (csv_ncols)
-		free(csv_cols[--csv_ncols]);
-	free(csv_cols);
-	free(csv_first_name);
-	csv_cols = NULL;
-	csv_first_name = NULL;
+	while (cs->ncols)
+		free(cs->cols[--cs->ncols]);
+	free(cs->cols);
+	free(cs->first_name);
+	cs->cols = NULL;
+	cs->first_name = NULL;
 }
 
-static void csv_begin(struct etl_reader *r, const struct options *o)
+static void csv_begin(void *ws, struct etl_reader *r, const struct options *o)
 {
+	struct csv_state *cs = ws;
+
 	(void)r;
-	csv_columns_free();
-	csv_pending = o->csv_columns;
-	csv_warned = 0;
+	cs->pending = o->csv_columns;
 	if (!o->csv_columns)
 		out_cstr(CSV_HEAD "fields," CSV_TAIL);
 }
 
-static void csv_end(struct etl_reader *r, const struct options *o)
+static void csv_end(void *ws, struct etl_reader *r, const struct options *o)
 {
+	struct csv_state *cs = ws;
+
 	(void)r;
-	if (csv_pending) /* no event: the header alone */
-		out_cstr(CSV_HEAD CSV_TAIL);
 	(void)o;
-	csv_columns_free();
+	if (cs->pending) /* no event: the header alone */
+		out_cstr(CSV_HEAD CSV_TAIL);
+	csv_columns_free(cs);
 }
 
 /* The columns from the first event's properties, and the header. */
-static void csv_columns_head(const struct etl_decoded *d)
+static void csv_columns_head(struct csv_state *cs, const struct etl_decoded *d)
 {
 	size_t i, n = d && etl_decoded_source(d) != ETL_DECODER_NONE ? etl_decoded_property_count(d) : 0;
+	char **cols;
 
-	csv_pending = 0;
-	csv_cols = calloc(n ? n : 1, sizeof(*csv_cols));
-	csv_first_name = strdup(d ? etl_decoded_name(d) : "");
+	cs->pending = 0;
+	cs->cols = cols = calloc(n ? n : 1, sizeof(*cs->cols));
+	cs->first_name = strdup(d ? etl_decoded_name(d) : "");
 	out_cstr(CSV_HEAD);
-	for (i = 0; csv_cols && i < n; i++) {
+	for (i = 0; cols && i < n; i++) {
 		static const char *const fixed[] = { "time", "unix_ns", "file", "file_offset", "buffer", "cpu", "pid",
 						     "tid", "provider", "name", "decoder", "id", "version", "level",
 						     "opcode", "task", "keywords", "payload_size", "payload",
 						     "undecoded_reason", "decode_error", "message" };
 		size_t k;
-		csv_cols[csv_ncols] = strdup(etl_property_name(etl_decoded_property_at(d, i)));
-		if (!csv_cols[csv_ncols])
+		cols[cs->ncols] = strdup(etl_property_name(etl_decoded_property_at(d, i)));
+		if (!cols[cs->ncols])
 			break;
-		for (k = 0; k < sizeof(fixed) / sizeof(fixed[0]) && strcmp(fixed[k], csv_cols[csv_ncols]) != 0; k++)
+		for (k = 0; k < sizeof(fixed) / sizeof(fixed[0]) && strcmp(fixed[k], cols[cs->ncols]) != 0; k++)
 			;
 		if (k < sizeof(fixed) / sizeof(fixed[0]))
 			out_cstr("field."); /* a property named like a column of the event's own */
-		csv_field(csv_cols[csv_ncols++]);
+		csv_field(cols[cs->ncols++]);
 		out_char(',');
 	}
 	out_cstr(CSV_TAIL);
@@ -107,12 +114,12 @@ static void csv_columns_head(const struct etl_decoded *d)
 
 /* The event's values under the columns, by name; a property no column names is left out (said
  * once on stderr). */
-static void csv_columns_values(const struct etl_decoded *d)
+static void csv_columns_values(struct csv_state *cs, const struct etl_decoded *d)
 {
 	size_t i, n = d && etl_decoded_source(d) != ETL_DECODER_NONE ? etl_decoded_property_count(d) : 0, placed = 0;
 
-	for (i = 0; i < csv_ncols; i++) {
-		const struct etl_property *p = n ? etl_decoded_property_by_name(d, csv_cols[i]) : NULL;
+	for (i = 0; i < cs->ncols; i++) {
+		const struct etl_property *p = n ? etl_decoded_property_by_name(d, cs->cols[i]) : NULL;
 		const char *v = p ? value_text(p) : NULL;
 		if (v) {
 			placed++;
@@ -120,11 +127,11 @@ static void csv_columns_values(const struct etl_decoded *d)
 		}
 		out_char(',');
 	}
-	if (placed < n && !csv_warned++) {
-		char a[SHOWN_MAX], b[SHOWN_MAX];
+	if (placed < n && !cs->warned++) {
+		char a[REPORT_SHOWN_MAX], b[REPORT_SHOWN_MAX];
 		fprintf(stderr, "%s: --csv-fields=columns: %s has fields the columns (from %s) do not name; they are "
 				"left out (select events of one schema with -e)\n",
-			progname, shown(etl_decoded_name(d), a), shown(csv_first_name ? csv_first_name : "", b));
+			progname, report_shown(etl_decoded_name(d), a), report_shown(cs->first_name ? cs->first_name : "", b));
 	}
 }
 
@@ -146,16 +153,9 @@ static char *fields_text(const struct etl_decoded *d)
 		const struct etl_property *p = i < np ? etl_decoded_property_at(d, i) : etl_decoded_derived_at(d, i - np);
 		const char *v = value_text(p), *n = etl_property_name(p);
 		size_t need = strlen(n) + TEXT_QUOTED_SIZE(strlen(v ? v : "")) + 12;
-		if (len + need + 1 > cap) {
-			char *nb;
-			while (len + need + 1 > cap)
-				cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
+		if (grow_array(&buf, &cap, len + need + 1, 1, 256) != 0) {
+			free(buf);
+			return NULL;
 		}
 		if (i) {
 			memcpy(buf + len, "; ", 2);
@@ -173,16 +173,18 @@ static char *fields_text(const struct etl_decoded *d)
 	return buf;
 }
 
-static void csv_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+/* ws is NULL for --threads workers, which only --csv-fields=joined allows (pool.c) */
+static void csv_event(void *ws, struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		      const struct etl_decoded *d)
 {
+	struct csv_state *cs = ws;
 	char when[RENDER_TIME_SIZE], guid[ETL_GUID_STRING_SIZE];
 	const uint8_t *payload;
 	size_t len;
 	char *ft;
 
-	if (csv_pending)
-		csv_columns_head(d);
+	if (cs && cs->pending)
+		csv_columns_head(cs, d);
 	render_time(r, ev, when);
 	etl_event_payload(ev, &payload, &len);
 	out_cstr(when);
@@ -228,8 +230,8 @@ static void csv_event(struct etl_reader *r, const struct options *o, const struc
 	out_char(',');
 	out_u64(len);
 	out_char(',');
-	if (o->csv_columns) {
-		csv_columns_values(d);
+	if (o->csv_columns && cs) {
+		csv_columns_values(cs, d);
 	} else {
 		ft = d && etl_decoded_source(d) != ETL_DECODER_NONE ? fields_text(d) : NULL;
 		csv_field(ft ? ft : "");
@@ -255,6 +257,7 @@ const struct writer writer_csv = {
 	.ext = "csv",
 	.summary_ext = "txt",
 	.stateless = 1,
+	.state_size = sizeof(struct csv_state),
 	.begin = csv_begin,
 	.event = csv_event,
 	.end = csv_end,

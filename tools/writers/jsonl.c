@@ -341,7 +341,7 @@ static void json_decoded(const struct etl_decoded *d)
 	}
 }
 
-static void jsonl_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+static void jsonl_event(void *ws, struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 			const struct etl_decoded *d)
 {
 	const uint8_t *payload;

@@ -28,7 +28,7 @@ static void text_payload(const struct options *o, const uint8_t *payload, size_t
 	}
 }
 
-static void text_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+static void text_event(void *ws, struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		       const struct etl_decoded *d)
 {
 	const struct etl_process *proc = etl_reader_event_process(r, ev);

@@ -9,7 +9,7 @@
 #include "summary.h"
 #include "writers/writer.h"
 
-static void xml_begin(struct etl_reader *r, const struct options *o)
+static void xml_begin(void *ws, struct etl_reader *r, const struct options *o)
 {
 	(void)r;
 	(void)o;
@@ -63,7 +63,7 @@ static void decode_error_attribute(const struct etl_decoded *d)
 	out_char('"');
 }
 
-static void xml_event(struct etl_reader *r, const struct options *o, const struct etl_event *ev,
+static void xml_event(void *ws, struct etl_reader *r, const struct options *o, const struct etl_event *ev,
 		      const struct etl_decoded *d)
 {
 	char when[ETL_FILETIME_STRING_SIZE], guid[ETL_GUID_STRING_SIZE];
@@ -176,7 +176,7 @@ static void xml_event(struct etl_reader *r, const struct options *o, const struc
 	out_cstr("</Event>\n");
 }
 
-static void xml_end(struct etl_reader *r, const struct options *o)
+static void xml_end(void *ws, struct etl_reader *r, const struct options *o)
 {
 	(void)r;
 	(void)o;

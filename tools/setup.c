@@ -1,0 +1,144 @@
+/*
+ * setup.c - readers as etldump's options ask: the manifests (parsed once and
+ * shared), the TMF files, the options, and the inputs opened.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "etldump.h"
+#include "report.h"
+#include "setup.h"
+#include "writers/writer.h"
+
+/* Calls fn for each path of the environment variable env (separated by ':'), then of list. */
+static void each_path(const char *env, const char *const *list, size_t n, void (*fn)(const char *path, void *ctx),
+		      void *ctx)
+{
+	const char *v = getenv(env);
+	char *copy = v && *v ? strdup(v) : NULL, *p, *save = NULL;
+	size_t k;
+
+	for (p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save))
+		fn(p, ctx);
+	free(copy);
+	for (k = 0; k < n; k++)
+		fn(list[k], ctx);
+}
+
+/* One problem line for a manifest or TMF path: one that could not be read (skipped 0), or how
+ * many problems one had, with the first. */
+static void path_problem(const char *path, unsigned skipped, const struct etl_error *e, const struct options *o)
+{
+	char nb[REPORT_SHOWN_MAX];
+
+	if (o->quiet || !e)
+		return;
+	if (skipped)
+		fprintf(stderr, "%s: %s: %u problems, the first: %s\n", progname, report_shown(path, nb), skipped,
+			etl_error_message(e));
+	else
+		fprintf(stderr, "%s: %s: %s\n", progname, report_shown(path, nb), etl_error_message(e));
+}
+
+struct manifest_ctx {
+	struct etl_manifests *m;
+	const struct options *o;
+	int *exit_code;
+};
+
+static void add_manifest(const char *path, void *ctx)
+{
+	struct manifest_ctx *c = ctx;
+	unsigned before = etl_manifests_warnings(c->m);
+
+	if (etl_manifests_add_path(c->m, path) != ETL_OK) {
+		path_problem(path, 0, etl_manifests_error(c->m), c->o);
+		*c->exit_code = exit_worse(*c->exit_code, EXIT_DAMAGED);
+	} else if (etl_manifests_warnings(c->m) != before) {
+		path_problem(path, etl_manifests_warnings(c->m) - before, etl_manifests_error(c->m), c->o);
+	}
+}
+
+/* The manifests: the environment's search path first, then --manifest (later ones win). */
+struct etl_manifests *setup_manifests(const struct options *o, int *exit_code)
+{
+	const char *env = getenv("ETLDUMP_MANIFEST_PATH");
+	struct manifest_ctx c;
+
+	if ((!env || !*env) && o->nmanifests == 0)
+		return NULL;
+	if (!(c.m = etl_manifests_new())) {
+		*exit_code = exit_worse(*exit_code, EXIT_NOMEM);
+		return NULL;
+	}
+	c.o = o;
+	c.exit_code = exit_code;
+	each_path("ETLDUMP_MANIFEST_PATH", o->manifests, o->nmanifests, add_manifest, &c);
+	return c.m;
+}
+
+struct tmf_ctx {
+	struct etl_reader *r;
+	const struct options *o;
+	int quiet;
+	int *exit_code;
+};
+
+/* A TMF file or folder for r, its problems reported unless quiet. */
+static void add_tmf(const char *path, void *ctx)
+{
+	struct tmf_ctx *c = ctx;
+	unsigned before = etl_reader_tmf_warnings(c->r);
+	int st = etl_reader_add_tmf_path(c->r, path);
+
+	if (st != ETL_OK)
+		*c->exit_code = exit_worse(*c->exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
+	if ((st != ETL_OK || etl_reader_tmf_warnings(c->r) != before) && !c->quiet)
+		path_problem(path, st == ETL_OK ? etl_reader_tmf_warnings(c->r) - before : 0, etl_reader_error(c->r),
+			     c->o);
+}
+
+void setup_configure(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
+{
+	struct tmf_ctx tmf = { r, o, quiet, exit_code };
+
+	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
+		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
+	if (o->derive)
+		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
+	if (o->manifest_set)
+		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
+	each_path("ETLDUMP_TMF_PATH", o->tmf, o->ntmf, add_tmf, &tmf); /* TMF files: for each reader */
+}
+
+int setup_open(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
+		 int *exit_code)
+{
+	int opened = 0, i;
+
+	setup_configure(r, o, quiet, exit_code);
+	for (i = 0; i < nfiles; i++) {
+		int st;
+		if (strcmp(files[i], "-") == 0)
+			st = etl_reader_open_fd(r, 0, "(stdin)");
+		else
+			st = etl_reader_open_path(r, files[i]);
+		if (st != ETL_OK) {
+			struct options loud = *o;
+			if (quiet)
+				continue;
+			loud.quiet = 0;
+			report_error(r, files[i], &loud);
+			/* nothing of it could be read as a trace: not partial damage */
+			*exit_code = exit_worse(*exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_IO);
+			continue;
+		}
+		opened++;
+	}
+	return opened;
+}
+
+
