@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The library's layers, and the size rules of docs/HACKING.md.
 
-1. Layers: no object file of the library calls (or reads) a symbol defined in a higher layer.
-   The layers, lowest first (docs/ARCHITECTURE.md):
-     util -> io, codec, clock -> walk -> record -> event -> decode, manifest, tmf -> state -> reader
-   Files of one layer may use each other.
-2. Sizes: no file in lib/ over 800 lines (generated tables aside), none in tools/ over 600, no
+1. Layers: every folder of lib/ is a layer of its own, ranked (docs/ARCHITECTURE.md), lowest first:
+     util, clock, codec, io, walk, record, event, schema, manifest, tmf, decode, state, reader
+   No object file calls (or reads) a symbol defined in a higher folder, and no file includes a
+   higher folder's header (which also covers the static inline functions of headers), so no
+   cycle between folders can come back.  Files of one folder may use each other.
+2. The Python extension (python/libetl/_ext) uses the public API only: it includes no header of
+   lib/ and names no etl__ symbol (etldump is held to it by linking tools/etldump-public-api).
+3. Sizes: no file in lib/ over 800 lines (generated tables aside), none in tools/ over 600, no
    function over 120 lines.
 
 Usage: check_layers.py INTERNAL_LIBRARY.a SOURCE_ROOT
@@ -17,14 +20,22 @@ import sys
 
 LAYERS = [
     ("util", ["util_", "version.c"]),
-    ("io/codec/clock", ["io_", "codec_", "clock_"]),
+    ("clock", ["clock_"]),
+    ("codec", ["codec_"]),
+    ("io", ["io_"]),
     ("walk", ["walk_"]),
     ("record", ["record_"]),
     ("event", ["event.c", "trace_info.c"]),
-    ("decode/manifest/tmf", ["decode_", "manifest_", "tmf_"]),
+    ("schema", ["schema_"]),
+    ("manifest", ["manifest_"]),
+    ("tmf", ["tmf_"]),
+    ("decode", ["decode_"]),
     ("state", ["state_"]),
     ("reader", ["reader_"]),
 ]
+# headers at the top of lib/: internal.h is the util layer's (diagnostics, allocation) and the
+# event view's struct, which every layer reads
+ROOT_HEADERS = {"internal.h": 0}
 MAX_LINES = {"lib": 800, "tools": 600}
 MAX_FUNCTION = 120
 
@@ -72,6 +83,57 @@ def check_layers(archive):
     return problems, len(table)
 
 
+def folder_rank(rel):
+    """The rank of a file of lib/ by its folder (lib/event.c: the event layer), or None."""
+    parts = rel.split("/")
+    if len(parts) == 1:
+        if parts[0] in ROOT_HEADERS:
+            return ROOT_HEADERS[parts[0]]
+        return layer_of(parts[0])
+    for rank, (name, _) in enumerate(LAYERS):
+        if name == parts[0]:
+            return rank
+    return None
+
+
+def check_includes(root):
+    """No file of lib/ includes a header of a higher folder."""
+    problems = []
+    lib = os.path.join(root, "lib")
+    for dirpath, _, names in os.walk(lib):
+        for n in sorted(names):
+            if not n.endswith((".c", ".h")):
+                continue
+            rel = os.path.relpath(os.path.join(dirpath, n), lib)
+            rank = folder_rank(rel)
+            if rank is None:
+                problems.append(f"lib/{rel}: in no layer (add its folder to LAYERS)")
+                continue
+            for inc in re.findall(r'^#include "([^"]+)"', open(os.path.join(dirpath, n), encoding="utf-8").read(), re.M):
+                if "/" not in inc and inc not in ROOT_HEADERS:
+                    continue  # the public header, or a generated one
+                irank = folder_rank(inc)
+                if irank is not None and irank > rank:
+                    problems.append(f"lib/{rel} ({LAYERS[rank][0]}) includes {inc} ({LAYERS[irank][0]})")
+    return problems
+
+
+def check_python(root):
+    """The extension's sources include only the public header and their own, and name no etl__."""
+    problems = []
+    ext = os.path.join(root, "python", "libetl", "_ext")
+    for n in sorted(os.listdir(ext)):
+        if not n.endswith((".c", ".h")):
+            continue
+        text = open(os.path.join(ext, n), encoding="utf-8").read()
+        for inc in re.findall(r'^#include "([^"]+)"', text, re.M):
+            if inc not in ("pyetl.h", "hmap.h"):  # its own, and the helpers it shares with etldump
+                problems.append(f"python/libetl/_ext/{n} includes {inc}: the extension uses the public API only")
+        for sym in sorted(set(re.findall(r"\betl__\w+", text))):
+            problems.append(f"python/libetl/_ext/{n} names {sym}: the extension uses the public API only")
+    return problems
+
+
 def functions(path):
     """(name, first line, lines) of each top-level function: a line '{' at column 0 after its
     signature, to the next '}' at column 0."""
@@ -114,6 +176,7 @@ def check_sizes(root):
 def main():
     archive, root = sys.argv[1:3]
     layer_problems, members = check_layers(archive)
+    layer_problems += check_includes(root) + check_python(root)
     size_problems, files = check_sizes(root)
     for p in layer_problems + size_problems:
         print("FAIL " + p)

@@ -16,6 +16,8 @@
  */
 #include "pyetl.h"
 
+#include "hmap.h"
+
 #include <string.h>
 
 /* ---- growing byte buffers ---- */
@@ -55,108 +57,78 @@ static inline int buf_add(struct buf *b, const void *v, size_t n)
 
 /* ---- categories: text (or a GUID) -> code ---- */
 
-struct cat_slot {
-	uint64_t hash; /* 0: free */
+struct cat_entry {
 	char *key;
 	size_t len;
 	int32_t code;
 };
 
-struct cat {
-	struct cat_slot *slot;
-	size_t cap, count;
-	PyObject *names; /* list of str, by code */
-	const struct cat_slot *last; /* the key asked for last: events repeat it */
+struct cat_key {
+	const void *p;
+	size_t len;
 };
 
-static uint64_t hash_bytes(const void *p, size_t n)
+struct cat {
+	struct hmap codes;  /* of struct cat_entry (common/hmap.h) */
+	PyObject *names;    /* list of str, by code */
+	char *last;         /* the key asked for last (events repeat it), and its code */
+	size_t last_len;
+	int32_t last_code;
+};
+
+static int cat_eq(const void *entry, const void *key)
 {
-	const unsigned char *b = p;
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
+	const struct cat_entry *e = entry;
+	const struct cat_key *k = key;
 
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ULL;
-	}
-	return h ? h : 1;
-}
-
-static struct cat_slot *cat_find(struct cat *c, const void *key, size_t len, uint64_t h)
-{
-	size_t i;
-
-	for (i = (size_t)h & (c->cap - 1); c->slot[i].hash; i = (i + 1) & (c->cap - 1))
-		if (c->slot[i].hash == h && c->slot[i].len == len && memcmp(c->slot[i].key, key, len) == 0)
-			break;
-	return &c->slot[i];
-}
-
-static int cat_grow(struct cat *c)
-{
-	struct cat_slot *old = c->slot;
-	size_t oldcap = c->cap, i;
-
-	c->cap = c->cap ? c->cap * 2 : 64;
-	c->slot = PyMem_Calloc(c->cap, sizeof(*c->slot));
-	if (!c->slot) {
-		c->slot = old;
-		c->cap = oldcap;
-		PyErr_NoMemory();
-		return -1;
-	}
-	for (i = 0; i < oldcap; i++)
-		if (old[i].hash)
-			*cat_find(c, old[i].key, old[i].len, old[i].hash) = old[i];
-	PyMem_Free(old);
-	c->last = NULL;
-	return 0;
+	return e->len == k->len && memcmp(e->key, k->p, k->len) == 0;
 }
 
 /* The code of key; a new category shown as text (a new reference stolen) the first time. */
 static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*text)(const void *, size_t))
 {
+	struct cat_key k = { key, len };
 	uint64_t h;
-	struct cat_slot *s;
+	struct cat_entry *e;
 	PyObject *t;
 
-	if (c->last && c->last->len == len && memcmp(c->last->key, key, len) == 0)
-		return c->last->code;
-	h = hash_bytes(key, len);
-	if (c->cap && (s = cat_find(c, key, len, h))->hash) {
-		c->last = s;
-		return s->code;
+	if (c->last && c->last_len == len && memcmp(c->last, key, len) == 0)
+		return c->last_code;
+	if (!c->codes.size)
+		hmap_init(&c->codes, sizeof(struct cat_entry));
+	h = hmap_hash_bytes(key, len, 0);
+	if (!(e = hmap_find(&c->codes, h, cat_eq, &k))) {
+		char *copy = PyMem_Malloc(len ? len : 1);
+		t = text(key, len);
+		if (!t || !copy || PyList_Append(c->names, t) < 0 || !(e = hmap_insert(&c->codes, h))) {
+			Py_XDECREF(t);
+			PyMem_Free(copy);
+			if (!PyErr_Occurred())
+				PyErr_NoMemory();
+			return -2;
+		}
+		Py_DECREF(t);
+		memcpy(copy, key, len);
+		e->key = copy;
+		e->len = len;
+		e->code = (int32_t)(c->codes.count - 1);
 	}
-	if ((c->count + 1) * 2 > c->cap && cat_grow(c) < 0)
-		return -2;
-	s = cat_find(c, key, len, h);
-	t = text(key, len);
-	s->key = PyMem_Malloc(len ? len : 1);
-	if (!t || !s->key || PyList_Append(c->names, t) < 0) {
-		Py_XDECREF(t);
-		PyMem_Free(s->key);
-		s->key = NULL;
-		if (!PyErr_Occurred())
-			PyErr_NoMemory();
-		return -2;
-	}
-	Py_DECREF(t);
-	memcpy(s->key, key, len);
-	s->len = len;
-	s->hash = h;
-	s->code = (int32_t)c->count++;
-	c->last = s;
-	return s->code;
+	c->last = e->key; /* (the copy stays where it is when the table grows) */
+	c->last_len = e->len;
+	c->last_code = e->code;
+	return e->code;
 }
 
 static void cat_free(struct cat *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->cap; i++)
-		if (c->slot[i].hash)
-			PyMem_Free(c->slot[i].key);
-	PyMem_Free(c->slot);
+	for (i = 0; i < c->codes.cap; i++) {
+		struct cat_entry *e = hmap_at(&c->codes, i);
+		if (e)
+			PyMem_Free(e->key);
+	}
+	hmap_free(&c->codes);
 	Py_CLEAR(c->names);
 }
 

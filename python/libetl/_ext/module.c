@@ -7,6 +7,8 @@
  */
 #include "pyetl.h"
 
+#include "hmap.h"
+
 #include <string.h>
 
 PyObject *pyetl_Error;
@@ -17,18 +19,21 @@ PyObject *pyetl_utc;
 
 #define INTERN_MAX 65536u /* entries kept before the table starts over */
 
-struct intern_slot {
-	uint64_t hash;  /* 0: free */
+struct intern_entry {
 	char *key;
 	size_t len;
 	PyObject *value;
 };
 
-static struct intern_slot *interned;
-static size_t intern_cap, intern_count;
+struct intern_key {
+	const void *p;
+	size_t len;
+};
 
-/* A hash of the bytes, eight at a time (names are read for every event); 0 is kept for free
- * slots.  Only this table sees it: byte order does not matter. */
+static struct hmap interned; /* of struct intern_entry (common/hmap.h) */
+
+/* A hash of the bytes, eight at a time (names are read for every event).  Only this table sees
+ * it: byte order does not matter. */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -43,7 +48,7 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	memcpy(&w, b, n);
 	h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
 	h ^= h >> 29;
-	return h ? h : 1;
+	return h;
 }
 
 /* In front of the table, for pyetl_intern: the str last found for a string at this address.
@@ -64,88 +69,56 @@ static void intern_clear(void)
 	size_t i;
 
 	memset(front, 0, sizeof(front));
-	for (i = 0; i < intern_cap; i++) {
-		if (interned[i].hash) {
-			PyMem_Free(interned[i].key);
-			Py_DECREF(interned[i].value);
+	for (i = 0; i < interned.cap; i++) {
+		struct intern_entry *e = hmap_at(&interned, i);
+		if (e) {
+			PyMem_Free(e->key);
+			Py_DECREF(e->value);
 		}
 	}
-	PyMem_Free(interned);
-	interned = NULL;
-	intern_cap = intern_count = 0;
+	hmap_free(&interned);
 }
 
-static struct intern_slot *intern_slot(const void *key, size_t len, uint64_t h)
+static int intern_eq(const void *entry, const void *key)
 {
-	size_t i;
+	const struct intern_entry *e = entry;
+	const struct intern_key *k = key;
 
-	for (i = (size_t)h & (intern_cap - 1); interned[i].hash; i = (i + 1) & (intern_cap - 1))
-		if (interned[i].hash == h && interned[i].len == len && memcmp(interned[i].key, key, len) == 0)
-			break;
-	return &interned[i];
-}
-
-/* Grows (or starts over) so that one more entry keeps the table at most half full. */
-static int intern_room(void)
-{
-	struct intern_slot *old = interned;
-	size_t oldcap = intern_cap, i;
-
-	if (intern_count >= INTERN_MAX)
-		intern_clear(), old = NULL, oldcap = 0;
-	if ((intern_count + 1) * 2 <= intern_cap)
-		return 0;
-	intern_cap = intern_cap ? intern_cap * 2 : 1024;
-	interned = PyMem_Calloc(intern_cap, sizeof(*interned));
-	if (!interned) {
-		interned = old;
-		intern_cap = oldcap;
-		PyErr_NoMemory();
-		return -1;
-	}
-	for (i = 0; i < oldcap; i++)
-		if (old[i].hash)
-			*intern_slot(old[i].key, old[i].len, old[i].hash) = old[i];
-	PyMem_Free(old);
-	return 0;
+	return e->len == k->len && memcmp(e->key, k->p, k->len) == 0;
 }
 
 /* The str of key (made by make(key, len) the first time); a new reference.  *copy, when not
- * NULL, gets the table's copy of key. */
+ * NULL, gets the table's copy of key.  Past INTERN_MAX entries the table starts over. */
 static PyObject *intern_find(const void *key, size_t len, PyObject *(*make)(const void *, size_t),
 			     const char **copy)
 {
 	uint64_t h = hash_bytes(key, len);
-	struct intern_slot *s;
+	struct intern_key k = { key, len };
+	struct intern_entry *e;
 
-	if (intern_cap) {
-		s = intern_slot(key, len, h);
-		if (s->hash) {
-			if (copy)
-				*copy = s->key;
-			Py_INCREF(s->value);
-			return s->value;
+	if (!interned.size)
+		hmap_init(&interned, sizeof(struct intern_entry));
+	if ((e = hmap_find(&interned, h, intern_eq, &k)) == NULL) {
+		PyObject *v;
+		char *c;
+		if (interned.count >= INTERN_MAX)
+			intern_clear();
+		v = make(key, len);
+		c = PyMem_Malloc(len ? len : 1);
+		if (!v || !c || !(e = hmap_insert(&interned, h))) {
+			Py_XDECREF(v);
+			PyMem_Free(c);
+			return PyErr_Occurred() ? NULL : PyErr_NoMemory();
 		}
+		memcpy(c, key, len);
+		e->key = c;
+		e->len = len;
+		e->value = v;
 	}
-	if (intern_room() != 0)
-		return NULL;
-	s = intern_slot(key, len, h);
-	s->value = make(key, len);
-	if (!s->value)
-		return NULL;
-	s->key = PyMem_Malloc(len ? len : 1);
-	if (!s->key) {
-		Py_CLEAR(s->value);
-		return PyErr_NoMemory();
-	}
-	memcpy(s->key, key, len);
-	s->len = len;
-	s->hash = h;
-	intern_count++;
 	if (copy)
-		*copy = s->key;
-	Py_INCREF(s->value);
-	return s->value;
+		*copy = e->key;
+	Py_INCREF(e->value);
+	return e->value;
 }
 
 static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const void *, size_t))
