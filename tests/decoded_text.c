@@ -16,6 +16,10 @@ struct text {
 	int failed;
 };
 
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void add(struct text *t, const char *fmt, ...);
 static void add(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
