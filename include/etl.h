@@ -147,6 +147,7 @@ enum etl_limit {
 	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
 	ETL_LIMIT_STACK_KEY_BYTES = 6, /**< most memory for a trace's compressed-stack definitions (default 256 MiB) */
 	ETL_LIMIT_KEPT_BUFFER_BYTES = 7, /**< most bytes of decompressed buffers the stack index pass keeps per trace, so that the reader does not decompress them again (default 32 MiB; 0 keeps none) @since 0.2 */
+	ETL_LIMIT_SYMBOL_BYTES = 8, /**< most memory for what the reader reads of PDB files (tables and streams kept; default 512 MiB): past it, more PDBs are not read (ETL_SYMBOLS_LIMIT) @since 0.2 */
 	ETL_LIMIT_COUNT_
 };
 /** Sets a limit; only before the first input is opened.  A limit is at least 1, except
@@ -173,6 +174,10 @@ enum etl_option {
 	 *  while the caller's thread reads the current one.  Events, their order and their bytes are
 	 *  the same; only the time changes.  @since 0.2 */
 	ETL_OPTION_THREADS = 2,
+	/** 1 (default): etl_reader_frame() names functions: .NET methods from the trace's CLR
+	 *  events, native functions from PDB files.  0: images and offsets only (no PDB file is
+	 *  opened).  @since 0.2 */
+	ETL_OPTION_SYMBOLS = 3,
 	ETL_OPTION_COUNT_
 };
 /** Sets an option; only before the first etl_reader_next().  Values are 0 or 1, except
@@ -330,9 +335,10 @@ enum etl_counter {
 	ETL_COUNT_BYTES_SKIPPED = 5,     /**< file bytes that could not be attributed to a record */
 	ETL_COUNT_ERRORS = 6,            /**< errors reported through etl_reader_next() */
 	ETL_COUNT_BUFFERS_EVENTS_LOST = 7, /**< buffers flagged EVENTS_LOST by the logger */
-	ETL_COUNT_STACKS_DROPPED = 8,    /**< stack-key definitions and away-from-event stack records the
-	                                      stack index could not keep (ETL_LIMIT_STACK_KEY_BYTES): the
-	                                      stacks of their events come out incomplete */
+	ETL_COUNT_STACKS_DROPPED = 8,    /**< stack-key definitions, away-from-event stack records, image
+	                                      and CLR method records the stack index could not keep
+	                                      (ETL_LIMIT_STACK_KEY_BYTES, each kind on its own): stacks
+	                                      come out incomplete, or frames unnamed */
 	ETL_COUNT_EVENTS_BEFORE_WINDOW = 9, /**< events read before the time window (etl_reader_set_time_window)
 	                                      for what they tell of later ones, not delivered (since 0.2) */
 	ETL_COUNT_BYTES_READ = 10,       /**< bytes of the inputs' buffers read so far (as stored): with
@@ -557,6 +563,9 @@ ETL_API int etl_event_extended_find(const struct etl_event *ev, uint16_t type,
 ETL_API size_t etl_event_stack_depth(const struct etl_event *ev);
 /** Frame i (an address), 0 past the end. */
 ETL_API uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i);
+/** The process the stack ran in: the StackProcess its StackWalk records name, else the event's
+ *  pid (ETL_ID_NONE when neither says). @since 0.2 */
+ETL_API uint32_t etl_event_stack_process(const struct etl_event *ev);
 
 /** The payload (user data) bytes: a borrowed, zero-copy view valid as the event. */
 ETL_API void etl_event_payload(const struct etl_event *ev, const uint8_t **data, size_t *size);
@@ -855,6 +864,87 @@ ETL_API const char *etl_reader_resolve_address(const struct etl_reader *r, const
  */
 ETL_API const char *etl_reader_frame_image(struct etl_reader *r, const struct etl_event *ev, uint64_t addr,
 					   uint64_t *offset);
+
+/** What resolved a stack frame (struct etl_frame). @since 0.2 */
+enum etl_frame_kind {
+	ETL_FRAME_ADDRESS = 0, /**< nothing the trace describes holds the address */
+	ETL_FRAME_IMAGE = 1,   /**< an image holds it; no symbol names the code (module and offset) */
+	ETL_FRAME_SYMBOL = 2,  /**< a function of the image's PDB file (etl_reader_add_symbol_path) */
+	ETL_FRAME_METHOD = 3   /**< a .NET method the trace's CLR events describe (JIT or ReadyToRun code) */
+};
+
+/** A stack frame with its names (etl_reader_frame).  Strings are NULL when unknown, and borrowed
+ *  until the reader is freed. @since 0.2 */
+struct etl_frame {
+	uint64_t address;
+	enum etl_frame_kind kind;
+	/** file name without folders: "ntdll.dll"; for a method its assembly's file
+	 *  ("System.Private.CoreLib.dll"), or "JIT" when no module event names it */
+	const char *module;
+	const char *module_path;  /**< the image's or assembly's path as the trace gives it */
+	uint64_t module_offset;   /**< address - image base (ETL_FRAME_IMAGE and _SYMBOL) */
+	/** the function: a PDB procedure's or public symbol's name as the PDB stores it, or for a
+	 *  method "Namespace.Type.Method" (the CLR's MethodNamespace, a dot, MethodName) */
+	const char *function;
+	uint64_t function_offset; /**< address - the function's start */
+	const char *signature;    /**< a method's MethodSignature, e.g. "void  (class System.String)" */
+	const char *file;         /**< source file of the line (ETL_FRAME_LINES), as the PDB names it */
+	uint32_t line;            /**< 0 when unknown */
+};
+
+/** Flags of etl_reader_frame(). @since 0.2 */
+enum {
+	ETL_FRAME_LINES = 1 /**< look the source line up too (PDB line tables) */
+};
+
+/**
+ * Resolves address @p addr of @p ev's call stack, as the trace and the symbol files say it was
+ * when @p ev happened: a .NET method the CLR described (Method/LoadVerbose, UnloadVerbose and
+ * the rundown's DCStartVerbose/DCEndVerbose, per process with their lifetimes; the module events
+ * name its assembly), else the image that held it (as etl_reader_frame_image()), and in that
+ * image the function its PDB file places there (ETL_OPTION_SYMBOLS; the PDB found through
+ * etl_reader_add_symbol_path() or an .etl.zip's symbols/ folder, matched to the image by the
+ * trace's ImageID/DbgID_RSDS record: GUID and age must be equal).  PDB files are read the first
+ * time a frame of their image is resolved, and only the parts needed.  Safe to call from
+ * several threads on copies of one reader's events.  Always fills @p out.
+ * @retval ETL_OK @retval ETL_E_MISUSE (NULL argument) @since 0.2
+ */
+ETL_API int etl_reader_frame(struct etl_reader *r, const struct etl_event *ev, uint64_t addr, unsigned flags,
+			     struct etl_frame *out);
+
+/**
+ * Adds where PDB files are looked for: a folder (files flat, "name.pdb", or in the symbol-store
+ * layout "name.pdb/GUIDAGE/name.pdb"), or a symbol path as _NT_SYMBOL_PATH writes it
+ * ("dir;srv*C:\cache*https://server;cache*dir"): of a srv* or symsrv* element only its local
+ * stores are searched, and nothing is ever downloaded.  Several calls add in order.  May be
+ * called at any time (frames already resolved stay as they were).
+ * @retval ETL_OK @retval ETL_E_MISUSE (NULL) @retval ETL_E_NOMEM @since 0.2
+ */
+ETL_API int etl_reader_add_symbol_path(struct etl_reader *r, const char *path);
+
+/** What became of an image's PDB file (etl_reader_symbol_file). @since 0.2 */
+enum etl_symbol_status {
+	ETL_SYMBOLS_LOADED = 0,   /**< found, matched and read */
+	ETL_SYMBOLS_NOT_FOUND = 1,/**< no file of that name in the symbol paths */
+	ETL_SYMBOLS_MISMATCH = 2, /**< only files of another GUID or age: not used */
+	ETL_SYMBOLS_DAMAGED = 3,  /**< the matching file could not be read (message says where) */
+	ETL_SYMBOLS_LIMIT = 4     /**< not read: ETL_LIMIT_SYMBOL_BYTES was reached */
+};
+
+/** An image's PDB file as the reader looked for it. Borrowed until the reader is freed. @since 0.2 */
+struct etl_symbol_file {
+	const char *pdb_name;        /**< as the trace's DbgID_RSDS record names it */
+	struct etl_guid guid;
+	uint32_t age;
+	enum etl_symbol_status status;
+	const char *path;            /**< the file used, or the last one refused; NULL when none */
+	const char *message;         /**< why it was refused or not found, or NULL */
+};
+
+/** PDB files looked for so far (one per GUID, age and name), and the i-th of them.
+ *  @retval ETL_OK @retval ETL_E_MISUSE (no such file) @since 0.2 */
+ETL_API size_t etl_reader_symbol_file_count(struct etl_reader *r);
+ETL_API int etl_reader_symbol_file(struct etl_reader *r, size_t i, struct etl_symbol_file *out);
 
 /* ------------------------------------------------------------------ */
 /* Well-known names                                                    */

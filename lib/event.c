@@ -273,6 +273,14 @@ size_t etl_event_stack_depth(const struct etl_event *ev)
 	return n ? n : ext_stack(ev, &f, &ptr);
 }
 
+uint32_t etl_event_stack_process(const struct etl_event *ev)
+{
+	if (!ev)
+		return ETL_ID_NONE;
+	etl__event_stack_ready(ev);
+	return ev->nstack_parts ? ev->stack_pid : ev->pid;
+}
+
 uint64_t etl_event_stack_frame(const struct etl_event *ev, size_t i)
 {
 	const uint8_t *f;

@@ -107,6 +107,9 @@ int etl__utf8_valid(const uint8_t *p, size_t n);
  * as Latin-1; NUL-terminated; returns the length. */
 size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out);
 
+/* The file name of a path with Windows or POSIX separators (the part after its last '\\' or '/'). */
+const char *etl__path_file(const char *path);
+
 /* The two lowercase hex digits of every byte value b at 2 * b (guid.c). */
 extern const char etl__hex_pairs[513];
 /* Writes the two hex digits of the byte b & 0xFF at o (no terminator). */

@@ -258,7 +258,7 @@ static int copy_into(const struct etl_source *src, uint64_t off, uint64_t n, sin
 struct unpack {
 	const struct etl_source *src;
 	struct spool sp;
-	etl_head_test is_trace;
+	etl_member_test want;
 	struct etl_members *ms;
 	struct range { uint64_t from, to; } *ranges;
 	size_t nranges, cap_ranges;
@@ -337,7 +337,7 @@ static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, 
 	return ETL_OK;
 }
 
-/* Unpacks a trace member's data into the spool; damage is recorded in the member. */
+/* Unpacks a wanted member's data into the spool; damage is recorded in the member. */
 static int spool_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
 			uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used, struct etl_diag *fatal)
 {
@@ -375,11 +375,13 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 	return ETL_OK;
 }
 
-/* One member: its first bytes tell whether it is a trace; only then is it unpacked. */
+/* One member: its name and first bytes tell whether the caller wants it; only then is it
+ * unpacked. */
 static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off,
 			 uint64_t csize, uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used,
 			 struct etl_diag *fatal)
 {
+	enum etl_member_use use;
 	struct peek k;
 	int st;
 
@@ -399,7 +401,8 @@ static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method
 	st = peek_member(u, m, method, data_off, csize, sizes_known, &k, fatal);
 	if (st != ETL_OK || m->damaged)
 		return st;
-	if (!u->is_trace(k.b, k.n)) {
+	use = u->want(m->name, k.b, k.n);
+	if (use == ETL_MEMBER_SKIP) {
 		/* not a trace: not unpacked; the size of a deflated one is found by reading it through */
 		if (!sizes_known) {
 			struct peek skip;
@@ -416,7 +419,8 @@ static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method
 		}
 		return ETL_OK;
 	}
-	m->is_trace = 1;
+	m->is_trace = use == ETL_MEMBER_TRACE;
+	m->kept = use == ETL_MEMBER_KEEP;
 	return spool_member(u, m, method, data_off, csize, usize, sizes_known, crc, used, fatal);
 }
 
@@ -746,7 +750,7 @@ static int unpack_zip(struct unpack *u, struct etl_diag *d)
 }
 
 int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
-			  etl_head_test is_trace, struct etl_members *out, struct etl_diag *d)
+			  etl_member_test want, struct etl_members *out, struct etl_diag *d)
 {
 	struct unpack u;
 	int st;
@@ -755,7 +759,7 @@ int etl__container_unpack(const struct etl_source *src, enum etl_container kind,
 	memset(&u, 0, sizeof(u));
 	u.src = src;
 	u.ms = out;
-	u.is_trace = is_trace;
+	u.want = want;
 	u.sp.limit = src->size > limit / ETL_SPOOL_RATIO ? limit : src->size * ETL_SPOOL_RATIO;
 	st = kind == ETL_CONTAINER_GZIP ? unpack_gzip(&u, d) : unpack_zip(&u, d);
 	etl__free(u.ranges);

@@ -19,8 +19,10 @@ enum etl_container { ETL_CONTAINER_NONE = 0, ETL_CONTAINER_GZIP, ETL_CONTAINER_Z
 /* Bytes of a member unpacked to tell whether it is a trace. */
 #define ETL_CONTAINER_HEAD 0x50u
 
-/* The caller's test of a member's first bytes (at most ETL_CONTAINER_HEAD): 1 for a trace. */
-typedef int (*etl_head_test)(const uint8_t *head, size_t n);
+/* What the caller wants of a zip member, by its name and first bytes (at most
+ * ETL_CONTAINER_HEAD): nothing, the trace it is, or its bytes kept for another use. */
+enum etl_member_use { ETL_MEMBER_SKIP = 0, ETL_MEMBER_TRACE = 1, ETL_MEMBER_KEEP = 2 };
+typedef enum etl_member_use (*etl_member_test)(const char *name, const uint8_t *head, size_t n);
 
 /* What the first bytes of a source say it is. */
 enum etl_container etl__container_sniff(const struct etl_source *src);
@@ -30,7 +32,8 @@ struct etl_member {
 	char shown[128];        /* the name escaped for messages (control bytes as \xNN), cut */
 	struct etl_source src;  /* the unpacked bytes (valid if unpacked) */
 	int unpacked;           /* src holds the member's bytes (all, or up to damage) */
-	int is_trace;           /* its first bytes passed the caller's test (gzip: always) */
+	int is_trace;           /* the caller's test said a trace (gzip: always) */
+	int kept;               /* the caller's test said keep (unpacked, not a trace) */
 	int damaged;            /* diag describes what went wrong */
 	struct etl_diag diag;   /* offsets are in the container file */
 };
@@ -43,7 +46,7 @@ struct etl_members {
 };
 
 /*
- * Lists every member and unpacks those whose first bytes pass is_trace (gzip: its one stream)
+ * Lists every member and unpacks those the caller's test wants (gzip: its one stream)
  * into one temporary file.  Damage in one member (a truncated or corrupt stream, a CRC
  * mismatch, data overlapping another member's) is recorded in that member and the bytes that
  * could be recovered are kept.  Returns < 0 with d set only when nothing can be listed at all,
@@ -51,7 +54,7 @@ struct etl_members {
  * ETL_SPOOL_RATIO).
  */
 int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
-			  etl_head_test is_trace, struct etl_members *out, struct etl_diag *d);
+			  etl_member_test want, struct etl_members *out, struct etl_diag *d);
 void etl__members_free(struct etl_members *ms);
 
 #endif

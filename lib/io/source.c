@@ -76,6 +76,52 @@ int etl__source_open_path(struct etl_source *s, const char *path, struct etl_dia
 	return ETL_OK;
 }
 
+int etl__source_open_regular(struct etl_source *s, const char *path, struct etl_diag *d)
+{
+	struct stat sb;
+	int fd;
+
+	do { /* not blocking on a FIFO: it is refused below */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	} while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot open: %s", strerror(errno));
+		return ETL_E_IO;
+	}
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		etl__diag_set(d, ETL_E_UNSUPPORTED, ETL_OFFSET_NONE, "not a regular file");
+		return ETL_E_UNSUPPORTED;
+	}
+	etl__source_init(s);
+	s->fd = fd;
+	s->close_fd = 1;
+	s->size = (uint64_t)sb.st_size;
+	return ETL_OK;
+}
+
+int etl__source_dup(struct etl_source *dst, const struct etl_source *src, struct etl_diag *d)
+{
+	etl__source_init(dst);
+	if (src->mem) {
+		etl__source_open_memory(dst, src->mem, (size_t)src->size);
+		return ETL_OK;
+	}
+	if (src->temp) {
+		etl__source_open_window(dst, src->temp, src->base, src->size);
+		return ETL_OK;
+	}
+	if ((dst->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		etl__diag_set(d, ETL_E_IO, ETL_OFFSET_NONE, "cannot duplicate a descriptor: %s", strerror(errno));
+		dst->fd = -1;
+		return ETL_E_IO;
+	}
+	dst->close_fd = 1;
+	dst->base = src->base;
+	dst->size = src->size;
+	return ETL_OK;
+}
+
 struct etl_tempfile *etl__tempfile_new(struct etl_diag *d)
 {
 	const char *dir = getenv("TMPDIR");

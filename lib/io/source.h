@@ -35,6 +35,10 @@ void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint6
 
 void etl__source_init(struct etl_source *s);
 int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d);
+/* A regular file only (a FIFO, a device or a directory is refused without blocking). */
+int etl__source_open_regular(struct etl_source *s, const char *path, struct etl_diag *d);
+/* A second source of what src reads (its own descriptor, or a reference to its temporary file). */
+int etl__source_dup(struct etl_source *dst, const struct etl_source *src, struct etl_diag *d);
 /* fd must be seekable; it is not closed. */
 int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d);
 /* Copies a non-seekable descriptor (a pipe) to an anonymous temporary file (in $TMPDIR),

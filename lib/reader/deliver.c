@@ -21,7 +21,7 @@ static uint64_t kept_need(const struct trace *t)
 
 /* The trace's stack index and image history, read in one pass over the trace the first time
  * they are needed, on whatever thread asks (another thread asking meanwhile waits for it). */
-static const struct etl_stacks *stack_index(struct etl_reader *r, struct trace *t)
+const struct etl_stacks *etl__reader_stack_index(struct etl_reader *r, struct trace *t)
 {
 	/* nearly every event of a trace with stack records asks: once the index is there, without the
 	 * lock (two threads taking it for every event spend their time passing its cache line) */
@@ -49,35 +49,7 @@ static void finish_stack(void *ctx, struct etl_event *ev)
 {
 	struct etl_reader *r = ctx;
 
-	etl__stacks_resolve(stack_index(r, r->traces[ev->trace_index]), ev);
-}
-
-const char *etl_reader_frame_image(struct etl_reader *r, const struct etl_event *ev, uint64_t addr,
-				   uint64_t *offset)
-{
-	static const uint32_t kernel_pids[] = { 0, 4 }; /* drivers: the idle and System processes */
-	const struct etl_imagehist *h;
-	const struct etl_himage *im;
-	uint32_t pid;
-	unsigned i;
-
-	if (!r || !ev)
-		return NULL;
-	if (r->observer && ev->stack_ctx)
-		r = ev->stack_ctx; /* a copy from another reader: that reader read the trace's images */
-	if (ev->trace_index < 0 || ev->trace_index >= r->ntraces)
-		return NULL;
-	h = &stack_index(r, r->traces[ev->trace_index])->images;
-	pid = ev->nstack_parts ? ev->stack_pid : ev->pid; /* (a stack extended item: the event's) */
-	im = pid != ETL_ID_NONE ? etl__imagehist_find(h, pid, addr, ev->ts_raw) : NULL;
-	for (i = 0; !im && i < 2; i++)
-		if (pid != kernel_pids[i])
-			im = etl__imagehist_find(h, kernel_pids[i], addr, ev->ts_raw);
-	if (!im)
-		return NULL;
-	if (offset)
-		*offset = addr - im->base;
-	return etl__imagehist_name(h, im);
+	etl__stacks_resolve(etl__reader_stack_index(r, r->traces[ev->trace_index]), ev);
 }
 
 /* The event's call stack: StackWalk records that follow it (now, while its buffer is loaded),

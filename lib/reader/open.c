@@ -264,6 +264,14 @@ static int add_member_trace(struct etl_reader *r, struct etl_member *m, const st
 	return st;
 }
 
+/* What the reader takes of an archive: traces, and the PDB files of a symbols/ folder. */
+static enum etl_member_use member_use(const char *name, const uint8_t *head, size_t n)
+{
+	if (etl__bytes_look_like_trace(head, n))
+		return ETL_MEMBER_TRACE;
+	return etl__symbols_member_wanted(name) ? ETL_MEMBER_KEEP : ETL_MEMBER_SKIP;
+}
+
 static int open_container(struct etl_reader *r, struct etl_source *src, enum etl_container kind,
 			  const char *name)
 {
@@ -272,7 +280,7 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 	size_t i, q_at;
 	int st, added = 0, have_first = 0;
 
-	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], etl__bytes_look_like_trace, &ms, &d);
+	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], member_use, &ms, &d);
 	etl__source_close(src);
 	if (st != ETL_OK)
 		return etl__reader_set_error(r, &d, -1, 0);
@@ -281,6 +289,10 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 	for (i = 0; i < ms.count && st != ETL_E_NOMEM; i++) {
 		struct etl_member *m = &ms.m[i];
 
+		if (m->kept && m->unpacked && !m->damaged) { /* a PDB: for the frames of every trace of the reader */
+			st = etl__symbols_add_member(&r->symbols, m->name, &m->src);
+			continue;
+		}
 		if (!m->is_trace) {
 			if (m->damaged) { /* unreadable: it may have been a trace */
 				push_diag(r, &m->diag, -1, SIZE_MAX);

@@ -23,6 +23,7 @@ static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 	[ETL_LIMIT_DEPTH] = 32,
 	[ETL_LIMIT_STACK_KEY_BYTES] = 256u << 20,
 	[ETL_LIMIT_KEPT_BUFFER_BYTES] = 32u << 20,
+	[ETL_LIMIT_SYMBOL_BYTES] = 512u << 20,
 };
 
 
@@ -89,7 +90,9 @@ struct etl_reader *etl_reader_new(void)
 	memcpy(r->limits, default_limits, sizeof(r->limits));
 	set_decode_limits(r);
 	r->options[ETL_OPTION_STACKS] = 1;
+	r->options[ETL_OPTION_SYMBOLS] = 1;
 	r->order = ETL_ORDER_TIME;
+	etl__symbols_init(&r->symbols, r->limits[ETL_LIMIT_SYMBOL_BYTES]);
 	return r;
 }
 
@@ -132,6 +135,7 @@ void etl_reader_free(struct etl_reader *r)
 	etl__free(r->queue);
 	etl__decode_state_free(&r->dec);
 	etl__state_free(&r->sys);
+	etl__symbols_free(&r->symbols);
 	etl_manifests_free(r->shared_manifests);
 	etl__free(r);
 }
@@ -167,6 +171,8 @@ int etl_reader_set_limit(struct etl_reader *r, enum etl_limit which, uint64_t va
 	if (which == ETL_LIMIT_DEPTH && value > 1024)
 		value = 1024;
 	r->limits[which] = value;
+	if (which == ETL_LIMIT_SYMBOL_BYTES)
+		etl__symbols_set_limit(&r->symbols, value);
 	set_decode_limits(r);
 	return ETL_OK;
 }
@@ -213,7 +219,8 @@ uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which)
 	for (i = 0; i < r->ntraces; i++) {
 		struct trace *t = r->traces[i];
 		pthread_mutex_lock(&t->stack_mu);
-		n += t->stacks.loaded ? t->stacks.dropped : 0;
+		if (t->stacks.loaded) /* image and method records not kept make frames unresolved too */
+			n += t->stacks.dropped + t->stacks.images.dropped + t->stacks.methods.dropped;
 		pthread_mutex_unlock(&t->stack_mu);
 	}
 	return n;

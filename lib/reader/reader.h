@@ -6,6 +6,7 @@
  *   merge.c      per-CPU streams and the time-ordered merge (etl_reader_next)
  *   deliver.c    what each delivered event gets: its stack, and the state it
  *                describes (also for etl_reader_observe)
+ *   frames.c     stack frames with names: methods, images, PDB functions
  *   prefetch.c, stackpass.c   helper threads (ETL_OPTION_THREADS)
  *
  * SPDX-License-Identifier: MIT
@@ -21,6 +22,7 @@
 #include "state/files.h"
 #include "state/stacks.h"
 #include "state/state.h"
+#include "symbols/symbols.h"
 #include "walk/buffer.h"
 #include "walk/load.h"
 #include "reader/prefetch.h"
@@ -118,6 +120,7 @@ struct etl_reader {
 	unsigned manifest_warnings;
 	struct etl_manifests *shared_manifests; /* etl_reader_use_manifests: a reference, or NULL */
 	struct etl_state sys; /* processes, threads, images */
+	struct etl_symbols symbols; /* symbol paths and the PDB files read (frames.c) */
 	/* etl_reader_set_time_window: events before win_from are read for what they tell (state,
 	 * metadata) but not delivered; reading ends at the first event at or after win_to */
 	int windowed, window_done;
@@ -140,6 +143,9 @@ void etl__reader_queue_diag(void *ctx, const struct etl_diag *d);
 /* Attaches to the stream's event the stack records that follow it, and leaves the rest of its
  * stack (from the trace's stack index) to be completed when it is first asked for. */
 void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);
+/* The trace's stack index with its image and method histories, read the first time it is asked
+ * for (by any thread; it does not change after). */
+const struct etl_stacks *etl__reader_stack_index(struct etl_reader *r, struct trace *t);
 /* Takes note of what a delivered (or, before a time window, skipped) event tells about later
  * ones: in-trace metadata, processes, threads, images.  keep: the event itself when this reader
  * delivers it (it keeps what its tables learnt from it, for copies), else NULL. */

@@ -12,6 +12,8 @@
 
 #define G_PROCESS 0x03 /* Image/Load of old traces */
 #define G_IMAGE 0x14
+#define G_IMAGEID 0x40 /* KernelTraceControl ImageID (decode/ktables.h) */
+#define OP_RSDS 36
 
 int etl__imagehist_wants(const struct etl_event *ev)
 {
@@ -19,24 +21,41 @@ int etl__imagehist_wants(const struct etl_event *ev)
 
 	if (g == G_IMAGE)
 		return ev->opcode == 2 || ev->opcode == 3 || ev->opcode == 4 || ev->opcode == 10;
+	if (g == G_IMAGEID)
+		return ev->opcode == OP_RSDS;
 	return g == G_PROCESS && ev->opcode == 10;
 }
 
-/* Room for one more record and n more pool bytes, within max bytes held; 0 or -1. */
-static int room(struct etl_imagehist *h, size_t n, uint64_t max)
+/* Room for one more record (and a PDB entry when dbg), and n more pool bytes, within max bytes
+ * held; 0 or -1. */
+static int room(struct etl_imagehist *h, size_t n, int dbg, uint64_t max)
 {
-	size_t rc = h->caprec, pc = h->pool_cap;
+	size_t rc = h->caprec, pc = h->pool_cap, dc = h->capdbg;
 
 	if (h->nrec == rc)
 		rc = rc ? rc * 2 : 64;
 	while (h->pool_len + n > pc)
 		pc = pc ? pc * 2 : 4096;
-	if ((uint64_t)rc * sizeof(*h->rec) + pc > max)
+	if (dbg && h->ndbg == dc)
+		dc = dc ? dc * 2 : 16;
+	if ((uint64_t)rc * sizeof(*h->rec) + pc + (uint64_t)dc * sizeof(*h->dbg) > max)
 		return -1;
 	if (etl__grow(&h->rec, &h->caprec, h->nrec + 1, sizeof(*h->rec), 64) != 0 ||
-	    etl__grow(&h->pool, &h->pool_cap, h->pool_len + n, 1, 4096) != 0)
+	    etl__grow(&h->pool, &h->pool_cap, h->pool_len + n, 1, 4096) != 0 ||
+	    (dbg && etl__grow(&h->dbg, &h->capdbg, h->ndbg + 1, sizeof(*h->dbg), 16) != 0))
 		return -1;
 	return 0;
+}
+
+/* Adds text (n bytes) and its NUL to the pool (room made): its offset. */
+static size_t put(struct etl_imagehist *h, const char *text, size_t n)
+{
+	size_t at = h->pool_len;
+
+	memcpy(h->pool + at, text, n);
+	h->pool[at + n] = 0;
+	h->pool_len += n + 1;
+	return at;
 }
 
 static int int_field(const struct etl_decoded *d, const char *name, uint64_t *v)
@@ -46,15 +65,67 @@ static int int_field(const struct etl_decoded *d, const char *name, uint64_t *v)
 	return p && etl_property_as_u64(p, v) == ETL_OK;
 }
 
+/* The text of string property name of d ("" when none). */
+static const char *text_field(const struct etl_decoded *d, const char *name, size_t *len)
+{
+	const struct etl_property *p = etl_decoded_property_by_name(d, name);
+	const char *s;
+
+	if (p && etl_property_as_utf8(p, &s, len) == ETL_OK)
+		return s;
+	*len = 0;
+	return "";
+}
+
+/* A new record of ev (room made). */
+static struct etl_imgrec *new_rec(struct etl_imagehist *h, const struct etl_event *ev, uint64_t base,
+				  uint64_t pid)
+{
+	struct etl_imgrec *r = &h->rec[h->nrec++];
+
+	memset(r, 0, sizeof(*r));
+	r->ts = ev->ts_raw;
+	r->order = h->next_order++;
+	r->base = base;
+	r->pid = (uint32_t)pid;
+	r->op = ev->opcode;
+	return r;
+}
+
+/* A DbgID_RSDS record: the image's PDB. */
+static void add_rsds(struct etl_imagehist *h, const struct etl_event *ev, const struct etl_decoded *d,
+		     uint64_t base, uint64_t pid, uint64_t max)
+{
+	const struct etl_property *g = etl_decoded_property_by_name(d, "GuidSig");
+	struct etl_dbgid *e;
+	uint64_t age;
+	size_t n;
+	const char *name = text_field(d, "PDBFileName", &n);
+	struct etl_imgrec *r;
+
+	if (!g || !int_field(d, "Age", &age) || !n)
+		return;
+	if (room(h, n + 1, 1, max) != 0) {
+		h->dropped++;
+		return;
+	}
+	e = &h->dbg[h->ndbg];
+	if (etl_property_as_guid(g, &e->guid) != ETL_OK)
+		return;
+	e->age = (uint32_t)age;
+	e->pdb_name = put(h, name, n);
+	r = new_rec(h, ev, base, pid);
+	r->dbg = h->ndbg++;
+}
+
 void etl__imagehist_add(struct etl_imagehist *h, const struct etl_event *ev, uint64_t max)
 {
 	const struct etl_decoded *d;
-	const struct etl_property *fn;
 	struct etl_diag diag;
 	struct etl_imgrec *r;
-	uint64_t base, size = 0, pid, v;
-	const char *name = "";
-	size_t name_len = 0;
+	uint64_t base, pid, v;
+	const char *name;
+	size_t name_len;
 
 	if (!h->dec && !(h->dec = etl__calloc(1, sizeof(*h->dec)))) {
 		h->dropped++;
@@ -63,34 +134,25 @@ void etl__imagehist_add(struct etl_imagehist *h, const struct etl_event *ev, uin
 	if (etl__decode_event(h->dec, ev, &d, &diag) != ETL_OK || etl_decoded_status(d) != ETL_DECODE_COMPLETE ||
 	    !int_field(d, "ImageBase", &base))
 		return; /* not an image the trace can say anything of (the reader reports it) */
-	(void)int_field(d, "ImageSize", &size);
 	if (!int_field(d, "ProcessID", &pid))
 		pid = ev->pid == ETL_ID_NONE ? 0 : ev->pid;
-	if ((fn = etl_decoded_property_by_name(d, "FileName")) != NULL &&
-	    etl_property_as_utf8(fn, &name, &name_len) != ETL_OK) {
-		name = "";
-		name_len = 0;
+	if (etl__decode_kernel_group(ev) == G_IMAGEID) {
+		add_rsds(h, ev, d, base, pid, max);
+		return;
 	}
-	if (room(h, name_len + 1, max) != 0) {
+	name = text_field(d, "FileName", &name_len);
+	if (room(h, name_len + 1, 0, max) != 0) {
 		h->dropped++;
 		return;
 	}
-	r = &h->rec[h->nrec++];
-	memset(r, 0, sizeof(*r));
-	r->ts = ev->ts_raw;
-	r->order = h->next_order++;
-	r->base = base;
-	r->size = size;
-	r->pid = (uint32_t)pid;
-	r->op = ev->opcode;
+	r = new_rec(h, ev, base, pid);
+	if (int_field(d, "ImageSize", &v))
+		r->size = v;
 	if (int_field(d, "ImageChecksum", &v))
 		r->checksum = (uint32_t)v;
 	if (int_field(d, "TimeDateStamp", &v))
 		r->stamp = (uint32_t)v;
-	r->name = h->pool_len;
-	memcpy(h->pool + h->pool_len, name, name_len);
-	h->pool[h->pool_len + name_len] = 0;
-	h->pool_len += name_len + 1;
+	r->name = put(h, name, name_len);
 }
 
 void etl__imagehist_append(struct etl_imagehist *h, const struct etl_imagehist *part, uint64_t max)
@@ -98,28 +160,39 @@ void etl__imagehist_append(struct etl_imagehist *h, const struct etl_imagehist *
 	size_t i;
 
 	for (i = 0; i < part->nrec; i++) {
-		const char *name = part->pool + part->rec[i].name;
+		const struct etl_imgrec *p = &part->rec[i];
+		int dbg = p->op == OP_RSDS;
+		const char *name = part->pool + (dbg ? part->dbg[p->dbg].pdb_name : p->name);
 		size_t n = strlen(name);
-		if (room(h, n + 1, max) != 0) {
+		struct etl_imgrec *r;
+		if (room(h, n + 1, dbg, max) != 0) {
 			h->dropped += part->nrec - i;
 			break;
 		}
-		h->rec[h->nrec] = part->rec[i];
-		h->rec[h->nrec].order = h->next_order++;
-		h->rec[h->nrec].name = h->pool_len;
-		memcpy(h->pool + h->pool_len, name, n + 1);
-		h->pool_len += n + 1;
-		h->nrec++;
+		r = &h->rec[h->nrec++];
+		*r = *p;
+		r->order = h->next_order++;
+		if (dbg) {
+			h->dbg[h->ndbg] = part->dbg[p->dbg];
+			h->dbg[h->ndbg].pdb_name = put(h, name, n);
+			r->dbg = h->ndbg++;
+		} else {
+			r->name = put(h, name, n);
+		}
 	}
 	h->dropped += part->dropped;
 }
 
+/* Time order, then file order; but a DbgID_RSDS record after the image records of its time
+ * stamp: the merge writes an image's ImageID records just before its Image record, at its time. */
 static int rec_cmp(const void *a, const void *b)
 {
 	const struct etl_imgrec *x = a, *y = b;
 
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
+	if ((x->op == OP_RSDS) != (y->op == OP_RSDS))
+		return x->op == OP_RSDS ? 1 : -1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -175,6 +248,15 @@ static struct etl_himage *open_at(struct etl_imagehist *h, const struct replay *
 	return NULL;
 }
 
+/* The newest image of pid at base, loaded or not, or NULL. */
+static struct etl_himage *newest_at(struct etl_imagehist *h, const struct replay *x, uint32_t pid, uint64_t base)
+{
+	struct base_slot key = { pid, base, 0 };
+	const struct base_slot *e = etl__htab_find(&x->by_base, base_hash(pid, base), base_eq, &key);
+
+	return e ? &h->img[e->newest] : NULL;
+}
+
 /* Notes image i (just made) as the newest at its (pid, base); -1 without memory. */
 static int made(struct etl_imagehist *h, struct replay *x, size_t i)
 {
@@ -209,6 +291,11 @@ static int replay(struct etl_imagehist *h)
 	for (i = 0; i < h->nrec && st == 0; i++) {
 		const struct etl_imgrec *r = &h->rec[i];
 		struct etl_himage *im;
+		if (r->op == OP_RSDS) { /* the image of that base loaded now, else the last one */
+			if ((im = open_at(h, &x, r->pid, r->base, 0, 0)) != NULL || (im = newest_at(h, &x, r->pid, r->base)))
+				im->dbg = r->dbg + 1;
+			continue;
+		}
 		if (r->op == 2 && (im = open_at(h, &x, r->pid, r->base, 0, 0)) != NULL) {
 			im->to = r->ts;
 			continue;
@@ -222,6 +309,8 @@ static int replay(struct etl_imagehist *h)
 		im->checksum = r->checksum;
 		im->stamp = r->stamp;
 		im->name = r->name;
+		im->file = (size_t)(etl__path_file(h->pool + r->name) - h->pool);
+		im->dbg = 0;
 		im->from = r->op == 10 ? r->ts : 0;
 		im->to = r->op == 2 ? r->ts : UINT64_MAX;
 		st = made(h, &x, h->nimg++);
@@ -320,6 +409,21 @@ const char *etl__imagehist_name(const struct etl_imagehist *h, const struct etl_
 	return h->pool + im->name;
 }
 
+const char *etl__imagehist_file(const struct etl_imagehist *h, const struct etl_himage *im)
+{
+	return h->pool + im->file;
+}
+
+const struct etl_dbgid *etl__imagehist_dbgid(const struct etl_imagehist *h, const struct etl_himage *im)
+{
+	return im->dbg && im->dbg <= h->ndbg ? &h->dbg[im->dbg - 1] : NULL;
+}
+
+const char *etl__imagehist_text(const struct etl_imagehist *h, size_t at)
+{
+	return h->pool + at;
+}
+
 void etl__imagehist_free(struct etl_imagehist *h)
 {
 	if (h->dec) {
@@ -330,5 +434,6 @@ void etl__imagehist_free(struct etl_imagehist *h)
 	etl__free(h->pool);
 	etl__free(h->img);
 	etl__free(h->pids);
+	etl__free(h->dbg);
 	memset(h, 0, sizeof(*h));
 }

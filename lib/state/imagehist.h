@@ -15,6 +15,11 @@
  *                       none: one loaded before the trace, until t
  *   DCStart, DCStop     loaded before the trace (unless an image of that base
  *                       and size is loaded then), until the end
+ *   DbgID_RSDS          (KernelTraceControl ImageID, written by the merge
+ *                       just before each image's record, at its time) the
+ *                       image's PDB: GUID, age and name, given to the image
+ *                       of that base loaded then (replayed after the image
+ *                       records of its time stamp)
  *
  * A lookup at time t takes, of the images of the process whose lifetime holds
  * t and that cover the address, the one loaded last.  Memory is bounded: what
@@ -38,9 +43,17 @@ struct etl_imgrec {
 	uint64_t order;        /* file order, for records of one time stamp */
 	uint64_t base, size;
 	uint32_t pid;
-	uint8_t op;            /* 2 Unload, 3 DCStart, 4 DCStop, 10 Load */
+	uint8_t op;            /* 2 Unload, 3 DCStart, 4 DCStop, 10 Load, 36 DbgID_RSDS */
 	uint32_t checksum, stamp; /* ImageChecksum and TimeDateStamp (0: not in the record) */
 	size_t name;           /* offset of the UTF-8 file name in the pool */
+	size_t dbg;            /* DbgID_RSDS: its entry in dbg[] */
+};
+
+/* An image's PDB, as a DbgID_RSDS record names it. */
+struct etl_dbgid {
+	struct etl_guid guid;
+	uint32_t age;
+	size_t pdb_name;       /* in the pool: the PDB's path as the image's debug directory gives it */
 };
 
 /* An image with its lifetime. */
@@ -50,6 +63,8 @@ struct etl_himage {
 	uint32_t pid;
 	uint32_t checksum, stamp;
 	size_t name;           /* in the pool */
+	size_t file;           /* in the pool: its file name (the name without its folders) */
+	size_t dbg;            /* its PDB: dbg[dbg - 1], or 0 when the trace names none */
 };
 
 struct etl_imagehist {
@@ -59,6 +74,8 @@ struct etl_imagehist {
 	size_t pool_len, pool_cap;
 	uint64_t dropped;      /* records not kept (the byte limit, memory) */
 	uint64_t next_order;
+	struct etl_dbgid *dbg; /* the DbgID_RSDS records' PDBs */
+	size_t ndbg, capdbg;
 	struct etl_decode_state *dec; /* decodes the records while they are read */
 	/* built by etl__imagehist_finish: images sorted by (pid, base, from) */
 	struct etl_himage *img;
@@ -72,7 +89,8 @@ struct etl_imagehist {
 	int built;
 };
 
-/* Whether ev is a record of images (kernel Image group, or a MOF-class image record). */
+/* Whether ev is a record of images (kernel Image group, or a MOF-class image record), or a
+ * DbgID_RSDS record. */
 int etl__imagehist_wants(const struct etl_event *ev);
 /* Reads an image record (decoding it); kept within max_bytes of memory, else counted. */
 void etl__imagehist_add(struct etl_imagehist *h, const struct etl_event *ev, uint64_t max_bytes);
@@ -83,6 +101,12 @@ void etl__imagehist_finish(struct etl_imagehist *h);
 /* The image of process pid that held addr at raw time ts, or NULL; *name its file name. */
 const struct etl_himage *etl__imagehist_find(const struct etl_imagehist *h, uint32_t pid, uint64_t addr, uint64_t ts);
 const char *etl__imagehist_name(const struct etl_imagehist *h, const struct etl_himage *im);
+/* Its file name without folders (a part of the name). */
+const char *etl__imagehist_file(const struct etl_imagehist *h, const struct etl_himage *im);
+/* The PDB the trace names for im, or NULL. */
+const struct etl_dbgid *etl__imagehist_dbgid(const struct etl_imagehist *h, const struct etl_himage *im);
+/* Text of the pool (a file name, a PDB's name). */
+const char *etl__imagehist_text(const struct etl_imagehist *h, size_t at);
 void etl__imagehist_free(struct etl_imagehist *h);
 
 #endif

@@ -127,6 +127,7 @@ int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint
 	}
 	k->dropped += part->dropped;
 	etl__imagehist_append(&k->images, &part->images, max_bytes);
+	etl__methodhist_append(&k->methods, &part->methods, max_bytes);
 	return k->dropped == before + part->dropped && !part->dropped ? 0 : -1;
 }
 
@@ -163,6 +164,7 @@ void etl__stacks_finish(struct etl_stacks *k)
 	if (k->nref > 1)
 		qsort(k->ref, k->nref, sizeof(*k->ref), cmp_ref);
 	etl__imagehist_finish(&k->images);
+	etl__methodhist_finish(&k->methods);
 	k->loaded = 1;
 }
 
@@ -202,5 +204,6 @@ void etl__stacks_free(struct etl_stacks *k)
 	etl__free(k->ref);
 	etl__free(k->pool);
 	etl__imagehist_free(&k->images);
+	etl__methodhist_free(&k->methods);
 	memset(k, 0, sizeof(*k));
 }

@@ -33,6 +33,7 @@
 
 #include "internal.h"
 #include "state/imagehist.h"
+#include "state/methodhist.h"
 #include "walk/keep.h"
 #include "walk/load.h"
 
@@ -67,6 +68,8 @@ struct etl_stacks {
 	/* the images over time, read in the same pass (imagehist.h): stack frames are resolved
 	 * against the images loaded at their event's time */
 	struct etl_imagehist images;
+	/* the .NET methods over time, from the CLR's events read in the same pass (methodhist.h) */
+	struct etl_methodhist methods;
 };
 
 /* Adds a key definition or a deferred record (frames copied); 0, or -1 when it was dropped. */
@@ -91,7 +94,7 @@ void etl__stacks_free(struct etl_stacks *k);
  * reading in).  1 when the index may complete ev's stack (then etl__stacks_resolve), 0 when not
  * (no stack records seen yet, or ev is a stack record). */
 int etl__stacks_attach(int *seen, struct etl_event *ev, const uint8_t *data, size_t fill, size_t pos);
-/* Reads the trace's key definitions, away-from-event stack records and image records in one
+/* Reads the trace's key definitions, away-from-event stack records, image and CLR method records in one
  * pass over its buffers (loaded with ld; damage is skipped silently, the reader's own pass reports it).
  * With keep, the buffers it decompressed without fault go there (within its budget) for the
  * reader's streams. */

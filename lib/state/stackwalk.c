@@ -190,6 +190,8 @@ static void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, s
 		if (!is_kernel_header(&ev) || ev.hook_id < HOOK_STACK || ev.hook_id > HOOK_KEY_USER) {
 			if (etl__imagehist_wants(&ev))
 				etl__imagehist_add(&k->images, &ev, max);
+			else if (etl__methodhist_wants(&ev))
+				etl__methodhist_add(&k->methods, &ev, max);
 			owner_ts = ev.ts_raw;
 			owner_tid = stack_tid(&ev);
 			in_run = 1;

@@ -69,3 +69,13 @@ size_t etl__text8_to_utf8(const uint8_t *p, size_t n, char *out)
 	out[o] = 0;
 	return o;
 }
+
+const char *etl__path_file(const char *path)
+{
+	const char *b = path, *p;
+
+	for (p = path; *p; p++)
+		if (*p == '\\' || *p == '/')
+			b = p + 1;
+	return b;
+}

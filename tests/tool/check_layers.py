@@ -2,7 +2,8 @@
 """The library's layers, and the size rules of docs/HACKING.md.
 
 1. Layers: every folder of lib/ is a layer of its own, ranked (docs/ARCHITECTURE.md), lowest first:
-     util, clock, codec, io, walk, record, event, schema, manifest, tmf, decode, state, reader
+     util, clock, codec, io, pdb, walk, record, event, schema, manifest, tmf, decode, state, symbols,
+     reader
    No object file calls (or reads) a symbol defined in a higher folder, and no file includes a
    higher folder's header (which also covers the static inline functions of headers), so no
    cycle between folders can come back.  Files of one folder may use each other.
@@ -23,6 +24,7 @@ LAYERS = [
     ("clock", ["clock_"]),
     ("codec", ["codec_"]),
     ("io", ["io_"]),
+    ("pdb", ["pdb_"]),
     ("walk", ["walk_"]),
     ("record", ["record_"]),
     ("event", ["event.c", "trace_info.c"]),
@@ -31,6 +33,7 @@ LAYERS = [
     ("tmf", ["tmf_"]),
     ("decode", ["decode_"]),
     ("state", ["state_"]),
+    ("symbols", ["symbols_"]),
     ("reader", ["reader_"]),
 ]
 # headers at the top of lib/: internal.h is the util layer's (diagnostics, allocation) and the

@@ -35,6 +35,9 @@ int scen_thread(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigne
 int scen_image(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
 	       uint32_t pid, uint64_t base, uint64_t size, const char *name);
 int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t ip, uint32_t tid);
+/* StackWalk/Stack logged at ts: the stack of the event of time stamp event_ts. */
+int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
+		  uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n);
 int scen_write_system(struct etlw *w, const struct etlw_opts *o);
 int scen_build_system(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* compressed stacks: samples with StackKeyKernel/User records, a key evicted (KeyDelete) and
@@ -50,6 +53,9 @@ extern const struct etl_guid scen_showcase_manifest;
 int scen_build_showcase(const struct etlw_opts *o, int damaged, uint8_t **out, size_t *len);
 /* Image records whose layout their bytes decide, one that no layout fits (images.c). */
 int scen_build_images32(const struct etlw_opts *o, uint8_t **out, size_t *len);
+/* A CPU profile from a spec file (profile.c): processes, images with their PDB's DbgID_RSDS
+ * record, .NET modules and methods, the sampling interval and samples with their stacks. */
+int scen_build_profile(const struct etlw_opts *o, const char *spec, uint8_t **out, size_t *len);
 /* WPP messages of fixtures/tmf/ (wpp.c). */
 int scen_build_wpp(const struct etlw_opts *o, uint8_t **out, size_t *len);
 

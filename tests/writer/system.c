@@ -111,7 +111,7 @@ static int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_
 
 /* StackWalk/Stack (PerfInfo header, version 2) logged at ts: the stack of the event of time
  * stamp event_ts */
-static int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
+int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
 			 uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n)
 {
 	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
