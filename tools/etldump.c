@@ -90,6 +90,8 @@ int ETLDUMP_MAIN(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0); /* out.c buffers */
 	render_no_maps = o.no_maps;
 	render_time_mode = (enum time_mode)o.time_mode;
+	render_frame_flags = o.lines ? ETL_FRAME_LINES : 0;
+	render_signatures = o.signatures;
 	if (inputs_note(&seen, argv + first, argc - first) != 0) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		return EXIT_NOMEM;

@@ -60,6 +60,11 @@ struct options {
 	const char *tmf[MAX_MANIFESTS]; /* --tmf */
 	size_t ntmf;
 	struct etl_manifests *manifest_set; /* all of them, parsed once (load_manifests) */
+	const char *symbols[MAX_MANIFESTS]; /* --symbols */
+	size_t nsymbols;
+	int no_symbols;      /* --no-symbols: frames as module!+offset only */
+	int lines;           /* --lines: source lines of frames */
+	int signatures;      /* --signatures: .NET methods' argument lists */
 	int force;           /* --force: -O may overwrite files already there (never an input) */
 	/* set per run: the file to write, made the standard output once the inputs are open (so
 	 * that an input that cannot be read leaves no output); exclusive: a -O output */

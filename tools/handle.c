@@ -20,7 +20,8 @@ int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct 
 		return 0;
 	/* decode for the output, the summaries and name filters; --processes alone needs
 	 * only the reader's own tables */
-	if (filter_needs_decoding(&o->filter) || o->stats || o->providers || (!o->raw && !o->processes)) {
+	if (filter_needs_decoding(&o->filter) || o->stats || o->providers ||
+	    (!o->raw && !o->processes && !o->writer->no_decode)) {
 		dst = etl_reader_decode(r, ev, &d);
 		if (dst != ETL_OK)
 			report_decode(r, o);

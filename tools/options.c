@@ -18,7 +18,7 @@
 enum {
 	OPT_ORDER = 256, OPT_TMF, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_SINCE, OPT_UNTIL, OPT_FORCE
+	OPT_SINCE, OPT_UNTIL, OPT_FORCE, OPT_SYMBOLS, OPT_NO_SYMBOLS, OPT_LINES, OPT_SIGNATURES
 };
 
 static void usage(FILE *f)
@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"Print the events of Windows ETW trace files (.etl), merged in time order.\n"
 		"\n"
 		"Options:\n"
-		"  -f, --format=FORMAT   output format: text (default), jsonl, csv, xml or chrome\n"
+		"  -f, --format=FORMAT   output format: text (default), jsonl, csv, xml, chrome, or a CPU\n"
+		"                        profile of the sampled stacks: folded (flame graphs) or pprof\n"
 		"  -i, --info            print the trace information instead of events\n"
 		"      --stats           print events and bytes per provider and event name, decoding\n"
 		"                        counts, time span and losses instead of events\n"
@@ -57,7 +58,8 @@ static void usage(FILE *f)
 		"      --cpu=LIST        processors\n"
 		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
 		"      --until=T         up to T (same forms)\n"
-		"\n"
+		"\n", progname);
+	fprintf(f,
 		"Other options:\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
@@ -73,6 +75,12 @@ static void usage(FILE *f)
 		"                        (one column per property of the first event; use with -e)\n"
 		"      --time=MODE       times in text and CSV: utc (default), local (this machine's zone),\n"
 		"                        relative (ms since the trace start) or raw (the record's time stamp)\n"
+		"      --symbols=PATH    look for PDB files in PATH: a folder (flat or a symbol store) or a\n"
+		"                        symbol path like _NT_SYMBOL_PATH (local stores only; nothing is\n"
+		"                        downloaded); repeatable; ETLDUMP_SYMBOLS and _NT_SYMBOL_PATH add more\n"
+		"      --no-symbols      stack frames as module!+offset only (no .NET methods, no PDBs)\n"
+		"      --lines           add source lines to frames: module!Function+0x1a (file.c:123)\n"
+		"      --signatures      add .NET methods' argument lists to frames\n"
 		"      --derive          add derived fields to kernel events (elapsed times, file names\n"
 		"                        through file keys, build times, drive-letter paths), marked derived\n"
 		"      --payload         show every event's payload in hex (default: only where it is not\n"
@@ -86,8 +94,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 all input read cleanly; 1 damaged or unsupported data was skipped\n"
 		"(everything intact was still printed); 2 usage error; 3 an input could not be opened\n"
-		"or read; 4 out of memory.\n",
-		progname);
+		"or read; 4 out of memory.\n");
 }
 
 /* -f FORMAT */
@@ -95,7 +102,8 @@ static int set_format(struct options *o, const char *name)
 {
 	o->writer = writer_find(name);
 	if (!o->writer) {
-		fprintf(stderr, "%s: unknown format '%s' (text, jsonl, csv, xml, chrome)\n", progname, name);
+		fprintf(stderr, "%s: unknown format '%s' (text, jsonl, csv, xml, chrome, folded, pprof)\n", progname,
+			name);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -234,6 +242,13 @@ static int take_option(struct options *o, int c, const char *v)
 		if (o->ntmf < MAX_MANIFESTS)
 			o->tmf[o->ntmf++] = v;
 		return -1;
+	case OPT_SYMBOLS:
+		if (o->nsymbols < MAX_MANIFESTS)
+			o->symbols[o->nsymbols++] = v;
+		return -1;
+	case OPT_NO_SYMBOLS: o->no_symbols = 1; return -1;
+	case OPT_LINES: o->lines = 1; return -1;
+	case OPT_SIGNATURES: o->signatures = 1; return -1;
 	case OPT_ORDER: return set_order(o, v);
 	case 'j': return set_threads(o, v);
 	case 'n': return set_count(o, v);
@@ -308,6 +323,10 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "threads", required_argument, NULL, 'j' },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "signatures", no_argument, NULL, OPT_SIGNATURES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

@@ -14,6 +14,18 @@
 
 int render_no_maps;
 enum time_mode render_time_mode;
+unsigned render_frame_flags;
+int render_signatures;
+
+const char *frame_file_name(const char *path)
+{
+	const char *b = path, *p;
+
+	for (p = path; *p; p++)
+		if (*p == '\\' || *p == '/')
+			b = p + 1;
+	return b;
+}
 
 /* Seconds east of UTC of the local zone at time t (POSIX only: no tm_gmtoff). */
 static long utc_offset(time_t t, const struct tm *local)
@@ -280,24 +292,71 @@ void out_json_value(const struct etl_property *p, unsigned depth)
 	out_char(k == ETL_PROPERTY_ARRAY ? ']' : '}');
 }
 
-/* A stack frame as module!+offset (the module's file name without its folders), or the
- * address in hex when no loaded image holds it. */
+/* A name from the trace or a PDB in a text stack: controls, and the commas that separate frames,
+ * as \xNN. */
+static void out_frame_text(const char *s)
+{
+	const char *p, *run = s;
+
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f || c == ',') {
+			out_mem(run, (size_t)(p - run));
+			out_printf("\\x%02x", c);
+			run = p + 1;
+		}
+	}
+	out_mem(run, (size_t)(p - run));
+}
+
+/* A frame's module (a few per trace: the name cache) or function (thousands: escaped each time). */
+static void out_frame_name(const char *s, int json)
+{
+	if (json)
+		out_json_name(s);
+	else
+		out_frame_text(s);
+}
+
+static void out_frame_function(const char *s, int json)
+{
+	if (json)
+		out_json_str(s);
+	else
+		out_frame_text(s);
+}
+
+/* A stack frame: module!Function+0xOFF (a PDB's function or a .NET method; with --signatures a
+ * method's argument list after its name; with --lines " (file.c:123)"), module!+0xOFF (an image
+ * and no symbol), or the address in hex when nothing holds it. */
 static void out_frame(struct etl_reader *r, const struct etl_event *ev, uint64_t addr, int json)
 {
-	uint64_t off = 0;
-	const char *img = etl_reader_frame_image(r, ev, addr, &off);
+	struct etl_frame f;
 
-	if (img) {
-		const char *base = strrchr(img, '\\');
-		if (json)
-			out_json_name(base ? base + 1 : img);
-		else
-			out_text_name(base ? base + 1 : img); /* a name from the trace: controls escaped */
-		OUT_LIT("!+0x");
-		out_x64(off);
-	} else {
+	etl_reader_frame(r, ev, addr, render_frame_flags, &f);
+	if (f.kind == ETL_FRAME_ADDRESS) {
 		OUT_LIT("0x");
 		out_x64(addr);
+		return;
+	}
+	out_frame_name(f.module, json);
+	out_char('!');
+	if (!f.function) {
+		OUT_LIT("+0x");
+		out_x64(f.module_offset);
+		return;
+	}
+	out_frame_function(f.function, json);
+	if (render_signatures && f.signature && strchr(f.signature, '('))
+		out_frame_function(strchr(f.signature, '('), json);
+	OUT_LIT("+0x");
+	out_x64(f.function_offset);
+	if (f.file && f.line) {
+		OUT_LIT(" (");
+		out_frame_name(frame_file_name(f.file), json);
+		out_char(':');
+		out_u64(f.line);
+		out_char(')');
 	}
 }
 

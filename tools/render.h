@@ -16,6 +16,11 @@
 extern int render_no_maps;
 enum time_mode { RTIME_UTC, RTIME_LOCAL, RTIME_RELATIVE, RTIME_RAW };
 extern enum time_mode render_time_mode;
+/* --lines (ETL_FRAME_LINES) and --signatures */
+extern unsigned render_frame_flags;
+extern int render_signatures;
+/* The file name of a source path (Windows or POSIX separators). */
+const char *frame_file_name(const char *path);
 
 /* An event's time as --time asks, for text and CSV: UTC (ISO 8601, 100 ns), local (the same with
  * the zone's offset), relative (milliseconds since the earliest input's start, 4 decimals) or raw
@@ -38,7 +43,8 @@ void out_json_value(const struct etl_property *p, unsigned depth);
 void out_text_name(const char *s);
 /* Whether text is a JSON number (so that it may be written bare). */
 int is_json_number(const char *t);
-/* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack. */
+/* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack.  A frame
+ * is module!Function+0xOFF, module!+0xOFF or 0xADDRESS (etl_reader_frame). */
 void out_stack(struct etl_reader *r, const struct etl_event *ev, int json);
 /* ,"key":"xxxxxxxx-..." when g is not NULL. */
 void out_guid_field(const char *key, const struct etl_guid *g);

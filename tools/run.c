@@ -115,6 +115,7 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	}
 	/* the workers open every input again: all of them must have opened */
 	exit_code = exit_worse(exit_code, read_and_write(r, opened == nfiles && pool_usable(o, r, files, nfiles), o, ws));
+	exit_code = exit_worse(exit_code, setup_report_symbols(r, o));
 	etl_reader_free(r);
 	free(ws);
 	return report_decode_errors() ? exit_worse(exit_code, EXIT_DAMAGED) : exit_code;

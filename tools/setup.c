@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "etldump.h"
+#include "render.h"
 #include "report.h"
 #include "setup.h"
 #include "writers/writer.h"
@@ -101,6 +102,66 @@ static void add_tmf(const char *path, void *ctx)
 			     c->o);
 }
 
+/* Where PDB files are looked for: --symbols, then ETLDUMP_SYMBOLS, then _NT_SYMBOL_PATH (each a
+ * symbol path: ';' between elements). */
+static void setup_symbols(struct etl_reader *r, const struct options *o, int *exit_code)
+{
+	static const char *const env[] = { "ETLDUMP_SYMBOLS", "_NT_SYMBOL_PATH" };
+	size_t i;
+	int st = ETL_OK;
+
+	if (o->no_symbols) {
+		etl_reader_set_option(r, ETL_OPTION_SYMBOLS, 0);
+		return;
+	}
+	for (i = 0; i < o->nsymbols && st == ETL_OK; i++)
+		st = etl_reader_add_symbol_path(r, o->symbols[i]);
+	for (i = 0; i < 2 && st == ETL_OK; i++) {
+		const char *v = getenv(env[i]);
+		if (v && *v)
+			st = etl_reader_add_symbol_path(r, v);
+	}
+	if (st != ETL_OK)
+		*exit_code = exit_worse(*exit_code, EXIT_NOMEM);
+}
+
+/* Whether the user named any symbol path. */
+static int symbol_paths_given(const struct options *o)
+{
+	const char *a = getenv("ETLDUMP_SYMBOLS"), *b = getenv("_NT_SYMBOL_PATH");
+
+	return o->nsymbols || (a && *a) || (b && *b);
+}
+
+int setup_report_symbols(struct etl_reader *r, const struct options *o)
+{
+	size_t i, n = etl_reader_symbol_file_count(r), missing = 0;
+	int exit_code = EXIT_OK;
+	struct etl_symbol_file f;
+	char names[200] = "", shown[4 * sizeof(names)];
+
+	for (i = 0; i < n; i++) {
+		if (etl_reader_symbol_file(r, i, &f) != ETL_OK)
+			continue;
+		if (f.status == ETL_SYMBOLS_DAMAGED)
+			exit_code = exit_worse(exit_code, EXIT_DAMAGED);
+		if (f.status == ETL_SYMBOLS_NOT_FOUND) {
+			size_t len = strlen(names);
+			if (missing++ < 5)
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", frame_file_name(f.pdb_name));
+			continue;
+		}
+		if (f.message && !o->quiet) /* a file refused, damaged, or with a damaged part */
+			fprintf(stderr, "%s: symbols: %s\n", progname, f.message);
+	}
+	if (missing && !o->quiet && symbol_paths_given(o)) {
+		etl_text_escape(names, shown, sizeof(shown)); /* names from the trace */
+		fprintf(stderr, "%s: symbols: no PDB file found for %zu image%s (%s%s)\n", progname, missing,
+			missing == 1 ? "" : "s", shown, missing > 5 ? ", ..." : "");
+	}
+	return exit_code;
+}
+
 void setup_configure(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
 {
 	struct tmf_ctx tmf = { r, o, quiet, exit_code };
@@ -112,6 +173,7 @@ void setup_configure(struct etl_reader *r, const struct options *o, int quiet, i
 	if (o->manifest_set)
 		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
 	each_path("ETLDUMP_TMF_PATH", o->tmf, o->ntmf, add_tmf, &tmf); /* TMF files: for each reader */
+	setup_symbols(r, o, exit_code);
 }
 
 int setup_open(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,

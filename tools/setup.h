@@ -20,4 +20,8 @@ void setup_configure(struct etl_reader *r, const struct options *o, int quiet, i
 int setup_open(struct etl_reader *r, char **files, int nfiles, const struct options *o, int quiet,
 	       int *exit_code);
 
+/* Reports the PDB files that were refused or damaged, and (when symbol paths were given) those
+ * not found, unless --quiet; EXIT_DAMAGED when one was damaged, else EXIT_OK. */
+int setup_report_symbols(struct etl_reader *r, const struct options *o);
+
 #endif

@@ -8,7 +8,7 @@
 #include "writers/writer.h"
 
 static const struct writer *const writers[] = {
-	&writer_text, &writer_jsonl, &writer_csv, &writer_xml, &writer_chrome,
+	&writer_text, &writer_jsonl, &writer_csv, &writer_xml, &writer_chrome, &writer_folded, &writer_pprof,
 };
 
 const struct writer *writer_find(const char *name)

@@ -29,6 +29,7 @@ struct writer {
 	const char *summary_ext; /* ... and of summaries (--info, --stats, --providers, --processes) */
 	int stateless;        /* events are formatted independently (--threads) */
 	int stacks;           /* the output shows call stacks (the reader must attach them) */
+	int no_decode;        /* event() needs no decoding (what the filters need is still decoded) */
 	size_t state_size;    /* bytes of state the run gives begin(), event() and end() */
 	void (*begin)(void *ws, struct etl_reader *r, const struct options *o);
 	/* d is NULL when the event was not decoded (--raw) */
@@ -39,7 +40,8 @@ struct writer {
 	void (*info)(const struct etl_trace_info *t, int index);
 };
 
-extern const struct writer writer_text, writer_jsonl, writer_csv, writer_xml, writer_chrome;
+extern const struct writer writer_text, writer_jsonl, writer_csv, writer_xml, writer_chrome, writer_folded,
+	writer_pprof;
 
 /* The writer of a --format value ("json" is jsonl), or NULL. */
 const struct writer *writer_find(const char *name);
