@@ -21,7 +21,7 @@ import os as _os
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _libetl
-from ._libetl import DamageWarning, Error, Event, Reader
+from ._libetl import DamageWarning, Error, Event, Frame, Reader
 from ._libetl import FILETIME_UNIX_EPOCH as _FILETIME_UNIX
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "time_slices",
     "Reader",
     "Event",
+    "Frame",
     "Error",
     "DamageWarning",
     "HEADER_COLUMNS",
@@ -135,6 +136,7 @@ def open(
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
     times: str = "datetime",
+    symbols: Union[None, str, Sequence[str]] = None,
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
@@ -152,6 +154,10 @@ def open(
     times: how FILETIME values of Event.fields and Event.derived come: "datetime" (aware
     datetimes, which keep microseconds) or "filetime" (ints, 100 ns since 1601: nothing lost).
     Event.filetime and Event.unix_ns give the event's own time exactly either way.
+    symbols: where PDB files are looked for, for the function names of Event.stack and
+    Event.frames: folders (flat or a symbol store) or _NT_SYMBOL_PATH-style strings (local
+    stores only; nothing is downloaded); an .etl.zip's symbols/ folder is used as well.  .NET
+    methods are named from the trace's own CLR events without them.
 
     Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
     8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
@@ -181,6 +187,7 @@ def open(
         tmf=_manifests(tmf),
         threads=threads,
         times=times,
+        symbols=_manifests(symbols),
     )
     return reader
 

@@ -15,6 +15,16 @@ ALL_COLUMNS: Tuple[str, ...]
 class Error(OSError): ...
 class DamageWarning(RuntimeWarning): ...
 
+class Frame(Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str], Optional[int], str, Optional[str]]):
+    address: int
+    module: Optional[str]
+    function: Optional[str]
+    offset: Optional[int]
+    file: Optional[str]
+    line: Optional[int]
+    kind: str
+    module_path: Optional[str]
+
 class Event:
     name: str
     provider: str
@@ -41,6 +51,7 @@ class Event:
     message: Optional[str]
     payload: bytes
     stack: List[str]
+    frames: List[Frame]
     process: Optional[str]
     hook_id: int
     header: str
@@ -84,6 +95,7 @@ def open(
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
     times: str = ...,
+    symbols: Union[None, str, Sequence[str]] = ...,
 ) -> Reader: ...
 
 def time_slices(path: PathLike, n: int) -> List[int]: ...

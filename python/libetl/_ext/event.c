@@ -28,7 +28,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->decoded = 0;
 	self->serial = 0;
 	self->name = self->provider_name = self->decoder = self->reason = NULL;
-	self->decode_error = self->fields = self->derived = self->stack = NULL;
+	self->decode_error = self->fields = self->derived = self->stack = self->frames = NULL;
 	self->process = NULL;
 	self->message = NULL;
 	Py_INCREF(reader);
@@ -59,6 +59,7 @@ static int Event_traverse(EventObject *self, visitproc visit, void *arg)
 	Py_VISIT(self->fields);
 	Py_VISIT(self->derived);
 	Py_VISIT(self->stack);
+	Py_VISIT(self->frames);
 	return 0;
 }
 
@@ -75,6 +76,7 @@ static int Event_clear(EventObject *self)
 	Py_CLEAR(self->fields);
 	Py_CLEAR(self->derived);
 	Py_CLEAR(self->stack);
+	Py_CLEAR(self->frames);
 	Py_CLEAR(self->process);
 	Py_CLEAR(self->message);
 	return 0;
@@ -269,6 +271,18 @@ GETTER(stack)
 	return self->stack;
 }
 
+GETTER(frames)
+{
+	(void)closure;
+	if (!self->frames) {
+		self->frames = pyetl_frames(self->reader->r, self->ev);
+		if (!self->frames)
+			return NULL;
+	}
+	Py_INCREF(self->frames);
+	return self->frames;
+}
+
 #define ATTR(name, doc) { #name, (getter)Event_get_##name, NULL, doc, NULL }
 
 static PyGetSetDef Event_getset[] = {
@@ -296,7 +310,10 @@ static PyGetSetDef Event_getset[] = {
 	ATTR(message, "The formatted message of a WPP event decoded with TMF files (open(..., tmf=...)), else None."),
 	ATTR(decode_error, "What was wrong when the payload contradicted its schema (fields then hold what came before), or None."),
 	ATTR(payload, "The payload bytes."),
-	ATTR(stack, "The call stack as module!+0xOFFSET strings, innermost first."),
+	ATTR(stack, "The call stack as strings, innermost first: module!Function+0xOFF (a .NET method or a PDB's\n"
+		    "function), module!+0xOFF (an image, no symbol) or 0xADDRESS, as etldump writes them."),
+	ATTR(frames, "The call stack as libetl.Frame objects (address, module, function, offset, file, line,\n"
+		     "kind, module_path), innermost first."),
 	ATTR(process, "Image name of the process, when the trace's kernel events describe it; else None."),
 	ATTR(hook_id, "Kernel HookId (group << 8 | type) for kernel records, else 0."),
 	ATTR(header, "Header kind: system, compact, perfinfo, full, instance, event, message."),

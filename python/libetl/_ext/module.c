@@ -244,12 +244,14 @@ static int module_exec(PyObject *m)
 	pyetl_DamageWarning = PyErr_NewExceptionWithDoc(
 		"libetl.DamageWarning", "Damaged or unsupported data was skipped; reading went on.",
 		PyExc_RuntimeWarning, NULL);
-	if (!pyetl_Error || !pyetl_DamageWarning || PyType_Ready(&Reader_Type) < 0 || PyType_Ready(&Event_Type) < 0)
+	if (!pyetl_Error || !pyetl_DamageWarning || PyType_Ready(&Reader_Type) < 0 || PyType_Ready(&Event_Type) < 0 ||
+	    pyetl_frame_type_init() < 0)
 		return -1;
 	if (PyModule_AddObjectRef(m, "Error", pyetl_Error) < 0 ||
 	    PyModule_AddObjectRef(m, "DamageWarning", pyetl_DamageWarning) < 0 ||
 	    PyModule_AddObjectRef(m, "Reader", (PyObject *)&Reader_Type) < 0 ||
-	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0)
+	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0 ||
+	    PyModule_AddObjectRef(m, "Frame", (PyObject *)pyetl_Frame_Type) < 0)
 		return -1;
 	{
 		PyObject *epoch = PyLong_FromUnsignedLongLong(ETL_FILETIME_UNIX_EPOCH);

@@ -93,7 +93,7 @@ typedef struct {
 	const struct etl_process *proc;   /* as known when the event was delivered; may be NULL */
 	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
 	int decoded;                      /* names decoded (name .. decode_error below set) */
-	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack;
+	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack, *frames;
 	PyObject *message; /* a WPP event's formatted message (decoder tmf), or None */
 	PyObject *process;                /* the process's image name when delivered, or NULL */
 } EventObject;
@@ -119,8 +119,14 @@ int pyetl_values_init(void);
 PyObject *pyetl_value(const struct etl_property *p, unsigned depth, unsigned flags);
 /* A FILETIME as an aware datetime (UTC); None for 0; the ISO text past year 9999. */
 PyObject *pyetl_filetime(uint64_t ft);
-/* The frames of ev's stack as "module!+0xOFF" (or "0xADDR") strings; an empty list without one. */
+/* The frames of ev's stack as etldump writes them (module!Function+0xOFF, module!+0xOFF or
+ * 0xADDR); an empty list without one. */
 PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev);
+/* The frames as libetl.Frame objects (with source lines). */
+PyObject *pyetl_frames(struct etl_reader *r, const struct etl_event *ev);
+/* libetl.Frame, made by pyetl_frame_type_init (module.c) */
+extern PyTypeObject *pyetl_Frame_Type;
+int pyetl_frame_type_init(void);
 
 /* ---- the module (module.c) ---- */
 

@@ -171,6 +171,34 @@ static int add_tmf(ReaderObject *self, PyObject *tmf)
 	return 0;
 }
 
+/* Symbol paths for PDB files: a path (or symbol path string) or a list of them. */
+static int add_symbols(ReaderObject *self, PyObject *symbols)
+{
+	PyObject *list;
+	Py_ssize_t i;
+
+	if (!symbols || symbols == Py_None)
+		return 0;
+	list = PyUnicode_Check(symbols) ? Py_BuildValue("[O]", symbols) : PySequence_List(symbols);
+	if (!list)
+		return -1;
+	for (i = 0; i < PyList_GET_SIZE(list); i++) {
+		PyObject *m = PyList_GET_ITEM(list, i);
+		if (!PyUnicode_Check(m)) {
+			Py_DECREF(list);
+			PyErr_SetString(PyExc_TypeError, "a symbol path is a str");
+			return -1;
+		}
+		if (etl_reader_add_symbol_path(self->r, PyUnicode_AsUTF8(m)) != ETL_OK) {
+			Py_DECREF(list);
+			PyErr_NoMemory();
+			return -1;
+		}
+	}
+	Py_DECREF(list);
+	return 0;
+}
+
 int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order, int stacks,
 		       uint64_t since, uint64_t until)
 {
@@ -208,9 +236,11 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
-			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", NULL };
+			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", "symbols",
+			      NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
+	PyObject *symbols = NULL;
 	const char *order = "time", *times = "datetime";
 	int stacks = 1, derive = 0, threads = 0;
 	uint64_t since, until;
@@ -219,9 +249,9 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOis", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisO", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf, &threads, &times))
+					 &derive, &tmf, &threads, &times, &symbols))
 		return -1;
 	if (strcmp(times, "filetime") == 0) {
 		self->value_flags |= PYETL_FILETIMES;
@@ -256,7 +286,7 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_ValueError, "threads is 0 to 64");
 		return -1;
 	}
-	if (add_tmf(self, tmf) < 0)
+	if (add_tmf(self, tmf) < 0 || add_symbols(self, symbols) < 0)
 		return -1;
 	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
 }
@@ -589,7 +619,8 @@ PyTypeObject Reader_Type = {
 	.tp_basicsize = sizeof(ReaderObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
 	.tp_doc = "Reader(inputs, manifests=None, order='time', stacks=True, since=None, until=None,\n"
-		  "       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None)\n\n"
+		  "       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None,\n"
+		  "       keep=None, derive=False, tmf=None, threads=0, times='datetime', symbols=None)\n\n"
 		  "Events of one or several traces, merged in time order.  Use libetl.open().",
 	.tp_new = PyType_GenericNew,
 	.tp_init = (initproc)Reader_init,

@@ -168,21 +168,113 @@ PyObject *pyetl_fields(const struct etl_decoded *d, int derived, unsigned flags)
 	return out;
 }
 
-/* One frame: module!+0xOFF (the image's file name without its folders, the image that held it
- * when the event happened), or 0xADDR. */
+/* A frame's text as etldump writes it: module!Function+0xOFF, module!+0xOFF or 0xADDR. */
+static PyObject *frame_text(const struct etl_frame *f)
+{
+	char text[1024];
+
+	if (f->kind == ETL_FRAME_ADDRESS)
+		snprintf(text, sizeof(text), "0x%llx", (unsigned long long)f->address);
+	else if (!f->function)
+		snprintf(text, sizeof(text), "%s!+0x%llx", f->module, (unsigned long long)f->module_offset);
+	else
+		snprintf(text, sizeof(text), "%s!%s+0x%llx", f->module, f->function, (unsigned long long)f->function_offset);
+	return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+}
+
 static PyObject *frame(struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
 {
-	uint64_t off = 0;
-	const char *img = r ? etl_reader_frame_image(r, ev, addr, &off) : NULL;
-	char text[320];
+	struct etl_frame f;
 
-	if (img) {
-		const char *base = strrchr(img, '\\');
-		snprintf(text, sizeof(text), "%s!+0x%llx", base ? base + 1 : img, (unsigned long long)off);
+	if (!r) {
+		memset(&f, 0, sizeof(f));
+		f.address = addr;
 	} else {
-		snprintf(text, sizeof(text), "0x%llx", (unsigned long long)addr);
+		etl_reader_frame(r, ev, addr, 0, &f);
 	}
-	return PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+	return frame_text(&f);
+}
+
+PyTypeObject *pyetl_Frame_Type;
+
+static PyStructSequence_Field frame_fields[] = {
+	{ "address", "The frame's address." },
+	{ "module", "File name of the image or .NET assembly (\"JIT\" for a method no module event names), or None." },
+	{ "function", "The PDB's function or the .NET method (Namespace.Type.Method), or None." },
+	{ "offset", "From the function's start, else from the module's base; None when neither holds it." },
+	{ "file", "Source file of the line (from the PDB), or None." },
+	{ "line", "Source line, or None." },
+	{ "kind", "What named it: 'method', 'symbol', 'image' or 'address'." },
+	{ "module_path", "The image's or assembly's path as the trace gives it, or None." },
+	{ NULL, NULL },
+};
+
+static PyStructSequence_Desc frame_desc = {
+	"libetl.Frame", "A stack frame with its names (Event.frames).", frame_fields, 8,
+};
+
+int pyetl_frame_type_init(void)
+{
+	pyetl_Frame_Type = PyStructSequence_NewType(&frame_desc);
+	return pyetl_Frame_Type ? 0 : -1;
+}
+
+static PyObject *str_or_none(const char *s)
+{
+	if (!s)
+		Py_RETURN_NONE;
+	return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
+}
+
+/* One libetl.Frame. */
+static PyObject *frame_object(struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
+{
+	static const char *const kinds[] = { "address", "image", "symbol", "method" };
+	PyObject *o = PyStructSequence_New(pyetl_Frame_Type), *v[8];
+	struct etl_frame f;
+	int i;
+
+	if (!o)
+		return NULL;
+	etl_reader_frame(r, ev, addr, ETL_FRAME_LINES, &f);
+	v[0] = PyLong_FromUnsignedLongLong(f.address);
+	v[1] = str_or_none(f.module);
+	v[2] = str_or_none(f.function);
+	if (f.function)
+		v[3] = PyLong_FromUnsignedLongLong(f.function_offset);
+	else if (f.kind != ETL_FRAME_ADDRESS)
+		v[3] = PyLong_FromUnsignedLongLong(f.module_offset);
+	else
+		v[3] = Py_NewRef(Py_None);
+	v[4] = str_or_none(f.file);
+	v[5] = f.line ? PyLong_FromUnsignedLong(f.line) : Py_NewRef(Py_None);
+	v[6] = pyetl_intern(kinds[f.kind <= ETL_FRAME_METHOD ? f.kind : 0]);
+	v[7] = str_or_none(f.module_path);
+	for (i = 0; i < 8; i++) {
+		if (!v[i]) {
+			while (++i < 8)
+				Py_XDECREF(v[i]);
+			Py_DECREF(o);
+			return NULL;
+		}
+		PyStructSequence_SET_ITEM(o, i, v[i]);
+	}
+	return o;
+}
+
+PyObject *pyetl_frames(struct etl_reader *r, const struct etl_event *ev)
+{
+	size_t i, n = r ? etl_event_stack_depth(ev) : 0;
+	PyObject *list = PyList_New((Py_ssize_t)n);
+
+	for (i = 0; list && i < n; i++) {
+		PyObject *f = frame_object(r, ev, etl_event_stack_frame(ev, i));
+		if (!f)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, f);
+	}
+	return list;
 }
 
 PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev)
