@@ -7,7 +7,8 @@
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
  * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
- * the cost of a folder of 846 manifests (made from the corpus ones).  For each it
+ * the cost of a folder of 846 manifests (made from the corpus ones), and what a 50 MB PDB
+ * costs to open and look up in, and naming frames costs JSON Lines (symbols.c).  For each it
  * reports MB/s (of trace bytes) and events/s for
  *   read      read() into a 1 MiB buffer and memchr over it (the baseline)
  *   headers   every event's header through etl_reader_next, in time order
@@ -54,6 +55,7 @@
 #include "codec/xpress.h"
 #include "util/cursor.h"
 #include "scenario.h"
+#include "symbench.h"
 
 static double now(void)
 {
@@ -667,6 +669,12 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
+		else if (strcmp(argv[i], "--symbols-only") == 0) {
+			bench_symbols(dir, etldump, repeat, keep);
+	if (corpus)
+		bench_symbols_corpus(corpus, etldump, repeat);
+			return 0;
+		}
 		else if (strcmp(argv[i], "--peak") == 0 && i + 1 < argc) {
 			/* the headers workload over one file, and its peak resident memory */
 			struct result h = in_child(w_headers, argv[i + 1], etldump, 1);
@@ -676,7 +684,8 @@ int main(int argc, char **argv)
 		}
 		else {
 			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R] [--keep]\n"
-					"       etlbench --peak FILE\n");
+					"       etlbench --peak FILE\n"
+					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n");
 			return 2;
 		}
 	}
@@ -713,6 +722,9 @@ int main(int argc, char **argv)
 		bench_corpus(corpus, etldump, repeat);
 		bench_manifests(corpus, dir, repeat, keep);
 	}
+	bench_symbols(dir, etldump, repeat, keep);
+	if (corpus)
+		bench_symbols_corpus(corpus, etldump, repeat);
 	printf("\nratio: MB/s of trace bytes divided by the read row of the same file; out MB/s: JSON\n"
 	       "written per second.  stats: etldump --stats (decodes every event); -j2: --threads=2.\n"
 	       "xpress*: the decompressor alone, MB/s of decompressed output; peak MiB is the\n"
