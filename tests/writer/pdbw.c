@@ -120,7 +120,8 @@ int pdbw_msf(const struct pdbw_stream *s, unsigned n, uint32_t bs, uint8_t **out
 	next = 4 + dir_blocks;
 	for (i = 0; i < n; i++) {
 		uint32_t size = s[i].size == UINT32_MAX ? 0 : s[i].size;
-		memcpy(file.b + (size_t)next * bs, s[i].data, size);
+		if (size)
+			memcpy(file.b + (size_t)next * bs, s[i].data, size);
 		next += (size + bs - 1) / bs;
 	}
 	free(dir.b);
