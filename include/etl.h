@@ -768,7 +768,9 @@ ETL_API uint32_t etl_property_tags(const struct etl_property *p);
 /** The schema bytes of a TraceLogging custom-schema field: ETL_OK, or ETL_E_MISUSE if it has none.
  *  borrowed as the decoded view; the value itself is etl_property_as_bytes(). */
 ETL_API int etl_property_custom_schema(const struct etl_property *p, const uint8_t **schema, size_t *size);
-/** Typed values: ETL_OK, or ETL_E_MISUSE when the property is not of a fitting type. */
+/** Typed values: ETL_OK, or ETL_E_MISUSE when the property is not of a fitting type.  A port
+ *  (ETL_OUT_PORT, stored in network byte order) is its number (since 0.2; before, its bytes
+ *  read little-endian). */
 ETL_API int etl_property_as_u64(const struct etl_property *p, uint64_t *v);
 ETL_API int etl_property_as_i64(const struct etl_property *p, int64_t *v);
 ETL_API int etl_property_as_double(const struct etl_property *p, double *v);
@@ -811,10 +813,23 @@ ETL_API const struct etl_process *etl_reader_process_at(const struct etl_reader 
 /** The live record of a pid in a trace (the latest one), or NULL. */
 ETL_API const struct etl_process *etl_reader_find_process(const struct etl_reader *r, int trace,
 							  uint32_t pid);
-/** The process an event belongs to: by its pid, or by its tid for headers without one
- *  (compact and PerfInfo records).  NULL when the trace has not described it. */
+/** The process record of etl_reader_event_pid(), as the trace described it up to now; NULL when
+ *  it has not (since 0.2 by the rules of etl_reader_event_pid: before, samples only). */
 ETL_API const struct etl_process *etl_reader_event_process(const struct etl_reader *r,
 							   const struct etl_event *ev);
+/**
+ * The process an event is about: its header's pid when the header has one; else the process
+ * its payload names, directly (TcpIp, UdpIp, Thread records) or through the thread it names and
+ * the thread table at the event's time (CPU samples, disk I/O, hard faults, file I/O): one rule
+ * per kind, docs/TABLES.md.  A context switch is always the process of the thread switched in.
+ * Thread 0 (the idle thread) is process 0.
+ * ETL_ID_NONE when neither says. The header's pid (etl_event_pid) is unchanged. @since 0.2
+ */
+ETL_API uint32_t etl_reader_event_pid(const struct etl_reader *r, const struct etl_event *ev);
+/** The thread an event is about: where etl_reader_event_pid() follows the payload, the thread it
+ *  names (a sample's thread, the thread switched in, the I/O's issuing thread), else the
+ *  header's. @since 0.2 */
+ETL_API uint32_t etl_event_subject_tid(const struct etl_event *ev);
 /** Kernel records that could not be kept (limits or memory); 0 normally. */
 ETL_API uint64_t etl_reader_state_dropped(const struct etl_reader *r);
 
@@ -945,6 +960,103 @@ struct etl_symbol_file {
  *  @retval ETL_OK @retval ETL_E_MISUSE (no such file) @since 0.2 */
 ETL_API size_t etl_reader_symbol_file_count(struct etl_reader *r);
 ETL_API int etl_reader_symbol_file(struct etl_reader *r, size_t i, struct etl_symbol_file *out);
+
+/* ------------------------------------------------------------------ */
+/* Analysis tables (docs/TABLES.md)                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * The tables a trace analyst asks for - processes, threads, images, CPU samples, CPU usage from
+ * context switches, disk and file I/O with their completions, network, .NET GCs, exceptions and
+ * JIT compilations - computed from one pass over a reader's events.  Each table has documented
+ * columns (names, types, units: docs/TABLES.md and etl_table_column_*).  Pairing that fails (an
+ * I/O without its completion, a GC without its end) is counted in the table's notes, and rows
+ * are kept for what was seen.  @since 0.2
+ */
+struct etl_tables;
+struct etl_table;
+
+/** Column types. A value may also be null (etl_table_is_null). */
+enum etl_column_type {
+	ETL_COLUMN_UINT = 0,   /**< an unsigned integer */
+	ETL_COLUMN_INT = 1,    /**< a signed integer */
+	ETL_COLUMN_DOUBLE = 2, /**< a number (durations in ms, weights) */
+	ETL_COLUMN_TEXT = 3,   /**< UTF-8 text */
+	ETL_COLUMN_TIME = 4,   /**< a FILETIME (100 ns since 1601, UTC), read as an unsigned integer */
+	ETL_COLUMN_BOOL = 5    /**< 0 or 1, read as an unsigned integer */
+};
+
+/** The kinds of table, by index (0 .. etl_table_kind_count() - 1): their names ("processes",
+ *  "disk-io", ...) and one line saying what a row is. Static storage. */
+ETL_API size_t etl_table_kind_count(void);
+ETL_API const char *etl_table_kind_name(size_t i);
+ETL_API const char *etl_table_kind_description(size_t i);
+
+/** Flags of etl_tables_build(). */
+enum {
+	ETL_TABLES_STACKS = 1 /**< cpu-samples: a "stack" column, the sample's frames as text */
+};
+
+/** Called for each row of a streamed table as soon as it is complete (etl_tables_build with a
+ *  callback): the table holds that one row (row index 0) during the call. */
+typedef void (*etl_table_row_fn)(void *ctx, const struct etl_table *t);
+
+/**
+ * Starts building the tables named in @p names (@p n of them; n = 0: all) from the events of
+ * @p r (its inputs open, no event read yet): give every event etl_reader_next() delivers to
+ * etl_tables_add(), then call etl_tables_finish().  With @p row_fn, the tables whose rows are
+ * complete one by one (every kind but processes, threads and images) are streamed: each row is
+ * given to row_fn and not kept, so memory does not grow with them; the others are built at the
+ * end.  Sets ETL_OPTION_DERIVE (file names).  *out is NULL on failure.
+ * @retval ETL_OK @retval ETL_E_MISUSE (an unknown name, or the reader has already read events)
+ * @retval ETL_E_NOMEM
+ */
+ETL_API int etl_tables_new(struct etl_reader *r, const char *const *names, size_t n, unsigned flags,
+			   etl_table_row_fn row_fn, void *ctx, struct etl_tables **out);
+/** One event the reader delivered (in its order). @retval ETL_OK @retval ETL_E_NOMEM */
+ETL_API int etl_tables_add(struct etl_tables *t, const struct etl_event *ev);
+/** After the last event: the tables only the whole trace makes, the pairs left open (rows
+ *  without their end, and notes). @retval ETL_OK */
+ETL_API int etl_tables_finish(struct etl_tables *t);
+/**
+ * etl_tables_new(), then every event of @p r (damage is counted, etl_tables_damage(), and
+ * reading goes on), then etl_tables_finish(): the tables of a whole reading.
+ * @retval ETL_OK @retval ETL_E_MISUSE @retval ETL_E_NOMEM @retval a fatal reader error
+ */
+ETL_API int etl_tables_build(struct etl_reader *r, const char *const *names, size_t n, unsigned flags,
+			     etl_table_row_fn row_fn, void *ctx, struct etl_tables **out);
+/** Frees the tables (NULL: nothing).  Built tables own their rows and texts: the reader may be
+ *  freed before them. */
+ETL_API void etl_tables_free(struct etl_tables *t);
+/** Damage reports met while reading (each an error etl_reader_next gave). */
+ETL_API uint64_t etl_tables_damage(const struct etl_tables *t);
+/** The table of that name, or NULL when it was not asked for. */
+ETL_API const struct etl_table *etl_tables_get(const struct etl_tables *t, const char *name);
+
+ETL_API const char *etl_table_name(const struct etl_table *t);
+ETL_API size_t etl_table_row_count(const struct etl_table *t);
+ETL_API size_t etl_table_column_count(const struct etl_table *t);
+ETL_API const char *etl_table_column_name(const struct etl_table *t, size_t col);
+ETL_API enum etl_column_type etl_table_column_type(const struct etl_table *t, size_t col);
+/** The column's unit ("ms", "bytes", ...), or "" when it has none. */
+ETL_API const char *etl_table_column_unit(const struct etl_table *t, size_t col);
+/** The index of a column by name, or (size_t)-1. */
+ETL_API size_t etl_table_column_index(const struct etl_table *t, const char *name);
+/** Whether the value is null (unknown, or not in the trace). */
+ETL_API int etl_table_is_null(const struct etl_table *t, size_t row, size_t col);
+/** A value: integers, times and bools as u64 (an INT column's value as its two's complement),
+ *  doubles as double, text as UTF-8 (NULL when null; borrowed until the tables are freed, or for
+ *  a streamed row until row_fn returns).  Past the table, or of another type: 0 / NULL. */
+ETL_API uint64_t etl_table_u64(const struct etl_table *t, size_t row, size_t col);
+ETL_API int64_t etl_table_i64(const struct etl_table *t, size_t row, size_t col);
+ETL_API double etl_table_double(const struct etl_table *t, size_t row, size_t col);
+ETL_API const char *etl_table_text(const struct etl_table *t, size_t row, size_t col);
+/** Notes on the table: what could not be paired or kept, with how many ("disk I/O issued with no
+ *  completion in the trace", 3).  The i-th note's text, and its count in *count. */
+ETL_API size_t etl_table_note_count(const struct etl_table *t);
+ETL_API const char *etl_table_note(const struct etl_table *t, size_t i, uint64_t *count);
+/** Rows given to row_fn (streamed tables) or kept, in all. */
+ETL_API uint64_t etl_table_rows_seen(const struct etl_table *t);
 
 /* ------------------------------------------------------------------ */
 /* Well-known names                                                    */

@@ -14,6 +14,7 @@
 #include "schema/schema.h"
 #include "codec/xpress.h"
 #include "util/cursor.h"
+#include "util/htab.h"
 #include "state/images.h"
 #include "state/state.h"
 #include "walk/keep.h"
@@ -883,12 +884,69 @@ START_TEST(text_escape_keeps_text_and_defuses_controls)
 }
 END_TEST
 
+/* Removing entries keeps every other one findable: runs of colliding hashes (a few homes for
+ * many keys, wrapping at the table's end) with entries removed from their middles. */
+struct hkey {
+	uint32_t k;
+};
+
+static int hkey_eq(const void *e, const void *key)
+{
+	return ((const struct hkey *)e)->k == *(const uint32_t *)key;
+}
+
+static uint64_t hkey_hash(uint32_t k)
+{
+	return (uint64_t)(k % 7) * 0x9E3779B97F4A7C15ull | (k % 3 == 0 ? 0 : 0xFF); /* 7 homes, some high */
+}
+
+START_TEST(htab_remove_keeps_the_others)
+{
+	struct etl_htab t;
+	uint32_t k, round;
+	char gone[600];
+
+	etl__htab_init(&t, sizeof(struct hkey));
+	memset(gone, 0, sizeof(gone));
+	for (k = 1; k < 600; k++) {
+		struct hkey *e = etl__htab_insert(&t, hkey_hash(k));
+		ck_assert_ptr_nonnull(e);
+		e->k = k;
+	}
+	for (round = 0; round < 3; round++) {
+		for (k = 1 + round; k < 600; k += 3 + round) {
+			void *e = etl__htab_find(&t, hkey_hash(k), hkey_eq, &k);
+			if (gone[k]) {
+				ck_assert_ptr_null(e);
+				continue;
+			}
+			ck_assert_ptr_nonnull(e);
+			etl__htab_remove(&t, e);
+			gone[k] = 1;
+		}
+		for (k = 1; k < 600; k++) {
+			struct hkey *e = etl__htab_find(&t, hkey_hash(k), hkey_eq, &k);
+			if (gone[k])
+				ck_assert_ptr_null(e);
+			else
+				ck_assert_msg(e && e->k == k, "key %u lost after removals (round %u)", k, round);
+		}
+	}
+	k = 0;
+	for (round = 1; round < 600; round++)
+		k += !gone[round];
+	ck_assert_uint_eq(t.count, k);
+	etl__htab_free(&t);
+}
+END_TEST
+
 static Suite *units_suite(void)
 {
 	Suite *s = suite_create("units");
 	TCase *t = tcase_create("core");
 
 	tcase_add_test(t, cursor_reads_little_endian);
+	tcase_add_test(t, htab_remove_keeps_the_others);
 	tcase_add_test(t, cursor_short_read_is_sticky);
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);

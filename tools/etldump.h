@@ -10,6 +10,7 @@
  *   report.c   diagnostics and progress on stderr
  *   render.c   values, stacks and times as text and JSON
  *   summary.c  --stats, --providers, --processes and --info
+ *   tabout.c   --table and --tables; overview.c --report
  *   writers/   one file per output format behind struct writer
  *
  * The parts call one way: etldump.c -> run.c -> pool.c -> handle.c, setup.c ->
@@ -65,6 +66,10 @@ struct options {
 	int no_symbols;      /* --no-symbols: frames as module!+offset only */
 	int lines;           /* --lines: source lines of frames */
 	int signatures;      /* --signatures: .NET methods' argument lists */
+	const char *table;   /* --table=NAME: an analysis table instead of events */
+	int list_tables;     /* --tables */
+	int table_stacks;    /* --table-stacks: cpu-samples with their stacks */
+	int report;          /* --report: a one-page summary */
 	int force;           /* --force: -O may overwrite files already there (never an input) */
 	/* set per run: the file to write, made the standard output once the inputs are open (so
 	 * that an input that cannot be read leaves no output); exclusive: a -O output */

@@ -279,6 +279,14 @@ int filter_decoded(const struct filter *f, const struct etl_event *ev, const str
 	return !f->where || where_match(f->where, ev, d);
 }
 
+/* --pid: the process the event is about (its header's, else the one its payload names). */
+static int pid_matches(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev)
+{
+	uint32_t pid = etl_reader_event_pid(r, ev);
+
+	return pid != ETL_ID_NONE && in_ranges(f->pids, f->npids, pid);
+}
+
 int filter_header(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev)
 {
 	uint64_t kw = etl_event_keywords(ev);
@@ -286,7 +294,7 @@ int filter_header(const struct filter *f, const struct etl_reader *r, const stru
 	if (!in_ranges(f->ids, f->nids, etl_event_id(ev)) || !in_ranges(f->opcodes, f->nopcodes, etl_event_opcode(ev)) ||
 	    !in_ranges(f->cpus, f->ncpus, etl_event_cpu(ev)))
 		return 0;
-	if (f->npids && (etl_event_pid(ev) == ETL_ID_NONE || !in_ranges(f->pids, f->npids, etl_event_pid(ev))))
+	if (f->npids && !pid_matches(f, r, ev))
 		return 0;
 	if (f->ntids && (etl_event_tid(ev) == ETL_ID_NONE || !in_ranges(f->tids, f->ntids, etl_event_tid(ev))))
 		return 0;

@@ -12,13 +12,15 @@
 #include <unistd.h>
 
 #include "etldump.h"
+#include "tabout.h"
 #include "writers/writer.h"
 
 /* long options without a short form */
 enum {
 	OPT_ORDER = 256, OPT_TMF, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_SINCE, OPT_UNTIL, OPT_FORCE, OPT_SYMBOLS, OPT_NO_SYMBOLS, OPT_LINES, OPT_SIGNATURES
+	OPT_SINCE, OPT_UNTIL, OPT_FORCE, OPT_SYMBOLS, OPT_NO_SYMBOLS, OPT_LINES, OPT_SIGNATURES,
+	OPT_TABLE, OPT_TABLES, OPT_TABLE_STACKS, OPT_REPORT
 };
 
 static void usage(FILE *f)
@@ -35,6 +37,12 @@ static void usage(FILE *f)
 		"                        counts, time span and losses instead of events\n"
 		"      --providers       print each provider with its name source and event count\n"
 		"      --processes       print the processes that the kernel events describe\n"
+		"      --table=NAME      print an analysis table instead of events: processes, threads,\n"
+		"                        images, cpu-samples, cpu-usage, disk-io, file-io, network, gc,\n"
+		"                        exceptions, jit (-f text, csv or jsonl; docs/TABLES.md)\n"
+		"      --tables          list the tables and their columns, and exit\n"
+		"      --table-stacks    with --table=cpu-samples: a stack column\n"
+		"      --report          print a one-page summary: CPU, disk, files, network, GC, losses\n"
 		"  -o, --output=FILE     write to FILE instead of standard output\n"
 		"  -O, --output-dir=DIR  one output per input in DIR: DIR/NAME.EXT, NAME the input's file\n"
 		"                        name (NAME-2.EXT, ... when inputs share one); never over a file\n"
@@ -51,7 +59,8 @@ static void usage(FILE *f)
 		"      --level=N         level at most N (1 critical ... 5 verbose)\n"
 		"      --keywords-any=M  keyword mask: any bit set\n"
 		"      --keywords-all=M  keyword mask: all bits set\n"
-		"      --pid=LIST        process ids\n"
+		"      --pid=LIST        process ids: the header's, else the one the payload names (a\n"
+		"                        sample's or an I/O's thread's; docs/TABLES.md)\n"
 		"      --process=NAME    process image name or glob, e.g. 'chrome*' (repeatable; from\n"
 		"                        the trace's kernel process events)\n"
 		"      --tid=LIST        thread ids\n"
@@ -182,6 +191,20 @@ static int set_payload_bytes(struct options *o, const char *v)
 	return -1;
 }
 
+/* --table=NAME: one of the library's tables. */
+static int set_table(struct options *o, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < etl_table_kind_count(); i++)
+		if (strcmp(v, etl_table_kind_name(i)) == 0) {
+			o->table = etl_table_kind_name(i);
+			return -1;
+		}
+	fprintf(stderr, "%s: no table '%s' (--tables lists them)\n", progname, v);
+	return EXIT_USAGE;
+}
+
 /* The filter options; -1 (go on) or EXIT_USAGE with the message printed. */
 static int set_filter(struct options *o, int c, const char *v)
 {
@@ -267,6 +290,10 @@ static int take_option(struct options *o, int c, const char *v)
 		o->csv_columns = v[0] == 'c';
 		return -1;
 	case OPT_STATS: o->stats = 1; return -1;
+	case OPT_TABLE: return set_table(o, v);
+	case OPT_TABLES: o->list_tables = 1; return -1;
+	case OPT_TABLE_STACKS: o->table_stacks = 1; return -1;
+	case OPT_REPORT: o->report = 1; return -1;
 	case OPT_PROVIDERS: o->providers = 1; return -1;
 	case OPT_PROCESSES: o->processes = 1; return -1;
 	case 'o': o->output = v; return -1;
@@ -303,6 +330,10 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "csv-fields", required_argument, NULL, OPT_CSV_FIELDS },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "tables", no_argument, NULL, OPT_TABLES },
+		{ "table-stacks", no_argument, NULL, OPT_TABLE_STACKS },
+		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "providers", no_argument, NULL, OPT_PROVIDERS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
 		{ "output", required_argument, NULL, 'o' },
@@ -343,6 +374,10 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		int rc = take_option(o, c, optarg);
 		if (rc >= 0)
 			return rc;
+	}
+	if (o->list_tables) {
+		tables_list(o);
+		return EXIT_OK;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no input file (try --help)\n", progname);

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "setup.h"
 #include "summary.h"
+#include "tabout.h"
 #include "writers/writer.h"
 
 /* Reads the events of the opened inputs and hands each to the writer (or the summary). */
@@ -113,8 +114,11 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 		free(ws);
 		return exit_code;
 	}
-	/* the workers open every input again: all of them must have opened */
-	exit_code = exit_worse(exit_code, read_and_write(r, opened == nfiles && pool_usable(o, r, files, nfiles), o, ws));
+	if (o->table || o->report) /* the analysis tables: one pass, this thread */
+		exit_code = exit_worse(exit_code, o->table ? tables_run(r, o) : overview_run(r, o));
+	else /* the workers open every input again: all of them must have opened */
+		exit_code = exit_worse(exit_code,
+				       read_and_write(r, opened == nfiles && pool_usable(o, r, files, nfiles), o, ws));
 	exit_code = exit_worse(exit_code, setup_report_symbols(r, o));
 	etl_reader_free(r);
 	free(ws);

@@ -166,7 +166,7 @@ void setup_configure(struct etl_reader *r, const struct options *o, int quiet, i
 {
 	struct tmf_ctx tmf = { r, o, quiet, exit_code };
 
-	if (!o->writer->stacks || o->info || o->stats || o->providers || o->processes)
+	if ((!o->writer->stacks && !o->table && !o->report) || o->info || o->stats || o->providers || o->processes)
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);

@@ -75,6 +75,27 @@ static const struct etl_files *files_of(struct trace *t)
 	return &t->files;
 }
 
+int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_t ts_raw, char *out, size_t cap)
+{
+	const struct etl_files *f;
+	const char *name;
+	size_t n;
+
+	if (trace < 0 || trace >= r->ntraces || !cap)
+		return 0;
+	f = files_of(r->traces[trace]);
+	if (!(name = etl__files_name(f, key, ts_raw)))
+		return 0;
+	if (f->nvols && etl__files_dos_path(f, name, out, cap))
+		return 1;
+	n = strlen(name);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, name, n);
+	out[n] = 0;
+	return 1;
+}
+
 /* FileName of a DiskIO or HardFault record: its file key's name, as a DOS path when mapped. */
 static void add_file_name(struct etl_decoded *out, struct trace *t, const struct etl_event *ev)
 {

@@ -22,20 +22,22 @@ static struct etl_reader *owner_of(struct etl_reader *r, const struct etl_event 
 	return ev->trace_index >= 0 && ev->trace_index < r->ntraces ? r : NULL;
 }
 
-/* The process a frame of ev's stack ran in: the stack records' (StackProcess), else ev's
- * (the stack is complete: the caller read its frames). */
-static uint32_t frame_pid(const struct etl_event *ev)
+/* The process a frame of ev's stack ran in: the stack records' (StackProcess), else the one ev
+ * is about (its header's, or its payload's thread's: a sample's instruction pointer), by the
+ * state of the reader asking (an observing reader's is that of ev's time). */
+static uint32_t frame_pid(const struct etl_reader *r, const struct etl_event *ev)
 {
-	return ev->nstack_parts ? ev->stack_pid : ev->pid;
+	if (ev->nstack_parts)
+		return ev->stack_pid;
+	return ev->pid != ETL_ID_NONE ? ev->pid : etl__state_event_pid(&r->sys, ev);
 }
 
 /* The image of the trace's history that held addr for pid at ev's time; kernel addresses are
  * also looked up in the images of the idle and System processes (drivers). */
-static const struct etl_himage *image_at(const struct etl_imagehist *h, const struct etl_event *ev,
-					 uint64_t addr)
+static const struct etl_himage *image_at(uint32_t pid, const struct etl_imagehist *h,
+					 const struct etl_event *ev, uint64_t addr)
 {
 	static const uint32_t kernel_pids[] = { 0, 4 };
-	uint32_t pid = frame_pid(ev);
 	const struct etl_himage *im = pid != ETL_ID_NONE ? etl__imagehist_find(h, pid, addr, ev->ts_raw) : NULL;
 	unsigned i;
 
@@ -50,11 +52,15 @@ const char *etl_reader_frame_image(struct etl_reader *r, const struct etl_event 
 {
 	const struct etl_stacks *k;
 	const struct etl_himage *im;
+	uint32_t pid;
 
-	if (!r || !ev || !(r = owner_of(r, ev)))
+	if (!r || !ev)
+		return NULL;
+	pid = frame_pid(r, ev);
+	if (!(r = owner_of(r, ev)))
 		return NULL;
 	k = etl__reader_stack_index(r, r->traces[ev->trace_index]);
-	if (!(im = image_at(&k->images, ev, addr)))
+	if (!(im = image_at(pid, &k->images, ev, addr)))
 		return NULL;
 	if (offset)
 		*offset = addr - im->base;
@@ -62,11 +68,10 @@ const char *etl_reader_frame_image(struct etl_reader *r, const struct etl_event 
 }
 
 /* A .NET method of the trace holding addr: 1 with out filled, else 0. */
-static int method_frame(const struct etl_stacks *k, const struct etl_event *ev, uint64_t addr,
+static int method_frame(uint32_t pid, const struct etl_stacks *k, const struct etl_event *ev, uint64_t addr,
 			struct etl_frame *out)
 {
 	const struct etl_methodhist *h = &k->methods;
-	uint32_t pid = frame_pid(ev);
 	const struct etl_method *m = pid != ETL_ID_NONE ? etl__methodhist_find(h, pid, addr, ev->ts_raw) : NULL;
 	const char *path;
 
@@ -88,6 +93,7 @@ int etl_reader_frame(struct etl_reader *r, const struct etl_event *ev, uint64_t 
 	const struct etl_stacks *k;
 	const struct etl_himage *im;
 	const struct etl_dbgid *dbg;
+	uint32_t pid;
 	int symbols;
 
 	if (!out)
@@ -96,13 +102,14 @@ int etl_reader_frame(struct etl_reader *r, const struct etl_event *ev, uint64_t 
 	out->address = addr;
 	if (!r || !ev)
 		return ETL_E_MISUSE;
+	pid = frame_pid(r, ev);
 	if (!(r = owner_of(r, ev)))
 		return ETL_OK;
 	k = etl__reader_stack_index(r, r->traces[ev->trace_index]);
 	symbols = r->options[ETL_OPTION_SYMBOLS] != 0;
-	if (symbols && method_frame(k, ev, addr, out))
+	if (symbols && method_frame(pid, k, ev, addr, out))
 		return ETL_OK;
-	if (!(im = image_at(&k->images, ev, addr)))
+	if (!(im = image_at(pid, &k->images, ev, addr)))
 		return ETL_OK;
 	out->kind = ETL_FRAME_IMAGE;
 	out->module_path = etl__imagehist_name(&k->images, im);

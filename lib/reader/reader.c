@@ -363,6 +363,11 @@ const struct etl_process *etl_reader_event_process(const struct etl_reader *r, c
 	return r && ev ? etl__state_process_of(&r->sys, ev) : NULL;
 }
 
+uint32_t etl_reader_event_pid(const struct etl_reader *r, const struct etl_event *ev)
+{
+	return r && ev ? etl__state_event_pid(&r->sys, ev) : ETL_ID_NONE;
+}
+
 const struct etl_process *etl_reader_thread_process(const struct etl_reader *r, int trace_index, uint32_t tid)
 {
 	return r ? etl__state_thread_process(&r->sys, trace_index, tid) : NULL;

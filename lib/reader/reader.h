@@ -134,6 +134,10 @@ int etl__reader_nomem(struct etl_reader *r);
 void etl__reader_trace_free(struct trace *t);
 /* Adds the derived fields of a decoded event (derive.c; ETL_OPTION_DERIVE). */
 void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out);
+/* The name of file key (a FileObject or FileKey) at raw time ts of input trace, as a DOS path where
+ * the trace maps its volume, into out (cap bytes, cut to fit): 1, or 0 when the trace names none
+ * (reads the trace's file names once, as derived fields do). */
+int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_t ts_raw, char *out, size_t cap);
 
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */

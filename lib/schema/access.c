@@ -203,7 +203,9 @@ int etl_property_as_u64(const struct etl_property *p, uint64_t *v)
 		return ETL_E_MISUSE;
 	switch (p->len) {
 	case 1: *v = p->data[0]; break;
-	case 2: *v = etl_le16(p->data); break;
+	case 2: /* a port is in network order: its number, as its text shows it */
+		*v = p->out_type == ETL_OUT_PORT ? (uint64_t)p->data[0] << 8 | p->data[1] : etl_le16(p->data);
+		break;
 	case 4: *v = etl_le32(p->data); break;
 	default: *v = etl_le64(p->data); break;
 	}

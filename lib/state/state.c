@@ -503,27 +503,9 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev)
 {
-	struct etl_state_slot *s;
-	const struct etl_process *p = NULL;
+	uint32_t pid = etl__state_event_pid(st, ev);
 
-	uint32_t tid = ev->tid;
-
-	if (ev->pid != ETL_ID_NONE)
-		p = etl__state_find(st, ev->trace_index, ev->pid);
-	/* a CPU sample (PerfInfo SampledProfile) names its thread after the instruction pointer */
-	if (!p && tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0F2E &&
-	    ev->payload_len >= (size_t)ev->ptr_size + 4)
-		tid = etl_le32(ev->payload + ev->ptr_size);
-	/* Thread/SetName names its process first */
-	if (!p && ev->pid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0548 &&
-	    ev->payload_len >= 8)
-		p = etl__state_find(st, ev->trace_index, etl_le32(ev->payload));
-	if (!p && tid != ETL_ID_NONE && tid != 0) {
-		s = slot_find(&st->by_tid, make_key(ev->trace_index, tid));
-		if (s)
-			p = etl__state_find(st, ev->trace_index, s->value);
-	}
-	return p;
+	return pid != ETL_ID_NONE ? etl__state_find(st, ev->trace_index, pid) : NULL;
 }
 
 const struct etl_process *etl__state_thread_process(const struct etl_state *st, int trace, uint32_t tid)

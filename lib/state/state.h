@@ -82,6 +82,11 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 int etl__state_observes(const struct etl_event *ev);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
+/* subject.c: the process ev is about (its header's, else by the thread or process its payload
+ * names: one rule per kind), or ETL_ID_NONE; and the thread its payload names (else its
+ * header's). */
+uint32_t etl__state_event_pid(const struct etl_state *st, const struct etl_event *ev);
+uint32_t etl__state_subject_tid(const struct etl_event *ev);
 /* The process of a thread, or NULL. */
 const struct etl_process *etl__state_thread_process(const struct etl_state *st, int trace, uint32_t tid);
 /* The latest name of a thread, or NULL. */

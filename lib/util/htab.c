@@ -110,3 +110,25 @@ uint64_t etl__hash_bytes(const void *p, size_t n)
 	}
 	return h;
 }
+
+void etl__htab_remove(struct etl_htab *t, void *entry)
+{
+	size_t i = (size_t)((unsigned char *)entry - t->entries) / t->size, j = i, home;
+
+	t->hash[i] = 0;
+	for (;;) { /* backward shift: close the gap for the entries of the run after it */
+		j = (j + 1) & (t->cap - 1);
+		if (!t->hash[j])
+			break;
+		home = (size_t)t->hash[j] & (t->cap - 1);
+		/* the entry at j may move to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		t->hash[i] = t->hash[j];
+		memcpy(t->entries + i * t->size, t->entries + j * t->size, t->size);
+		t->hash[j] = 0;
+		i = j;
+	}
+	memset(t->entries + i * t->size, 0, t->size);
+	t->count--;
+}

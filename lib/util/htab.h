@@ -51,6 +51,9 @@ static inline void *etl__htab_find(const struct etl_htab *t, uint64_t hash,
 
 /* A new, zeroed entry for hash (the caller fills it); NULL when out of memory. */
 void *etl__htab_insert(struct etl_htab *t, uint64_t hash);
+/* Removes an entry etl__htab_find returned (the entries after it in its run move back: pointers
+ * to other entries are not valid after this either). */
+void etl__htab_remove(struct etl_htab *t, void *entry);
 /* Entry of slot i (i < cap), or NULL when the slot is free: for walking every entry. */
 void *etl__htab_at(const struct etl_htab *t, size_t i);
 

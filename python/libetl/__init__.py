@@ -31,6 +31,8 @@ __all__ = [
     "Reader",
     "Event",
     "Frame",
+    "table",
+    "table_names",
     "Error",
     "DamageWarning",
     "HEADER_COLUMNS",
@@ -203,6 +205,17 @@ def time_slices(path: PathLike, n: int) -> list:
 
 def _column(kind: tuple, rows: int, pd: Any, np: Any):
     tag = kind[0]
+    if tag == "times":  # ns since 1970, and a null mask: datetime64[ns, UTC] with NaT
+        ns = np.frombuffer(kind[1], dtype="int64")
+        mask = np.frombuffer(kind[2], dtype="uint8").astype(bool)
+        col = pd.to_datetime(ns, unit="ns", utc=True)
+        return col.where(~mask) if mask.any() else col
+    if tag == "masked" and kind[2] in ("uint64", "bool"):
+        values = np.frombuffer(kind[1], dtype="int64")
+        mask = np.frombuffer(kind[3], dtype="uint8").astype(bool)
+        if kind[2] == "bool":
+            return pd.arrays.BooleanArray(values != 0, mask)
+        return pd.arrays.IntegerArray(values.view("uint64"), mask)
     if tag == "array":
         return np.frombuffer(kind[1], dtype=kind[2])
     if tag == "filetime":  # FILETIMEs (100 ns since 1601) as datetime64[ns, UTC], nothing lost
@@ -235,6 +248,55 @@ def _typed_objects(values: list, pd: Any):
         return pd.to_datetime(values, utc=True)
     series = pd.Series(values, dtype=object)
     return series.array
+
+
+def table_names() -> list:
+    """The analysis tables there are (docs/TABLES.md)."""
+    return list(_libetl.TABLES)
+
+
+def table(
+    paths: Union[PathLike, Sequence[PathLike]],
+    name: str,
+    *,
+    stacks: bool = False,
+    manifests: Union[None, str, Sequence[str]] = None,
+    symbols: Union[None, str, Sequence[str]] = None,
+    on_damage: Optional[Callable[[dict], Any]] = None,
+    tmf: Union[None, str, Sequence[str]] = None,
+    threads: int = 0,
+):
+    """An analysis table of one trace or several (merged) as a pandas DataFrame, built column by
+    column in C from one pass over the events (docs/TABLES.md lists the tables and their columns:
+    "processes", "threads", "images", "cpu-samples", "cpu-usage", "disk-io", "file-io",
+    "network", "gc", "exceptions", "jit").
+
+    Integer columns are nullable (UInt64 for addresses, Int64 else), times datetime64[ns, UTC]
+    (NaT where unknown), durations float64 in ms (NaN where unknown), text categorical.
+    stacks: cpu-samples with a "stack" column.  df.attrs["notes"] holds what could not be paired
+    (an I/O without its completion, a GC without its end) as {text: count}.  The other arguments
+    are those of libetl.open(); its filters do not apply to tables.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if name not in _libetl.TABLES:
+        raise ValueError(f"no table {name!r}: the tables are {', '.join(_libetl.TABLES)}")
+    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols) as reader:
+        raw = _libetl.table(reader, name, stacks)
+    rows = raw.pop("__rows__")
+    notes = dict(raw.pop("__notes__"))
+    data = {}
+    for col, kind in raw.items():
+        if kind[0] == "masked" and kind[2] == "int64":
+            values = np.frombuffer(kind[1], dtype="int64")
+            mask = np.frombuffer(kind[3], dtype="uint8").astype(bool)
+            data[col] = pd.arrays.IntegerArray(values.copy(), mask)
+        else:
+            data[col] = _column(kind, rows, pd, np)
+    df = pd.DataFrame(data, index=pd.RangeIndex(rows))
+    df.attrs["notes"] = notes
+    return df
 
 
 def to_pandas(

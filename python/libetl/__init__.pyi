@@ -37,6 +37,7 @@ class Event:
     task: int
     keywords: int
     pid: Optional[int]
+    process_pid: Optional[int]
     tid: Optional[int]
     cpu: int
     unix_ns: int

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Uni
 
 import libetl
 
-__all__ = ["read_etl", "read_events", "partitions"]
+__all__ = ["read_etl", "read_events", "read_table", "partitions"]
 
 #: Bytes of trace per partition when a file is sliced (64 MiB).
 DEFAULT_SLICE_BYTES = 64 << 20
@@ -110,6 +110,34 @@ def read_etl(
     for name, dtype in meta.dtypes.items():
         if str(dtype) == "category":  # each partition has its own categories
             ddf[name] = ddf[name].cat.as_unknown()
+    return ddf
+
+
+def _table_of(path: str, name: str, kwargs: dict):
+    df = libetl.table(path, name, **kwargs)
+    df.insert(0, "file", path)
+    df["file"] = df["file"].astype("category")
+    return df
+
+
+def _table_aligned(path, table, kwargs, meta_df):
+    return _align(_table_of(path, table, kwargs), meta_df)
+
+
+def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbols=None, tmf=None):
+    """A dask DataFrame of one analysis table (libetl.table) over many traces: one partition
+    per file (a table pairs events across its whole trace, so a file is not sliced), with a
+    "file" column first."""
+    import dask.dataframe as dd
+
+    kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf)
+    files = _paths(paths)
+    meta = _table_of(files[0], name, kwargs).iloc[:0]
+    ddf = dd.from_map(_table_aligned, files, table=name, kwargs=kwargs, meta_df=meta, meta=meta,
+                      enforce_metadata=False)
+    for col, dtype in meta.dtypes.items():
+        if str(dtype) == "category":
+            ddf[col] = ddf[col].cat.as_unknown()
     return ddf
 
 

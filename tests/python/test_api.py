@@ -177,7 +177,8 @@ class Wpp(unittest.TestCase):
 class Filters(unittest.TestCase):
     def all_events(self, path):
         with libetl.open(path) as r:
-            return [(e.file_offset, e.timestamp, e.name, e.provider, e.id, e.level, e.pid, e.unix_ns) for e in r]
+            return [(e.file_offset, e.timestamp, e.name, e.provider, e.id, e.level, e.process_pid, e.unix_ns)
+                    for e in r]
 
     def test_filters_match_python_side_filtering(self):
         every = self.all_events(SYSTEM)
@@ -186,6 +187,7 @@ class Filters(unittest.TestCase):
             (dict(providers="Windows Kernel"), lambda e: e[3] == "Windows Kernel"),
             (dict(ids=[65535]), lambda e: e[4] == 65535),
             (dict(level=0), lambda e: e[5] <= 0),
+            # the process the event is about: the header's pid, else the payload's thread's (issue 34)
             (dict(pids=[500]), lambda e: e[6] == 500),
         ]
         for kw, pred in cases:

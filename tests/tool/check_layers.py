@@ -3,7 +3,7 @@
 
 1. Layers: every folder of lib/ is a layer of its own, ranked (docs/ARCHITECTURE.md), lowest first:
      util, clock, codec, io, pdb, walk, record, event, schema, manifest, tmf, decode, state, symbols,
-     reader
+     reader, tables
    No object file calls (or reads) a symbol defined in a higher folder, and no file includes a
    higher folder's header (which also covers the static inline functions of headers), so no
    cycle between folders can come back.  Files of one folder may use each other.
@@ -35,6 +35,7 @@ LAYERS = [
     ("state", ["state_"]),
     ("symbols", ["symbols_"]),
     ("reader", ["reader_"]),
+    ("tables", ["tables_"]),
 ]
 # headers at the top of lib/: internal.h is the util layer's (diagnostics, allocation) and the
 # event view's struct, which every layer reads

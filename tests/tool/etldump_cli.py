@@ -414,12 +414,12 @@ def main():
         rows = run([etldump, "--time=relative", "-f", "csv", "-n", "2", sx]).stdout.decode().splitlines()
         check("time-csv", rows[2].startswith("0.0000,"), rows[2][:40])
         check("time-bad", run([etldump, "--time=soon", sx]).returncode == 2)
-        # --process: new.exe's start, thread, image load, CPU sample (by its thread), unload, stop;
-        # not the later process that reuses its pid
+        # --process: new.exe's start, thread, the context switch to its thread, image load, CPU
+        # sample (by its thread), unload, stop; not the later process that reuses its pid
         sx = os.path.join(valid, "system64.etl")
         names = [json.loads(l)["name"].split("/", 1)[1] for l in
                  run([etldump, "-f", "jsonl", "--process", "NEW.exe", sx]).stdout.splitlines()]
-        check("process-filter", names == ["Process/Start", "Thread/Start", "Thread/SetName", "Image/Load",
+        check("process-filter", names == ["Process/Start", "Thread/Start", "Thread/SetName", "Thread/CSwitch", "Image/Load",
                                           "PerfInfo/Sample", "Image/Unload", "Process/Stop"], str(names))
         check("process-filter-glob", len(run([etldump, "--process", "*e.exe", sx]).stdout.splitlines()) == 1)
         check("process-filter-none", run([etldump, "--process", "nothing", sx]).stdout == b"")

@@ -71,8 +71,8 @@ static int parse_guid(const char *s, struct etl_guid *g)
 }
 
 /* The merge's DbgID_RSDS record: ImageBase, ProcessID, GuidSig, Age, PDBFileName (ANSI). */
-static int rsds(struct etlw *w, const struct etlw_opts *o, uint64_t ts, uint32_t pid, uint64_t base,
-		const char *guid, uint32_t age, const char *pdb)
+int scen_rsds(struct etlw *w, const struct etlw_opts *o, uint64_t ts, uint32_t pid, uint64_t base, const char *guid,
+	      uint32_t age, const char *pdb)
 {
 	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
 	struct etlw_classic c;
@@ -180,7 +180,7 @@ static int line(struct etlw *w, const struct etlw_opts *o, char **f, int n)
 	if (strcmp(f[0], "process") == 0 && n >= 3)
 		return scen_process(w, o, 0, 3, t1, (uint32_t)num(f[1]), 4, 259, f[2], f[2]);
 	if (strcmp(f[0], "image") == 0 && n >= 5) {
-		if (n >= 8 && rsds(w, o, t1, (uint32_t)num(f[1]), num(f[2]), f[5], (uint32_t)num(f[6]), f[7]) != 0)
+		if (n >= 8 && scen_rsds(w, o, t1, (uint32_t)num(f[1]), num(f[2]), f[5], (uint32_t)num(f[6]), f[7]) != 0)
 			return -1;
 		return scen_image(w, o, 0, 3, t1, (uint32_t)num(f[1]), num(f[2]), num(f[3]), f[4]);
 	}

@@ -35,6 +35,19 @@ int scen_thread(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigne
 int scen_image(struct etlw *w, const struct etlw_opts *o, unsigned cpu, unsigned opcode, uint64_t ts,
 	       uint32_t pid, uint64_t base, uint64_t size, const char *name);
 int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t ip, uint32_t tid);
+/* Thread/SetName (PerfInfo header): the thread's name. */
+int scen_setname(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid, uint32_t tid,
+		 const char *name);
+/* ImageID/DbgID_RSDS (classic, as the merge writes it): the PDB of the image at base, its GUID as
+ * "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
+int scen_rsds(struct etlw *w, const struct etlw_opts *o, uint64_t ts, uint32_t pid, uint64_t base, const char *guid,
+	      uint32_t age, const char *pdb);
+/* Thread/CSwitch (compact header, version 2) on cpu: from old_tid to new_tid. */
+int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, uint32_t old_tid,
+		 uint8_t wait_reason);
+/* The "tables64" scenario (tables.c): every kind of record the analysis tables read, with
+ * answers tests/check_tables.c knows. */
+int scen_build_tables(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* StackWalk/Stack logged at ts: the stack of the event of time stamp event_ts. */
 int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
 		  uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n);

@@ -77,8 +77,8 @@ int scen_sample(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_
 }
 
 /* Thread/SetName (PerfInfo header, version 2): ProcessID, ThreadID, ThreadName */
-static int scen_setname(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid,
-			uint32_t tid, const char *name)
+int scen_setname(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint32_t pid, uint32_t tid,
+		 const char *name)
 {
 	struct pbuf p = { .n = 0, .ptr = o->ptr_size };
 
@@ -89,7 +89,7 @@ static int scen_setname(struct etlw *w, const struct etlw_opts *o, unsigned cpu,
 }
 
 /* Thread/CSwitch (compact header, version 2): new and old thread, priorities, wait reason... */
-static int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, uint32_t old_tid,
+int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, uint32_t old_tid,
 			uint8_t wait_reason)
 {
 	struct pbuf p = { .n = 0, .ptr = 8 };

@@ -20,18 +20,22 @@ static int is_kernel_kind(enum etl_header_kind k)
 	return k == ETL_HEADER_SYSTEM || k == ETL_HEADER_COMPACT || k == ETL_HEADER_PERFINFO;
 }
 
-/* "process" (and "process_pid" where the header has no pid) from the reader's process table */
+/* "process" from the reader's process table, and "process_pid" where the process the event is
+ * about (etl_reader_event_pid) is known and is not its header's pid */
 static void process_json(struct etl_reader *r, const struct etl_event *ev)
 {
 	const struct etl_process *p = etl_reader_event_process(r, ev);
+	uint32_t pid;
 
-	if (!p || !*etl_process_image_name(p))
-		return;
-	out_cstr(",\"process\":\"");
-	out_json_name(etl_process_image_name(p));
-	out_cstr("\"");
-	if (etl_event_pid(ev) == ETL_ID_NONE)
-		out_printf(",\"process_pid\":%u", etl_process_id(p));
+	if (p && *etl_process_image_name(p)) {
+		out_cstr(",\"process\":\"");
+		out_json_name(etl_process_image_name(p));
+		out_cstr("\"");
+	}
+	if ((pid = etl_reader_event_pid(r, ev)) != ETL_ID_NONE && pid != etl_event_pid(ev)) {
+		OUT_LIT(",\"process_pid\":");
+		out_u64(pid);
+	}
 }
 
 /* Where the event is, when, and who logged it. */

@@ -466,7 +466,7 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 			return -1;
 		if (st == ETL_END)
 			break;
-		if (!pyfilter_header(&rd->filter, ev))
+		if (!pyfilter_header(&rd->filter, rd->r, ev))
 			continue;
 		if (t->decode || names) {
 			st = etl_reader_decode(rd->r, ev, &d);

@@ -35,6 +35,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->reader = reader;
 	reader->live_events++;
 	self->proc = etl_reader_event_process(reader->r, ev);
+	self->process_pid = etl_reader_event_pid(reader->r, ev);
 	self->process = NULL; /* the image name as known now: a later record may name the process */
 	if (self->proc && *etl_process_image_name(self->proc) && !(self->process = pyetl_intern(etl_process_image_name(self->proc)))) {
 		Py_DECREF(self);
@@ -178,6 +179,7 @@ GETTER(task) { (void)closure; return PyLong_FromLong(etl_event_task(self->ev)); 
 GETTER(keywords) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_keywords(self->ev)); }
 GETTER(pid) { (void)closure; return id_or_none(etl_event_pid(self->ev)); }
 GETTER(tid) { (void)closure; return id_or_none(etl_event_tid(self->ev)); }
+GETTER(process_pid) { (void)closure; return id_or_none(self->process_pid); }
 GETTER(cpu) { (void)closure; return PyLong_FromUnsignedLong(etl_event_cpu(self->ev)); }
 GETTER(unix_ns) { (void)closure; return PyLong_FromLongLong(etl_event_unix_ns(self->ev)); }
 GETTER(filetime) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_filetime(self->ev)); }
@@ -297,6 +299,8 @@ static PyGetSetDef Event_getset[] = {
 	ATTR(task, "Task."),
 	ATTR(keywords, "Keywords (a 64-bit mask)."),
 	ATTR(pid, "Process id, or None when the header has none."),
+	ATTR(process_pid, "The process the event is about: pid, else the one its payload names (a sample's\n"
+			  "thread, an I/O's issuing thread, a connection's PID: docs/TABLES.md), or None."),
 	ATTR(tid, "Thread id, or None when the header has none."),
 	ATTR(cpu, "Processor that logged the event."),
 	ATTR(unix_ns, "Time in nanoseconds since 1970 (UTC; 100 ns resolution)."),
@@ -340,7 +344,7 @@ static PyObject *Event_as_dict(EventObject *self, PyObject *noargs)
 {
 	static const char *const keys[] = { "name", "provider", "provider_id", "id", "version", "level", "opcode",
 					    "task", "keywords", "pid", "tid", "cpu", "unix_ns", "timestamp",
-					    "decoder", "fields", "process", "message" };
+					    "decoder", "fields", "process", "process_pid", "message" };
 	PyObject *d = PyDict_New();
 	size_t i;
 
@@ -371,7 +375,7 @@ static PyObject *Event_repr(EventObject *self)
 static PyMethodDef Event_methods[] = {
 	{ "as_dict", (PyCFunction)Event_as_dict, METH_NOARGS,
 	  "The event as a dict: name, provider, provider_id, id, version, level, opcode, task, keywords,\n"
-	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process, message." },
+	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process, process_pid, message." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -197,7 +197,7 @@ int pyfilter_needs_names(const struct pyfilter *f)
 	return f->nprovider_globs > 0 || f->nname_globs > 0;
 }
 
-int pyfilter_header(const struct pyfilter *f, const struct etl_event *ev)
+int pyfilter_header(const struct pyfilter *f, const struct etl_reader *r, const struct etl_event *ev)
 {
 	size_t i;
 
@@ -205,8 +205,9 @@ int pyfilter_header(const struct pyfilter *f, const struct etl_event *ev)
 		return 0;
 	if (f->max_level >= 0 && etl_event_level(ev) > f->max_level)
 		return 0;
-	if (f->npids) {
-		for (i = 0; i < f->npids && f->pids[i] != etl_event_pid(ev); i++)
+	if (f->npids) { /* the process the event is about: its header's, else its payload's */
+		uint32_t pid = etl_reader_event_pid(r, ev);
+		for (i = 0; i < f->npids && f->pids[i] != pid; i++)
 			;
 		if (i == f->npids)
 			return 0;

@@ -214,6 +214,9 @@ static PyMethodDef module_methods[] = {
 	{ "library_version", mod_version, METH_NOARGS, "The version of the libetl C library." },
 	{ "library_version_details", mod_version_details, METH_NOARGS,
 	  "The version of the libetl C library and its dependencies." },
+	{ "table", (PyCFunction)pyetl_table, METH_VARARGS,
+	  "table(reader, name, stacks=False) -> dict: an analysis table of an unread Reader as columns\n"
+	  "(libetl.table builds the DataFrame)." },
 	{ "columns", (PyCFunction)(void (*)(void))pyetl_columns, METH_VARARGS | METH_KEYWORDS,
 	  "columns(reader, names, fields=None, limit=0) -> dict: events of an open Reader as columns\n"
 	  "(see libetl.to_pandas)." },
@@ -253,6 +256,23 @@ static int module_exec(PyObject *m)
 	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0 ||
 	    PyModule_AddObjectRef(m, "Frame", (PyObject *)pyetl_Frame_Type) < 0)
 		return -1;
+	{
+		size_t i, n = etl_table_kind_count();
+		PyObject *names = PyTuple_New((Py_ssize_t)n);
+		for (i = 0; names && i < n; i++) {
+			PyObject *s = PyUnicode_FromString(etl_table_kind_name(i));
+			if (!s) {
+				Py_CLEAR(names);
+				break;
+			}
+			PyTuple_SET_ITEM(names, (Py_ssize_t)i, s);
+		}
+		if (!names || PyModule_AddObjectRef(m, "TABLES", names) < 0) {
+			Py_XDECREF(names);
+			return -1;
+		}
+		Py_DECREF(names);
+	}
 	{
 		PyObject *epoch = PyLong_FromUnsignedLongLong(ETL_FILETIME_UNIX_EPOCH);
 		int rc = epoch ? PyModule_AddObjectRef(m, "FILETIME_UNIX_EPOCH", epoch) : -1;

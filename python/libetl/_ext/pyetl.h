@@ -42,7 +42,7 @@ void pyfilter_free(struct pyfilter *f);
 /* Whether the filter needs the decoded names of an event. */
 int pyfilter_needs_names(const struct pyfilter *f);
 /* Checks on the header alone. */
-int pyfilter_header(const struct pyfilter *f, const struct etl_event *ev);
+int pyfilter_header(const struct pyfilter *f, const struct etl_reader *r, const struct etl_event *ev);
 /* Checks on the decoded names (d may be NULL: no name matches). */
 int pyfilter_names(const struct pyfilter *f, const struct etl_event *ev, const struct etl_decoded *d);
 
@@ -91,6 +91,7 @@ typedef struct {
 					     when asked for */
 	void *ev_mem;                     /* owned (PyMem) */
 	const struct etl_process *proc;   /* as known when the event was delivered; may be NULL */
+	uint32_t process_pid;             /* etl_reader_event_pid when delivered */
 	uint64_t serial;                  /* decode_serial of the reader when it decoded this event */
 	int decoded;                      /* names decoded (name .. decode_error below set) */
 	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack, *frames;
@@ -141,6 +142,8 @@ PyObject *pyetl_guid(const struct etl_guid *g);
 /* A FILETIME argument: None (0) or an int (the Python layer converts datetimes and text). */
 int pyetl_filetime_arg(PyObject *o, uint64_t *ft);
 
+/* tables.c: libetl._libetl.table(reader, name, stacks=False) */
+PyObject *pyetl_table(PyObject *module, PyObject *args);
 /* columns.c: libetl._libetl.columns(reader, names, fields) */
 PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs);
 

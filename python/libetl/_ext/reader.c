@@ -399,7 +399,7 @@ static PyObject *Reader_iternext(ReaderObject *self)
 			return NULL;
 		if (st == ETL_END)
 			return NULL; /* StopIteration */
-		if (!pyfilter_header(&self->filter, ev))
+		if (!pyfilter_header(&self->filter, self->r, ev))
 			continue;
 		e = pyetl_event_new(self, ev);
 		if (!e || !pyfilter_needs_names(&self->filter))

@@ -1,0 +1,298 @@
+/*
+ * build.c - the tables' pass over a reader's events (see tables.h).
+ *
+ * Each event goes to the handlers of the tables asked for, by its kernel
+ * group (kernel headers and MOF classes alike) or its provider; a handler
+ * decodes only the events it reads fields of.  At the end, what only the
+ * whole trace can say: the processes, threads and images, the pairs still
+ * open (counted in the tables' notes), the slices still running.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables/tables.h"
+
+#define G_DISKIO 0x01
+#define G_PAGEFAULT 0x02
+#define G_PROCESS 0x03
+#define G_FILEIO 0x04
+#define G_THREAD 0x05
+#define G_TCPIP 0x06
+#define G_UDPIP 0x08
+#define G_PERFINFO 0x0F
+
+static const struct etl_guid clr_runtime = { 0xe13c0d23, 0xccbc, 0x4e12,
+					     { 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 } };
+static const struct etl_guid clr_rundown = { 0xa669021c, 0xc450, 0x4609,
+					     { 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
+static const struct etl_guid kernel_network = { 0x7dd42a49, 0x5329, 0x4832,
+						{ 0x8d, 0xfd, 0x43, 0xd9, 0x79, 0x15, 0x3a, 0x88 } };
+
+const struct etl_decoded *etl__tables_decode(struct etl_tables *T, const struct etl_event *ev)
+{
+	const struct etl_decoded *d;
+
+	if (etl_reader_decode(T->r, ev, &d) != ETL_OK || !d || etl_decoded_status(d) == ETL_DECODE_RAW)
+		return NULL;
+	return d;
+}
+
+static int lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int same_name(const char *a, const char *b)
+{
+	while (*a && lower((unsigned char)*a) == lower((unsigned char)*b))
+		a++, b++;
+	return lower((unsigned char)*a) == lower((unsigned char)*b);
+}
+
+/* A field by name; the kernel layouts, the merge-time metadata and the manifests do not agree
+ * on the case of names ("NewThreadID", "NewThreadId"), so, failing an exact match, in any case. */
+static const struct etl_property *field(const struct etl_decoded *d, const char *name)
+{
+	const struct etl_property *p;
+	size_t i, n;
+
+	if (!d)
+		return NULL;
+	if ((p = etl_decoded_property_by_name(d, name)) != NULL)
+		return p;
+	n = etl_decoded_property_count(d);
+	for (i = 0; i < n; i++)
+		if (same_name(etl_property_name(p = etl_decoded_property_at(d, i)), name))
+			return p;
+	return NULL;
+}
+
+uint64_t etl__tables_field_u64(const struct etl_decoded *d, const char *name, int *ok)
+{
+	const struct etl_property *p = field(d, name);
+	uint64_t v = 0;
+	int got = p && etl_property_as_u64(p, &v) == ETL_OK;
+
+	if (ok)
+		*ok = got;
+	return got ? v : 0;
+}
+
+const char *etl__tables_field_text(const struct etl_decoded *d, const char *name)
+{
+	const struct etl_property *p = field(d, name);
+
+	return p ? etl_property_format(p) : NULL;
+}
+
+const struct etl_property *etl__tables_derived(const struct etl_decoded *d, const char *name)
+{
+	size_t i, n = etl_decoded_derived_count(d);
+
+	for (i = 0; i < n; i++) {
+		const struct etl_property *p = etl_decoded_derived_at(d, i);
+		if (strcmp(etl_property_name(p), name) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+const char *etl__tables_process_name(struct etl_tables *T, const struct etl_event *ev, uint32_t pid)
+{
+	const struct etl_process *p;
+
+	if (pid == ETL_ID_NONE || !(p = etl_reader_find_process(T->r, etl_event_trace_index(ev), pid)))
+		return NULL;
+	return *etl_process_image_name(p) ? etl_process_image_name(p) : NULL;
+}
+
+uint64_t etl__tables_trace_start(struct etl_tables *T, int trace)
+{
+	const struct etl_trace_info *t = etl_reader_trace_info(T->r, trace);
+
+	return t ? etl_trace_info_start_time(t) : 0;
+}
+
+double etl__tables_ms(uint64_t from, uint64_t to)
+{
+	return to >= from ? (double)(to - from) / 10000.0 : -(double)(from - to) / 10000.0;
+}
+
+void etl__tables_row_done(struct etl_tables *T, enum table_kind k)
+{
+	struct etl_table *t = T->tab[k];
+
+	if (!t || !T->row_fn || !t->def->streamed || !t->nrows)
+		return;
+	T->row_fn(T->ctx, t);
+	etl__table_clear_rows(t);
+}
+
+/* One event to the handlers that want it; -1 without memory. */
+static int dispatch(struct etl_tables *T, const struct etl_event *ev)
+{
+	int g = etl__decode_kernel_group(ev);
+
+	switch (g) {
+	case G_PROCESS: case G_THREAD:
+		if (etl__sys_event(T, ev, g) != 0)
+			return -1;
+		return g == G_THREAD ? etl__cpu_event(T, ev, g) : 0;
+	case G_PERFINFO:
+		return etl__cpu_event(T, ev, g);
+	case G_DISKIO: case G_FILEIO:
+		return etl__io_event(T, ev, g);
+	case G_TCPIP: case G_UDPIP:
+		return etl__net_event(T, ev, g);
+	case -1:
+		break;
+	default:
+		return 0;
+	}
+	if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
+		return 0;
+	if (etl_guid_equal(etl_event_provider(ev), &clr_runtime))
+		return etl__clr_event(T, ev, 0);
+	if (etl_guid_equal(etl_event_provider(ev), &clr_rundown))
+		return etl__clr_event(T, ev, 1);
+	if (etl_guid_equal(etl_event_provider(ev), &kernel_network))
+		return etl__net_event(T, ev, -1);
+	return 0;
+}
+
+/* The kinds asked for into T->tab; -1 for an unknown name. */
+static int select_tables(struct etl_tables *T, const char *const *names, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < (n ? n : TK_COUNT); i++) {
+		for (k = 0; k < TK_COUNT && n && strcmp(names[i], etl__table_defs[k].name) != 0; k++)
+			;
+		if (n == 0)
+			k = i;
+		if (k == TK_COUNT)
+			return -1;
+		if (T->tab[k])
+			continue;
+		if (!(T->tab[k] = etl__calloc(1, sizeof(*T->tab[k]))))
+			return -2;
+		etl__table_init(T->tab[k], &etl__table_defs[k]);
+	}
+	return 0;
+}
+
+int etl_tables_new(struct etl_reader *r, const char *const *names, size_t n, unsigned flags,
+		   etl_table_row_fn row_fn, void *ctx, struct etl_tables **out)
+{
+	struct etl_tables *T;
+	int st;
+
+	if (!out)
+		return ETL_E_MISUSE;
+	*out = NULL;
+	if (!r || (n && !names))
+		return ETL_E_MISUSE;
+	if (r->state != ST_NEW || r->observer)
+		return etl__reader_misuse(r, "tables are built from a reader that has read no event yet");
+	if (!(T = etl__calloc(1, sizeof(*T))))
+		return etl__reader_nomem(r);
+	T->r = r;
+	T->flags = flags;
+	T->row_fn = row_fn;
+	T->ctx = ctx;
+	if ((st = select_tables(T, names, n)) != 0) {
+		etl_tables_free(T);
+		return st == -1 ? etl__reader_misuse(r, "no such table") : etl__reader_nomem(r);
+	}
+	(void)etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
+	*out = T;
+	return ETL_OK;
+}
+
+int etl_tables_add(struct etl_tables *T, const struct etl_event *ev)
+{
+	if (!T || !ev)
+		return ETL_E_MISUSE;
+	return dispatch(T, ev) == 0 ? ETL_OK : ETL_E_NOMEM;
+}
+
+int etl_tables_finish(struct etl_tables *T)
+{
+	if (!T)
+		return ETL_E_MISUSE;
+	etl__sys_finish(T);
+	etl__cpu_finish(T);
+	etl__io_finish(T);
+	etl__clr_finish(T);
+	return ETL_OK;
+}
+
+int etl_tables_build(struct etl_reader *r, const char *const *names, size_t n, unsigned flags,
+		     etl_table_row_fn row_fn, void *ctx, struct etl_tables **out)
+{
+	struct etl_tables *T;
+	const struct etl_event *ev;
+	int st = etl_tables_new(r, names, n, flags, row_fn, ctx, &T);
+
+	if (st != ETL_OK)
+		return st;
+	for (;;) {
+		st = etl_reader_next(r, &ev);
+		if (st == ETL_END) {
+			st = ETL_OK;
+			break;
+		}
+		if (st != ETL_OK) {
+			T->damage++;
+			if (etl_error_is_fatal(etl_reader_error(r)))
+				break;
+			st = ETL_OK;
+			continue;
+		}
+		if ((st = etl_tables_add(T, ev)) != ETL_OK)
+			break;
+	}
+	if (st != ETL_OK) {
+		etl_tables_free(T);
+		return st == ETL_E_NOMEM ? etl__reader_nomem(r) : st;
+	}
+	etl_tables_finish(T);
+	*out = T;
+	return ETL_OK;
+}
+
+void etl_tables_free(struct etl_tables *T)
+{
+	unsigned k;
+
+	if (!T)
+		return;
+	etl__sys_free(T);
+	etl__cpu_free(T);
+	etl__io_free(T);
+	etl__clr_free(T);
+	for (k = 0; k < TK_COUNT; k++) {
+		if (T->tab[k]) {
+			etl__table_free(T->tab[k]);
+			etl__free(T->tab[k]);
+		}
+	}
+	etl__free(T);
+}
+
+uint64_t etl_tables_damage(const struct etl_tables *T)
+{
+	return T ? T->damage : 0;
+}
+
+const struct etl_table *etl_tables_get(const struct etl_tables *T, const char *name)
+{
+	unsigned k;
+
+	for (k = 0; T && name && k < TK_COUNT; k++)
+		if (T->tab[k] && strcmp(name, etl__table_defs[k].name) == 0)
+			return T->tab[k];
+	return NULL;
+}

@@ -1,0 +1,163 @@
+/*
+ * tables.h - the analysis tables (docs/TABLES.md): a layer above the reader,
+ * built from one pass over its events.
+ *
+ *   store.c   a table's rows: cells by row and column, texts kept once each,
+ *             notes (what could not be paired or kept), the public accessors
+ *   defs.c    the tables and their columns
+ *   build.c   the pass: each event to the handlers of the tables that want
+ *             it, then what only the end of the trace can say
+ *   sys.c     processes, threads, images
+ *   cpu.c     cpu-samples, cpu-usage
+ *   io.c      disk-io, file-io
+ *   net.c     network
+ *   clr.c     gc, exceptions, jit
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_TABLES_TABLES_H
+#define ETL_TABLES_TABLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader/reader.h"
+#include "util/htab.h"
+
+/* The kinds of table, in the order of etl_table_kind_name. */
+enum table_kind {
+	TK_PROCESSES, TK_THREADS, TK_IMAGES, TK_CPU_SAMPLES, TK_CPU_USAGE, TK_DISK_IO, TK_FILE_IO, TK_NETWORK,
+	TK_GC, TK_EXCEPTIONS, TK_JIT, TK_COUNT
+};
+
+/* The columns of each table, in the order of defs.c. */
+enum { PR_TRACE, PR_PID, PR_PARENT, PR_IMAGE, PR_CMDLINE, PR_SESSION, PR_SID, PR_START, PR_START_AT_TRACE, PR_END,
+       PR_EXIT, PR_THREADS, PR_IMAGES, PR_NCOLS };
+enum { TH_TRACE, TH_PID, TH_TID, TH_PROCESS, TH_NAME, TH_START, TH_START_AT_TRACE, TH_END, TH_START_ADDRESS,
+       TH_START_FUNCTION, TH_NCOLS };
+enum { IM_TRACE, IM_PID, IM_PROCESS, IM_PATH, IM_BASE, IM_SIZE, IM_LOAD, IM_LOAD_AT_TRACE, IM_UNLOAD, IM_CHECKSUM,
+       IM_STAMP, IM_PDB_GUID, IM_PDB_AGE, IM_PDB_NAME, IM_NCOLS };
+enum { CS_TRACE, CS_TIME, CS_CPU, CS_PID, CS_PROCESS, CS_TID, CS_THREAD, CS_WEIGHT, CS_ADDRESS, CS_MODULE,
+       CS_FUNCTION, CS_STACK, CS_NCOLS };
+enum { CU_TRACE, CU_CPU, CU_PID, CU_PROCESS, CU_TID, CU_THREAD, CU_IN, CU_OUT, CU_USAGE, CU_READY, CU_READY_MS,
+       CU_READYING_TID, CU_READYING_PID, CU_WAIT_REASON, CU_OUT_REASON, CU_PRIORITY, CU_NCOLS };
+enum { DK_TRACE, DK_INIT, DK_COMPLETE, DK_ELAPSED, DK_PID, DK_PROCESS, DK_TID, DK_DISK, DK_TYPE, DK_OFFSET, DK_BYTES,
+       DK_FILE, DK_PRIORITY, DK_IRP, DK_NCOLS };
+enum { FI_TRACE, FI_START, FI_END, FI_ELAPSED, FI_PID, FI_PROCESS, FI_TID, FI_OPERATION, FI_FILE, FI_OFFSET,
+       FI_BYTES, FI_STATUS, FI_IRP, FI_NCOLS };
+enum { NW_TRACE, NW_TIME, NW_PID, NW_PROCESS, NW_PROTOCOL, NW_OPERATION, NW_LOCAL_ADDR, NW_LOCAL_PORT,
+       NW_REMOTE_ADDR, NW_REMOTE_PORT, NW_BYTES, NW_SOURCE, NW_NCOLS };
+enum { GC_TRACE, GC_PID, GC_PROCESS, GC_NUMBER, GC_GENERATION, GC_REASON, GC_TYPE, GC_START, GC_END, GC_DURATION,
+       GC_PAUSE_START, GC_PAUSE, GC_HEAP_BEFORE, GC_HEAP_AFTER, GC_PROMOTED, GC_NCOLS };
+enum { EX_TRACE, EX_TIME, EX_PID, EX_PROCESS, EX_TID, EX_TYPE, EX_MESSAGE, EX_HRESULT, EX_NCOLS };
+enum { JT_TRACE, JT_TIME, JT_PID, JT_PROCESS, JT_TID, JT_NAMESPACE, JT_NAME, JT_SIGNATURE, JT_MODULE, JT_ADDRESS,
+       JT_SIZE, JT_JITTED, JT_JIT_MS, JT_NCOLS };
+
+struct tcol {
+	const char *name;
+	enum etl_column_type type;
+	const char *unit;
+};
+
+struct tdef {
+	const char *name, *desc;
+	const struct tcol *cols;
+	unsigned ncols;
+	int streamed; /* rows complete one by one: may be streamed */
+};
+
+extern const struct tdef etl__table_defs[TK_COUNT];
+
+#define TABLE_MAX_NOTES 8
+
+struct tnote {
+	const char *what; /* static text */
+	uint64_t count;
+};
+
+struct etl_table {
+	const struct tdef *def;
+	size_t nrows, cap;
+	uint64_t *cells;     /* row-major: integers, times, bools, double bits, text offsets + 1 */
+	uint8_t *set;        /* per cell: 1 when a value was given (else null) */
+	char *text;          /* texts, each NUL-terminated */
+	size_t text_len, text_cap;
+	struct etl_htab text_ix; /* text -> offset, so that a repeated text is kept once */
+	struct tnote notes[TABLE_MAX_NOTES];
+	unsigned nnotes;
+	uint64_t seen;       /* rows completed in all */
+	int failed;          /* out of memory: rows not kept (a note says how many) */
+};
+
+/* ---- store.c ---- */
+void etl__table_init(struct etl_table *t, const struct tdef *def);
+void etl__table_free(struct etl_table *t);
+/* A new row, every value null; SIZE_MAX without memory (counted in a note). */
+size_t etl__table_row(struct etl_table *t);
+void etl__table_u64(struct etl_table *t, size_t row, unsigned col, uint64_t v);
+void etl__table_i64(struct etl_table *t, size_t row, unsigned col, int64_t v);
+void etl__table_double(struct etl_table *t, size_t row, unsigned col, double v);
+/* Text (NULL or "": left null). */
+void etl__table_text(struct etl_table *t, size_t row, unsigned col, const char *s);
+/* A note's count grows by n (notes are known by their text's address). */
+void etl__table_note(struct etl_table *t, const char *what, uint64_t n);
+/* Forgets every row (texts too): after a streamed row was given away. */
+void etl__table_clear_rows(struct etl_table *t);
+
+/* ---- build.c: the pass ---- */
+struct sys_state;
+struct cpu_state;
+struct io_state;
+struct clr_state;
+
+struct etl_tables {
+	struct etl_reader *r;
+	unsigned flags;
+	etl_table_row_fn row_fn;
+	void *ctx;
+	struct etl_table *tab[TK_COUNT]; /* NULL: not asked for */
+	uint64_t damage;
+	uint32_t interval;               /* the timer's sampling interval, 100 ns units (0: not said) */
+	struct sys_state *sys;
+	struct cpu_state *cpu;
+	struct io_state *io;
+	struct clr_state *clr;
+};
+
+/* A row of table k is complete: given to the callback when the table is streamed. */
+void etl__tables_row_done(struct etl_tables *T, enum table_kind k);
+/* The event's decoding, or NULL (not decodable). */
+const struct etl_decoded *etl__tables_decode(struct etl_tables *T, const struct etl_event *ev);
+/* A decoded field as an integer / text; 0 when the event has none (*ok says whether it had). */
+uint64_t etl__tables_field_u64(const struct etl_decoded *d, const char *name, int *ok);
+const char *etl__tables_field_text(const struct etl_decoded *d, const char *name);
+/* A derived field (ETL_OPTION_DERIVE) by name, or NULL. */
+const struct etl_property *etl__tables_derived(const struct etl_decoded *d, const char *name);
+/* The image name of process pid of the event's trace, or NULL. */
+const char *etl__tables_process_name(struct etl_tables *T, const struct etl_event *ev, uint32_t pid);
+/* The trace's start and end (FILETIME) of the event's input. */
+uint64_t etl__tables_trace_start(struct etl_tables *T, int trace);
+/* ms between two FILETIMEs. */
+double etl__tables_ms(uint64_t from, uint64_t to);
+
+/* ---- the tables' handlers: each returns -1 without memory for its state ---- */
+int etl__sys_event(struct etl_tables *T, const struct etl_event *ev, int group);
+void etl__sys_finish(struct etl_tables *T);
+void etl__sys_free(struct etl_tables *T);
+
+int etl__cpu_event(struct etl_tables *T, const struct etl_event *ev, int group);
+void etl__cpu_finish(struct etl_tables *T);
+void etl__cpu_free(struct etl_tables *T);
+
+int etl__io_event(struct etl_tables *T, const struct etl_event *ev, int group);
+void etl__io_finish(struct etl_tables *T);
+void etl__io_free(struct etl_tables *T);
+
+int etl__net_event(struct etl_tables *T, const struct etl_event *ev, int group);
+
+/* rundown: the event is Microsoft-Windows-DotNETRuntimeRundown's (only its module records are read) */
+int etl__clr_event(struct etl_tables *T, const struct etl_event *ev, int rundown);
+void etl__clr_finish(struct etl_tables *T);
+void etl__clr_free(struct etl_tables *T);
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * tabout.h - etldump's analysis tables (tabout.c) and one-page report
+ * (overview.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLDUMP_TABOUT_H
+#define ETLDUMP_TABOUT_H
+
+#include <etl.h>
+
+struct options;
+
+/* --table=NAME: reads r's events into the table and writes its rows in o's format; the exit
+ * status. */
+int tables_run(struct etl_reader *r, const struct options *o);
+/* --tables: the tables there are, with their columns. */
+void tables_list(const struct options *o);
+/* --report: a one-page summary of the trace from every table; the exit status. */
+int overview_run(struct etl_reader *r, const struct options *o);
+
+#endif
