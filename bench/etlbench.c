@@ -25,6 +25,7 @@
  *   stats     etldump --stats > /dev/null
  *   stats-j2  the same with --threads=2
  *   tables    etldump --report > /dev/null: every analysis table built in one pass
+ *   html      etldump --report=html > /dev/null: the HTML report (tables, stacks, charts)
  * plus the decompressor alone (MB/s of output) over every compressed
  * buffer, and each workload's peak resident memory (its own process).
  *
@@ -300,6 +301,11 @@ static unsigned long long w_tables(const char *path, const char *etldump)
 	return run_etldump_to(path, etldump, "--report", NULL, NULL);
 }
 
+static unsigned long long w_html(const char *path, const char *etldump)
+{
+	return run_etldump_to(path, etldump, "--report=html", NULL, NULL);
+}
+
 static const char *bench_dir = "/tmp";
 
 /* The size of etldump's JSON Lines for PATH (one untimed run into a file). */
@@ -435,13 +441,13 @@ static struct result better(struct result a, struct result b)
 static int rounds = 1; /* --rounds */
 
 /* The rows of a file, in the order they run and print (W_STATS to W_JSONL2 run etldump). */
-enum { W_READ, W_HEADERS, W_STACKS, W_DECODE, W_CALLS, W_STATS, W_STATS2, W_TABLES, W_JSONL, W_JSONL2, W_XPRESS,
+enum { W_READ, W_HEADERS, W_STACKS, W_DECODE, W_CALLS, W_STATS, W_STATS2, W_TABLES, W_HTML, W_JSONL, W_JSONL2, W_XPRESS,
        NWORK };
 
 static void bench_file(const char *label, const char *path, const char *etldump, int repeat)
 {
 	static const work_fn fns[NWORK] = { w_read, w_headers, w_stacks, w_decode, w_calls,
-					    w_stats, w_stats2, w_tables, w_jsonl, w_jsonl2, w_xpress };
+					    w_stats, w_stats2, w_tables, w_html, w_jsonl, w_jsonl2, w_xpress };
 	unsigned long long bytes = file_size(path);
 	int few = repeat > 3 ? 3 : repeat, k, w;
 	struct result res[NWORK], x;
@@ -467,6 +473,7 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	row(label, "stats", bytes, res[W_STATS], base_mbs, events, 0);
 	row(label, "stats-j2", bytes, res[W_STATS2], base_mbs, events, 0);
 	row(label, "tables", bytes, res[W_TABLES], base_mbs, events, 0);
+	row(label, "html", bytes, res[W_HTML], base_mbs, events, 0);
 	row(label, "jsonl", bytes, res[W_JSONL], base_mbs, events, out);
 	row(label, "jsonl-j2", bytes, res[W_JSONL2], base_mbs, events, out);
 	if (x.ok && x.events) {
@@ -735,7 +742,7 @@ int main(int argc, char **argv)
 		bench_symbols_corpus(corpus, etldump, repeat);
 	printf("\nratio: MB/s of trace bytes divided by the read row of the same file; out MB/s: JSON\n"
 	       "written per second.  stats: etldump --stats (decodes every event); -j2: --threads=2;\n"
-	       "tables: etldump --report (every analysis table, one pass).\n"
+	       "tables: etldump --report (every analysis table, one pass); html: --report=html.\n"
 	       "xpress*: the decompressor alone, MB/s of decompressed output; peak MiB is the\n"
 	       "process's maximum resident size (for xpress*, the file is held in memory).\n");
 	if (!keep) {

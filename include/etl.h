@@ -1059,6 +1059,40 @@ ETL_API const char *etl_table_note(const struct etl_table *t, size_t i, uint64_t
 ETL_API uint64_t etl_table_rows_seen(const struct etl_table *t);
 
 /* ------------------------------------------------------------------ */
+/* HTML report (docs/REPORT.md)                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * One self-contained HTML page over a reading: the traces and their losses, the providers over
+ * time, the processes' lifetimes, CPU over time by process (samples and context switches) with
+ * a flame graph of the sampled stacks, disk and file I/O over time with latency histograms and
+ * the top files and processes, network by process and endpoint, .NET GC pauses and exceptions,
+ * and what could not be paired; every chart is SVG written into the page, with a little inline
+ * script for zoom, search and sorting.  Memory and the page's size are bounded whatever the
+ * trace's size (docs/REPORT.md).  @since 0.2
+ */
+struct etl_report;
+
+/** Where a report goes: called with each block of the page; 0 on success, else the writing stops
+ *  and the report's status is ETL_E_IO. */
+typedef int (*etl_write_fn)(void *ctx, const void *data, size_t size);
+
+/** Starts a report over the events of @p r (its inputs open, no event read yet): give every
+ *  event etl_reader_next() delivers to etl_report_add(), then write it with
+ *  etl_report_write_html().  @p flags: 0.  *out is NULL on failure.
+ *  @retval ETL_OK @retval ETL_E_MISUSE @retval ETL_E_NOMEM */
+ETL_API int etl_report_new(struct etl_reader *r, unsigned flags, struct etl_report **out);
+/** One event the reader delivered. @retval ETL_OK @retval ETL_E_NOMEM */
+ETL_API int etl_report_add(struct etl_report *rep, const struct etl_event *ev);
+/** Writes the page through @p write (after the last event; the reader must still be there).
+ *  @retval ETL_OK @retval ETL_E_IO (write failed) @retval ETL_E_MISUSE @retval ETL_E_NOMEM */
+ETL_API int etl_report_write_html(struct etl_report *rep, etl_write_fn write, void *ctx);
+ETL_API void etl_report_free(struct etl_report *rep);
+/** etl_report_new(), every event of @p r (damage is counted and shown, and reading goes on),
+ *  etl_report_write_html(), etl_report_free(). @retval as those, or a fatal reader error */
+ETL_API int etl_report_html(struct etl_reader *r, unsigned flags, etl_write_fn write, void *ctx);
+
+/* ------------------------------------------------------------------ */
 /* Well-known names                                                    */
 /* ------------------------------------------------------------------ */
 

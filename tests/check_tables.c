@@ -9,6 +9,9 @@
  * process are the TransferSize sums of its DiskIO records, samples per
  * process the samples of its threads).
  *
+ * The HTML report (etl_report_*) on the same trace: every section, escaping,
+ * a failing writer, misuse, and a size that does not grow with the trace.
+ *
  * SPDX-License-Identifier: MIT
  */
 #include <check.h>
@@ -531,6 +534,144 @@ START_TEST(kernel_network_rows)
 }
 END_TEST
 
+/* ---- the HTML report ---- */
+
+struct page {
+	char *b;
+	size_t n, cap;
+	unsigned calls, fail_at; /* fail_at: the call that fails (0: none) */
+};
+
+static int to_page(void *ctx, const void *data, size_t size)
+{
+	struct page *p = ctx;
+
+	if (++p->calls == p->fail_at)
+		return -1;
+	if (p->n + size + 1 > p->cap) {
+		p->cap = (p->n + size + 1) * 2;
+		ck_assert_ptr_nonnull(p->b = realloc(p->b, p->cap));
+	}
+	memcpy(p->b + p->n, data, size);
+	p->n += size;
+	p->b[p->n] = 0;
+	return 0;
+}
+
+static void page_of(const uint8_t *d, size_t len, struct page *p)
+{
+	struct etl_reader *r = etl_reader_new();
+
+	memset(p, 0, sizeof(*p));
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "report"), ETL_OK);
+	ck_assert_int_eq(etl_report_html(r, 0, to_page, p), ETL_OK);
+	etl_reader_free(r);
+}
+
+START_TEST(report_of_tables64)
+{
+	static const char *const want[] = { "<!DOCTYPE html>", "<section id=\"overview\">", "<section id=\"processes\">",
+					    "<section id=\"cpu\">", "<section id=\"io\">", "<section id=\"network\">",
+					    "<section id=\"dotnet\">", "<section id=\"losses\">", "app.exe (100)",
+					    "worker.exe (200)", "\\Device\\HarddiskVolume1\\data.bin", "tcp 10.0.0.2:443",
+					    "System.Exception", "Microsoft-Windows-DotNETRuntime", "id=\"flame\"",
+					    "disk I/Os issued with no completion", "data-ready" };
+	struct page p;
+	size_t len, i;
+	uint8_t *d = tables64(&len);
+
+	page_of(d, len, &p);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(p.b, want[i]) != NULL, "the page lacks %s", want[i]);
+	ck_assert_ptr_null(strstr(p.b, "NaN"));
+	ck_assert_ptr_null(strstr(p.b, "http"));
+	ck_assert_str_eq(p.b + p.n - 8, "</html>\n");
+	/* the CPU of a one-processor trace never passes one processor (1000 ms per second) */
+	ck_assert_ptr_nonnull(strstr(p.b, ">1000 ms/s</text>"));
+	ck_assert_ptr_null(strstr(p.b, ">1500 ms/s</text>"));
+	free(p.b);
+	free(d);
+}
+END_TEST
+
+START_TEST(report_write_failure_and_misuse)
+{
+	struct page p;
+	size_t len;
+	uint8_t *d = tables64(&len);
+	struct etl_reader *r = etl_reader_new();
+	struct etl_report *rep = NULL;
+	const struct etl_event *ev;
+
+	memset(&p, 0, sizeof(p));
+	p.fail_at = 1;
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "report"), ETL_OK);
+	ck_assert_int_eq(etl_report_html(r, 0, to_page, &p), ETL_E_IO);
+	ck_assert_uint_eq(p.calls, 1); /* nothing is written after a failure */
+	etl_reader_free(r);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "report"), ETL_OK);
+	ck_assert_int_eq(etl_report_html(r, 0, NULL, NULL), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_next(r, &ev), ETL_OK);
+	rep = (struct etl_report *)1;
+	ck_assert_int_eq(etl_report_new(r, 0, &rep), ETL_E_MISUSE); /* it has delivered an event */
+	ck_assert_ptr_null(rep);
+	ck_assert_int_eq(etl_report_add(NULL, ev), ETL_E_MISUSE);
+	etl_report_free(NULL);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+START_TEST(report_names_are_escaped)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct page p;
+	uint8_t *d = NULL;
+	size_t len;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	ck_assert_ptr_nonnull(w = etlw_new(&o));
+	ck_assert_int_eq(scen_process(w, &o, 0, 1, o.start_ts + 10, 300, 4, 0, "<script>alert(1)</script>\"'&.exe",
+				      "x \x01\xff\"<b>"), 0);
+	ck_assert_int_eq(scen_thread(w, &o, 0, 1, o.start_ts + 11, 300, 301), 0);
+	ck_assert_int_eq(scen_sample(w, &o, 0, o.start_ts + 20, 0x1000, 301), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	page_of(d, len, &p);
+	ck_assert_ptr_null(strstr(p.b, "<script>alert"));
+	/* the command line (a tooltip): a control byte as U+FFFD (the writer made 0xFF U+00FF) */
+	ck_assert_ptr_nonnull(strstr(p.b, "x \xEF\xBF\xBD\xC3\xBF&quot;&lt;b&gt;"));
+	ck_assert_ptr_nonnull(strstr(p.b, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;.exe (300)"));
+	free(p.b);
+	free(d);
+}
+END_TEST
+
+/* The page's size does not grow with the trace: bins, tops and caps bound it. */
+START_TEST(report_size_is_bounded)
+{
+	struct etlw_opts o;
+	struct page small, big;
+	uint8_t *d = NULL;
+	size_t len;
+
+	etlw_default_opts(&o);
+	ck_assert_int_eq(scen_build_mixed(&o, 5000, &d, &len), 0);
+	page_of(d, len, &small);
+	free(d);
+	ck_assert_int_eq(scen_build_mixed(&o, 100000, &d, &len), 0);
+	page_of(d, len, &big);
+	free(d);
+	ck_assert_uint_lt(big.n, 1u << 20);
+	ck_assert_uint_lt(big.n, small.n * 3 / 2);
+	free(small.b);
+	free(big.b);
+}
+END_TEST
+
 /* ---- every trace of the corpus ---- */
 
 static char **files;
@@ -765,6 +906,10 @@ int main(int argc, char **argv)
 	tcase_add_test(t, stacks_column_on_request);
 	tcase_add_test(t, events_attributed_through_their_threads);
 	tcase_add_test(t, kernel_network_rows);
+	tcase_add_test(t, report_of_tables64);
+	tcase_add_test(t, report_write_failure_and_misuse);
+	tcase_add_test(t, report_names_are_escaped);
+	tcase_add_test(t, report_size_is_bounded);
 	files = corpus_files(&nfiles);
 	if (files)
 		tcase_add_loop_test(t, corpus_tables_add_up, 0, (int)nfiles);

@@ -35,6 +35,8 @@ struct writer;
 
 #define MAX_MANIFESTS 256
 
+enum { REPORT_NONE, REPORT_TEXT, REPORT_HTML }; /* --report */
+
 struct options {
 	const struct writer *writer; /* the output format */
 	enum etl_order order;
@@ -69,7 +71,7 @@ struct options {
 	const char *table;   /* --table=NAME: an analysis table instead of events */
 	int list_tables;     /* --tables */
 	int table_stacks;    /* --table-stacks: cpu-samples with their stacks */
-	int report;          /* --report: a one-page summary */
+	int report;          /* --report: a one-page summary (REPORT_TEXT), or the HTML page */
 	int force;           /* --force: -O may overwrite files already there (never an input) */
 	/* set per run: the file to write, made the standard output once the inputs are open (so
 	 * that an input that cannot be read leaves no output); exclusive: a -O output */

@@ -42,7 +42,8 @@ static void usage(FILE *f)
 		"                        exceptions, jit (-f text, csv or jsonl; docs/TABLES.md)\n"
 		"      --tables          list the tables and their columns, and exit\n"
 		"      --table-stacks    with --table=cpu-samples: a stack column\n"
-		"      --report          print a one-page summary: CPU, disk, files, network, GC, losses\n"
+		"      --report[=html]   print a one-page summary: CPU, disk, files, network, GC, losses;\n"
+		"                        html: one self-contained page with charts and a flame graph\n"
 		"  -o, --output=FILE     write to FILE instead of standard output\n"
 		"  -O, --output-dir=DIR  one output per input in DIR: DIR/NAME.EXT, NAME the input's file\n"
 		"                        name (NAME-2.EXT, ... when inputs share one); never over a file\n"
@@ -205,6 +206,19 @@ static int set_table(struct options *o, const char *v)
 	return EXIT_USAGE;
 }
 
+static int set_report(struct options *o, const char *v)
+{
+	if (!v || strcmp(v, "text") == 0)
+		o->report = REPORT_TEXT;
+	else if (strcmp(v, "html") == 0)
+		o->report = REPORT_HTML;
+	else {
+		fprintf(stderr, "%s: --report=%s: text or html\n", progname, v);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* The filter options; -1 (go on) or EXIT_USAGE with the message printed. */
 static int set_filter(struct options *o, int c, const char *v)
 {
@@ -293,7 +307,7 @@ static int take_option(struct options *o, int c, const char *v)
 	case OPT_TABLE: return set_table(o, v);
 	case OPT_TABLES: o->list_tables = 1; return -1;
 	case OPT_TABLE_STACKS: o->table_stacks = 1; return -1;
-	case OPT_REPORT: o->report = 1; return -1;
+	case OPT_REPORT: return set_report(o, v);
 	case OPT_PROVIDERS: o->providers = 1; return -1;
 	case OPT_PROCESSES: o->processes = 1; return -1;
 	case 'o': o->output = v; return -1;
@@ -333,7 +347,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "table", required_argument, NULL, OPT_TABLE },
 		{ "tables", no_argument, NULL, OPT_TABLES },
 		{ "table-stacks", no_argument, NULL, OPT_TABLE_STACKS },
-		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "report", optional_argument, NULL, OPT_REPORT },
 		{ "providers", no_argument, NULL, OPT_PROVIDERS },
 		{ "processes", no_argument, NULL, OPT_PROCESSES },
 		{ "output", required_argument, NULL, 'o' },

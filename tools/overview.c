@@ -325,3 +325,45 @@ int overview_run(struct etl_reader *r, const struct options *o)
 	return exit_code;
 }
 
+/* ---- --report=html ---- */
+
+static int write_out(void *ctx, const void *data, size_t size)
+{
+	(void)ctx;
+	out_mem(data, size);
+	return out_buf.failed ? -1 : 0;
+}
+
+int overview_html_run(struct etl_reader *r, const struct options *o)
+{
+	struct etl_report *rep;
+	const struct etl_event *ev;
+	int exit_code = EXIT_OK, st;
+	uint64_t n = 0;
+
+	if (etl_report_new(r, 0, &rep) != ETL_OK) {
+		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
+		return EXIT_NOMEM;
+	}
+	for (;;) {
+		st = etl_reader_next(r, &ev);
+		if (st == ETL_END)
+			break;
+		if (st != ETL_OK) {
+			if (report_damage(r, o, st, &exit_code))
+				break;
+			continue;
+		}
+		if ((++n & 0xFFFF) == 0)
+			report_progress(r, n, 0);
+		if (etl_report_add(rep, ev) != ETL_OK) {
+			exit_code = exit_worse(exit_code, EXIT_NOMEM);
+			break;
+		}
+	}
+	report_progress(r, n, 1);
+	if (etl_report_write_html(rep, write_out, NULL) == ETL_E_NOMEM)
+		exit_code = exit_worse(exit_code, EXIT_NOMEM);
+	etl_report_free(rep);
+	return exit_code;
+}

@@ -115,7 +115,8 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 		return exit_code;
 	}
 	if (o->table || o->report) /* the analysis tables: one pass, this thread */
-		exit_code = exit_worse(exit_code, o->table ? tables_run(r, o) : overview_run(r, o));
+		exit_code = exit_worse(exit_code, o->table ? tables_run(r, o)
+						  : o->report == REPORT_HTML ? overview_html_run(r, o) : overview_run(r, o));
 	else /* the workers open every input again: all of them must have opened */
 		exit_code = exit_worse(exit_code,
 				       read_and_write(r, opened == nfiles && pool_usable(o, r, files, nfiles), o, ws));

@@ -18,5 +18,7 @@ int tables_run(struct etl_reader *r, const struct options *o);
 void tables_list(const struct options *o);
 /* --report: a one-page summary of the trace from every table; the exit status. */
 int overview_run(struct etl_reader *r, const struct options *o);
+/* --report=html: the library's HTML report of the inputs, to the output. */
+int overview_html_run(struct etl_reader *r, const struct options *o);
 
 #endif

@@ -33,6 +33,7 @@ __all__ = [
     "Frame",
     "table",
     "table_names",
+    "report",
     "Error",
     "DamageWarning",
     "HEADER_COLUMNS",
@@ -346,3 +347,23 @@ def to_pandas(
             col = pd.to_datetime(col, unit="ns", utc=True)
         data[name] = col
     return pd.DataFrame(data, index=pd.RangeIndex(rows))
+
+
+def report(
+    paths: Union[PathLike, Sequence[PathLike]],
+    out: PathLike,
+    *,
+    manifests: Union[None, str, Sequence[str]] = None,
+    symbols: Union[None, str, Sequence[str]] = None,
+    on_damage: Optional[Callable[[dict], Any]] = None,
+    tmf: Union[None, str, Sequence[str]] = None,
+    threads: int = 0,
+) -> None:
+    """Writes the HTML report of one trace or several (merged) to the file out: one
+    self-contained page (no network, no external file) with the traces' overview, the processes'
+    lifetimes, CPU over time and a flame graph of the sampled stacks, disk and file I/O, network
+    and .NET GCs and exceptions (docs/REPORT.md), as etldump --report=html writes it.  The file
+    is made only once the report is complete, and never over one of the inputs.  The other
+    arguments are those of libetl.open()."""
+    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols) as reader:
+        _libetl.report(reader, out)

@@ -119,3 +119,26 @@ def to_pandas(
     limit: int = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
 ) -> Any: ...
+
+def table_names() -> List[str]: ...
+def table(
+    paths: Union[PathLike, Sequence[PathLike]],
+    name: str,
+    *,
+    stacks: bool = ...,
+    manifests: Union[None, str, Sequence[str]] = ...,
+    symbols: Union[None, str, Sequence[str]] = ...,
+    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    tmf: Union[None, str, Sequence[str]] = ...,
+    threads: int = ...,
+) -> Any: ...
+def report(
+    paths: Union[PathLike, Sequence[PathLike]],
+    out: PathLike,
+    *,
+    manifests: Union[None, str, Sequence[str]] = ...,
+    symbols: Union[None, str, Sequence[str]] = ...,
+    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    tmf: Union[None, str, Sequence[str]] = ...,
+    threads: int = ...,
+) -> None: ...

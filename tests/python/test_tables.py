@@ -118,11 +118,32 @@ class Synthetic(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn(b"disks", bad.stderr)
 
+    def test_html_report(self):
+        out = os.path.join(self.tmp.name, "report.html")
+        libetl.report(self.path, out)
+        html = open(out, encoding="utf-8").read()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertIn("worker.exe (200)", html)
+        self.assertTrue(html.endswith("</html>\n"))
+        self.assertEqual([f for f in os.listdir(self.tmp.name) if ".tmp" in f], [])  # no temporary left
+        before = open(self.path, "rb").read()
+        with self.assertRaises(ValueError):
+            libetl.report(self.path, self.path)  # never over an input
+        self.assertEqual(open(self.path, "rb").read(), before)
+        with self.assertRaises(OSError):
+            libetl.report(self.path, os.path.join(self.tmp.name, "no-such-dir", "r.html"))
+        # etldump writes the same page
+        cli = subprocess.run([ETLDUMP, "-q", "--report=html", self.path], capture_output=True, check=True).stdout
+        self.assertEqual(cli.decode(), html)
+
     def test_cli_report(self):
         out = subprocess.run([ETLDUMP, "-q", "--report", self.path], capture_output=True,
                              check=True).stdout.decode()
         for want in ("app.exe", "worker.exe", "data.bin", "10.0.0.2:443", "no GCEnd"):
             self.assertIn(want, out)
+        bad = subprocess.run([ETLDUMP, "--report=pdf", self.path], capture_output=True)
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn(b"text or html", bad.stderr)
 
 
 class Corpus(unittest.TestCase):

@@ -3,7 +3,7 @@
 
 1. Layers: every folder of lib/ is a layer of its own, ranked (docs/ARCHITECTURE.md), lowest first:
      util, clock, codec, io, pdb, walk, record, event, schema, manifest, tmf, decode, state, symbols,
-     reader, tables
+     reader, tables, report
    No object file calls (or reads) a symbol defined in a higher folder, and no file includes a
    higher folder's header (which also covers the static inline functions of headers), so no
    cycle between folders can come back.  Files of one folder may use each other.
@@ -36,6 +36,7 @@ LAYERS = [
     ("symbols", ["symbols_"]),
     ("reader", ["reader_"]),
     ("tables", ["tables_"]),
+    ("report", ["report_"]),
 ]
 # headers at the top of lib/: internal.h is the util layer's (diagnostics, allocation) and the
 # event view's struct, which every layer reads

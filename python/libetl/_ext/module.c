@@ -217,6 +217,8 @@ static PyMethodDef module_methods[] = {
 	{ "table", (PyCFunction)pyetl_table, METH_VARARGS,
 	  "table(reader, name, stacks=False) -> dict: an analysis table of an unread Reader as columns\n"
 	  "(libetl.table builds the DataFrame)." },
+	{ "report", (PyCFunction)pyetl_html_report, METH_VARARGS,
+	  "report(reader, path): the HTML report of an unread Reader, written to path (libetl.report)." },
 	{ "columns", (PyCFunction)(void (*)(void))pyetl_columns, METH_VARARGS | METH_KEYWORDS,
 	  "columns(reader, names, fields=None, limit=0) -> dict: events of an open Reader as columns\n"
 	  "(see libetl.to_pandas)." },

@@ -144,6 +144,8 @@ int pyetl_filetime_arg(PyObject *o, uint64_t *ft);
 
 /* tables.c: libetl._libetl.table(reader, name, stacks=False) */
 PyObject *pyetl_table(PyObject *module, PyObject *args);
+/* report.c: libetl.report(). */
+PyObject *pyetl_html_report(PyObject *module, PyObject *args);
 /* columns.c: libetl._libetl.columns(reader, names, fields) */
 PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs);
 

@@ -1,0 +1,122 @@
+/*
+ * report.c - libetl.report(): the library's HTML report of an unread Reader
+ * (etl_report_*), written to a file the caller names.  The file is made only
+ * when the report is complete (written under a temporary name in the same
+ * folder, then renamed), never over one of the reader's inputs.  Damage goes
+ * to the reader's handler (reader.damage, on_damage) as for any reading.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "pyetl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_file(void *ctx, const void *data, size_t size)
+{
+	return fwrite(data, 1, size, ctx) == size ? 0 : -1;
+}
+
+/* Whether path names the same file as one of the reader's inputs. */
+static int is_an_input(const struct etl_reader *r, const char *path)
+{
+	struct stat a, b;
+	int i;
+
+	if (stat(path, &a) != 0)
+		return 0;
+	for (i = 0; i < etl_reader_trace_count(r); i++) {
+		const char *in = etl_trace_info_name(etl_reader_trace_info(r, i));
+		if (in && stat(in, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			return 1;
+	}
+	return 0;
+}
+
+static int read_into(ReaderObject *rd, struct etl_report *rep)
+{
+	const struct etl_event *ev;
+	int st;
+
+	for (;;) { /* (damage goes to the reader's handler) */
+		st = pyetl_reader_next(rd, &ev);
+		if (st == ETL_END)
+			return 0;
+		if (st != ETL_OK)
+			return -1;
+		if (etl_report_add(rep, ev) != ETL_OK) {
+			PyErr_NoMemory();
+			return -1;
+		}
+	}
+}
+
+PyObject *pyetl_html_report(PyObject *module, PyObject *args)
+{
+	PyObject *reader, *path_o, *bytes = NULL;
+	ReaderObject *rd;
+	struct etl_report *rep = NULL;
+	const char *path;
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int st;
+
+	(void)module;
+	if (!PyArg_ParseTuple(args, "O!O&", &Reader_Type, &reader, PyUnicode_FSConverter, &bytes))
+		return NULL;
+	path_o = bytes;
+	path = PyBytes_AS_STRING(path_o);
+	rd = (ReaderObject *)reader;
+	if (rd->closed || !rd->r || rd->started) {
+		Py_DECREF(bytes);
+		return PyErr_Format(PyExc_ValueError, "report() needs a reader that has read no event");
+	}
+	if (is_an_input(rd->r, path)) {
+		Py_DECREF(bytes);
+		return PyErr_Format(PyExc_ValueError, "%s is one of the inputs: the report is never written over one",
+				    path);
+	}
+	if (etl_report_new(rd->r, 0, &rep) != ETL_OK) {
+		Py_DECREF(bytes);
+		return pyetl_raise(rd->r, "cannot make the report");
+	}
+	rd->started = 1;
+	if (read_into(rd, rep) != 0)
+		goto fail;
+	if (!(tmp = PyMem_Malloc(strlen(path) + 16))) {
+		PyErr_NoMemory();
+		goto fail;
+	}
+	sprintf(tmp, "%s.tmp%ld", path, (long)getpid());
+	if (!(f = fopen(tmp, "wbx"))) {
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, tmp);
+		goto fail;
+	}
+	st = etl_report_write_html(rep, write_file, f);
+	if (fclose(f) != 0 && st == ETL_OK)
+		st = ETL_E_IO;
+	f = NULL;
+	if (st != ETL_OK || rename(tmp, path) != 0) {
+		int e = st != ETL_OK ? EIO : errno;
+		unlink(tmp);
+		errno = e;
+		PyErr_SetFromErrnoWithFilename(PyExc_OSError, path);
+		goto fail;
+	}
+	PyMem_Free(tmp);
+	etl_report_free(rep);
+	Py_DECREF(bytes);
+	Py_RETURN_NONE;
+fail:
+	if (f) {
+		fclose(f);
+		unlink(tmp);
+	}
+	PyMem_Free(tmp);
+	etl_report_free(rep);
+	Py_DECREF(bytes);
+	return NULL;
+}
