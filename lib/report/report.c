@@ -168,6 +168,7 @@ static void on_net(struct etl_report *rep, const struct etl_table *t, const char
 	snprintf(end, sizeof(end), "%s %s:%.0f", text(rep, t, "protocol", "?"), text(rep, t, "remote_address", "?"),
 		 num(rep, t, "remote_port"));
 	rb_line_add(rep->net, when(rep, t, "time", "time"), proc, pid, bytes);
+	rb_line_add(rep->net_ends, when(rep, t, "time", "time"), end, ETL_ID_NONE, bytes);
 	add_sum(&rep->net_by_proc, proc, pid, sent, recv, 0);
 	add_sum(&rep->net_by_end, end, ETL_ID_NONE, sent, recv, 0);
 }
@@ -428,6 +429,7 @@ int etl_report_new(struct etl_reader *r, unsigned flags, struct etl_report **out
 	if (st == ETL_OK && (!(rep->providers = rb_line_new(&rep->clock)) || !(rep->cpu = rb_line_new(&rep->clock)) ||
 			     !(rep->cswitch = rb_line_new(&rep->clock)) || !(rep->disk = rb_line_new(&rep->clock)) ||
 			     !(rep->file = rb_line_new(&rep->clock)) || !(rep->net = rb_line_new(&rep->clock)) ||
+			     !(rep->net_ends = rb_line_new(&rep->clock)) ||
 			     !(rep->flame = rb_flame_new()) ||
 			     !(rep->points = etl__malloc(RB_MAX_POINTS * sizeof(*rep->points)))))
 		st = ETL_E_NOMEM;

@@ -183,7 +183,7 @@ struct etl_report {
 	unsigned flags;
 	uint64_t t0, t1, events;
 	struct rb_clock clock;
-	struct rb_line *providers, *cpu, *cswitch, *disk, *file, *net;
+	struct rb_line *providers, *cpu, *cswitch, *disk, *file, *net, *net_ends;
 	struct rb_sums cpu_by_proc, sw_by_proc, disk_by_file, disk_by_proc, file_by_file, file_by_proc,
 		net_by_proc, net_by_end, gc_by_proc, exc_by_type, names;
 	double disk_lat[24], file_lat[24]; /* latency histograms: 2^i us */

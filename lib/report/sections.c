@@ -362,6 +362,8 @@ static void network(struct etl_report *rep, struct rb_out *o)
 	}
 	rb_str(o, "<h3>Bytes per second, by process</h3>\n");
 	rb_chart_stacked(o, rep->net, "bytes", 1);
+	rb_str(o, "<h3>Bytes per second, by remote endpoint</h3>\n");
+	rb_chart_stacked(o, rep->net_ends, "bytes", 1);
 	rb_str(o, "<h4>Processes</h4>\n");
 	sum_table(o, &rep->net_by_proc, 0, "process", c_net, 3);
 	rb_str(o, "<h4>Remote endpoints</h4>\n");

@@ -137,7 +137,7 @@ def one(label, trace, want, out_dir, chrome):
     shot = os.path.join(out_dir, label + ".png")
     profile = tempfile.mkdtemp(prefix="etlreport-chrome-")
     try:
-        base = [chrome, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        base = [chrome, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--disable-extensions", f"--user-data-dir={profile}", "--virtual-time-budget=5000"]
         dom = subprocess.run(base + ["--dump-dom", "file://" + os.path.abspath(page)],
                              capture_output=True, text=True, timeout=120).stdout
