@@ -94,7 +94,7 @@ int filter_set_time(struct filter *f, int is_until, const char *spec, char *err,
 	if (isdigit((unsigned char)spec[0]) && strlen(spec) >= 19 && spec[4] == '-' && spec[7] == '-') {
 		int y, mo, d, h, mi, sec, n = 0;
 		double frac = 0;
-		time_t t;
+		int64_t t;
 
 		if (sscanf(spec, "%4d-%2d-%2d%*1[T ]%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6) {
 			snprintf(err, errlen, "'%s' is not a time like 2024-01-02T03:04:05Z", spec);
@@ -117,9 +117,13 @@ int filter_set_time(struct filter *f, int is_until, const char *spec, char *err,
 			int64_t yoe = yy - era * 400, mp = (mo + 9) % 12;
 			int64_t doy = (153 * mp + 2) / 5 + d - 1, doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
 			int64_t days = era * 146097 + doe - 719468;
-			t = (time_t)(days * 86400 + h * 3600 + mi * 60 + sec);
+			t = days * 86400 + h * 3600 + mi * 60 + sec; /* (not time_t: 32 bits on some systems) */
 		}
-		v = (int64_t)t * 10000000 + (int64_t)(frac * 1e7 + 0.5) + (int64_t)ETL_FILETIME_UNIX_EPOCH;
+		if (t < -(int64_t)(ETL_FILETIME_UNIX_EPOCH / 10000000) || !(frac >= 0 && frac < 1)) {
+			snprintf(err, errlen, "'%s' is before 1601 or not a time", spec);
+			return -1;
+		}
+		v = t * 10000000 + (int64_t)(frac * 1e7 + 0.5) + (int64_t)ETL_FILETIME_UNIX_EPOCH;
 		rel = 0;
 	} else {
 		char *end;
@@ -148,6 +152,10 @@ int filter_set_time(struct filter *f, int is_until, const char *spec, char *err,
 			snprintf(err, errlen, "'%s': unknown unit (s, ms, us, ns, m, h)", spec);
 			return -1;
 		}
+		if (!(x <= 3e18)) { /* (NaN too): about 9,500 years, within an int64 of 100 ns */
+			snprintf(err, errlen, "'%s' is out of range (at most 9,500 years)", spec);
+			return -1;
+		}
 		v = (int64_t)(x + 0.5); /* to the nearest 100 ns */
 		rel = 1;
 	}
@@ -173,19 +181,31 @@ int filter_add_provider(struct filter *f, const char *spec, char *err, size_t er
 	return 0;
 }
 
-/* Case-insensitive glob with plain POSIX fnmatch (FNM_CASEFOLD is an extension). */
+/* s in lower case into buf (cap bytes), or into memory of its own when longer (*own: free it);
+ * NULL without memory. */
+static char *lower(const char *s, char *buf, size_t cap, char **own)
+{
+	size_t n = strlen(s), i;
+	char *d = n < cap ? buf : (*own = malloc(n + 1));
+
+	for (i = 0; d && i < n; i++)
+		d[i] = (char)tolower((unsigned char)s[i]);
+	if (d)
+		d[n] = 0;
+	return d;
+}
+
+/* Case-insensitive glob with plain POSIX fnmatch (FNM_CASEFOLD is an extension); names and
+ * patterns of any length, never cut. */
 static int glob_nocase(const char *pattern, const char *name)
 {
-	char p[512], n[512];
-	size_t i;
+	char pb[512], nb[512], *po = NULL, *no = NULL, *p = lower(pattern, pb, sizeof(pb), &po),
+					 *n = lower(name, nb, sizeof(nb), &no);
+	int hit = p && n && fnmatch(p, n, 0) == 0;
 
-	for (i = 0; pattern[i] && i + 1 < sizeof(p); i++)
-		p[i] = (char)tolower((unsigned char)pattern[i]);
-	p[i] = 0;
-	for (i = 0; name[i] && i + 1 < sizeof(n); i++)
-		n[i] = (char)tolower((unsigned char)name[i]);
-	n[i] = 0;
-	return fnmatch(p, n, 0) == 0;
+	free(po);
+	free(no);
+	return hit;
 }
 
 static int is_guid_spec(const char *s, struct etl_guid *g)
@@ -287,6 +307,12 @@ static int pid_matches(const struct filter *f, const struct etl_reader *r, const
 	return pid != ETL_ID_NONE && in_ranges(f->pids, f->npids, pid);
 }
 
+/* a + b for a FILETIME and an offset (both at least 0), INT64_MAX when it would not fit. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 int filter_header(const struct filter *f, const struct etl_reader *r, const struct etl_event *ev)
 {
 	uint64_t kw = etl_event_keywords(ev);
@@ -316,9 +342,9 @@ int filter_header(const struct filter *f, const struct etl_reader *r, const stru
 	if (f->have_since || f->have_until) {
 		const struct etl_trace_info *t = etl_reader_trace_info(r, etl_event_trace_index(ev));
 		int64_t ft = (int64_t)etl_event_filetime(ev), start = t ? (int64_t)etl_trace_info_start_time(t) : 0;
-		if (f->have_since && ft < (f->since_rel ? start + f->since : f->since))
+		if (f->have_since && ft < (f->since_rel ? sat_add(start, f->since) : f->since))
 			return 0;
-		if (f->have_until && ft > (f->until_rel ? start + f->until : f->until))
+		if (f->have_until && ft > (f->until_rel ? sat_add(start, f->until) : f->until))
 			return 0;
 	}
 	return 1;

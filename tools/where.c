@@ -174,6 +174,11 @@ static struct where *comparison(struct parser *p)
 		return NULL;
 	}
 	w->numeric = number(w->value, &w->num);
+	if (w->numeric && w->num != w->num) { /* NaN: no value compares with it; refused */
+		fail(p, "not a number (nan) cannot be compared");
+		where_free(w);
+		return NULL;
+	}
 	return w;
 }
 

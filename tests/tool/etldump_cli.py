@@ -414,6 +414,14 @@ def main():
         rows = run([etldump, "--time=relative", "-f", "csv", "-n", "2", sx]).stdout.decode().splitlines()
         check("time-csv", rows[2].startswith("0.0000,"), rows[2][:40])
         check("time-bad", run([etldump, "--time=soon", sx]).returncode == 2)
+        # times and values out of range are usage errors, never an overflow or a match of all
+        for bad in (["--since", "922000000000s"], ["--until", "1e30s"], ["--until", "nan"], ["--since", "inf"],
+                    ["--where", "@pid=nan"]):
+            r = run([etldump] + bad + [sx])
+            check("refused " + " ".join(bad), r.returncode == 2 and r.stdout == b"", str(r.returncode))
+        # a glob longer than 511 bytes is matched whole, not cut
+        check("long-glob-none", run([etldump, "-e", "*" * 520 + "x", sx]).stdout == b"")
+        check("long-glob-some", len(run([etldump, "-e", "*" * 520 + "Start", sx]).stdout.splitlines()) > 0)
         # --process: new.exe's start, thread, the context switch to its thread, image load, CPU
         # sample (by its thread), unload, stop; not the later process that reuses its pid
         sx = os.path.join(valid, "system64.etl")
