@@ -81,8 +81,12 @@ static int to_page(void *ctx, const void *data, size_t size)
 		if (s[i] == 'N' && s[i + 1] == 'a' && s[i + 2] == 'N')
 			__builtin_trap();
 	p->bytes += size;
-	if (size >= 8)
+	if (size >= 8) {
 		memcpy(p->tail, s + size - 8, 8);
+	} else { /* (a last block shorter than the tail) */
+		memmove(p->tail, p->tail + size, 8 - size);
+		memcpy(p->tail + 8 - size, s, size);
+	}
 	return 0;
 }
 
