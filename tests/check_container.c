@@ -165,7 +165,7 @@ static uint8_t *trace(int ptr32, size_t *len)
 
 struct tally {
 	unsigned events, errors;
-	int fatal;
+	int fatal, first_trace; /* the first error's trace index */
 	char first_msg[320];
 	unsigned per_trace[4];
 };
@@ -185,8 +185,10 @@ static int open_and_drain(const uint8_t *p, size_t n, struct tally *t, struct et
 				t->per_trace[etl_event_trace_index(ev) & 3]++;
 				continue;
 			}
-			if (t->errors++ == 0)
+			if (t->errors++ == 0) {
 				snprintf(t->first_msg, sizeof(t->first_msg), "%s", etl_error_message(etl_reader_error(r)));
+				t->first_trace = etl_error_trace_index(etl_reader_error(r));
+			}
 			if (etl_error_is_fatal(etl_reader_error(r))) {
 				t->fatal = 1;
 				break;
@@ -638,6 +640,14 @@ START_TEST(members_past_the_bound_are_reported)
 	ck_assert_uint_eq(t.events, NREC + 1);
 	ck_assert_uint_eq(t.errors, 1);
 	ck_assert_ptr_nonnull(strstr(t.first_msg, "more than 4096 members"));
+	ck_assert_int_eq(t.first_trace, 0); /* named after the archive's trace, not "?" */
+	free(z.p);
+	/* the trace past the limit: the open says that the limit hid it */
+	m[10] = (struct member){ "x.txt", (const uint8_t *)txt, 1, 0, 0, 0, 0 };
+	m[4500] = (struct member){ "trace.etl", d, len, 0, 0, 0, 0 };
+	z = make_zip(m, n);
+	ck_assert_int_ne(open_and_drain(z.p, z.len, &t, NULL), ETL_OK);
+	ck_assert_msg(strstr(t.first_msg, "no trace in the first 4096 members") != NULL, "%s", t.first_msg);
 	free(z.p);
 	free(m);
 	free(d);

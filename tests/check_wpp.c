@@ -8,6 +8,8 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +551,47 @@ START_TEST(no_tmf_keeps_the_old_reason)
 }
 END_TEST
 
+/* A GUID.tmf in a TMF folder that cannot be read (a symbolic link to itself) says why, instead
+ * of "in none of the TMF files given". */
+START_TEST(unreadable_guid_tmf_says_why)
+{
+	struct wpp_rec rec;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	const struct etl_decoded *d;
+	char dir[4200], link[4300];
+	uint8_t *t;
+	size_t len;
+	int seen = 0;
+
+	snprintf(dir, sizeof(dir), "%s/loop", tmpdir_path);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	snprintf(link, sizeof(link), "%s/%s.tmf", dir, TEST_GUID);
+	ck_assert_int_eq(symlink(link, link), 0);
+	memset(&rec, 0, sizeof(rec));
+	rec.guid = TEST_GUID;
+	rec.number = 1;
+	rec.ptr_size = 8;
+	t = wpp_trace(&rec, 1, &len);
+	ck_assert_int_eq(etl_reader_add_tmf_path(r, dir), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, t, len, "wpp"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_header_kind(ev) != ETL_HEADER_MESSAGE)
+			continue;
+		etl_reader_decode(r, ev, &d);
+		ck_assert_msg(strstr(etl_decoded_reason(d), "could not be read") &&
+				      strstr(etl_decoded_reason(d), strerror(ELOOP)),
+			      "%s", etl_decoded_reason(d));
+		seen++;
+	}
+	ck_assert_int_eq(seen, 1);
+	unlink(link);
+	rmdir(dir);
+	etl_reader_free(r);
+	free(t);
+}
+END_TEST
+
 START_TEST(hostile_tmf_text_is_bounded)
 {
 	/* fuzz-like inputs: every prefix of a valid file, and junk, parse without harm */
@@ -563,6 +606,39 @@ START_TEST(hostile_tmf_text_is_bounded)
 	d.code = ETL_OK;
 	ck_assert_int_eq(etl__tmf_parse(db, "\xff\xfe\x00\x00", 4, "utf16", &d), ETL_E_UNSUPPORTED);
 	etl__tmf_free(db);
+}
+END_TEST
+
+START_TEST(tmf_limits_say_what_they_are)
+{
+	/* a list of 257 names says so (not "out of memory"); a folder path past 4000 bytes is
+	 * refused, never cut (a cut one would name another folder) */
+	struct tmf_db *db = etl__tmf_new();
+	struct etl_reader *r = etl_reader_new();
+	struct etl_diag d;
+	char *text = malloc(8192), *long_path = malloc(4100);
+	size_t n, i;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(long_path);
+	n = (size_t)sprintf(text, "aabbccdd-0000-1111-2222-333344445555 TestDrv // SRC=t.c\n"
+				  "#typev t_c1 1 \"%%10!s!\" //   LEVEL=TRACE_LEVEL_INFORMATION\n{\nv, ItemListByte(");
+	for (i = 0; i < 257; i++)
+		n += (size_t)sprintf(text + n, "%sN%zu", i ? "," : "", i);
+	n += (size_t)sprintf(text + n, ") -- 10\n}\n");
+	d.code = ETL_OK;
+	etl__tmf_parse(db, text, n, "list.tmf", &d);
+	ck_assert_msg(strstr(d.msg, "more than 256 names") != NULL, "%s", d.msg);
+	ck_assert_ptr_null(strstr(d.msg, "out of memory"));
+	strcpy(long_path, "/tmp");
+	for (i = 4; i < 4050; i += 2)
+		strcat(long_path, "/.");
+	ck_assert_int_eq(etl_reader_add_tmf_path(r, long_path), ETL_E_LIMIT);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "at most 4000"));
+	etl_reader_free(r);
+	etl__tmf_free(db);
+	free(text);
+	free(long_path);
 }
 END_TEST
 
@@ -590,6 +666,8 @@ int main(int argc, char **argv)
 	tcase_add_test(t, latin1_tmf_text_becomes_utf8);
 	tcase_add_test(t, no_tmf_keeps_the_old_reason);
 	tcase_add_test(t, hostile_tmf_text_is_bounded);
+	tcase_add_test(t, tmf_limits_say_what_they_are);
+	tcase_add_test(t, unreadable_guid_tmf_says_why);
 	suite_add_tcase(s, t);
 	if ((probe = opendir(tmf_dir)) != NULL) {
 		closedir(probe);

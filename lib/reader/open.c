@@ -277,15 +277,18 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 {
 	struct etl_members ms;
 	struct etl_diag d, first;
-	size_t i, q_at;
-	int st, added = 0, have_first = 0;
+	size_t i, q_at, note_at = SIZE_MAX;
+	int st, added = 0, have_first = 0, first_trace = r->ntraces, noted;
 
 	st = etl__container_unpack(src, kind, r->limits[ETL_LIMIT_SPOOL_SIZE], member_use, &ms, &d);
 	etl__source_close(src);
 	if (st != ETL_OK)
 		return etl__reader_set_error(r, &d, -1, 0);
-	if (ms.noted)
+	noted = ms.noted;
+	if (noted) { /* named after the archive's first trace, once it is known */
+		note_at = r->q_len;
 		push_diag(r, &ms.note, -1, SIZE_MAX);
+	}
 	for (i = 0; i < ms.count && st != ETL_E_NOMEM; i++) {
 		struct etl_member *m = &ms.m[i];
 
@@ -317,8 +320,14 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 	etl__members_free(&ms);
 	if (st == ETL_E_NOMEM)
 		return etl__reader_nomem(r);
+	if (added && note_at < r->q_len && r->queue[note_at].trace == -1)
+		r->queue[note_at].trace = first_trace;
 	if (added == 0) {
-		if (!have_first)
+		if (!have_first && noted)
+			etl__diag_set(&first, ETL_E_LIMIT, ETL_OFFSET_NONE,
+				      "no trace in the first %u members of the zip archive (the limit: the rest are not read)",
+				      ZIP_MAX_MEMBERS);
+		else if (!have_first)
 			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace",
 				      kind == ETL_CONTAINER_GZIP ? "gzip" : "zip");
 		first.buffer_index = -1;

@@ -65,6 +65,7 @@ struct pctx {
 	unsigned nargs;
 	unsigned problems;      /* in this text: the first is described in diag */
 	struct etl_diag *diag;
+	const char *why;        /* why the pending message's schema was not built (NULL: memory) */
 };
 
 struct tmf_db *etl__tmf_new(void)
@@ -339,8 +340,10 @@ static int list_map(struct pctx *p, struct etl_field *f, const struct tmf_arg *a
 		const char *c = memchr(s, ',', (size_t)(e - s));
 		const char *ie = c ? c : e;
 		const char *is = skip_ws(s, ie);
-		if (n == TMF_MAX_LIST)
+		if (n == TMF_MAX_LIST) {
+			p->why = "a list or set of more than 256 names (the limit)";
 			return -1;
+		}
 		ents[n].value = bits ? (n < 32 ? 1u << n : 0) : n;
 		ents[n].text = dup_span(p, is, (size_t)(trim_end(is, ie) - is));
 		n++;
@@ -466,8 +469,9 @@ static void commit(struct pctx *p)
 	p->in_block = 0;
 	if (!m || p->bad)
 		return;
+	p->why = NULL;
 	if (build_schema(p, m) != 0) {
-		problem(p, "out of memory");
+		problem(p, p->why ? p->why : "out of memory");
 		return;
 	}
 	p->db->parsed++;
@@ -581,6 +585,11 @@ int etl__tmf_add_path(struct tmf_db *db, const char *path, struct etl_diag *d)
 		return ETL_E_LIMIT;
 	}
 	n = strlen(path);
+	if (n > TMF_MAX_FOLDER_PATH) { /* (GUID.tmf is appended to it: never a cut path) */
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "TMF folder path of %zu bytes: at most %u", n,
+			      TMF_MAX_FOLDER_PATH);
+		return ETL_E_LIMIT;
+	}
 	if (!(db->folders[db->nfolders] = etl__malloc(n + 1))) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;
@@ -598,16 +607,23 @@ static void load_guid(struct tmf_db *db, const struct etl_guid *g, struct tried_
 	etl_guid_format(g, gs);
 	for (i = 0; i < db->nfolders; i++) {
 		for (k = 0; k < 2; k++) {
-			char path[4200];
+			char path[TMF_MAX_FOLDER_PATH + 64];
 			struct etl_diag d;
 			unsigned before = db->warnings;
 			size_t j;
 			if (k == 1)
 				for (j = 0; gs[j]; j++)
 					gs[j] = (char)(gs[j] >= 'a' && gs[j] <= 'f' ? gs[j] - 32 : gs[j]);
-			snprintf(path, sizeof(path), "%.4000s/%s.tmf", db->folders[i], gs);
-			if (access(path, R_OK) != 0)
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s.tmf", db->folders[i], gs) >= sizeof(path))
 				continue;
+			if (access(path, R_OK) != 0) {
+				if (errno != ENOENT && !slot->failure) { /* there, but unreadable: say why */
+					char why[TMF_MAX_FOLDER_PATH + 200];
+					int n = snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+					slot->failure = etl__arena_strndup(&db->arena, why, n <= 0 ? 0 : (size_t)n < sizeof(why) ? (size_t)n : sizeof(why) - 1);
+				}
+				continue;
+			}
 			d.code = ETL_OK;
 			if (parse_file(db, path, &d) != ETL_OK || db->warnings != before)
 				slot->failure = etl__arena_strndup(&db->arena, d.msg, strlen(d.msg));

@@ -24,6 +24,7 @@
 #define TMF_MAX_ARGS 64                /* arguments of one message */
 #define TMF_MAX_LIST 256               /* names of one ItemList / ItemSet type */
 #define TMF_MAX_FOLDERS 64             /* folders given to one database */
+#define TMF_MAX_FOLDER_PATH 4000u      /* bytes of a folder's path (longer ones are refused) */
 
 /* The value types of WPP arguments (the TMF's ItemXxx names, tmf.c's table). */
 enum tmf_item {
