@@ -136,19 +136,18 @@ void rb_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v
 	s->total += v;
 }
 
-void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v)
+void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v)
 {
-	struct rb_series *s;
 	size_t b0, b1, b;
 	uint64_t w;
 
+	if (!s)
+		return;
 	if (to <= from) {
-		rb_line_add(l, to, key, pid, v);
+		rb_series_add(l, s, to, v);
 		return;
 	}
 	rb_clock_bin(l->clock, to); /* (widens first: the bins below are final for this call) */
-	if (!(s = rb_line_series(l, key, pid)))
-		return;
 	b0 = rb_clock_bin(l->clock, from);
 	b1 = rb_clock_bin(l->clock, to);
 	w = l->clock->width;
@@ -161,6 +160,11 @@ void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char 
 			s->bin[b] += v * (double)(z - a) / (double)(to - from);
 	}
 	s->total += v;
+}
+
+void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v)
+{
+	rb_series_add_span(l, rb_line_series(l, key, pid), from, to, v);
 }
 
 void rb_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v)

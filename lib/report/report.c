@@ -95,6 +95,8 @@ static const char *who(struct etl_report *rep, const struct etl_table *t, char *
 	image = text(rep, t, "process", "?");
 	if (*pid != rep->last_pid || strcmp(image, rep->last_image) != 0) {
 		rep->last_pid = *pid;
+		rep->last_cpu_sum = NULL;
+		rep->last_cpu_series = NULL;
 		snprintf(rep->last_image, sizeof(rep->last_image), "%s", image);
 		snprintf(rep->last_key, sizeof(rep->last_key), "%s (%u)", image, *pid);
 	}
@@ -205,12 +207,25 @@ static void on_row(void *ctx, const struct etl_table *t)
 	proc = who(rep, t, b, sizeof(b), &pid);
 	if (strcmp(name, "cpu-samples") == 0) {
 		rep->samples++;
+		double w = num(rep, t, "weight");
+		struct rb_sum *e;
 		if (pid != 0) { /* (the idle process: in the table, not drawn) */
-			uint64_t at = u64v(rep, t, "time"), span = ms_to_ticks(num(rep, t, "weight"));
+			uint64_t at = u64v(rep, t, "time"), span = ms_to_ticks(w);
+			struct rb_series *sr = proc == rep->last_key ? rep->last_cpu_series : NULL;
+			if (!sr && (sr = rb_line_series(rep->cpu, proc, pid)) != NULL && proc == rep->last_key)
+				rep->last_cpu_series = sr;
 			/* a sample stands for the interval before it */
-			rb_line_add_span(rep->cpu, at > span ? at - span : 0, at, proc, pid, num(rep, t, "weight"));
+			rb_series_add_span(rep->cpu, sr, at > span ? at - span : 0, at, w);
 		}
-		add_sum(&rep->cpu_by_proc, proc, pid, num(rep, t, "weight"), 0, 0);
+		/* (samples come in runs of one process: its sum is kept with its key) */
+		if (proc != rep->last_key || !(e = rep->last_cpu_sum))
+			e = rb_sums_get(&rep->cpu_by_proc, proc, pid);
+		if (proc == rep->last_key)
+			rep->last_cpu_sum = e;
+		if (e) {
+			e->n++;
+			e->v[0] += w;
+		}
 	} else if (strcmp(name, "cpu-usage") == 0) {
 		rep->switches++;
 		if (pid != 0)

@@ -70,6 +70,7 @@ struct rb_line *rb_line_new(struct rb_clock *c);
 void rb_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v);
 /* Adds v spread over the bins of [from, to) in proportion (a slice of CPU time). */
 void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v);
+void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v);
 /* The series named key (made when new: "other" past the cap; NULL without memory), and v added
  * to a series at time ft: for callers that keep the series of a key. */
 struct rb_series *rb_line_series(struct rb_line *l, const char *key, uint32_t pid);
@@ -200,6 +201,8 @@ struct etl_report {
 	int finished;
 	uint32_t last_pid;              /* who(): the last row's process and its key */
 	char last_image[256], last_key[300];
+	struct rb_sum *last_cpu_sum;    /* its CPU sum */
+	struct rb_series *last_cpu_series;
 	uint64_t samples, idle_samples, switches, disk_ios, file_ios, net_events, gcs, exceptions;
 	int failed;
 };
