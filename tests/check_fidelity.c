@@ -579,6 +579,76 @@ START_TEST(derived_fields)
 }
 END_TEST
 
+/* Many volume mappings: the longest NT prefix wins whatever its case, through the index (5,000
+ * mappings, each path looked up once); mappings past ETL_FILES_MAX_VOLUMES (4096) are not kept. */
+START_TEST(many_volume_mappings)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_classic c;
+	uint8_t *d, p[512];
+	size_t len, n;
+	char nt[64], dos[32];
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	static const char *const paths[] = { "\\device\\harddiskvolume7\\deep\\a.dll", "\\Device\\HarddiskVolume7\\b.dll",
+					     "\\Device\\HarddiskVolume4999\\c.dll" };
+	static const char *const want[] = { "Q:\\a.dll", "V7:\\b.dll", NULL };
+	int i, seen = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(etl_guid_parse("9b79ee91-b5fd-41c0-a243-4248e266e9d0", &c.guid), 0);
+	c.type = 35;
+	c.ts = o.start_ts + 1;
+	n = put_wstr(p, "\\Device\\HarddiskVolume7\\deep\\");
+	n += put_wstr(p + n, "Q:\\");
+	ck_assert_int_eq(etlw_classic(w, 0, &c, p, n), 0);
+	for (i = 0; i < 5000; i++) {
+		snprintf(nt, sizeof(nt), "\\Device\\HarddiskVolume%d\\", i);
+		snprintf(dos, sizeof(dos), "V%d:\\", i);
+		n = put_wstr(p, nt);
+		n += put_wstr(p + n, dos);
+		ck_assert_int_eq(etlw_classic(w, 0, &c, p, n), 0);
+	}
+	for (i = 0; i < 3; i++) { /* Image Load v3 with an NT path */
+		memset(p, 0, sizeof(p));
+		etlw_put64(p, 0x140000000ull + 0x100000ull * (uint64_t)i), etlw_put64(p + 8, 0x20000);
+		etlw_put32(p + 16, 4);
+		n = 56 + put_wstr(p + 56, paths[i]);
+		ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x030A, 8, 4, o.start_ts + 20 + (uint64_t)i, p, n), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_DERIVE, 1), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "volumes"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *dec;
+		const struct etl_property *path = NULL;
+		size_t k;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &dec), ETL_OK);
+		if (strcmp(etl_decoded_name(dec), "Windows Kernel/Image/Load") != 0)
+			continue;
+		for (k = 0; k < etl_decoded_derived_count(dec); k++)
+			if (strcmp(etl_property_name(etl_decoded_derived_at(dec, k)), "BuildTime") != 0)
+				path = etl_decoded_derived_at(dec, k);
+		if (want[seen])
+			ck_assert_msg(path && strcmp(etl_property_format(path), want[seen]) == 0, "%s -> %s", paths[seen],
+				      path ? etl_property_format(path) : "(none)");
+		else
+			ck_assert_msg(!path, "%s -> %s: a mapping past the limit was used", paths[seen],
+				      etl_property_format(path));
+		seen++;
+	}
+	ck_assert_int_eq(seen, 3);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* ---- every trace of the corpus ---- */
 
 static char **corpus_files(size_t *n)
@@ -703,6 +773,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, documented_kernel_layouts_decode, 0, 2);
 	tcase_add_test(t, kernel_flag_names);
 	tcase_add_test(t, derived_fields);
+	tcase_add_test(t, many_volume_mappings);
 	files = corpus_files(&nfiles);
 	if (files)
 		tcase_add_loop_test(t, corpus_decodings_are_consistent, 0, (int)nfiles);

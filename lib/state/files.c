@@ -52,7 +52,7 @@ static void add_volume(struct etl_files *f, const uint8_t *p, size_t len)
 	if (n1 == 0 || 2 * (n1 + 1) >= len)
 		return;
 	n2 = etl__utf16_units(p + 2 * (n1 + 1), (len - 2 * (n1 + 1)) / 2); /* may be empty: \??\ -> "" */
-	if (etl__grow(&f->vols, &f->capvols, f->nvols + 1, sizeof(*f->vols), 16) != 0 ||
+	if (f->nvols >= ETL_FILES_MAX_VOLUMES || etl__grow(&f->vols, &f->capvols, f->nvols + 1, sizeof(*f->vols), 16) != 0 ||
 	    (nt = pool_add_utf16(f, p, n1)) == SIZE_MAX || (dos = pool_add_utf16(f, p + 2 * (n1 + 1), n2)) == SIZE_MAX) {
 		f->dropped++;
 		return;
@@ -107,6 +107,71 @@ static int vol_cmp(const void *a, const void *b)
 	return x->nt_len == y->nt_len ? 0 : x->nt_len > y->nt_len ? -1 : 1;
 }
 
+/* FNV-1a over ASCII-folded bytes: prefix hashes that grow one byte at a time. */
+#define FOLD_SEED 0xcbf29ce484222325ull
+
+static uint64_t fold_step(uint64_t h, unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		c = (unsigned char)(c - 'A' + 'a');
+	return (h ^ c) * 0x100000001b3ull;
+}
+
+static uint64_t vol_hash(uint64_t prefix_hash, size_t len)
+{
+	return etl__hash_mix(prefix_hash ^ (uint64_t)len);
+}
+
+struct vol_key {
+	const struct etl_files *f;
+	const char *path;
+	size_t len;
+};
+
+static int has_prefix(const char *path, const char *prefix, size_t n);
+
+static int vol_eq(const void *entry, const void *key)
+{
+	const struct vol_key *k = key;
+	const struct etl_volmap *v = &k->f->vols[*(const size_t *)entry];
+
+	return v->nt_len == k->len && has_prefix(k->path, k->f->pool + v->nt, k->len);
+}
+
+/* The index of the mappings by NT prefix, their distinct lengths, the system root's drive. */
+static void index_volumes(struct etl_files *f)
+{
+	size_t i, k, cap = 0;
+
+	etl__htab_init(&f->volix, sizeof(size_t));
+	for (i = 0; i < f->nvols; i++) {
+		const struct etl_volmap *v = &f->vols[i];
+		const char *nt = f->pool + v->nt;
+		struct vol_key key = { f, nt, v->nt_len };
+		uint64_t h = FOLD_SEED, hh;
+		size_t *e;
+		for (k = 0; k < v->nt_len; k++)
+			h = fold_step(h, (unsigned char)nt[k]);
+		hh = vol_hash(h, v->nt_len);
+		if (etl__htab_find(&f->volix, hh, vol_eq, &key))
+			continue; /* (the same prefix again: the first, as the scan in order took it) */
+		if (!(e = etl__htab_insert(&f->volix, hh)) ||
+		    ((!f->nlens || f->lens[f->nlens - 1] != v->nt_len) &&
+		     etl__grow(&f->lens, &cap, f->nlens + 1, sizeof(*f->lens), 16) != 0)) {
+			f->dropped++;
+			continue;
+		}
+		*e = i;
+		if (!f->nlens || f->lens[f->nlens - 1] != v->nt_len) /* (longest first: sorted) */
+			f->lens[f->nlens++] = v->nt_len;
+		if (!f->system_drive && v->nt_len == 12 && has_prefix(nt, "\\SystemRoot\\", 12)) {
+			const char *dos = f->pool + v->dos;
+			if (((dos[0] >= 'A' && dos[0] <= 'Z') || (dos[0] >= 'a' && dos[0] <= 'z')) && dos[1] == ':')
+				f->system_drive = dos;
+		}
+	}
+}
+
 void etl__files_load(struct etl_files *f, struct etl_bufload *ld, const struct etl_bufindex *ix, unsigned ptr_size)
 {
 	struct etl_diag d;
@@ -123,6 +188,7 @@ void etl__files_load(struct etl_files *f, struct etl_bufload *ld, const struct e
 		qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
 	if (f->nvols)
 		qsort(f->vols, f->nvols, sizeof(*f->vols), vol_cmp);
+	index_volumes(f);
 	f->loaded = 1;
 }
 
@@ -163,31 +229,43 @@ static int has_prefix(const char *path, const char *prefix, size_t n)
 	return 1;
 }
 
-/* The drive of the system root ("C:" of \SystemRoot\ -> C:\Windows\), or NULL. */
-static const char *system_drive(const struct etl_files *f)
+/* The mapping whose NT prefix is the longest one path starts with (any case), or NULL: one hash
+ * of each prefix length, then one lookup per distinct length of the mappings. */
+static const struct etl_volmap *volume_of(const struct etl_files *f, const char *path)
 {
-	size_t i;
+	uint64_t stack[256], *h = stack;
+	size_t n = strlen(path), i, k;
+	const struct etl_volmap *found = NULL;
 
-	for (i = 0; i < f->nvols; i++) {
-		const char *dos = f->pool + f->vols[i].dos;
-		if (f->vols[i].nt_len == 12 && has_prefix(f->pool + f->vols[i].nt, "\\SystemRoot\\", 12) &&
-		    ((dos[0] >= 'A' && dos[0] <= 'Z') || (dos[0] >= 'a' && dos[0] <= 'z')) && dos[1] == ':')
-			return dos;
+	if (!f->nlens)
+		return NULL;
+	if (n + 1 > sizeof(stack) / sizeof(stack[0]) && !(h = etl__malloc((n + 1) * sizeof(*h))))
+		return NULL;
+	h[0] = FOLD_SEED;
+	for (k = 0; k < n; k++)
+		h[k + 1] = fold_step(h[k], (unsigned char)path[k]);
+	for (i = 0; i < f->nlens && !found; i++) {
+		struct vol_key key = { f, path, f->lens[i] };
+		const size_t *e;
+		if (f->lens[i] > n)
+			continue;
+		e = etl__htab_find(&f->volix, vol_hash(h[f->lens[i]], f->lens[i]), vol_eq, &key);
+		found = e ? &f->vols[*e] : NULL;
 	}
-	return NULL;
+	if (h != stack)
+		etl__free(h);
+	return found;
 }
 
 int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, size_t cap)
 {
-	const char *drive;
-	size_t i, rest;
+	const struct etl_volmap *v = volume_of(f, path);
+	const char *drive = f->system_drive;
+	size_t rest;
 
-	for (i = 0; i < f->nvols; i++) {
-		const struct etl_volmap *v = &f->vols[i];
+	if (v) {
 		const char *dos = f->pool + v->dos;
 		size_t dl = strlen(dos);
-		if (!has_prefix(path, f->pool + v->nt, v->nt_len))
-			continue;
 		rest = strlen(path + v->nt_len);
 		if (dl + rest + 1 > cap)
 			return 0;
@@ -199,7 +277,7 @@ int etl__files_dos_path(const struct etl_files *f, const char *path, char *out, 
 	 * PerfView takes it; a \Device\ path no mapping names stays as it is */
 	if (path[0] != '\\' || !((path[1] >= 'A' && path[1] <= 'Z') || (path[1] >= 'a' && path[1] <= 'z') ||
 				  (path[1] >= '0' && path[1] <= '9')) ||
-	    has_prefix(path, "\\Device\\", 8) || !(drive = system_drive(f)))
+	    has_prefix(path, "\\Device\\", 8) || !drive)
 		return 0;
 	rest = strlen(path);
 	if (2 + rest + 1 > cap)
@@ -213,6 +291,8 @@ void etl__files_free(struct etl_files *f)
 {
 	etl__free(f->names);
 	etl__free(f->vols);
+	etl__free(f->lens);
+	etl__htab_free(&f->volix);
 	etl__free(f->pool);
 	memset(f, 0, sizeof(*f));
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/htab.h"
+
 #include "internal.h"
 #include "walk/load.h"
 
@@ -34,12 +36,17 @@ struct etl_volmap {
 	size_t nt_len;
 };
 
+#define ETL_FILES_MAX_VOLUMES 4096u /* volume mappings kept per trace; more are counted in dropped */
+
 struct etl_files {
 	int loaded;
 	struct etl_filename *names; /* sorted by (key, ts) */
 	size_t nnames, capnames;
 	struct etl_volmap *vols;    /* longest NT prefix first */
 	size_t nvols, capvols;
+	struct etl_htab volix;      /* (NT prefix, any case) -> index in vols */
+	size_t *lens, nlens;        /* the NT prefixes' distinct lengths, longest first */
+	const char *system_drive;   /* the DOS prefix of \SystemRoot\ ("C:..."), or NULL */
 	char *pool;
 	size_t pool_len, pool_cap;
 	uint64_t dropped;
