@@ -24,7 +24,8 @@ void rb_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1)
 {
 	memset(c, 0, sizeof(*c));
 	c->t0 = t0;
-	c->width = t1 > t0 ? (t1 - t0) / RB_BINS + 1 : 100000; /* (10 ms) */
+	/* (10 ms when the header gives no start or no end: the bins widen as the events come) */
+	c->width = t0 && t1 > t0 ? (t1 - t0) / RB_BINS + 1 : 100000;
 }
 
 static void line_free(struct rb_line *l)
