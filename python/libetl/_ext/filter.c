@@ -12,6 +12,27 @@
 #include <fnmatch.h>
 #include <string.h>
 
+#define MEMO_MAX 65536u /* names remembered; past it, the globs are matched each time */
+
+struct memo_entry {
+	char *name;
+	int kind; /* 0: a provider name, 1: an event name */
+	int hit;
+};
+
+struct memo_key {
+	const char *name;
+	int kind;
+};
+
+static int memo_eq(const void *e, const void *k)
+{
+	const struct memo_entry *a = e;
+	const struct memo_key *b = k;
+
+	return a->kind == b->kind && strcmp(a->name, b->name) == 0;
+}
+
 /* A str or an iterable of str as a list of str; NULL with an exception. */
 static PyObject *str_list(PyObject *o, const char *what)
 {
@@ -153,6 +174,10 @@ int pyfilter_init(struct pyfilter *f, PyObject *providers, PyObject *names, PyOb
 		return -1;
 	if (names && names != Py_None && add_names(f, names) != 0)
 		return -1;
+	if (f->nprovider_globs || f->nname_globs) { /* (without memory: matched each time) */
+		if ((f->memo = PyMem_Malloc(sizeof(*f->memo))) != NULL)
+			hmap_init(f->memo, sizeof(struct memo_entry));
+	}
 	if (ids && ids != Py_None) {
 		f->ids = PyMem_Calloc(65536 / 8, 1);
 		if (!f->ids) {
@@ -185,6 +210,15 @@ void pyfilter_free(struct pyfilter *f)
 		PyMem_Free(f->name_globs[i]);
 	PyMem_Free(f->provider_globs);
 	PyMem_Free(f->name_globs);
+	if (f->memo) {
+		for (i = 0; i < f->memo->cap; i++) {
+			struct memo_entry *e = hmap_at(f->memo, i);
+			if (e && e->kind >= 0)
+				PyMem_Free(e->name);
+		}
+		hmap_free(f->memo);
+		PyMem_Free(f->memo);
+	}
 	PyMem_Free(f->guids);
 	PyMem_Free(f->ids);
 	PyMem_Free(f->pids);
@@ -231,6 +265,33 @@ static int any_glob(char *const *globs, size_t n, const char *s)
 	return 0;
 }
 
+/* any_glob, remembered per name. */
+static int memo_glob(struct hmap *memo, int kind, char *const *globs, size_t n, const char *s)
+{
+	struct memo_key key = { s, kind };
+	uint64_t h;
+	struct memo_entry *e;
+	int hit;
+
+	if (!s)
+		return 0;
+	h = hmap_hash_bytes(s, strlen(s), (uint64_t)kind + 1);
+	if (memo && (e = hmap_find(memo, h, memo_eq, &key)) != NULL)
+		return e->hit;
+	hit = any_glob(globs, n, s);
+	if (memo && memo->count < MEMO_MAX && (e = hmap_insert(memo, h)) != NULL) {
+		if ((e->name = PyMem_Malloc(strlen(s) + 1)) != NULL) {
+			strcpy(e->name, s);
+			e->kind = kind;
+			e->hit = hit;
+		} else {
+			e->name = (char *)""; /* (an entry no name equals: never found; not freed) */
+			e->kind = -1;
+		}
+	}
+	return hit;
+}
+
 int pyfilter_names(const struct pyfilter *f, const struct etl_event *ev, const struct etl_decoded *d)
 {
 	if (f->nprovider_globs) {
@@ -238,10 +299,11 @@ int pyfilter_names(const struct pyfilter *f, const struct etl_event *ev, const s
 		int ok = 0;
 		for (i = 0; i < f->nguids && !ok; i++)
 			ok = etl_guid_equal(&f->guids[i], etl_event_provider(ev));
-		if (!ok && !any_glob(f->provider_globs, f->nprovider_globs, d ? etl_decoded_provider_name(d) : NULL))
+		if (!ok && !memo_glob(f->memo, 0, f->provider_globs, f->nprovider_globs,
+				      d ? etl_decoded_provider_name(d) : NULL))
 			return 0;
 	}
-	if (f->nname_globs && !any_glob(f->name_globs, f->nname_globs, d ? etl_decoded_name(d) : NULL))
+	if (f->nname_globs && !memo_glob(f->memo, 1, f->name_globs, f->nname_globs, d ? etl_decoded_name(d) : NULL))
 		return 0;
 	return 1;
 }

@@ -22,6 +22,8 @@
 
 /* ---- filters (filter.c) ---- */
 
+#include "hmap.h"
+
 struct pyfilter {
 	struct etl_guid *guids; /* providers given by GUID */
 	size_t nguids;
@@ -29,6 +31,8 @@ struct pyfilter {
 	size_t nprovider_globs;
 	char **name_globs;      /* event names ("Provider/Task/Opcode") or globs */
 	size_t nname_globs;
+	struct hmap *memo;      /* (provider or event name) -> whether the globs match: a trace has few
+				 * distinct names, so each is matched against the globs once */
 	uint8_t *ids;           /* bitmap of 65536 event ids, or NULL for any */
 	int max_level;          /* -1: any */
 	uint32_t *pids;
