@@ -42,10 +42,25 @@ def check(name, ok, detail=""):
 
 
 def browser():
+    """Chromium, when it is installed and renders a trivial page (else the browser checks are
+    skipped, and the reason printed)."""
     for b in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(b)
-        if p:
-            return p
+        if not p:
+            continue
+        profile = tempfile.mkdtemp(prefix="etlreport-probe-")
+        try:
+            r = subprocess.run([p, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                f"--user-data-dir={profile}", "--dump-dom",
+                                "data:text/html,<body><p id=probe>ok</p></body>"],
+                               capture_output=True, text=True, timeout=120)
+            if 'id="probe"' in r.stdout:
+                return p
+            print(f"{p} does not render a page here (exit {r.returncode}): browser checks skipped")
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"{p} does not run here ({e}): browser checks skipped")
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
     return None
 
 
