@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,8 +34,19 @@ static int run_one_into(char *input, const char *path, const struct options *sha
 	o.out_path = path;
 	o.out_exclusive = 1;
 	out_buf.failed = 0;
+	out_buf.err = 0;
 	code = run_inputs(&input, 1, &o);
 	out_flush();
+	if ((out_buf.failed || ferror(stdout)) && code != EXIT_USAGE) {
+		/* a full disk, a quota: the output is cut, so it goes, and the run says so */
+		int err = out_buf.err ? out_buf.err : EIO;
+		fprintf(stderr, "%s: %s: cannot write: %s (the partial output is removed)\n", progname,
+			report_shown(path, nb), strerror(err));
+		if (unlink(path) != 0 && errno != ENOENT)
+			fprintf(stderr, "%s: %s: cannot remove: %s\n", progname, report_shown(path, nb), strerror(errno));
+		clearerr(stdout);
+		code = exit_worse(code, EXIT_IO);
+	}
 	if (code != EXIT_OK && !o.quiet)
 		fprintf(stderr, "%s: %s: %s\n", progname, report_shown(input, nb),
 			code == EXIT_DAMAGED ? "damaged (see above); output written" : "failed (see above)");

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #if defined(__SSE2__)
@@ -54,8 +55,11 @@ void out_flush(void)
 	struct out_sink *k = out_buf.sink;
 
 	if (!k) {
-		if (out_buf.len && fwrite(out_buf.data, 1, out_buf.len, stdout) != out_buf.len)
+		if (out_buf.len && fwrite(out_buf.data, 1, out_buf.len, stdout) != out_buf.len) {
+			if (!out_buf.err)
+				out_buf.err = errno ? errno : EIO;
 			out_buf.failed = 1;
+		}
 		out_buf.len = 0;
 		return;
 	}

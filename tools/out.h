@@ -29,6 +29,7 @@ struct out_sink {
 struct out_buffer {
 	size_t len;            /* bytes in the window */
 	int failed;            /* a write to stdout failed, or the sink could not grow */
+	int err;               /* the errno of the first failed write to stdout (0: none) */
 	struct out_sink *sink; /* NULL: stdout */
 	char *data;            /* the window: OUT_BUFFER_SIZE bytes, own or the sink's free end */
 	char own[OUT_BUFFER_SIZE];

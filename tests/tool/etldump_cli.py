@@ -305,6 +305,29 @@ def well_formed_everywhere(etldump, root):
     check("well-formed-everywhere", not bad, "; ".join(bad[:4]))
 
 
+def batch_full_disk(etldump, big, small, tmp):
+    mnt = os.path.join(tmp, "tmpfs")
+    os.makedirs(mnt, exist_ok=True)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
+                                           capture_output=True).returncode != 0:
+        print("batch-full-disk: skipped (needs root and a tmpfs mount)")
+        return
+    try:
+        od = os.path.join(mnt, "o")
+        r = run([etldump, "-f", "jsonl", "-O", od, big, small])  # 300 KB of JSON Lines, then 16 KB
+        names = sorted(os.listdir(od))
+        check("batch-full-disk", r.returncode == 3 and names == ["system64.etl.jsonl"]
+              and b"No space left on device (the partial output is removed)" in r.stderr
+              and b"2 inputs, 1 with problems" in r.stderr, f"{r.returncode} {names} {r.stderr[-300:]!r}")
+        subprocess.run(["sh", "-c", f"rm -rf {od}; dd if=/dev/zero of={mnt}/fill bs=1k count=63"],
+                       capture_output=True)
+        r = run([etldump, "--stats", "-j", "2", "-O", os.path.join(mnt, "s"), big])
+        check("batch-full-disk-stats-j2", r.returncode == 3 and os.listdir(os.path.join(mnt, "s")) == []
+              and b"No space left on device" in r.stderr, f"{r.returncode} {r.stderr[-300:]!r}")
+    finally:
+        subprocess.run(["umount", mnt], capture_output=True)
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -441,6 +464,9 @@ def main():
         r = run([etldump, "-O", od, fx, os.path.join(tmp, "missing.etl")])
         check("batch-missing-input", r.returncode == 3 and sorted(os.listdir(od)) == ["mixed64.etl.txt"]
               and b"2 inputs, 1 with problems" in r.stderr, r.stderr.decode()[-200:])
+        # -O on a full disk (a 64 KiB tmpfs, where this runs as root): an output cut by the disk
+        # is removed and reported, exit 3, the other input's output is whole; so with -j 2 --stats
+        batch_full_disk(etldump, fx, os.path.join(valid, "system64.etl"), tmp)
         # two inputs: one merged, time-ordered stream with each event's file
         r = run([etldump, "-f", "jsonl", fx, os.path.join(valid, "mixed32.etl")])
         evs = [json.loads(l) for l in r.stdout.splitlines()]
