@@ -283,28 +283,14 @@ int overview_run(struct etl_reader *r, const struct options *o)
 				 *const c_gc[] = { "pause ms", "gc ms", "max pause ms" };
 	struct overview ov;
 	struct etl_tables *tabs;
-	const struct etl_event *ev;
-	int exit_code = EXIT_OK, k;
+	int exit_code, k;
 
 	memset(&ov, 0, sizeof(ov));
 	if (etl_tables_new(r, NULL, 0, 0, on_row, &ov, &tabs) != ETL_OK) {
 		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
 		return EXIT_NOMEM;
 	}
-	for (;;) {
-		int st = etl_reader_next(r, &ev);
-		if (st == ETL_END)
-			break;
-		if (st != ETL_OK) {
-			if (report_damage(r, o, st, &exit_code))
-				break;
-			continue;
-		}
-		if (etl_tables_add(tabs, ev) != ETL_OK) {
-			exit_code = exit_worse(exit_code, EXIT_NOMEM);
-			break;
-		}
-	}
+	exit_code = tabout_read(r, o, tabout_add_to_tables, tabs);
 	etl_tables_finish(tabs);
 	header(r, tabs);
 	section("CPU by process, from samples (ms: samples times the sampling interval)", &ov.a[A_SAMPLES], 0, c_cpu,
@@ -334,34 +320,21 @@ static int write_out(void *ctx, const void *data, size_t size)
 	return out_buf.failed ? -1 : 0;
 }
 
+static int add_to_report(void *ctx, const struct etl_event *ev)
+{
+	return etl_report_add(ctx, ev);
+}
+
 int overview_html_run(struct etl_reader *r, const struct options *o)
 {
 	struct etl_report *rep;
-	const struct etl_event *ev;
-	int exit_code = EXIT_OK, st;
-	uint64_t n = 0;
+	int exit_code;
 
 	if (etl_report_new(r, 0, &rep) != ETL_OK) {
 		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
 		return EXIT_NOMEM;
 	}
-	for (;;) {
-		st = etl_reader_next(r, &ev);
-		if (st == ETL_END)
-			break;
-		if (st != ETL_OK) {
-			if (report_damage(r, o, st, &exit_code))
-				break;
-			continue;
-		}
-		if ((++n & 0xFFFF) == 0)
-			report_progress(r, n, 0);
-		if (etl_report_add(rep, ev) != ETL_OK) {
-			exit_code = exit_worse(exit_code, EXIT_NOMEM);
-			break;
-		}
-	}
-	report_progress(r, n, 1);
+	exit_code = tabout_read(r, o, add_to_report, rep);
 	if (etl_report_write_html(rep, write_out, NULL) == ETL_E_NOMEM)
 		exit_code = exit_worse(exit_code, EXIT_NOMEM);
 	etl_report_free(rep);

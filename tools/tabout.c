@@ -245,23 +245,13 @@ static void notes(const struct etl_table *t, const struct options *o)
 	}
 }
 
-int tables_run(struct etl_reader *r, const struct options *o)
+int tabout_read(struct etl_reader *r, const struct options *o, int (*add)(void *ctx, const struct etl_event *ev),
+		void *ctx)
 {
-	const char *names[1] = { o->table };
-	struct tab_out w;
-	struct etl_tables *tabs;
 	const struct etl_event *ev;
-	const struct etl_table *t;
 	int exit_code = EXIT_OK, show_progress = !o->quiet && isatty(2);
 	uint64_t n = 0;
 
-	memset(&w, 0, sizeof(w));
-	w.fmt = strcmp(o->writer->name, "csv") == 0 ? FMT_CSV : strcmp(o->writer->name, "jsonl") == 0 ? FMT_JSONL
-													: FMT_TEXT;
-	if (etl_tables_new(r, names, 1, o->table_stacks ? ETL_TABLES_STACKS : 0, write_row, &w, &tabs) != ETL_OK) {
-		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
-		return EXIT_NOMEM;
-	}
 	for (;;) {
 		int st = etl_reader_next(r, &ev);
 		if (st == ETL_END)
@@ -271,7 +261,7 @@ int tables_run(struct etl_reader *r, const struct options *o)
 				break;
 			continue;
 		}
-		if (etl_tables_add(tabs, ev) != ETL_OK) {
+		if (add(ctx, ev) != ETL_OK) {
 			exit_code = exit_worse(exit_code, EXIT_NOMEM);
 			break;
 		}
@@ -280,6 +270,30 @@ int tables_run(struct etl_reader *r, const struct options *o)
 	}
 	if (show_progress)
 		report_progress(r, n, 1);
+	return exit_code;
+}
+
+int tabout_add_to_tables(void *ctx, const struct etl_event *ev)
+{
+	return etl_tables_add(ctx, ev);
+}
+
+int tables_run(struct etl_reader *r, const struct options *o)
+{
+	const char *names[1] = { o->table };
+	struct tab_out w;
+	struct etl_tables *tabs;
+	const struct etl_table *t;
+	int exit_code;
+
+	memset(&w, 0, sizeof(w));
+	w.fmt = strcmp(o->writer->name, "csv") == 0 ? FMT_CSV : strcmp(o->writer->name, "jsonl") == 0 ? FMT_JSONL
+													: FMT_TEXT;
+	if (etl_tables_new(r, names, 1, o->table_stacks ? ETL_TABLES_STACKS : 0, write_row, &w, &tabs) != ETL_OK) {
+		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
+		return EXIT_NOMEM;
+	}
+	exit_code = tabout_read(r, o, tabout_add_to_tables, tabs);
 	etl_tables_finish(tabs);
 	t = etl_tables_get(tabs, o->table);
 	write_row(&w, t); /* the tables made at the end (a streamed one holds no row now) */

@@ -320,31 +320,48 @@ static void latency(struct rb_out *o, const double *h)
 	rb_chart_bars(o, labels + lo, h + lo, hi - lo, "I/Os");
 }
 
+/* One kind of I/O: over time, its latency, its top files and processes (each sorted by field). */
+struct io_part {
+	const char *title, *unit, *files_title, *procs_title;
+	const struct rb_line *line;
+	const double *lat;
+	const struct rb_sums *files, *procs;
+	int procs_by; /* 0: bytes, 1: time */
+};
+
+static void io_part(struct rb_out *o, const struct io_part *p)
+{
+	rb_str(o, "<h3>");
+	rb_text(o, p->title);
+	rb_str(o, "</h3>\n");
+	rb_chart_stacked(o, p->line, p->unit, 1);
+	latency(o, p->lat);
+	rb_str(o, "<h4>");
+	rb_text(o, p->files_title);
+	rb_str(o, "</h4>\n");
+	sum_table(o, p->files, 1, "file", c_io, 4);
+	rb_str(o, "<h4>");
+	rb_text(o, p->procs_title);
+	rb_str(o, "</h4>\n");
+	sum_table(o, p->procs, p->procs_by, "process", c_io, 4);
+}
+
 static void io(struct etl_report *rep, struct rb_out *o)
 {
+	const struct io_part disk = { "Disk I/O: bytes per second", "bytes", "Files, by disk time", "Processes, by bytes",
+				      rep->disk, rep->disk_lat, &rep->disk_by_file, &rep->disk_by_proc, 0 };
+	const struct io_part file = { "File I/O: operations per second", "ops", "Files, by time", "Processes, by time",
+				      rep->file, rep->file_lat, &rep->file_by_file, &rep->file_by_proc, 1 };
+
 	head(o, "io", "Disk and file I/O");
-	if (rep->disk_ios) {
-		rb_str(o, "<h3>Disk I/O: bytes per second</h3>\n");
-		rb_chart_stacked(o, rep->disk, "bytes", 1);
-		latency(o, rep->disk_lat);
-		rb_str(o, "<h4>Files, by disk time</h4>\n");
-		sum_table(o, &rep->disk_by_file, 1, "file", c_io, 4);
-		rb_str(o, "<h4>Processes, by bytes</h4>\n");
-		sum_table(o, &rep->disk_by_proc, 0, "process", c_io, 4);
-	} else {
+	if (rep->disk_ios)
+		io_part(o, &disk);
+	else
 		none(o, "No disk I/O events in this trace.");
-	}
-	if (rep->file_ios) {
-		rb_str(o, "<h3>File I/O: operations per second</h3>\n");
-		rb_chart_stacked(o, rep->file, "ops", 1);
-		latency(o, rep->file_lat);
-		rb_str(o, "<h4>Files, by time</h4>\n");
-		sum_table(o, &rep->file_by_file, 1, "file", c_io, 4);
-		rb_str(o, "<h4>Processes, by time</h4>\n");
-		sum_table(o, &rep->file_by_proc, 1, "process", c_io, 4);
-	} else {
+	if (rep->file_ios)
+		io_part(o, &file);
+	else
 		none(o, "No file I/O events in this trace.");
-	}
 	rb_str(o, "</section>\n");
 }
 
