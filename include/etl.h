@@ -304,10 +304,14 @@ ETL_API int etl_reader_next(struct etl_reader *r, const struct etl_event **event
  * means no end.  Only before the first etl_reader_next().  The events before the window are
  * still read, for the processes, threads, images and in-trace metadata they describe (so that
  * the events in the window decode and resolve as in a whole reading), but not delivered, and
- * damage before the window is not reported; reading stops at the first event at or after to.
- * Windows that tile the time line - as etl_reader_time_slices() gives them - deliver every
- * event of an input exactly once (per-CPU times never go backwards in an intact trace), and
- * damage found while indexing is reported by the window that starts at 0.
+ * damage before the window is not reported.  Each CPU's events are read past to through the
+ * rest of that buffer and the whole next one, so an event whose damaged timestamp lies after
+ * the window does not end it.  Windows that tile the time line - as etl_reader_time_slices()
+ * gives them - deliver every event of an input exactly once, even when damage moved an event's
+ * time back further than that read-ahead: the window that meets it then delivers it, outside
+ * its times, after a non-fatal error saying so (once per CPU).  Damage found while indexing is
+ * reported by the window that starts at 0.  In ETL_ORDER_FILE a window reads its input to the
+ * end.
  * @retval ETL_OK @retval ETL_E_MISUSE @since 0.2
  */
 ETL_API int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to);

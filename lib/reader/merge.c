@@ -32,6 +32,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 {
 	s->ent = *e;
 	s->loaded = 1;
+	s->loads++;
 	s->cpu = e->cpu;
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
 	s->data = s->ld.data;
@@ -295,7 +296,7 @@ static void prefetch_next(struct etl_reader *r, struct stream *s)
 }
 
 /* Produces the stream's next head: an event, an error, or nothing (end). */
-static void stream_advance(struct etl_reader *r, struct stream *s)
+static void stream_step(struct etl_reader *r, struct stream *s)
 {
 	for (;;) {
 		size_t adv = 0;
@@ -365,6 +366,81 @@ keyed:
 	/* An error sorts where the stream stood: right after its last event. */
 	s->key_raw = s->last_ts;
 	s->key_ft = etl__clock_filetime(&s->t->clock, s->last_ts);
+}
+
+/* ---- time windows ----
+ * A stream's records go forward in time, but damage can put a record of an earlier time after
+ * later ones.  So a window does not let a stream go at its first record at or after the window's
+ * end: it reads on past records of later times, through the rest of that buffer and the whole
+ * next one, and takes up delivering if it meets a time of its own there (stream_leaves_window).
+ * Where a stream leaves (its cut) depends on the stream and the bound alone, so the window that
+ * starts at that bound finds the same place (window_cut_at_start).  Records of earlier times past
+ * the cut were read by no window before: this one delivers them, out of time order, and says so
+ * once per stream.  Windows that tile the time line thus deliver every record exactly once, and
+ * one window delivers exactly the records of its times unless damage moved a record further
+ * than that read-ahead. */
+#define WINDOW_READ_AHEAD 2 /* buffer loads past the first record at or after the bound */
+
+/* Follows, for a window from a later time, where the window ending at its start leaves the
+ * stream; s has a new head. */
+static void window_cut_at_start(const struct etl_reader *r, struct stream *s)
+{
+	switch (s->from_cut) {
+	case CUT_BEFORE:
+		if (s->key_ft >= r->win_from) {
+			s->from_cut = CUT_LOOKING;
+			s->from_cut_loads = s->loads;
+		}
+		break;
+	case CUT_LOOKING:
+		if (s->key_ft < r->win_from)
+			s->from_cut = CUT_BEFORE;
+		else if (s->loads - s->from_cut_loads >= WINDOW_READ_AHEAD)
+			s->from_cut = CUT_PASSED;
+		break;
+	case CUT_PASSED:
+		break;
+	}
+}
+
+static void stream_advance(struct etl_reader *r, struct stream *s)
+{
+	stream_step(r, s);
+	if (s->head != HEAD_NONE && r->win_from && r->order == ETL_ORDER_TIME)
+		window_cut_at_start(r, s);
+}
+
+/* Whether stream s, the heap's top with a head at or after the window's end, leaves the window
+ * (see above); 0 when it has a head in the window again.  In file order a stream is read to its
+ * end: its times need not go forward. */
+static int stream_leaves_window(struct etl_reader *r, struct stream *s)
+{
+	uint64_t start = s->loads;
+
+	for (;;) {
+		stream_advance(r, s); /* the head is a later window's */
+		if (s->head == HEAD_NONE)
+			return 1;
+		if (s->key_ft < r->win_to)
+			return 0;
+		if (r->order == ETL_ORDER_TIME && s->loads - start >= WINDOW_READ_AHEAD)
+			return 1;
+	}
+}
+
+/* Says, once per stream, that a window delivers records of times before it (see above). */
+static int say_late(struct etl_reader *r, struct stream *s)
+{
+	struct etl_diag d;
+
+	s->late_said = 1;
+	etl__diag_set(&d, ETL_E_FORMAT, s->head == HEAD_EVENT ? s->ev.file_offset : s->ent.off,
+		      "CPU %u: records of times before the time window lie past where the window before "
+		      "it stops reading (a damaged timestamp or buffer order): delivered here, out of time order",
+		      (unsigned)s->cpu);
+	d.buffer_index = (int64_t)s->ent.ordinal;
+	r->counts[ETL_COUNT_ERRORS]++;
+	return etl__reader_set_error(r, &d, s->t->index, 0);
 }
 
 static int stream_less(const struct etl_reader *r, const struct stream *a, const struct stream *b)
@@ -572,15 +648,18 @@ static struct stream *next_head(struct etl_reader *r)
 		else
 			heap_remove_top(r);
 	}
-	if (r->heap_len == 0 || r->window_done)
-		return NULL;
-	s = r->heap[0];
-	if (r->windowed && r->win_to && s->key_ft >= r->win_to) {
-		r->window_done = 1; /* the streams go on in time: nothing later is in the window */
-		return NULL;
+	while (r->heap_len > 0) {
+		s = r->heap[0];
+		if (!r->windowed || !r->win_to || s->key_ft < r->win_to) {
+			r->pending = s;
+			return s;
+		}
+		if (stream_leaves_window(r, s))
+			heap_remove_top(r);
+		else
+			heap_sift_top(r);
 	}
-	r->pending = s;
-	return s;
+	return NULL;
 }
 
 /* At the end no stream loads a buffer again: what the stack index passes kept goes (a pass that
@@ -624,7 +703,12 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 			return st;
 	}
 	while ((s = next_head(r)) != NULL) {
-		int before = r->windowed && s->key_ft < r->win_from;
+		int early = r->windowed && s->key_ft < r->win_from;
+		int before = early && s->from_cut != CUT_PASSED;
+		if (early && !before && !s->late_said) {
+			r->pending = NULL; /* the record stays the head, delivered by the next call */
+			return say_late(r, s);
+		}
 		if (s->head == HEAD_ERROR) {
 			int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;
 			if (before && !fatal)

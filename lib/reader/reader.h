@@ -93,6 +93,12 @@ struct stream {
 	struct etl_event ev;
 	struct etl_diag diag;
 	uint64_t key_ft, key_raw;
+	uint64_t loads;      /* buffers loaded so far (the window's read-ahead counts in them) */
+	/* a window from a later time: where the window before it stops reading this stream
+	 * (merge.c, window_cut_at_start); past it, events of earlier times are this window's */
+	enum { CUT_BEFORE, CUT_LOOKING, CUT_PASSED } from_cut;
+	uint64_t from_cut_loads;
+	int late_said;       /* the window said it delivers events of earlier times */
 };
 
 struct etl_reader {
@@ -122,8 +128,9 @@ struct etl_reader {
 	struct etl_state sys; /* processes, threads, images */
 	struct etl_symbols symbols; /* symbol paths and the PDB files read (frames.c) */
 	/* etl_reader_set_time_window: events before win_from are read for what they tell (state,
-	 * metadata) but not delivered; reading ends at the first event at or after win_to */
-	int windowed, window_done;
+	 * metadata) but not delivered; a stream is read past win_to until it leaves the window
+	 * (merge.c, stream_leaves_window) */
+	int windowed;
 	uint64_t win_from, win_to;
 };
 

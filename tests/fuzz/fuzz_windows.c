@@ -1,0 +1,29 @@
+/*
+ * fuzz_windows - the time-window promise under damage: the input read whole
+ * and as 2 to 7 time slices (its last byte chooses how many) must give the
+ * same events, each once, and a slice that delivers an event outside its
+ * times must have said so first (windiff.h).  Any difference aborts.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "windiff.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct windiff w;
+
+	if (size < 2)
+		return 0;
+	if (windiff_run(data, size - 1, 2 + data[size - 1] % 6, &w) != 0) {
+		fprintf(stderr, "fuzz_windows: %zu events whole, %zu in %zu slices: %s\n", w.whole, w.parts, w.slices,
+			w.why);
+		abort();
+	}
+	return 0;
+}

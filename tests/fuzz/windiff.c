@@ -1,0 +1,143 @@
+/*
+ * windiff.c - see windiff.h.  Events are known by where they lie (input,
+ * buffer, offset in the buffer) and their time: two readings of one input
+ * deliver the same event with the same four values.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "windiff.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <etl.h>
+
+struct seen {
+	uint64_t file_offset, filetime;
+	uint32_t buffer_offset;
+};
+
+struct reading {
+	struct seen *ev;
+	size_t n, cap;
+	int failed; /* could not open or read: fatal */
+	int said_late;
+};
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->file_offset != y->file_offset)
+		return x->file_offset < y->file_offset ? -1 : 1;
+	if (x->buffer_offset != y->buffer_offset)
+		return x->buffer_offset < y->buffer_offset ? -1 : 1;
+	return x->filetime < y->filetime ? -1 : x->filetime > y->filetime;
+}
+
+static int add(struct reading *g, const struct etl_event *ev)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 256;
+		struct seen *p = realloc(g->ev, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		g->ev = p;
+		g->cap = cap;
+	}
+	g->ev[g->n].file_offset = etl_event_file_offset(ev);
+	g->ev[g->n].buffer_offset = etl_event_buffer_offset(ev);
+	g->ev[g->n].filetime = etl_event_filetime(ev);
+	g->n++;
+	return 0;
+}
+
+/* Reads the window [from, to) (0, 0: the whole input) into g; counts in *early its events
+ * outside the window that come before it said it delivers events of earlier times. */
+static void read_window(const uint8_t *d, size_t len, uint64_t from, uint64_t to, struct reading *g,
+			size_t *early)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int st;
+
+	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, 0) != ETL_OK ||
+		    etl_reader_open_memory(r, d, len, "windiff") != ETL_OK ||
+		    ((from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
+	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			if (etl_error_is_fatal(e))
+				g->failed = 1;
+			else if (strstr(etl_error_message(e), "before the time window"))
+				g->said_late = 1;
+			continue;
+		}
+		if ((etl_event_filetime(ev) < from || (to && etl_event_filetime(ev) >= to)) && !g->said_late)
+			++*early;
+		if (add(g, ev) != 0)
+			g->failed = 1;
+	}
+	etl_reader_free(r);
+}
+
+static int compare(struct windiff *w, struct reading *whole, struct reading *parts)
+{
+	size_t i;
+
+	qsort(whole->ev, whole->n, sizeof(*whole->ev), cmp_seen);
+	qsort(parts->ev, parts->n, sizeof(*parts->ev), cmp_seen);
+	for (i = 0; i < whole->n && i < parts->n; i++)
+		if (cmp_seen(&whole->ev[i], &parts->ev[i]) != 0)
+			break;
+	if (i == whole->n && i == parts->n)
+		return 0;
+	if (i < whole->n && (i == parts->n || cmp_seen(&whole->ev[i], &parts->ev[i]) < 0))
+		snprintf(w->why, sizeof(w->why), "the slices lose the event at 0x%llx+0x%x (time %llu)",
+			 (unsigned long long)whole->ev[i].file_offset, (unsigned)whole->ev[i].buffer_offset,
+			 (unsigned long long)whole->ev[i].filetime);
+	else
+		snprintf(w->why, sizeof(w->why), "the slices deliver the event at 0x%llx+0x%x (time %llu) %s",
+			 (unsigned long long)parts->ev[i].file_offset, (unsigned)parts->ev[i].buffer_offset,
+			 (unsigned long long)parts->ev[i].filetime,
+			 i + 1 < parts->n && cmp_seen(&parts->ev[i], &parts->ev[i + 1]) == 0 ? "twice"
+											 : "that the whole reading does not");
+	return -1;
+}
+
+int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w)
+{
+	struct reading whole = { 0 }, parts = { 0 };
+	struct etl_reader *r;
+	uint64_t bounds[17];
+	size_t k = 0, i, early = 0;
+	int rc = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (n > 16)
+		n = 16;
+	read_window(data, len, 0, 0, &whole, &early);
+	r = etl_reader_new();
+	if (r && etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
+		k = etl_reader_time_slices(r, 0, n, bounds);
+	etl_reader_free(r);
+	for (i = 0; i < k && !parts.failed; i++) {
+		parts.said_late = 0;
+		read_window(data, len, bounds[i], bounds[i + 1], &parts, &early);
+		w->late += (size_t)parts.said_late;
+		if (early && !w->why[0])
+			snprintf(w->why, sizeof(w->why),
+				 "slice %zu [%llu, %llu) delivers an event outside its times without saying so", i,
+				 (unsigned long long)bounds[i], (unsigned long long)bounds[i + 1]);
+	}
+	w->slices = k;
+	w->whole = whole.n;
+	w->parts = parts.n;
+	w->skipped = whole.failed || parts.failed || k == 0;
+	if (!w->skipped && (w->why[0] || compare(w, &whole, &parts) != 0))
+		rc = -1;
+	free(whole.ev);
+	free(parts.ev);
+	return rc;
+}

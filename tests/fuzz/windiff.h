@@ -1,0 +1,29 @@
+/*
+ * windiff.h - the time-window promise, checked (etl_reader_set_time_window):
+ * an input read whole, and read again as the time slices
+ * etl_reader_time_slices() cuts it into, one reader per slice.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef WINDIFF_H
+#define WINDIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct windiff {
+	size_t whole;    /* events of the whole reading */
+	size_t parts;    /* events of the slices, together */
+	size_t slices;   /* slices read */
+	size_t late;     /* slices that said they deliver events of earlier times */
+	int skipped;     /* a reading failed as a whole (fatal error, no memory): nothing compared */
+	char why[256];   /* when the promise is broken: how */
+};
+
+/* Reads data (len bytes) whole and as at most n slices.  0 when the slices deliver, together,
+ * exactly the events of the whole reading (each once), and every event a slice delivers outside
+ * its own times comes after that slice said it delivers events of earlier times; -1 with w->why
+ * set otherwise. */
+int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
+
+#endif
