@@ -42,8 +42,13 @@ struct result {
 	struct ev_id *events;
 	size_t n, errors;
 	uint64_t first_err_offset;
+	int first_err_code;
+	char first_err[256];
 	int fatal;
+	int said; /* some error's message held the text looked for (`look_for`) */
 };
+
+static const char *look_for; /* a message run() looks for in every error it meets */
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -71,8 +76,13 @@ static void run(const uint8_t *d, size_t len, struct result *res)
 	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
 		if (st != ETL_OK) {
 			const struct etl_error *e = etl_reader_error(r);
-			if (res->errors++ == 0)
+			if (res->errors++ == 0) {
 				res->first_err_offset = etl_error_offset(e);
+				res->first_err_code = etl_error_code(e);
+				snprintf(res->first_err, sizeof(res->first_err), "%s", etl_error_message(e));
+			}
+			if (look_for && strstr(etl_error_message(e), look_for))
+				res->said = 1;
 			ck_assert(strlen(etl_error_message(e)) > 0);
 			if (etl_error_is_fatal(e)) {
 				res->fatal = 1;
@@ -158,11 +168,13 @@ static void damage_everything(struct trace *t)
 	uint32_t x = 12345;
 	size_t b, k;
 
-	/* 1. truncation at every buffer boundary: the earlier buffers whole, no error */
+	/* 1. truncation at every buffer boundary: the earlier buffers whole, and one error at the
+	 *    file's end (the logfile header says how many buffers were written) */
 	for (b = 1; b < t->nbufs; b++) {
 		run(t->data, (size_t)t->bufs[b].off, &res);
 		ck_assert(!res.fatal);
-		ck_assert_uint_eq(res.errors, 0);
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off);
 		expect_untouched(t, &res, t->bufs[b].off, UINT64_MAX, "cut at a buffer boundary");
 		free(res.events);
 	}
@@ -407,6 +419,153 @@ START_TEST(end_marker_mid_buffer_is_reported)
 }
 END_TEST
 
+
+/* Issue 38: silent losses at the buffer level.  Each damage below lost events with exit 0 and
+ * nothing said; now every event is delivered (or the one the damage hit), and it is said. */
+
+/* A data buffer whose Offset is the header's own size (72) hid all its records. */
+START_TEST(data_offset_72_keeps_the_records)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, i;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (b = 1; b < t->nbufs; b++) {
+		memcpy(c, d, len);
+		c[t->bufs[b].off + 0x30] = 0x48;
+		c[t->bufs[b].off + 0x31] = 0;
+		look_for = "ends the records, but";
+		run(c, len, &res);
+		look_for = NULL;
+		ck_assert_uint_eq(res.n, t->nevents);
+		for (i = 0; i < t->nevents; i++)
+			ck_assert(delivered(&res, &t->events[i]));
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off + 0x30);
+		ck_assert(res.said);
+		free(res.events);
+	}
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* One damaged field of the header buffer refused the trace (Offset 72, the logfile record's
+ * size) or lost every buffer after it (its BufferSize, or the logfile header's, off by 8). */
+static void header_damage(const struct trace *t, const uint8_t *d, size_t len, size_t at, uint32_t value,
+			  unsigned width, size_t lost, uint64_t err_at, const char *said)
+{
+	uint8_t *c = malloc(len);
+	struct result res;
+	unsigned i;
+
+	memcpy(c, d, len);
+	for (i = 0; i < width; i++)
+		c[at + i] = (uint8_t)(value >> (8 * i));
+	look_for = said;
+	run(c, len, &res);
+	look_for = NULL;
+	ck_assert_msg(res.n == t->nevents - lost, "field at 0x%zx = %u: %zu of %zu events (%s)", at, (unsigned)value,
+		      res.n, t->nevents, res.first_err);
+	ck_assert(!res.fatal);
+	ck_assert_uint_ge(res.errors, 1);
+	ck_assert_uint_eq(res.first_err_offset, err_at);
+	ck_assert_msg(res.said, "field at 0x%zx: no error says \"%s\" (first: %s)", at, said, res.first_err);
+	free(res.events);
+	free(c);
+}
+
+START_TEST(header_buffer_damage_is_tolerated)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	uint8_t *d;
+	size_t len;
+	uint32_t size;
+
+	silent_loss_trace(t, &d, &len);
+	size = etl_le32(d);
+	ck_assert_uint_eq(size, etl_le32(d + t->bufs[1].off));
+	header_damage(t, d, len, 0x30, 0x48, 4, 0, 0x30, "Offset 72 ends the records");
+	/* the logfile header's record (a system header: its size after the marker); that record is
+	 * lost as an event, and its damage reported where the header buffer's records are read */
+	header_damage(t, d, len, 0x48 + 4, 8, 2, 1, 0x4C, "logfile header: record size 8 is damaged");
+	header_damage(t, d, len, 0, size + 8, 4, 0, 0, "header buffer: BufferSize");
+	header_damage(t, d, len, 0, size - 8, 4, 0, 0, "header buffer: BufferSize");
+	header_damage(t, d, len, 0x48 + 0x20, size + 8, 4, 0, 0x48, "logfile header: BufferSize");
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* A trace cut at a buffer boundary read as a shorter intact one. */
+START_TEST(cut_at_a_buffer_boundary_says_what_is_missing)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d;
+	size_t len;
+	char want[128];
+
+	silent_loss_trace(t, &d, &len);
+	snprintf(want, sizeof(want), "the last %zu are missing", t->nbufs - 2);
+	look_for = want;
+	run(d, (size_t)t->bufs[2].off, &res);
+	look_for = NULL;
+	ck_assert_uint_eq(res.errors, 1);
+	ck_assert_int_eq(res.first_err_code, ETL_E_TRUNCATED);
+	ck_assert_uint_eq(res.first_err_offset, t->bufs[2].off);
+	ck_assert_msg(res.said, "%s", res.first_err);
+	free(res.events);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* Bytes inserted into a buffer cost that buffer's records, not every buffer after it: the
+ * buffers are found again at any 8-byte offset. */
+START_TEST(inserted_bytes_cost_their_buffer)
+{
+	static const size_t counts[] = { 8, 24, 512, 4096 + 8 };
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, k, i;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len + 8192);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		size_t at = (size_t)t->bufs[2].off + 0x100, n = counts[k];
+		memcpy(c, d, at);
+		memset(c + at, 0x5A, n);
+		memcpy(c + at + n, d + at, len - at);
+		run(c, len + n, &res);
+		ck_assert(!res.fatal);
+		ck_assert_uint_ge(res.errors, 1);
+		for (i = 0; i < t->nevents; i++) {
+			struct ev_id id = t->events[i];
+			if (id.file_offset >= t->bufs[2].off && id.file_offset < t->bufs[3].off)
+				continue; /* the buffer the bytes went into */
+			if (id.file_offset >= t->bufs[3].off)
+				id.file_offset += n;
+			ck_assert_msg(delivered(&res, &id), "%zu bytes inserted: the event at 0x%llx lost", n,
+				      (unsigned long long)t->events[i].file_offset);
+		}
+		free(res.events);
+	}
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("damage");
@@ -422,6 +581,10 @@ int main(int argc, char **argv)
 	tcase_add_test(t, offset_zero_loses_nothing);
 	tcase_add_test(t, header_type_bit_flip_is_salvaged);
 	tcase_add_test(t, end_marker_mid_buffer_is_reported);
+	tcase_add_test(t, data_offset_72_keeps_the_records);
+	tcase_add_test(t, header_buffer_damage_is_tolerated);
+	tcase_add_test(t, cut_at_a_buffer_boundary_says_what_is_missing);
+	tcase_add_test(t, inserted_bytes_cost_their_buffer);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {
 		fclose(f);

@@ -751,10 +751,13 @@ START_TEST(truncated_file_keeps_every_whole_record)
 		drain(r, &o, &run, 0);
 		ck_assert(!run.fatal);
 		ck_assert_uint_le(run.events, full.events);
-		if (cut % o.buffer_size == 0)
-			ck_assert_uint_eq(run.errors, 0);
-		else
+		if (cut % o.buffer_size == 0) { /* said by the buffer count alone */
+			ck_assert_uint_eq(run.errors, 1);
+			ck_assert_int_eq(run.first_err_code, ETL_E_TRUNCATED);
+			ck_assert_uint_eq(run.first_err_offset, cut);
+		} else {
 			ck_assert_uint_ge(run.errors, 1);
+		}
 		etl_reader_free(r);
 	}
 	/* cut mid-buffer: the records wholly before the cut are all delivered */

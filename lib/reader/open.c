@@ -35,57 +35,10 @@ void etl__reader_queue_diag(void *ctx, const struct etl_diag *d)
 	r->q_len++;
 }
 
-/*
- * The header buffer's own header.  A trace whose first buffer header is damaged (its type or
- * flags) but whose first record is the logfile header is still read, the damage reported: one
- * flipped bit must not lose every event.  d holds that report (code ETL_OK when there is none).
- */
-static int header_buffer(struct trace *t, uint64_t size_limit, struct etl_bufhdr *h, struct etl_diag *note,
-			 struct etl_diag *d)
-{
-	uint8_t raw[ETL_BUFFER_HEADER_SIZE + 8];
-	size_t n = t->src.size < sizeof(raw) ? (size_t)t->src.size : sizeof(raw);
-	int st = etl__source_read(&t->src, 0, raw, n, d);
-
-	note->code = ETL_OK;
-	if (st != ETL_OK)
-		return st;
-	etl__walk_header_decode(raw, h);
-	if (h->type != ETL_BUFTYPE_HEADER || (h->flags & (ETL_BUF_COMPRESSED | 0xFF80u))) {
-		if (!etl__bytes_have_logfile_header(raw, n)) {
-			const char *what = etl__bytes_describe(raw, n, t->src.size);
-			if (what)
-				etl__diag_set(d, ETL_E_FORMAT, 0, "not a trace: %s", what);
-			else if (h->type != ETL_BUFTYPE_HEADER)
-				etl__diag_set(d, ETL_E_FORMAT, 0x36, "not a trace: the first buffer has BufferType %u, not 4 (header)",
-					      (unsigned)h->type);
-			else
-				etl__diag_set(d, ETL_E_FORMAT, 0x34, "not a trace: the header buffer has BufferFlag 0x%04x",
-					      (unsigned)h->flags);
-			return ETL_E_FORMAT;
-		}
-		etl__diag_set(note, ETL_E_FORMAT, h->type != ETL_BUFTYPE_HEADER ? 0x36 : 0x34,
-			      "header buffer: %s %u is damaged, but the buffer starts with the logfile header: read as the "
-			      "header buffer", h->type != ETL_BUFTYPE_HEADER ? "BufferType" : "BufferFlag",
-			      h->type != ETL_BUFTYPE_HEADER ? (unsigned)h->type : (unsigned)h->flags);
-		h->type = ETL_BUFTYPE_HEADER;
-		h->flags &= (uint16_t)(0x7Fu & ~ETL_BUF_COMPRESSED);
-	}
-	st = etl__walk_header_check(h, 0, size_limit, 0, d);
-	if (st != ETL_OK) {
-		etl__diag_prefix(d, "not a trace: ");
-		return st == ETL_E_LIMIT ? st : ETL_E_FORMAT;
-	}
-	return ETL_OK;
-}
-
 /* Reads the header buffer and the logfile header; builds the buffer index. */
 static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 {
 	struct etl_bufhdr h;
-	struct etl_diag note;
-	uint8_t *hb;
-	size_t avail;
 	enum etl_clock ck;
 	int st;
 
@@ -105,21 +58,9 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 				      (unsigned long long)t->src.size);
 		return ETL_E_FORMAT;
 	}
-	st = header_buffer(t, r->limits[ETL_LIMIT_BUFFER_SIZE], &h, &note, d);
-	if (st != ETL_OK)
-		return st;
-	avail = h.size;
-	if (avail > t->src.size)
-		avail = (size_t)t->src.size;
-	hb = etl__malloc(avail);
-	if (!hb) {
-		etl__diag_set(d, ETL_E_NOMEM, 0, "out of memory for the header buffer");
-		return ETL_E_NOMEM;
-	}
-	st = etl__source_read(&t->src, 0, hb, avail, d);
+	st = etl__reader_header_buffer(r, t, &h, d);
 	if (st == ETL_OK)
-		st = etl__logfile_parse(hb, etl__walk_header_fill(&h, avail), &t->info, d);
-	etl__free(hb);
+		st = etl__reader_logfile_header(r, t, &h, d);
 	if (st != ETL_OK)
 		return st;
 	if (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED)
@@ -132,14 +73,13 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	etl__clock_init(&t->clock, ck, t->info.start_raw, t->info.start_time, t->info.perf_freq,
 			t->info.cpu_speed_mhz);
 
-	if (note.code != ETL_OK)
-		etl__reader_queue_diag(r, &note);
 	st = etl__walk_index_build(&t->ix, &t->src, &h, t->info.buffer_size,
 				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
 				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
 				 etl__reader_queue_diag, r, d);
 	if (st != ETL_OK)
 		return st;
+	etl__reader_check_buffer_count(r, t);
 	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;
 	r->counts[ETL_COUNT_BUFFERS] += t->ix.buffers;
 	return ETL_OK;

@@ -149,6 +149,10 @@ int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */
 void etl__reader_queue_diag(void *ctx, const struct etl_diag *d);
+/* header.c: an input's header buffer, its logfile header, and its buffer count, checked */
+int etl__reader_header_buffer(struct etl_reader *r, struct trace *t, struct etl_bufhdr *h, struct etl_diag *d);
+int etl__reader_logfile_header(struct etl_reader *r, struct trace *t, struct etl_bufhdr *h, struct etl_diag *d);
+void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t);
 
 /* deliver.c */
 /* Attaches to the stream's event the stack records that follow it, and leaves the rest of its

@@ -81,13 +81,6 @@ int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t si
 	return ETL_OK;
 }
 
-size_t etl__walk_header_fill(const struct etl_bufhdr *h, size_t avail)
-{
-	if (h->offset >= ETL_BUFFER_HEADER_SIZE && h->offset <= avail)
-		return h->offset;
-	return avail; /* damaged or truncated: read what is there (the caller says so) */
-}
-
 static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
 {
 	size_t i;
@@ -96,6 +89,23 @@ static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
 		if (p[i] != v)
 			return 0;
 	return 1;
+}
+
+/* Where the bytes from p on stop being padding, from the end: the length of what is not. */
+static size_t unpadded(const uint8_t *p, size_t n)
+{
+	while (n > 0 && (p[n - 1] == 0xFF || p[n - 1] == 0))
+		n--;
+	return n;
+}
+
+size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, size_t avail, size_t *short_by)
+{
+	*short_by = 0;
+	if (h->offset < ETL_BUFFER_HEADER_SIZE || h->offset > avail)
+		return avail; /* damaged or truncated: read what is there (the caller says so) */
+	*short_by = unpadded(buf + h->offset, avail - h->offset);
+	return *short_by ? avail : h->offset;
 }
 
 static int push(struct etl_bufindex *ix, const struct etl_bufent *e, uint64_t count_limit,
@@ -142,42 +152,45 @@ static int rest_is_zero(const struct etl_source *src, uint64_t off, int *zero, s
 	return st;
 }
 
-/* Finds the next offset >= from whose bytes decode as a plausible buffer
- * header; scans a window at a time.  Returns the file size if none. */
-static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal, int compressed,
-		  uint64_t align_base, uint64_t size_limit, uint64_t *found, struct etl_diag *d)
+/* Whether the bytes at p (off in the file; n >= 72 of them, more when there are) begin a data
+ * buffer of this trace: a sane header of the trace's kind (compressed or not, of the trace's
+ * size when it is uncompressed), no references, and, uncompressed, a first record that starts
+ * with a record marker (format reference 1.3) unless the buffer is empty. */
+static int plausible_buffer(const uint8_t *p, size_t n, uint64_t off, uint32_t nominal, int compressed,
+			    uint64_t size_limit)
 {
-	enum { WIN = 65536 };
-	static const size_t hs = ETL_BUFFER_HEADER_SIZE;
+	struct etl_bufhdr h;
+	struct etl_diag ignored;
+	uint8_t top;
+
+	etl__walk_header_decode(p, &h);
+	if (etl__walk_header_check(&h, off, size_limit, nominal, &ignored) != ETL_OK ||
+	    h.type == ETL_BUFTYPE_HEADER || !!(h.flags & ETL_BUF_COMPRESSED) != !!compressed ||
+	    etl_le32(p + 0x0C) != 0 /* ReferenceCount */)
+		return 0;
+	if (compressed || h.offset == ETL_BUFFER_HEADER_SIZE)
+		return 1;
+	if (n < ETL_BUFFER_HEADER_SIZE + 4)
+		return 0;
+	top = p[ETL_BUFFER_HEADER_SIZE + 3];
+	return (top & 0xC0) == 0xC0 || (top & 0xD0) == 0x90; /* a trace header, or a message header */
+}
+
+/* Finds the next offset >= from whose bytes decode as a plausible buffer header: at every byte
+ * of a compressed trace (its buffers have odd sizes), at every 8-byte offset of an uncompressed
+ * one - not only where buffers of the trace's size would start, so that bytes inserted or lost
+ * cost the buffer they are in, not every buffer after it.  Scans a window at a time.  *found is
+ * the file size if there is none. */
+static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal, int compressed,
+		  uint64_t size_limit, uint64_t *found, struct etl_diag *d)
+{
+	enum { WIN = 65536, LOOK = ETL_BUFFER_HEADER_SIZE + 4 };
 	uint8_t *win = NULL;
 	uint64_t pos = from;
 	unsigned step = compressed ? 1 : 8;
 	int st = ETL_OK;
 
 	*found = src->size;
-	if (!compressed && nominal >= ETL_BUFFER_HEADER_SIZE && align_base > 0) {
-		/* uncompressed data buffers start at the header buffer's end plus a multiple of
-		 * BufferSize: try only those offsets (a false match inside damaged records would
-		 * misalign every later buffer) */
-		uint8_t raw[ETL_BUFFER_HEADER_SIZE];
-		if (pos < align_base)
-			pos = align_base;
-		else if ((pos - align_base) % nominal)
-			pos += nominal - (pos - align_base) % nominal;
-		for (; pos < src->size && src->size - pos >= hs; pos += nominal) {
-			struct etl_bufhdr h;
-			struct etl_diag ignored;
-			if (etl__source_read(src, pos, raw, sizeof(raw), d) != ETL_OK)
-				return d->code;
-			etl__walk_header_decode(raw, &h);
-			if (etl__walk_header_check(&h, pos, size_limit, nominal, &ignored) == ETL_OK &&
-			    h.type != ETL_BUFTYPE_HEADER && !(h.flags & ETL_BUF_COMPRESSED)) {
-				*found = pos;
-				return ETL_OK;
-			}
-		}
-		return ETL_OK;
-	}
 	if (!src->mem) {
 		win = etl__malloc(WIN);
 		if (!win) {
@@ -187,23 +200,17 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 	}
 	if (!compressed && (pos & 7))
 		pos += 8 - (pos & 7);
-	while (pos < src->size && src->size - pos >= hs) {
+	while (pos < src->size && src->size - pos >= ETL_BUFFER_HEADER_SIZE) {
 		size_t n = src->size - pos > WIN ? WIN : (size_t)(src->size - pos);
 		const uint8_t *p = etl__source_view(src, pos, n, win, d);
-		size_t i;
+		size_t i, last = n < WIN ? n - ETL_BUFFER_HEADER_SIZE : n - LOOK;
 
 		if (!p) {
 			st = d->code;
 			break;
 		}
-		for (i = 0; i + hs <= n; i += step) {
-			struct etl_bufhdr h;
-			struct etl_diag ignored;
-
-			etl__walk_header_decode(p + i, &h);
-			if (etl__walk_header_check(&h, pos + i, size_limit, nominal, &ignored) == ETL_OK &&
-			    h.type != ETL_BUFTYPE_HEADER && !!(h.flags & ETL_BUF_COMPRESSED) == !!compressed &&
-			    etl_le32(p + i + 0x0C) == 0 /* ReferenceCount */) {
+		for (i = 0; i <= last; i += step) {
+			if (plausible_buffer(p + i, n - i, pos + i, nominal, compressed, size_limit)) {
 				*found = pos + i;
 				goto out;
 			}
@@ -314,8 +321,7 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 		    h.type == 0xFFFF) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
-			st = resync(src, off + 1, sc->nominal, sc->compressed, sc->count ? sc->first_avail : 0,
-				    sc->size_limit, &next, d);
+			st = resync(src, off + 1, sc->nominal, sc->compressed, sc->size_limit, &next, d);
 			if (st != ETL_OK)
 				return st;
 			etl__diag_append(&bad, "; skipped %llu bytes to %s at offset 0x%llx",
@@ -340,8 +346,6 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 			scan_report(sc, &bad);
 			e->avail = (uint32_t)left;
 		}
-		if (sc->count == 0)
-			sc->first_avail = e->avail;
 		e->ordinal = (uint32_t)sc->count++;
 		sc->off = off + e->avail;
 		return ETL_OK;

@@ -41,10 +41,12 @@ void etl__walk_header_decode(const uint8_t *p, struct etl_bufhdr *h);
 int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t size_limit,
 		      uint32_t nominal, struct etl_diag *d);
 
-/* The end of the records in an uncompressed buffer whose first avail bytes
- * are present: Offset if it is sane, else avail (every byte there is read: a
- * damaged Offset must not hide records). */
-size_t etl__walk_header_fill(const struct etl_bufhdr *h, size_t avail);
+/* The end of the records in the uncompressed buffer buf whose first avail
+ * bytes are present: Offset if it is sane and only padding (0xFF or zero
+ * bytes) follows it, else avail (every byte there is read: a damaged Offset
+ * must not hide records).  When Offset is in range but bytes that are not
+ * padding follow it, *short_by is how many (0 otherwise): the caller says so. */
+size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, size_t avail, size_t *short_by);
 
 /* A buffer of the file: 32 bytes. */
 struct etl_bufent {
@@ -65,7 +67,7 @@ struct etl_bufscan {
 	const struct etl_source *src;
 	struct etl_bufhdr first; /* the header buffer's header, as the caller read (and repaired) it */
 	int have_first;
-	uint32_t nominal, first_avail;
+	uint32_t nominal;
 	int compressed, done;
 	uint64_t size_limit, off;
 	uint64_t count;          /* buffers yielded: the next one's ordinal */

@@ -91,12 +91,19 @@ int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl
 	etl__walk_header_decode(raw, &h);
 	l->flags = e->flags; /* as the index has them (the header buffer's may have been repaired) */
 	if (!(e->flags & ETL_BUF_COMPRESSED)) {
+		size_t short_by;
 		l->data = raw;
-		l->fill = etl__walk_header_fill(&h, e->avail);
+		l->fill = etl__walk_header_fill(raw, &h, e->avail, &short_by);
 		if (h.offset < ETL_BUFFER_HEADER_SIZE) {
 			etl__diag_set(d, ETL_E_FORMAT, e->off + 0x30,
 				      "buffer header: Offset %u is inside the 72-byte header: records read to the buffer's end",
 				      (unsigned)h.offset);
+			return ETL_E_FORMAT;
+		}
+		if (short_by) {
+			etl__diag_set(d, ETL_E_FORMAT, e->off + 0x30,
+				      "buffer header: Offset %u ends the records, but %zu bytes that are not padding follow "
+				      "it: records read to the buffer's end", (unsigned)h.offset, short_by);
 			return ETL_E_FORMAT;
 		}
 		return ETL_OK;
