@@ -528,6 +528,55 @@ START_TEST(cut_at_a_buffer_boundary_says_what_is_missing)
 }
 END_TEST
 
+/* Where a record with marker m keeps its size: after the marker for the system, compact and
+ * PerfInfo headers, else in the marker's low half. */
+static size_t size_field(uint32_t m)
+{
+	unsigned ht = (m >> 16) & 0xFF;
+
+	return (m & 0xC0000000u) == 0xC0000000u && (ht <= 4 || ht == 0x10 || ht == 0x11) ? 4 : 0;
+}
+
+/* A record whose size takes in the next record (its own padded length plus the next one's) hid
+ * that record. */
+START_TEST(swallowed_record_is_said_and_delivered)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i, tried = 0;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (i = 0; i + 1 < t->nevents && tried < 12; i += 7) {
+		uint64_t a = t->events[i].file_offset, b = t->events[i + 1].file_offset;
+		uint32_t m = etl_le32(d + a);
+		size_t at = a + size_field(m), own = etl_le16(d + at), next;
+		if (b != a + ((own + 7) & ~(size_t)7) || (etl_le32(d + b) & 0xC0000000u) != 0xC0000000u)
+			continue; /* not adjacent records of one buffer, or the next is not a simple one */
+		next = etl_le16(d + b + size_field(etl_le32(d + b)));
+		memcpy(c, d, len);
+		c[at] = (uint8_t)(b - a + next);
+		c[at + 1] = (uint8_t)((b - a + next) >> 8);
+		look_for = "swallowed the next record";
+		run(c, len, &res);
+		look_for = NULL;
+		ck_assert_msg(res.n == t->nevents, "record at 0x%llx (marker 0x%08x, size %zu) swallowing 0x%llx (%zu): %zu of %zu events, %s",
+			      (unsigned long long)a, (unsigned)m, own, (unsigned long long)b, next, res.n, t->nevents, res.first_err);
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, a);
+		ck_assert(res.said);
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 6);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 /* Bytes inserted into a buffer cost that buffer's records, not every buffer after it: the
  * buffers are found again at any 8-byte offset. */
 START_TEST(inserted_bytes_cost_their_buffer)
@@ -584,6 +633,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, data_offset_72_keeps_the_records);
 	tcase_add_test(t, header_buffer_damage_is_tolerated);
 	tcase_add_test(t, cut_at_a_buffer_boundary_says_what_is_missing);
+	tcase_add_test(t, swallowed_record_is_said_and_delivered);
 	tcase_add_test(t, inserted_bytes_cost_their_buffer);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {

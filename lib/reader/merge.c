@@ -295,9 +295,27 @@ static void prefetch_next(struct etl_reader *r, struct stream *s)
 	}
 }
 
+/* The record delivered last swallowed a whole record (etl__record_swallowed): says so, and goes
+ * back to read it (the outer record keeps its size: which of the two is damaged is not known). */
+static void say_swallowed(struct etl_reader *r, struct stream *s)
+{
+	etl__diag_set(&s->diag, ETL_E_FORMAT, s->swallow_from,
+		      "record size %u takes in a whole record at buffer offset 0x%zx that ends where it ends "
+		      "(a damaged size that swallowed the next record?): both are delivered",
+		      (unsigned)s->ev.record_size, s->swallow_at);
+	locate_diag(s, &s->diag);
+	s->pos = s->swallow_at;
+	s->swallow_at = 0;
+	s->head = HEAD_ERROR;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_step(struct etl_reader *r, struct stream *s)
 {
+	if (s->swallow_at) {
+		say_swallowed(r, s);
+		goto keyed;
+	}
 	for (;;) {
 		size_t adv = 0;
 		int st;
@@ -345,6 +363,10 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 		}
 		if (st == ETL_OK) {
 			finish_event(s);
+			if ((s->swallow_at = etl__record_swallowed(s->data, s->pos, adv,
+								   (size_t)(s->ev.payload - s->data), s->ev.ts_raw,
+								   s->t->ptr_size)) != 0)
+				s->swallow_from = s->pos;
 			s->pos += adv;
 			s->head = HEAD_EVENT;
 			s->key_ft = s->ev.filetime;

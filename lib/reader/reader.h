@@ -93,6 +93,8 @@ struct stream {
 	struct etl_event ev;
 	struct etl_diag diag;
 	uint64_t key_ft, key_raw;
+	size_t swallow_from, swallow_at; /* the head's record holds a whole record at swallow_at that
+				           ends where it ends (0: none): said, then read */
 	uint64_t loads;      /* buffers loaded so far (the window's read-ahead counts in them) */
 	/* a window from a later time: where the window before it stops reading this stream
 	 * (merge.c, window_cut_at_start); past it, events of earlier times are this window's */

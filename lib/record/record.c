@@ -247,6 +247,20 @@ static int kind_message(struct etl_cursor *c, struct etl_event *ev, unsigned def
 	return ETL_OK;
 }
 
+/* Whether a header of type htype keeps its size in its second 32-bit word (the system, compact
+ * and PerfInfo headers) rather than in the marker's low 16 bits. */
+static int size_after_marker(unsigned htype)
+{
+	switch (htype) {
+	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
+	case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* The header type and size of the record at pos (room bytes left in the buffer). */
 static int record_bounds(const uint8_t *p, size_t room, size_t pos, unsigned *htype, size_t *size,
 			 struct etl_diag *d)
@@ -255,19 +269,13 @@ static int record_bounds(const uint8_t *p, size_t room, size_t pos, unsigned *ht
 
 	if ((m & 0xC0000000u) == 0xC0000000u) {
 		*htype = (m >> 16) & 0xFF;
-		switch (*htype) {
-		case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64:
-		case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
-		case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64:
-			if (room < 8) {
-				etl__diag_set(d, ETL_E_TRUNCATED, pos, "record header runs past the buffer's filled bytes");
-				return ETL_E_TRUNCATED;
-			}
-			*size = etl_le16(p + 4);
-			break;
-		default:
+		if (!size_after_marker(*htype)) {
 			*size = m & 0xFFFF;
-			break;
+		} else if (room < 8) {
+			etl__diag_set(d, ETL_E_TRUNCATED, pos, "record header runs past the buffer's filled bytes");
+			return ETL_E_TRUNCATED;
+		} else {
+			*size = etl_le16(p + 4);
 		}
 	} else if ((m & 0xD0000000u) == 0x90000000u) {
 		*htype = 0x0F; /* MESSAGE */
@@ -353,4 +361,36 @@ int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned defa
 	if (*advance > room)
 		*advance = room; /* the last record may end without padding */
 	return ETL_OK;
+}
+
+#define SWALLOWED_TIME_SPAN ((uint64_t)1 << 40) /* clock ticks: 30 hours of a 10 MHz QPC */
+
+size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, size_t payload, uint64_t ts_raw,
+			     unsigned default_ptr_size)
+{
+	size_t end = pos + advance, q = (payload + 7) & ~(size_t)7;
+
+	for (q = q < pos + 16 ? pos + 16 : q; q + 16 <= end; q += 8) {
+		uint32_t m = etl_le32(buf + q);
+		size_t size, adv;
+		struct etl_diag ignored;
+		struct etl_event inner;
+
+		/* the marker and size alone first, quietly: most payload bytes stop here */
+		if ((m & 0xC0000000u) == 0xC0000000u)
+			size = size_after_marker((m >> 16) & 0xFF) ? etl_le16(buf + q + 4) : (m & 0xFFFF);
+		else if ((m & 0xD0000000u) == 0x90000000u)
+			size = m & 0xFFFF;
+		else
+			continue;
+		if (size < 16 || ((size + 7) & ~(size_t)7) != end - q)
+			continue;
+		/* a record of its own time, at or after this one's, as the next record of a buffer is
+		 * (a payload's bytes rarely are: 2^-24 of random 64-bit values are in that range) */
+		if (etl__record_parse(buf, end, q, default_ptr_size, &inner, &adv, &ignored) == ETL_OK &&
+		    !(inner.flags & ETL_EVF_TS_INHERITED) && inner.ts_raw >= ts_raw &&
+		    inner.ts_raw - ts_raw <= SWALLOWED_TIME_SPAN)
+			return q;
+	}
+	return 0;
 }

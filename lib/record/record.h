@@ -41,6 +41,13 @@ enum {
 int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned default_ptr_size,
 		      struct etl_event *ev, size_t *advance, struct etl_diag *d);
 
+/* Of the record parsed at pos (advance bytes with its padding, its payload from offset payload,
+ * its time ts_raw): where a whole record starts in its payload that ends exactly where it ends,
+ * with a time of its own at or soon after ts_raw - the shape of a record whose size was damaged
+ * to take in the next one - or 0. */
+size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, size_t payload, uint64_t ts_raw,
+			     unsigned default_ptr_size);
+
 /* Parses the header buffer's first record, the logfile header, into t.
  * Returns ETL_OK or < 0 with d set. */
 int etl__logfile_parse(const uint8_t *buf, size_t fill, struct etl_trace_info *t,
