@@ -642,6 +642,34 @@ START_TEST(tmf_limits_say_what_they_are)
 }
 END_TEST
 
+/* Issue 38: a 16 MiB TMF of the shortest messages took 566 MB (34 times its size).  The messages
+ * of one file cost at most 8 times its size and 16 MiB: the rest is not read, and that is said. */
+START_TEST(tmf_memory_is_bounded_per_byte)
+{
+	struct tmf_db *db = etl__tmf_new();
+	struct etl_diag d;
+	size_t cap = 4u << 20, n = 0, lines = 0;
+	char *text = malloc(cap);
+
+	ck_assert_ptr_nonnull(text);
+	n = (size_t)sprintf(text, "aabbccdd-0000-1111-2222-333344445555 m\n");
+	while (n + 32 < cap) {
+		n += (size_t)sprintf(text + n, "#typev a %zu \"\"\n", lines % 65536);
+		if (++lines % 65536 == 0) /* a new GUID, so that every message is a distinct one */
+			n += (size_t)sprintf(text + n, "aabbcc%02zx-0000-1111-2222-333344445555 m\n", lines / 65536);
+	}
+	d.code = ETL_OK;
+	ck_assert_int_eq(etl__tmf_parse(db, text, n, "dense.tmf", &d), ETL_OK);
+	ck_assert_msg(strstr(d.msg, "the TMF memory bound") != NULL, "%s", d.msg);
+	ck_assert_uint_eq(etl__tmf_warnings(db), 1);
+	/* about 350 bytes a message: the bound (48 MiB here) holds 100,000 or more, not all */
+	ck_assert_uint_gt(etl__tmf_count(db), 100000);
+	ck_assert_uint_lt(etl__tmf_count(db), lines);
+	etl__tmf_free(db);
+	free(text);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("wpp");
@@ -667,6 +695,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, no_tmf_keeps_the_old_reason);
 	tcase_add_test(t, hostile_tmf_text_is_bounded);
 	tcase_add_test(t, tmf_limits_say_what_they_are);
+	tcase_add_test(t, tmf_memory_is_bounded_per_byte);
 	tcase_add_test(t, unreadable_guid_tmf_says_why);
 	suite_add_tcase(s, t);
 	if ((probe = opendir(tmf_dir)) != NULL) {

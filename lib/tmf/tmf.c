@@ -515,10 +515,18 @@ static void one_line(struct pctx *p, const char *s, const char *e)
 	}
 }
 
+/* The memory the database holds: its arena and its tables. */
+static uint64_t held(const struct tmf_db *db)
+{
+	return db->arena.bytes + db->msgs.cap * (db->msgs.size + sizeof(uint64_t)) +
+	       db->tried.cap * (db->tried.size + sizeof(uint64_t));
+}
+
 int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *name, struct etl_diag *d)
 {
 	struct pctx p;
 	const char *s = text, *e = text + len;
+	uint64_t start;
 
 	memset(&p, 0, sizeof(p));
 	p.db = db;
@@ -530,9 +538,16 @@ int etl__tmf_parse(struct tmf_db *db, const char *text, size_t len, const char *
 	}
 	if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3;
+	start = held(db);
 	while (s < e) {
 		const char *nl = memchr(s, '\n', (size_t)(e - s));
 		const char *le = nl ? nl : e;
+		if (held(db) - start > (uint64_t)TMF_COST_RATIO * len + TMF_COST_BASE) {
+			problem(&p, "the messages read so far cost more than 8 times the file's size and 16 MiB "
+				    "(the TMF memory bound): the rest of the file is not read");
+			p.pending = NULL;
+			break;
+		}
 		p.line++;
 		if (le - s > TMF_MAX_LINE)
 			problem(&p, "line longer than 8192 bytes");

@@ -25,6 +25,10 @@
 #define TMF_MAX_LIST 256               /* names of one ItemList / ItemSet type */
 #define TMF_MAX_FOLDERS 64             /* folders given to one database */
 #define TMF_MAX_FOLDER_PATH 4000u      /* bytes of a folder's path (longer ones are refused) */
+/* What the messages parsed from one file may cost: COST_RATIO times its size plus COST_BASE
+ * (a message costs about 350 bytes; a real file's take 200 or more bytes of text each) */
+#define TMF_COST_RATIO 8u /* (said as "8" in the message: tmf.c) */
+#define TMF_COST_BASE (16u << 20)
 
 /* The value types of WPP arguments (the TMF's ItemXxx names, tmf.c's table). */
 enum tmf_item {
