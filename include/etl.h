@@ -200,6 +200,14 @@ struct etl_manifests;
 ETL_API struct etl_manifests *etl_manifests_new(void);
 ETL_API int etl_manifests_add_path(struct etl_manifests *m, const char *path);
 ETL_API int etl_manifests_add_memory(struct etl_manifests *m, const void *xml, size_t size, const char *name);
+/**
+ * Adds TMF files to the set, as etl_reader_add_tmf_path() adds them to one reader (same rules
+ * and statuses): one file is parsed now, the files of a folder when a reader first needs them -
+ * once for all the readers that use the set, whatever thread they run on.  A reader's own TMF
+ * files are looked up before the set's.  Their problems count in etl_manifests_warnings() (those
+ * of folder files read later, in each reader's etl_reader_tmf_warnings()).  @since 0.2
+ */
+ETL_API int etl_manifests_add_tmf_path(struct etl_manifests *m, const char *path);
 /** Events or templates skipped so far, and the last problem (NULL if none). @since 0.2 */
 ETL_API unsigned etl_manifests_warnings(const struct etl_manifests *m);
 ETL_API const struct etl_error *etl_manifests_error(const struct etl_manifests *m);

@@ -1,6 +1,6 @@
 /*
- * setup.c - readers as etldump's options ask: the manifests (parsed once and
- * shared), the TMF files, the options, and the inputs opened.
+ * setup.c - readers as etldump's options ask: the manifests and TMF files
+ * (parsed once and shared), the options, and the inputs opened.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -63,13 +63,33 @@ static void add_manifest(const char *path, void *ctx)
 	}
 }
 
-/* The manifests: the environment's search path first, then --manifest (later ones win). */
+static void add_tmf(const char *path, void *ctx)
+{
+	struct manifest_ctx *c = ctx;
+	unsigned before = etl_manifests_warnings(c->m);
+	int st = etl_manifests_add_tmf_path(c->m, path);
+
+	if (st != ETL_OK)
+		*c->exit_code = exit_worse(*c->exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
+	if (st != ETL_OK || etl_manifests_warnings(c->m) != before)
+		path_problem(path, st == ETL_OK ? etl_manifests_warnings(c->m) - before : 0, etl_manifests_error(c->m),
+			     c->o);
+}
+
+static int env_set(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v;
+}
+
+/* The manifests and TMF files, parsed once for every input and thread: the environment's
+ * search paths first, then --manifest and --tmf (later ones win). */
 struct etl_manifests *setup_manifests(const struct options *o, int *exit_code)
 {
-	const char *env = getenv("ETLDUMP_MANIFEST_PATH");
 	struct manifest_ctx c;
 
-	if ((!env || !*env) && o->nmanifests == 0)
+	if (!env_set("ETLDUMP_MANIFEST_PATH") && o->nmanifests == 0 && !env_set("ETLDUMP_TMF_PATH") && o->ntmf == 0)
 		return NULL;
 	if (!(c.m = etl_manifests_new())) {
 		*exit_code = exit_worse(*exit_code, EXIT_NOMEM);
@@ -78,28 +98,8 @@ struct etl_manifests *setup_manifests(const struct options *o, int *exit_code)
 	c.o = o;
 	c.exit_code = exit_code;
 	each_path("ETLDUMP_MANIFEST_PATH", o->manifests, o->nmanifests, add_manifest, &c);
+	each_path("ETLDUMP_TMF_PATH", o->tmf, o->ntmf, add_tmf, &c);
 	return c.m;
-}
-
-struct tmf_ctx {
-	struct etl_reader *r;
-	const struct options *o;
-	int quiet;
-	int *exit_code;
-};
-
-/* A TMF file or folder for r, its problems reported unless quiet. */
-static void add_tmf(const char *path, void *ctx)
-{
-	struct tmf_ctx *c = ctx;
-	unsigned before = etl_reader_tmf_warnings(c->r);
-	int st = etl_reader_add_tmf_path(c->r, path);
-
-	if (st != ETL_OK)
-		*c->exit_code = exit_worse(*c->exit_code, st == ETL_E_NOMEM ? EXIT_NOMEM : EXIT_DAMAGED);
-	if ((st != ETL_OK || etl_reader_tmf_warnings(c->r) != before) && !c->quiet)
-		path_problem(path, st == ETL_OK ? etl_reader_tmf_warnings(c->r) - before : 0, etl_reader_error(c->r),
-			     c->o);
 }
 
 /* Where PDB files are looked for: --symbols, then ETLDUMP_SYMBOLS, then _NT_SYMBOL_PATH (each a
@@ -164,15 +164,12 @@ int setup_report_symbols(struct etl_reader *r, const struct options *o)
 
 void setup_configure(struct etl_reader *r, const struct options *o, int quiet, int *exit_code)
 {
-	struct tmf_ctx tmf = { r, o, quiet, exit_code };
-
 	if ((!o->writer->stacks && !o->table && !o->report) || o->info || o->stats || o->providers || o->processes)
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
-	if (o->manifest_set)
-		etl_reader_use_manifests(r, o->manifest_set); /* parsed once, shared (load_manifests) */
-	each_path("ETLDUMP_TMF_PATH", o->tmf, o->ntmf, add_tmf, &tmf); /* TMF files: for each reader */
+	if (o->manifest_set) /* manifests and TMF files, parsed once, shared (setup_manifests) */
+		etl_reader_use_manifests(r, o->manifest_set);
 	setup_symbols(r, o, exit_code);
 }
 

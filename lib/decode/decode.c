@@ -18,6 +18,7 @@ void etl__decode_state_free(struct etl_decode_state *st)
 	etl__manifest_db_free(st->manifests);
 	etl__man_free(st);
 	etl__tmf_free(st->tmf);
+	etl__free(st->wpp_scratch);
 	if (st->kernel) {
 		etl__kernel_cache_free(st->kernel);
 		etl__free(st->kernel);

@@ -35,6 +35,8 @@ struct etl_decode_state {
 	const void *cur_mprovider;           /* map lookups for manifest decoding */
 	struct etl_kernel_cache *kernel;     /* built-in layouts, built on first use */
 	struct tmf_db *tmf;                  /* WPP message formats (TMF files), or NULL */
+	struct tmf_db *shared_tmf;           /* those of a set shared with other readers (not owned) */
+	void *wpp_scratch;                   /* where WPP messages are rendered (wppfmt.c) */
 	/* the event being decoded, for map lookups */
 	int cur_trace;
 	struct etl_guid cur_provider;

@@ -24,7 +24,7 @@ int etl__decode_add_tmf(struct etl_decode_state *st, const char *path, struct et
 
 unsigned etl__decode_tmf_warnings(const struct etl_decode_state *st)
 {
-	return etl__tmf_warnings(st->tmf);
+	return etl__tmf_warnings(st->tmf) + etl__tmf_warnings(st->shared_tmf);
 }
 
 static const char *dup_text(struct etl_decoded *out, const char *s)
@@ -36,14 +36,15 @@ static const char *dup_text(struct etl_decoded *out, const char *s)
  * why not (in the decoded view's arena). */
 static enum bid_strength bid_wpp(struct etl_decode_state *st, const struct etl_event *ev, struct bid *b)
 {
-	const char *why = NULL;
+	const char *why = NULL, *other = NULL;
 	char g[ETL_GUID_STRING_SIZE], buf[400];
 
-	if (ev->kind != ETL_HEADER_MESSAGE || !st->tmf || !(ev->msg_flags & ETL_MSG_GUID) ||
+	if (ev->kind != ETL_HEADER_MESSAGE || (!st->tmf && !st->shared_tmf) || !(ev->msg_flags & ETL_MSG_GUID) ||
 	    (ev->msg_flags & ETL_MSG_COMPONENT_ID))
 		return BID_NONE;
-	b->what = etl__tmf_find(st->tmf, &ev->provider, ev->id, &why);
-	if (b->what)
+	/* the reader's own TMF files first, then a shared set's */
+	if ((b->what = etl__tmf_find(st->tmf, &ev->provider, ev->id, &why)) != NULL ||
+	    (b->what = etl__tmf_find(st->shared_tmf, &ev->provider, ev->id, why ? &other : &why)) != NULL)
 		return BID_SURE;
 	etl_guid_format(&ev->provider, g);
 	if (why)
@@ -90,7 +91,7 @@ static int decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, c
 		return ETL_OK;
 	}
 	out->message_template = m->format;
-	out->message = etl__wpp_render(st->tmf, out, m, ev->ptr_size);
+	out->message = etl__wpp_render(&st->wpp_scratch, out, m, ev->ptr_size);
 	if (!out->message || !out->name) {
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 		return ETL_E_NOMEM;

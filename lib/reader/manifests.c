@@ -3,7 +3,8 @@
  * once, then read by any number of readers, on any threads - a batch of
  * inputs or a pool of workers parses a folder of manifests one time.  A set
  * is reference-counted (atomically); once a reader uses it, it no longer
- * changes.
+ * changes.  It holds TMF files too (etl_manifests_add_tmf_path): the files of
+ * TMF folders are then parsed once, by whichever reader first needs them.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -12,11 +13,13 @@
 #include <string.h>
 
 #include "reader/reader.h"
+#include "tmf/tmf.h"
 
 struct etl_manifests {
 	atomic_uint refs;
 	atomic_int frozen; /* a reader uses it: no more loading */
 	struct etl_manifest_db *db;
+	struct tmf_db *tmf; /* NULL until a TMF path is added */
 	struct etl_error err;
 	int has_err;
 	unsigned warnings;
@@ -71,6 +74,30 @@ static int add(struct etl_manifests *m, const char *path, const void *xml, size_
 	return st;
 }
 
+int etl_manifests_add_tmf_path(struct etl_manifests *m, const char *path)
+{
+	struct etl_diag d;
+	unsigned before;
+	int st;
+
+	if (!m || !path)
+		return ETL_E_MISUSE;
+	if (atomic_load(&m->frozen)) {
+		etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "a manifest set in use by a reader does not change");
+		set_error(m, &d);
+		return ETL_E_MISUSE;
+	}
+	if (!m->tmf && !(m->tmf = etl__tmf_new()))
+		return ETL_E_NOMEM;
+	before = etl__tmf_warnings(m->tmf);
+	d.code = ETL_OK;
+	st = etl__tmf_add_path(m->tmf, path, &d);
+	m->warnings += etl__tmf_warnings(m->tmf) - before;
+	if (st != ETL_OK || (etl__tmf_warnings(m->tmf) != before && d.code != ETL_OK))
+		set_error(m, &d);
+	return st;
+}
+
 int etl_manifests_add_path(struct etl_manifests *m, const char *path)
 {
 	return add(m, path, NULL, 0, NULL);
@@ -96,6 +123,7 @@ void etl_manifests_free(struct etl_manifests *m)
 	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
 		return;
 	etl__manifest_db_free(m->db);
+	etl__tmf_free(m->tmf);
 	etl__free(m);
 }
 
@@ -113,5 +141,6 @@ int etl_reader_use_manifests(struct etl_reader *r, struct etl_manifests *m)
 	atomic_store(&m->frozen, 1);
 	r->shared_manifests = m;
 	r->dec.shared = m->db;
+	r->dec.shared_tmf = m->tmf;
 	return ETL_OK;
 }

@@ -18,6 +18,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,10 +47,11 @@ struct tmf_db {
 	struct etl_htab tried; /* struct tried_slot: GUIDs looked for in the folders */
 	char *folders[TMF_MAX_FOLDERS];
 	unsigned nfolders;
-	void *scratch; /* etl__tmf_scratch */
+	pthread_mutex_t lock; /* finding a message may read a folder's file: readers on several
+				 threads may share a database (etl_manifests_add_tmf_path) */
 	size_t count;  /* distinct (GUID, number) */
 	size_t parsed; /* #typev messages read whole, definitions again included */
-	unsigned warnings;
+	atomic_uint warnings; /* (read without the lock by readers sharing the database) */
 };
 
 /* the parser's state over one file */
@@ -74,6 +77,10 @@ struct tmf_db *etl__tmf_new(void)
 
 	if (!db)
 		return NULL;
+	if (pthread_mutex_init(&db->lock, NULL) != 0) {
+		etl__free(db);
+		return NULL;
+	}
 	etl__htab_init(&db->msgs, sizeof(struct msg_slot));
 	etl__htab_init(&db->tried, sizeof(struct tried_slot));
 	return db;
@@ -87,18 +94,11 @@ void etl__tmf_free(struct tmf_db *db)
 		return;
 	for (i = 0; i < db->nfolders; i++)
 		etl__free(db->folders[i]);
-	etl__free(db->scratch);
+	pthread_mutex_destroy(&db->lock);
 	etl__htab_free(&db->msgs);
 	etl__htab_free(&db->tried);
 	etl__arena_free(&db->arena);
 	etl__free(db);
-}
-
-void *etl__tmf_scratch(struct tmf_db *db, size_t size)
-{
-	if (!db->scratch)
-		db->scratch = etl__malloc(size);
-	return db->scratch;
 }
 
 size_t etl__tmf_count(const struct tmf_db *db)
@@ -124,7 +124,7 @@ size_t etl__tmf_parsed(const struct tmf_db *db)
 
 unsigned etl__tmf_warnings(const struct tmf_db *db)
 {
-	return db ? db->warnings : 0;
+	return db ? atomic_load(&db->warnings) : 0;
 }
 
 static uint64_t msg_hash(const struct etl_guid *g, uint16_t number)
@@ -647,16 +647,13 @@ static void load_guid(struct tmf_db *db, const struct etl_guid *g, struct tried_
 	}
 }
 
-const struct tmf_msg *etl__tmf_find(struct tmf_db *db, const struct etl_guid *g, uint16_t number,
-				    const char **why)
+static const struct tmf_msg *find_locked(struct tmf_db *db, const struct etl_guid *g, uint16_t number,
+					 const char **why)
 {
 	struct msg_slot key, *slot;
 	struct tried_slot *t;
 	uint64_t gh;
 
-	*why = NULL;
-	if (!db)
-		return NULL;
 	key.guid = *g;
 	key.number = number;
 	slot = etl__htab_find(&db->msgs, msg_hash(g, number), msg_eq, &key);
@@ -679,4 +676,18 @@ const struct tmf_msg *etl__tmf_find(struct tmf_db *db, const struct etl_guid *g,
 	}
 	*why = t->failure;
 	return NULL;
+}
+
+const struct tmf_msg *etl__tmf_find(struct tmf_db *db, const struct etl_guid *g, uint16_t number,
+				    const char **why)
+{
+	const struct tmf_msg *m;
+
+	*why = NULL;
+	if (!db)
+		return NULL;
+	pthread_mutex_lock(&db->lock);
+	m = find_locked(db, g, number, why);
+	pthread_mutex_unlock(&db->lock);
+	return m; /* messages and reasons stay where they are until the database is freed */
 }

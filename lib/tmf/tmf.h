@@ -94,12 +94,9 @@ unsigned etl__tmf_warnings(const struct tmf_db *db);
 /* ---- wppfmt.c ---- */
 
 /* Renders m's format with the arguments decoded into d (nodes 0..nargs-1),
- * into d's arena (working in db's scratch buffer).  NULL when out of memory. */
-const char *etl__wpp_render(struct tmf_db *db, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size);
-
-/* A buffer of size bytes owned by db, made on first use (every call must ask the same size);
- * NULL when out of memory.  One reader's: not for several threads. */
-void *etl__tmf_scratch(struct tmf_db *db, size_t size);
+ * into d's arena, working in *scratch (made on first use, the caller's to free:
+ * one per reader, so that readers may share a database).  NULL when out of memory. */
+const char *etl__wpp_render(void **scratch, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size);
 
 /* ---- statusnames.c (generated) ---- */
 

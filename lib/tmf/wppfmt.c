@@ -295,9 +295,9 @@ static const char *numbered(struct out *o, struct etl_decoded *d, const struct t
 	return s;
 }
 
-const char *etl__wpp_render(struct tmf_db *db, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size)
+const char *etl__wpp_render(void **scratch, struct etl_decoded *d, const struct tmf_msg *m, unsigned ptr_size)
 {
-	struct out *o = etl__tmf_scratch(db, sizeof(*o)); /* the database's: no allocation per message */
+	struct out *o = *scratch ? *scratch : (*scratch = etl__malloc(sizeof(*o))); /* no allocation per message */
 	const char *s = m->format, *res;
 
 	if (!o)

@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tmf_db *db;
+	void *scratch = NULL;
 	struct etl_diag d;
 	size_t tlen, i, done = 0;
 	unsigned ptr;
@@ -42,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&out, 0, sizeof(out));
 		out.max_nodes = 1u << 16;
 		if (etl__schema_decode(&out, &m->schema, data + 2 + tlen, size - 2 - tlen, ptr, &d) == ETL_OK)
-			(void)etl__wpp_render(db, &out, m, ptr);
+			(void)etl__wpp_render(&scratch, &out, m, ptr);
 		for (k = 0; k < out.nnodes; k++)
 			(void)etl__schema_format(&out.nodes[k], 0);
 		etl__free(out.nodes);
@@ -50,5 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		etl__arena_free(&out.arena);
 	}
 	etl__tmf_free(db);
+	etl__free(scratch);
 	return 0;
 }

@@ -275,6 +275,24 @@ def wpp_messages(etldump, etlgen, root, tmp):
     check("wpp-bad-tmf", r.returncode == 0 and b"bad.tmf line 4: unknown item type 'ItemWhat'" in r.stderr, r.stderr)
     r = run([etldump, "--tmf", os.path.join(tmp, "none.tmf"), fx])
     check("wpp-missing-tmf", r.returncode == 1 and b"none.tmf" in r.stderr, f"{r.returncode} {r.stderr!r}")
+    # issue 38: TMF files are parsed once for every worker (-j 4 parsed them four times); a
+    # dense 4 MiB file costs about 50 MB parsed
+    dense = os.path.join(tmp, "dense.tmf")
+    with open(dense, "w") as f:
+        f.write("aabbccdd-0000-1111-2222-333344445555 m\n")
+        for i in range(200000):
+            f.write('#typev a %d ""\n' % (i % 65536))
+            if i % 65536 == 65535:
+                f.write("aabbcc%02x-0000-1111-2222-333344445555 m\n" % (i // 65536))
+    rss = {}
+    for j in ("1", "4"):
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            os.execv(etldump, [etldump, "-j", j, "--tmf", tmf, "--tmf", dense, "-f", "jsonl", fx])
+        _, status, use = os.wait4(pid, 0)
+        rss[j] = use.ru_maxrss
+    check("wpp-tmf-parsed-once", rss["4"] < rss["1"] * 1.3 and rss["1"] > 20000, str(rss))
 
 
 def well_formed_everywhere(etldump, root):
