@@ -432,6 +432,13 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 		window_cut_at_start(r, s);
 }
 
+/* Whether the stream's head is an error that stops the reader (no memory, an I/O error): it is
+ * delivered whatever its time. */
+static int head_is_fatal(const struct stream *s)
+{
+	return s->head == HEAD_ERROR && (s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO);
+}
+
 /* Whether stream s, the heap's top with a head at or after the window's end, leaves the window
  * (see above); 0 when it has a head in the window again.  In file order a stream is read to its
  * end: its times need not go forward. */
@@ -443,7 +450,7 @@ static int stream_leaves_window(struct etl_reader *r, struct stream *s)
 		stream_advance(r, s); /* the head is a later window's */
 		if (s->head == HEAD_NONE)
 			return 1;
-		if (s->key_ft < r->win_to)
+		if (s->key_ft < r->win_to || head_is_fatal(s))
 			return 0;
 		if (r->order == ETL_ORDER_TIME && s->loads - start >= WINDOW_READ_AHEAD)
 			return 1;
@@ -672,7 +679,7 @@ static struct stream *next_head(struct etl_reader *r)
 	}
 	while (r->heap_len > 0) {
 		s = r->heap[0];
-		if (!r->windowed || !r->win_to || s->key_ft < r->win_to) {
+		if (!r->windowed || !r->win_to || s->key_ft < r->win_to || head_is_fatal(s)) {
 			r->pending = s;
 			return s;
 		}
@@ -732,7 +739,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 			return say_late(r, s);
 		}
 		if (s->head == HEAD_ERROR) {
-			int fatal = s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO;
+			int fatal = head_is_fatal(s);
 			if (before && !fatal)
 				continue; /* damage before the window: the window that holds it reports it */
 			r->counts[ETL_COUNT_ERRORS]++;
