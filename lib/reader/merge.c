@@ -27,6 +27,15 @@ static int cmp_cpu_seq(const void *a, const void *b)
 	return 0;
 }
 
+/* Where the loaded buffer's data ends: past it only padding, 0xFF (the end marker's fill) or
+ * zeros, up to fill.  Found once per buffer, from its end (the padding is all it walks). */
+static size_t padding_start(const uint8_t *p, size_t from, size_t fill)
+{
+	while (fill > from && (p[fill - 1] == 0xFF || p[fill - 1] == 0))
+		fill--;
+	return fill;
+}
+
 /* Takes note of buffer e, loaded into s->ld with status st. */
 static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
 {
@@ -38,6 +47,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	s->data = s->ld.data;
 	s->fill = s->data ? s->ld.fill : 0;
 	s->pos = s->data ? ETL_BUFFER_HEADER_SIZE : 0;
+	s->data_end = s->data ? padding_start(s->data, s->pos, s->fill) : 0;
 	if (e->type != ETL_BUFTYPE_HEADER && (s->ld.flags & ETL_BUF_EVENTS_LOST))
 		r->counts[ETL_COUNT_BUFFERS_EVENTS_LOST]++;
 	if (s->ld.compressed)
@@ -113,8 +123,9 @@ static void resync_in_buffer(struct etl_reader *r, struct stream *s)
 		size_t adv;
 		int st = etl__record_parse(s->data, s->fill, p, s->t->ptr_size, &tmp, &adv, &ignored);
 
-		if (st == ETL_OK || st == ETL_END)
-			break;
+		if (st == ETL_OK || (st == ETL_END && p >= s->data_end))
+			break; /* a record, or the padding that ends the buffer (not an end marker or
+				  padding with data after it: one report for all of it) */
 	}
 	if (p > s->fill)
 		p = s->fill;
@@ -140,17 +151,6 @@ static void finish_event(struct stream *s)
 		s->last_ts = ev->ts_raw;
 	ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
 	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
-}
-
-/* Whether bytes are only padding: 0xFF (the end marker's fill) or zeros. */
-static int only_padding(const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != 0xFF && p[i] != 0)
-			return 0;
-	return 1;
 }
 
 /* ---- the buffers of a stream ---- */
@@ -347,7 +347,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			continue;
 		}
 		st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
-		if ((st == ETL_END || st == ETL_E_FORMAT) && only_padding(s->data + s->pos, s->fill - s->pos)) {
+		if ((st == ETL_END || st == ETL_E_FORMAT) && s->pos >= s->data_end) {
 			s->pos = s->fill; /* the end marker, or the buffer's padding: the records end here */
 			continue;
 		}
