@@ -86,8 +86,10 @@ static int compare(struct windiff *w, struct reading *whole, struct reading *par
 {
 	size_t i;
 
-	qsort(whole->ev, whole->n, sizeof(*whole->ev), cmp_seen);
-	qsort(parts->ev, parts->n, sizeof(*parts->ev), cmp_seen);
+	if (whole->n) /* (qsort of no array: NULL is not allowed) */
+		qsort(whole->ev, whole->n, sizeof(*whole->ev), cmp_seen);
+	if (parts->n)
+		qsort(parts->ev, parts->n, sizeof(*parts->ev), cmp_seen);
 	for (i = 0; i < whole->n && i < parts->n; i++)
 		if (cmp_seen(&whole->ev[i], &parts->ev[i]) != 0)
 			break;
