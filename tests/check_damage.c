@@ -497,6 +497,39 @@ START_TEST(header_buffer_damage_is_tolerated)
 	header_damage(t, d, len, 0, size + 8, 4, 0, 0, "header buffer: BufferSize");
 	header_damage(t, d, len, 0, size - 8, 4, 0, 0, "header buffer: BufferSize");
 	header_damage(t, d, len, 0x48 + 0x20, size + 8, 4, 0, 0x48, "logfile header: BufferSize");
+	/* the mutation campaign's: a BufferSize too small or past the limit, an Offset past it, and an
+	 * Offset short by 8 (it cut the logfile header's record) */
+	header_damage(t, d, len, 0, 8, 4, 0, 0, "header buffer: BufferSize 8 is damaged");
+	header_damage(t, d, len, 0, 72, 4, 0, 0, "header buffer: BufferSize 72 is damaged");
+	header_damage(t, d, len, 0, size | 0x40000000u, 4, 0, 0, "where the next buffer starts");
+	header_damage(t, d, len, 0x30, etl_le32(d + 0x30) | 0x400000u, 4, 0, 0x30, "is past its BufferSize");
+	header_damage(t, d, len, 0x30, etl_le32(d + 0x30) - 8, 4, 0, 0x30, "records read to the buffer's end");
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* The same in a compressed trace, whose header buffer is as long as its records (rounded up) and
+ * whose logfile header's BufferSize bounds what each buffer decompresses to. */
+START_TEST(compressed_header_buffer_damage_is_tolerated)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct etlw_opts o;
+	uint8_t *d;
+	size_t len;
+	uint32_t size;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.compress = 1;
+	ck_assert_int_eq(scen_build_mixed(&o, 200, &d, &len), 0);
+	load_trace(t, "compressed", d, len);
+	size = etl_le32(d);
+	ck_assert_uint_lt(size, o.buffer_size);
+	header_damage(t, d, len, 0, size + 8, 4, 0, 0, "where the next buffer starts");
+	header_damage(t, d, len, 0, 8, 4, 0, 0, "header buffer: BufferSize 8 is damaged");
+	header_damage(t, d, len, 0x48 + 0x20, 1024, 4, 0, 0x48, "bounded by the buffer-size limit");
 	free_trace(t);
 	free(t);
 	free(d);
@@ -665,6 +698,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, end_marker_mid_buffer_is_reported);
 	tcase_add_test(t, data_offset_72_keeps_the_records);
 	tcase_add_test(t, header_buffer_damage_is_tolerated);
+	tcase_add_test(t, compressed_header_buffer_damage_is_tolerated);
 	tcase_add_test(t, cut_at_a_buffer_boundary_says_what_is_missing);
 	tcase_add_test(t, swallowed_record_is_said_and_delivered);
 	tcase_add_test(t, inserted_bytes_cost_their_buffer);

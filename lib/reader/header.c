@@ -16,13 +16,90 @@
 #define LOG_MODE_CIRCULAR 0x00000002u /* EVENT_TRACE_FILE_MODE_CIRCULAR: the file wraps */
 #define RECORD_SIZE_AT 4              /* a system header's Size: after its 4-byte marker */
 
+#define LOGFILE_BUFFER_SIZE_AT 0x68 /* the logfile header's BufferSize: after a 32-byte system header */
+#define LOGFILE_MODE_AT 0x88        /* its LogFileMode */
+
+/* Whether the bytes at off begin a data buffer of the trace (etl__walk_buffer_plausible); nominal:
+ * the trace's buffer size. */
+static int buffer_at(struct etl_reader *r, struct trace *t, uint64_t off, uint32_t nominal, int compressed)
+{
+	uint8_t raw[ETL_BUFFER_HEADER_SIZE + 4];
+	struct etl_diag ignored;
+	size_t n;
+
+	if (off > t->src.size || t->src.size - off < ETL_BUFFER_HEADER_SIZE)
+		return 0;
+	n = t->src.size - off < sizeof(raw) ? (size_t)(t->src.size - off) : sizeof(raw);
+	if (etl__source_read(&t->src, off, raw, n, &ignored) != ETL_OK)
+		return 0;
+	/* a compressed trace may hold buffers stored as they are, of the trace's size */
+	return (compressed && etl__walk_buffer_plausible(raw, n, off, 0, 1, r->limits[ETL_LIMIT_BUFFER_SIZE])) ||
+	       etl__walk_buffer_plausible(raw, n, off, nominal, 0, r->limits[ETL_LIMIT_BUFFER_SIZE]);
+}
+
+static uint64_t round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+/*
+ * The header buffer's BufferSize and Offset when they cannot be right, its first record being
+ * the logfile header: an Offset past BufferSize or the limit is taken as BufferSize (its records
+ * are read to the buffer's end); a BufferSize too small for the logfile header, past the limit,
+ * or where no buffer starts (before the file's end), gives way to where the next buffer does
+ * start: the logfile header's BufferSize (in an uncompressed trace), or Offset rounded up to a
+ * power of two from 512 bytes to 64 KiB (a compressed trace's header buffer is as long as its
+ * records, so rounded: 512 and 1,024 bytes are seen).
+ */
+static void repair_sizes(struct etl_reader *r, struct trace *t, const uint8_t *raw, size_t n, struct etl_bufhdr *h)
+{
+	uint64_t limit = r->limits[ETL_LIMIT_BUFFER_SIZE], cand[1 + 8];
+	uint32_t was = h->size, nominal = n >= LOGFILE_MODE_AT + 4 ? etl_le32(raw + LOGFILE_BUFFER_SIZE_AT) : 0;
+	int compressed = n >= LOGFILE_MODE_AT + 4 && (etl_le32(raw + LOGFILE_MODE_AT) & ETL_LOG_MODE_COMPRESSED);
+	struct etl_diag note;
+	size_t i;
+
+	cand[0] = compressed ? 0 : nominal; /* (a compressed trace's header buffer is not BufferSize long) */
+	for (i = 1; i < 9; i++) /* Offset rounded up to 512 bytes, 1 KiB, ... 64 KiB */
+		cand[i] = h->offset <= limit && compressed ? round_up(h->offset, (uint64_t)256 << i) : 0;
+	if (h->size >= ETL_BUFFER_HEADER_SIZE + 8 && h->size <= limit) {
+		for (i = 0; i < 9 && cand[i] != was; i++)
+			;
+		/* a size the other fields agree with (the next buffer may be the damaged one), one where a
+		 * buffer starts, or one a file that ends within the next buffer's header cannot tell */
+		if (i < 9 || (h->size <= t->src.size && h->size + ETL_BUFFER_HEADER_SIZE + 4 > t->src.size) ||
+		    buffer_at(r, t, h->size, nominal, compressed))
+			goto offset;
+	}
+	for (i = 0; i < 9; i++) {
+		if (cand[i] >= ETL_BUFFER_HEADER_SIZE + 8 && cand[i] <= limit && cand[i] != was &&
+		    buffer_at(r, t, cand[i], nominal, compressed)) {
+			h->size = (uint32_t)cand[i];
+			etl__diag_set(&note, ETL_E_FORMAT, 0,
+				      "header buffer: BufferSize %u is damaged: read as %u, where the next buffer starts",
+				      (unsigned)was, (unsigned)h->size);
+			etl__reader_queue_diag(r, &note);
+			break;
+		}
+	}
+offset:
+	if (h->offset > h->size && h->size >= ETL_BUFFER_HEADER_SIZE) {
+		etl__diag_set(&note, ETL_E_FORMAT, 0x30,
+			      "header buffer: Offset %u is past its BufferSize %u: its records are read to its end",
+			      (unsigned)h->offset, (unsigned)h->size);
+		etl__reader_queue_diag(r, &note);
+		h->offset = h->size;
+	}
+}
+
 /*
  * The header buffer's own header.  A trace whose first buffer header is damaged (its type or
- * flags) but whose first record is the logfile header is still read, the damage reported.
+ * flags, its sizes) but whose first record is the logfile header is still read, the damage
+ * reported.
  */
 int etl__reader_header_buffer(struct etl_reader *r, struct trace *t, struct etl_bufhdr *h, struct etl_diag *d)
 {
-	uint8_t raw[ETL_BUFFER_HEADER_SIZE + 8];
+	uint8_t raw[LOGFILE_MODE_AT + 4];
 	size_t n = t->src.size < sizeof(raw) ? (size_t)t->src.size : sizeof(raw);
 	int st = etl__source_read(&t->src, 0, raw, n, d);
 
@@ -52,6 +129,8 @@ int etl__reader_header_buffer(struct etl_reader *r, struct trace *t, struct etl_
 		h->type = ETL_BUFTYPE_HEADER;
 		h->flags &= (uint16_t)(0x7Fu & ~ETL_BUF_COMPRESSED);
 	}
+	if (etl__bytes_have_logfile_header(raw, n))
+		repair_sizes(r, t, raw, n, h);
 	st = etl__walk_header_check(h, 0, r->limits[ETL_LIMIT_BUFFER_SIZE], 0, d);
 	if (st != ETL_OK) {
 		etl__diag_prefix(d, "not a trace: ");
@@ -94,19 +173,28 @@ static int parse_logfile(struct etl_reader *r, struct trace *t, uint8_t *hb, siz
 	return ETL_OK;
 }
 
-/* Whether the bytes at off begin an uncompressed data buffer of size bytes. */
-static int data_buffer_at(struct etl_reader *r, struct trace *t, uint64_t off, uint32_t size)
+/*
+ * In a compressed trace the logfile header's BufferSize bounds what each buffer decompresses to
+ * (its Offset).  When the first data buffer is plausible but for an Offset past it, that
+ * BufferSize is the damaged one: only the buffer-size limit bounds the buffers then.
+ */
+static void compressed_size_check(struct etl_reader *r, struct trace *t, const struct etl_bufhdr *h)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
-	struct etl_bufhdr h;
-	struct etl_diag ignored;
+	struct etl_bufhdr first;
+	struct etl_diag note;
 
-	if (size < ETL_BUFFER_HEADER_SIZE || off > t->src.size || t->src.size - off < sizeof(raw) ||
-	    etl__source_read(&t->src, off, raw, sizeof(raw), &ignored) != ETL_OK)
-		return 0;
-	etl__walk_header_decode(raw, &h);
-	return h.size == size && h.type != ETL_BUFTYPE_HEADER && !(h.flags & ETL_BUF_COMPRESSED) &&
-	       etl__walk_header_check(&h, off, r->limits[ETL_LIMIT_BUFFER_SIZE], size, &ignored) == ETL_OK;
+	if (!buffer_at(r, t, h->size, t->info.buffer_size, 1) || etl__source_read(&t->src, h->size, raw, sizeof(raw), &note) != ETL_OK)
+		return;
+	etl__walk_header_decode(raw, &first);
+	if (!(first.flags & ETL_BUF_COMPRESSED) || first.offset <= t->info.buffer_size)
+		return;
+	etl__diag_set(&note, ETL_E_FORMAT, ETL_BUFFER_HEADER_SIZE,
+		      "logfile header: BufferSize %u is smaller than the first buffer's %u decompressed bytes: "
+		      "buffers are bounded by the buffer-size limit instead", (unsigned)t->info.buffer_size,
+		      (unsigned)first.offset);
+	etl__reader_queue_diag(r, &note);
+	t->info.buffer_size = 0;
 }
 
 /*
@@ -121,14 +209,18 @@ static void cross_check_size(struct etl_reader *r, struct trace *t, struct etl_b
 	uint32_t own = h->size, logfile = t->info.buffer_size;
 	struct etl_diag note;
 
-	if (own == logfile || (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED))
+	if (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) {
+		compressed_size_check(r, t, h);
 		return;
-	if (data_buffer_at(r, t, logfile, logfile)) {
+	}
+	if (own == logfile)
+		return;
+	if (buffer_at(r, t, logfile, logfile, 0)) {
 		etl__diag_set(&note, ETL_E_FORMAT, 0,
 			      "header buffer: BufferSize %u differs from the logfile header's %u, which the data buffers "
 			      "have: read as %u", (unsigned)own, (unsigned)logfile, (unsigned)logfile);
 		h->size = logfile;
-	} else if (data_buffer_at(r, t, own, own)) {
+	} else if (buffer_at(r, t, own, own, 0)) {
 		etl__diag_set(&note, ETL_E_FORMAT, ETL_BUFFER_HEADER_SIZE,
 			      "logfile header: BufferSize %u differs from the header buffer's %u, which the data buffers "
 			      "have: read as %u", (unsigned)logfile, (unsigned)own, (unsigned)own);
@@ -154,8 +246,13 @@ int etl__reader_logfile_header(struct etl_reader *r, struct trace *t, struct etl
 	}
 	st = etl__source_read(&t->src, 0, hb, avail, d);
 	fill = etl__walk_header_fill(hb, h, avail, &short_by); /* reported when its records are read */
-	if (st == ETL_OK)
+	/* the whole buffer first: a short Offset must not cut the logfile header's record (it is
+	 * said when the buffer's records are read) */
+	if (st == ETL_OK && etl__logfile_parse(hb, avail, &t->info, d) != ETL_OK) {
+		etl__trace_info_clear(&t->info);
+		t->info.file_size = t->src.size;
 		st = parse_logfile(r, t, hb, fill, d);
+	}
 	etl__free(hb);
 	if (st != ETL_OK)
 		return st;

@@ -295,6 +295,26 @@ static void prefetch_next(struct etl_reader *r, struct stream *s)
 	}
 }
 
+/* A record of an uncompressed buffer runs past the buffer's Offset but not past the buffer:
+ * Offset is short (it cannot cut a record).  Says so, and reads the buffer to its end. */
+static int offset_cuts_record(struct stream *s)
+{
+	struct etl_event tmp;
+	struct etl_diag ignored;
+	size_t adv, avail = s->ent.avail;
+
+	if (s->ld.compressed || s->fill >= avail ||
+	    etl__record_parse(s->data, avail, s->pos, s->t->ptr_size, &tmp, &adv, &ignored) != ETL_OK)
+		return 0;
+	etl__diag_set(&s->diag, ETL_E_FORMAT, 0x30,
+		      "buffer header: Offset %zu cuts the record at buffer offset 0x%zx: records read to the buffer's end",
+		      s->fill, s->pos);
+	locate_diag(s, &s->diag);
+	s->fill = avail;
+	s->data_end = padding_start(s->data, s->pos, avail);
+	return 1;
+}
+
 /* The record delivered last swallowed a whole record (etl__record_swallowed): says so, and goes
  * back to read it (the outer record keeps its size: which of the two is damaged is not known). */
 static void say_swallowed(struct etl_reader *r, struct stream *s)
@@ -347,6 +367,10 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			continue;
 		}
 		st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
+		if (st == ETL_E_TRUNCATED && offset_cuts_record(s)) {
+			s->head = HEAD_ERROR; /* said; the record is read next */
+			goto keyed;
+		}
 		if ((st == ETL_END || st == ETL_E_FORMAT) && s->pos >= s->data_end) {
 			s->pos = s->fill; /* the end marker, or the buffer's padding: the records end here */
 			continue;

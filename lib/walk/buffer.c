@@ -152,12 +152,8 @@ static int rest_is_zero(const struct etl_source *src, uint64_t off, int *zero, s
 	return st;
 }
 
-/* Whether the bytes at p (off in the file; n >= 72 of them, more when there are) begin a data
- * buffer of this trace: a sane header of the trace's kind (compressed or not, of the trace's
- * size when it is uncompressed), no references, and, uncompressed, a first record that starts
- * with a record marker (format reference 1.3) unless the buffer is empty. */
-static int plausible_buffer(const uint8_t *p, size_t n, uint64_t off, uint32_t nominal, int compressed,
-			    uint64_t size_limit)
+int etl__walk_buffer_plausible(const uint8_t *p, size_t n, uint64_t off, uint32_t nominal, int compressed,
+			       uint64_t size_limit)
 {
 	struct etl_bufhdr h;
 	struct etl_diag ignored;
@@ -210,7 +206,7 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			break;
 		}
 		for (i = 0; i <= last; i += step) {
-			if (plausible_buffer(p + i, n - i, pos + i, nominal, compressed, size_limit)) {
+			if (etl__walk_buffer_plausible(p + i, n - i, pos + i, nominal, compressed, size_limit)) {
 				*found = pos + i;
 				goto out;
 			}

@@ -46,6 +46,13 @@ int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t si
  * bytes) follows it, else avail (every byte there is read: a damaged Offset
  * must not hide records).  When Offset is in range but bytes that are not
  * padding follow it, *short_by is how many (0 otherwise): the caller says so. */
+/* Whether the bytes at p (off in the file; n >= 72 of them, more when there are) begin a data
+ * buffer of a trace: a sane header of the trace's kind (compressed or not, of its size nominal
+ * when it is uncompressed), no references, and, uncompressed, a first record that starts with a
+ * record marker (format reference 1.3) unless the buffer is empty. */
+int etl__walk_buffer_plausible(const uint8_t *p, size_t n, uint64_t off, uint32_t nominal, int compressed,
+			       uint64_t size_limit);
+
 size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, size_t avail, size_t *short_by);
 
 /* A buffer of the file: 32 bytes. */
