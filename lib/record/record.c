@@ -385,6 +385,14 @@ size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, siz
 			continue;
 		if (size < 16 || ((size + 7) & ~(size_t)7) != end - q)
 			continue;
+		/* its time where its kind keeps it (not a message's: its fields vary), before parsing */
+		if ((m & 0xC0000000u) == 0xC0000000u) {
+			unsigned ht = (m >> 16) & 0xFF;
+			size_t at = ht == ETL_HT_PERFINFO32 || ht == ETL_HT_PERFINFO64 ? 8 : 16;
+			uint64_t t = etl_le64(buf + q + at);
+			if (t < ts_raw || t - ts_raw > SWALLOWED_TIME_SPAN)
+				continue;
+		}
 		/* a record of its own time, at or after this one's, as the next record of a buffer is
 		 * (a payload's bytes rarely are: 2^-24 of random 64-bit values are in that range) */
 		if (etl__record_parse(buf, end, q, default_ptr_size, &inner, &adv, &ignored) == ETL_OK &&
