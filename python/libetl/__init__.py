@@ -85,6 +85,9 @@ def _inputs(paths: Any, keep: list) -> list:
     """The inputs as the C reader takes them: path text, bytes, or (fd, name)."""
     if isinstance(paths, (str, bytes, bytearray, memoryview, _os.PathLike)) or hasattr(paths, "read"):
         paths = [paths]
+    elif not hasattr(paths, "__iter__"):
+        raise TypeError("paths is a path, bytes, a binary file object, or a list of them; "
+                        f"not {type(paths).__name__}")
     out = []
     for p in paths:
         if isinstance(p, (bytes, bytearray, memoryview)):

@@ -12,7 +12,10 @@ HEADER_COLUMNS: Tuple[str, ...]
 DEFAULT_COLUMNS: Tuple[str, ...]
 ALL_COLUMNS: Tuple[str, ...]
 
-class Error(OSError): ...
+class Error(OSError):
+    offset: Optional[int]
+    status: Optional[str]
+    path: Optional[str]
 class DamageWarning(RuntimeWarning): ...
 
 class Frame(Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str], Optional[int], str, Optional[str]]):

@@ -73,8 +73,19 @@ class Inputs(unittest.TestCase):
         self.assertEqual(len(events), len(keys(MIXED)) + len(keys(SYSTEM)))
 
     def test_not_a_trace_raises(self):
-        with self.assertRaises(libetl.Error):
+        with self.assertRaises(libetl.Error) as cm:
             libetl.open(b"this is not a trace at all, just some text" * 4)
+        self.assertEqual((cm.exception.status, cm.exception.offset, cm.exception.path), ("format", 0, None))
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.etl")
+            with open(bad, "wb") as f:
+                f.write(b"\0" * 100)
+            with self.assertRaises(libetl.Error) as cm:
+                libetl.open(bad)
+            self.assertEqual((cm.exception.status, cm.exception.path), ("format", bad))
+            self.assertIn("not a trace", str(cm.exception))
+        with self.assertRaisesRegex(TypeError, "a list of them; not int"):
+            libetl.open(3)
         with self.assertRaises(OSError):
             libetl.open(os.path.join(ROOT, "no-such-file.etl"))
         with self.assertRaises(TypeError):

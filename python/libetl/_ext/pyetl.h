@@ -75,6 +75,8 @@ extern PyTypeObject Reader_Type;
 void pyetl_reader_event_gone(ReaderObject *self);
 /* Raises libetl.Error for the reader's current error (a fatal one or a misuse); NULL. */
 PyObject *pyetl_raise(struct etl_reader *r, const char *fallback);
+/* The same, naming the input's path in Error.path (NULL: the trace the error names, if any). */
+PyObject *pyetl_raise_path(struct etl_reader *r, const char *fallback, const char *path);
 /* Hands a non-fatal error (damage, a payload that contradicts its schema) to on_damage or
  * warnings.warn and keeps it in reader.damage; -1 when the handler raised. */
 int pyetl_report(ReaderObject *self, const char *kind);

@@ -14,16 +14,48 @@
 
 #include <string.h>
 
-PyObject *pyetl_raise(struct etl_reader *r, const char *fallback)
+/* A libetl.Error with the message, and as attributes the status ("format", "io", ...), the
+ * offset in the input (None when there is none) and the input's path (None when unknown). */
+static PyObject *raise_error(const struct etl_error *e, const char *msg, const char *path)
+{
+	uint64_t off = e ? etl_error_offset(e) : UINT64_MAX;
+	PyObject *exc = PyObject_CallFunction(pyetl_Error, "s", msg), *v;
+	int bad = !exc;
+
+	if (exc) {
+		v = off == UINT64_MAX ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(off);
+		bad |= !v || PyObject_SetAttrString(exc, "offset", v) < 0;
+		Py_XDECREF(v);
+		v = e ? PyUnicode_FromString(etl_status_string(etl_error_code(e))) : (Py_INCREF(Py_None), Py_None);
+		bad |= !v || PyObject_SetAttrString(exc, "status", v) < 0;
+		Py_XDECREF(v);
+		v = path ? PyUnicode_DecodeFSDefault(path) : (Py_INCREF(Py_None), Py_None);
+		bad |= !v || PyObject_SetAttrString(exc, "path", v) < 0;
+		Py_XDECREF(v);
+	}
+	if (!bad)
+		PyErr_SetObject(pyetl_Error, exc);
+	Py_XDECREF(exc);
+	return NULL;
+}
+
+PyObject *pyetl_raise_path(struct etl_reader *r, const char *fallback, const char *path)
 {
 	const struct etl_error *e = r ? etl_reader_error(r) : NULL;
 	int code = e ? etl_error_code(e) : ETL_E_NOMEM;
+	int ti = e ? etl_error_trace_index(e) : -1;
+	const struct etl_trace_info *t = ti >= 0 ? etl_reader_trace_info(r, ti) : NULL;
 
 	if (code == ETL_E_NOMEM)
 		return PyErr_NoMemory();
 	if (code == ETL_E_MISUSE)
 		return PyErr_Format(PyExc_ValueError, "%s", e ? etl_error_message(e) : fallback);
-	return PyErr_Format(pyetl_Error, "%s", e ? etl_error_message(e) : fallback);
+	return raise_error(e, e ? etl_error_message(e) : fallback, path ? path : t ? etl_trace_info_name(t) : NULL);
+}
+
+PyObject *pyetl_raise(struct etl_reader *r, const char *fallback)
+{
+	return pyetl_raise_path(r, fallback, NULL);
 }
 
 /* ---- damage ---- */
@@ -68,6 +100,14 @@ int pyetl_report(ReaderObject *self, const char *kind)
 
 /* ---- setup ---- */
 
+/* The name of an input as open_input takes it (NULL for bytes). */
+static const char *input_name(PyObject *item)
+{
+	PyObject *name = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2 ? PyTuple_GET_ITEM(item, 1) : item;
+
+	return PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+}
+
 /* One input: a path (str or bytes path), a trace in memory (bytes-like, kept alive), or a
  * (descriptor, name) tuple. */
 static int open_input(ReaderObject *self, PyObject *item)
@@ -94,7 +134,7 @@ static int open_input(ReaderObject *self, PyObject *item)
 		return -1;
 	}
 	if (st != ETL_OK) {
-		pyetl_raise(self->r, "cannot open the input");
+		pyetl_raise_path(self->r, "cannot open the input", input_name(item));
 		return -1;
 	}
 	return 0;
