@@ -27,15 +27,6 @@ static int cmp_cpu_seq(const void *a, const void *b)
 	return 0;
 }
 
-/* Where the loaded buffer's data ends: past it only padding, 0xFF (the end marker's fill) or
- * zeros, up to fill.  Found once per buffer, from its end (the padding is all it walks). */
-static size_t padding_start(const uint8_t *p, size_t from, size_t fill)
-{
-	while (fill > from && (p[fill - 1] == 0xFF || p[fill - 1] == 0))
-		fill--;
-	return fill;
-}
-
 /* Takes note of buffer e, loaded into s->ld with status st. */
 static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
 {
@@ -47,7 +38,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	s->data = s->ld.data;
 	s->fill = s->data ? s->ld.fill : 0;
 	s->pos = s->data ? ETL_BUFFER_HEADER_SIZE : 0;
-	s->data_end = s->data ? padding_start(s->data, s->pos, s->fill) : 0;
+	s->data_end = s->data ? etl__walk_padding_start(s->data, s->pos, s->fill) : 0; /* once a buffer */
 	if (e->type != ETL_BUFTYPE_HEADER && (s->ld.flags & ETL_BUF_EVENTS_LOST))
 		r->counts[ETL_COUNT_BUFFERS_EVENTS_LOST]++;
 	if (s->ld.compressed)
@@ -311,7 +302,7 @@ static int offset_cuts_record(struct stream *s)
 		      s->fill, s->pos);
 	locate_diag(s, &s->diag);
 	s->fill = avail;
-	s->data_end = padding_start(s->data, s->pos, avail);
+	s->data_end = etl__walk_padding_start(s->data, s->pos, avail);
 	return 1;
 }
 
@@ -420,29 +411,29 @@ keyed:
  * end: it reads on past records of later times, through the rest of that buffer and the whole
  * next one, and takes up delivering if it meets a time of its own there (stream_leaves_window).
  * Where a stream leaves (its cut) depends on the stream and the bound alone, so the window that
- * starts at that bound finds the same place (window_cut_at_start).  Records of earlier times past
+ * starts at that bound finds the same place (both follow cut_follow).  Records of earlier times past
  * the cut were read by no window before: this one delivers them, out of time order, and says so
  * once per stream.  Windows that tile the time line thus deliver every record exactly once, and
  * one window delivers exactly the records of its times unless damage moved a record further
  * than that read-ahead. */
 #define WINDOW_READ_AHEAD 2 /* buffer loads past the first record at or after the bound */
 
-/* Follows, for a window from a later time, where the window ending at its start leaves the
- * stream; s has a new head. */
-static void window_cut_at_start(const struct etl_reader *r, struct stream *s)
+/* The one rule of where a window ending at bound lets stream s go, followed head by head: the
+ * window that ends there and the one that starts there both follow it, so they agree. */
+static void cut_follow(struct window_cut *c, const struct stream *s, uint64_t bound)
 {
-	switch (s->from_cut) {
+	switch (c->state) {
 	case CUT_BEFORE:
-		if (s->key_ft >= r->win_from) {
-			s->from_cut = CUT_LOOKING;
-			s->from_cut_loads = s->loads;
+		if (s->key_ft >= bound) {
+			c->state = CUT_LOOKING;
+			c->loads = s->loads;
 		}
 		break;
 	case CUT_LOOKING:
-		if (s->key_ft < r->win_from)
-			s->from_cut = CUT_BEFORE;
-		else if (s->loads - s->from_cut_loads >= WINDOW_READ_AHEAD)
-			s->from_cut = CUT_PASSED;
+		if (s->key_ft < bound)
+			c->state = CUT_BEFORE;
+		else if (s->loads - c->loads >= WINDOW_READ_AHEAD)
+			c->state = CUT_PASSED;
 		break;
 	case CUT_PASSED:
 		break;
@@ -453,7 +444,7 @@ static void stream_advance(struct etl_reader *r, struct stream *s)
 {
 	stream_step(r, s);
 	if (s->head != HEAD_NONE && r->win_from && r->order == ETL_ORDER_TIME)
-		window_cut_at_start(r, s);
+		cut_follow(&s->from_cut, s, r->win_from);
 }
 
 /* Whether the stream's head is an error that stops the reader (no memory, an I/O error): it is
@@ -468,16 +459,22 @@ static int head_is_fatal(const struct stream *s)
  * end: its times need not go forward. */
 static int stream_leaves_window(struct etl_reader *r, struct stream *s)
 {
-	uint64_t start = s->loads;
+	struct window_cut c = { CUT_LOOKING, s->loads }; /* the head: the first at or after the end */
 
 	for (;;) {
 		stream_advance(r, s); /* the head is a later window's */
 		if (s->head == HEAD_NONE)
 			return 1;
-		if (s->key_ft < r->win_to || head_is_fatal(s))
+		if (head_is_fatal(s))
 			return 0;
-		if (r->order == ETL_ORDER_TIME && s->loads - start >= WINDOW_READ_AHEAD)
-			return 1;
+		if (r->order != ETL_ORDER_TIME) {
+			if (s->key_ft < r->win_to)
+				return 0;
+			continue;
+		}
+		cut_follow(&c, s, r->win_to);
+		if (c.state != CUT_LOOKING)
+			return c.state == CUT_PASSED;
 	}
 }
 
@@ -757,7 +754,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	}
 	while ((s = next_head(r)) != NULL) {
 		int early = r->windowed && s->key_ft < r->win_from;
-		int before = early && s->from_cut != CUT_PASSED;
+		int before = early && s->from_cut.state != CUT_PASSED;
 		if (early && !before && !s->late_said) {
 			r->pending = NULL; /* the record stays the head, delivered by the next call */
 			return say_late(r, s);

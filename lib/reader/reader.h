@@ -70,6 +70,12 @@ enum stream_source {
 	FROM_QUEUE  /* one CPU's buffers, queued by the trace's forward scan (merge.c) */
 };
 
+/* Where a window that ends at a bound lets a stream go (merge.c, "time windows"). */
+struct window_cut {
+	enum { CUT_BEFORE, CUT_LOOKING, CUT_PASSED } state;
+	uint64_t loads; /* CUT_LOOKING: the stream's loads at its first head at or after the bound */
+};
+
 struct stream {
 	struct trace *t;
 	uint32_t id;
@@ -98,9 +104,8 @@ struct stream {
 				           ends where it ends (0: none): said, then read */
 	uint64_t loads;      /* buffers loaded so far (the window's read-ahead counts in them) */
 	/* a window from a later time: where the window before it stops reading this stream
-	 * (merge.c, window_cut_at_start); past it, events of earlier times are this window's */
-	enum { CUT_BEFORE, CUT_LOOKING, CUT_PASSED } from_cut;
-	uint64_t from_cut_loads;
+	 * (merge.c, cut_follow); past it, events of earlier times are this window's */
+	struct window_cut from_cut;
 	int late_said;       /* the window said it delivers events of earlier times */
 };
 

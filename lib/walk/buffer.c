@@ -91,12 +91,11 @@ static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
 	return 1;
 }
 
-/* Where the bytes from p on stop being padding, from the end: the length of what is not. */
-static size_t unpadded(const uint8_t *p, size_t n)
+size_t etl__walk_padding_start(const uint8_t *p, size_t from, size_t end)
 {
-	while (n > 0 && (p[n - 1] == 0xFF || p[n - 1] == 0))
-		n--;
-	return n;
+	while (end > from && (p[end - 1] == 0xFF || p[end - 1] == 0))
+		end--;
+	return end;
 }
 
 size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, size_t avail, size_t *short_by)
@@ -104,7 +103,7 @@ size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, siz
 	*short_by = 0;
 	if (h->offset < ETL_BUFFER_HEADER_SIZE || h->offset > avail)
 		return avail; /* damaged or truncated: read what is there (the caller says so) */
-	*short_by = unpadded(buf + h->offset, avail - h->offset);
+	*short_by = etl__walk_padding_start(buf, h->offset, avail) - h->offset;
 	return *short_by ? avail : h->offset;
 }
 

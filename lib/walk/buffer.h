@@ -53,6 +53,10 @@ int etl__walk_header_check(const struct etl_bufhdr *h, uint64_t off, uint64_t si
 int etl__walk_buffer_plausible(const uint8_t *p, size_t n, uint64_t off, uint32_t nominal, int compressed,
 			       uint64_t size_limit);
 
+/* Where the padding at the end of p[from, end) starts: past it only 0xFF (the end marker's
+ * fill) or zero bytes.  Walks the padding alone, from the end. */
+size_t etl__walk_padding_start(const uint8_t *p, size_t from, size_t end);
+
 size_t etl__walk_header_fill(const uint8_t *buf, const struct etl_bufhdr *h, size_t avail, size_t *short_by);
 
 /* A buffer of the file: 32 bytes. */
