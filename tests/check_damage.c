@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "io/source.h"
 #include "scenario.h"
 #include "util/cursor.h"
 
@@ -289,21 +290,14 @@ static const char *const corpus_files[] = {
 START_TEST(corpus_traces)
 {
 	char path[4096];
-	FILE *f;
-	long n;
+	struct etl_diag diag;
+	size_t n;
 	uint8_t *d;
 	struct trace *t = calloc(1, sizeof(*t));
 
 	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, corpus_files[_i]);
-	f = fopen(path, "rb");
-	ck_assert_ptr_nonnull(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	d = malloc((size_t)n);
-	ck_assert_int_eq((long)fread(d, 1, (size_t)n, f), n);
-	fclose(f);
-	load_trace(t, corpus_files[_i], d, (size_t)n);
+	ck_assert_int_eq(etl__read_file(path, 1u << 30, "trace", &d, &n, &diag), ETL_OK);
+	load_trace(t, corpus_files[_i], d, n);
 	damage_everything(t);
 	free_trace(t);
 	free(t);

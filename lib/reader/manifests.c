@@ -52,6 +52,18 @@ static void set_error(struct etl_manifests *m, const struct etl_diag *d)
 	m->has_err = 1;
 }
 
+/* Once a reader uses the set it no longer changes: says so. */
+static int refuses_change(struct etl_manifests *m)
+{
+	struct etl_diag d;
+
+	if (!atomic_load(&m->frozen))
+		return 0;
+	etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "a manifest set in use by a reader does not change");
+	set_error(m, &d);
+	return 1;
+}
+
 static int add(struct etl_manifests *m, const char *path, const void *xml, size_t size, const char *name)
 {
 	struct etl_diag d;
@@ -60,11 +72,8 @@ static int add(struct etl_manifests *m, const char *path, const void *xml, size_
 
 	if (!m || (!path && !xml))
 		return ETL_E_MISUSE;
-	if (atomic_load(&m->frozen)) {
-		etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "a manifest set in use by a reader does not change");
-		set_error(m, &d);
+	if (refuses_change(m))
 		return ETL_E_MISUSE;
-	}
 	before = m->warnings;
 	d.code = ETL_OK;
 	st = path ? etl__manifest_db_load_path(m->db, path, &m->warnings, &d)
@@ -82,11 +91,8 @@ int etl_manifests_add_tmf_path(struct etl_manifests *m, const char *path)
 
 	if (!m || !path)
 		return ETL_E_MISUSE;
-	if (atomic_load(&m->frozen)) {
-		etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "a manifest set in use by a reader does not change");
-		set_error(m, &d);
+	if (refuses_change(m))
 		return ETL_E_MISUSE;
-	}
 	if (!m->tmf && !(m->tmf = etl__tmf_new()))
 		return ETL_E_NOMEM;
 	before = etl__tmf_warnings(m->tmf);
