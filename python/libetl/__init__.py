@@ -57,7 +57,8 @@ ALL_COLUMNS = DEFAULT_COLUMNS + ("unix_ns", "timestamp", "hook_id", "file_offset
 _FILETIME_EPOCH = _dt.datetime(1601, 1, 1, tzinfo=_dt.timezone.utc)
 
 TimeLike = Union[None, int, str, _dt.datetime]
-PathLike = Union[str, bytes, "os.PathLike[str]", Any]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+DamageHandler = Callable[[dict], Any]
 
 
 def filetime(t: TimeLike) -> int:

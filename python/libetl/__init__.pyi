@@ -1,12 +1,19 @@
 """Type hints of the libetl package (see __init__.py and docs/PYTHON.md)."""
 import datetime
 import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from types import TracebackType
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, Type,
+                    Union, final)
+
+import pandas
+from _typeshed import structseq
 
 __version__: str
 
 TimeLike = Union[None, int, str, datetime.datetime]
-PathLike = Union[str, bytes, os.PathLike, Any]
+# a path: str, bytes or os.PathLike (a path-like object whose __fspath__ gives str or bytes)
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+DamageHandler = Callable[[Dict[str, Any]], Any]
 
 HEADER_COLUMNS: Tuple[str, ...]
 DEFAULT_COLUMNS: Tuple[str, ...]
@@ -18,7 +25,10 @@ class Error(OSError):
     path: Optional[str]
 class DamageWarning(RuntimeWarning): ...
 
-class Frame(Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str], Optional[int], str, Optional[str]]):
+@final
+class Frame(structseq[Any], Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str], Optional[int], str,
+                                  Optional[str]]):
+    __match_args__ = ("address", "module", "function", "offset", "file", "line", "kind", "module_path")
     address: int
     module: Optional[str]
     function: Optional[str]
@@ -28,6 +38,7 @@ class Frame(Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str
     kind: str
     module_path: Optional[str]
 
+@final
 class Event:
     name: str
     provider: str
@@ -67,14 +78,38 @@ class Event:
     pointer_size: int
     def as_dict(self) -> Dict[str, Any]: ...
 
+@final
 class Reader(Iterator[Event]):
+    def __init__(
+        self,
+        inputs: Any,
+        manifests: Union[None, str, Sequence[str]] = ...,
+        order: str = ...,
+        stacks: bool = ...,
+        since: Optional[int] = ...,
+        until: Optional[int] = ...,
+        providers: Union[None, str, Iterable[str]] = ...,
+        names: Union[None, str, Iterable[str]] = ...,
+        ids: Union[None, int, Iterable[int]] = ...,
+        level: Optional[int] = ...,
+        pids: Union[None, int, Iterable[int]] = ...,
+        on_damage: Optional[DamageHandler] = ...,
+        keep: Any = ...,
+        derive: bool = ...,
+        tmf: Union[None, str, Sequence[str]] = ...,
+        threads: int = ...,
+        times: str = ...,
+        symbols: Union[None, str, Sequence[str]] = ...,
+    ) -> None: ...
     info: List[Dict[str, Any]]
     counts: Dict[str, int]
     damage: List[Dict[str, Any]]
     def __iter__(self) -> "Reader": ...
     def __next__(self) -> Event: ...
     def __enter__(self) -> "Reader": ...
-    def __exit__(self, *exc: Any) -> bool: ...
+    # (returns False: exceptions are never swallowed)
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> Literal[False]: ...
     def close(self) -> None: ...
     def processes(self) -> List[Dict[str, Any]]: ...
     def time_slices(self, n: int, trace: int = 0) -> List[int]: ...
@@ -95,7 +130,7 @@ def open(
     ids: Union[None, int, Iterable[int]] = ...,
     level: Optional[int] = ...,
     pids: Union[None, int, Iterable[int]] = ...,
-    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
     times: str = ...,
@@ -118,10 +153,10 @@ def to_pandas(
     ids: Union[None, int, Iterable[int]] = ...,
     level: Optional[int] = ...,
     pids: Union[None, int, Iterable[int]] = ...,
-    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    on_damage: Optional[DamageHandler] = ...,
     limit: int = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
-) -> Any: ...
+) -> pandas.DataFrame: ...
 
 def table_names() -> List[str]: ...
 def table(
@@ -131,17 +166,17 @@ def table(
     stacks: bool = ...,
     manifests: Union[None, str, Sequence[str]] = ...,
     symbols: Union[None, str, Sequence[str]] = ...,
-    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
-) -> Any: ...
+) -> pandas.DataFrame: ...
 def report(
     paths: Union[PathLike, Sequence[PathLike]],
     out: PathLike,
     *,
     manifests: Union[None, str, Sequence[str]] = ...,
     symbols: Union[None, str, Sequence[str]] = ...,
-    on_damage: Optional[Callable[[Dict[str, Any]], Any]] = ...,
+    on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
 ) -> None: ...

@@ -1,5 +1,8 @@
 """Type hints of libetl.dask (see dask.py and docs/PYTHON.md)."""
-from typing import Any, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import dask.bag
+import dask.dataframe
 
 DEFAULT_SLICE_BYTES: int
 
@@ -17,7 +20,7 @@ def read_etl(
     pids: Any = ...,
     slice_bytes: int = ...,
     tmf: Any = ...,
-) -> Any: ...
+) -> dask.dataframe.DataFrame: ...
 def read_events(
     paths: Any,
     *,
@@ -29,4 +32,13 @@ def read_events(
     pids: Any = ...,
     slice_bytes: int = ...,
     tmf: Any = ...,
-) -> Any: ...
+) -> dask.bag.Bag: ...
+def read_table(
+    paths: Any,
+    name: str,
+    *,
+    stacks: bool = ...,
+    manifests: Any = ...,
+    symbols: Any = ...,
+    tmf: Any = ...,
+) -> dask.dataframe.DataFrame: ...
