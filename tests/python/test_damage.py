@@ -91,6 +91,26 @@ class Damage(unittest.TestCase):
         self.assertGreater(n, 0)
         self.assertTrue(any(issubclass(w.category, libetl.DamageWarning) for w in caught))
 
+    def test_warnings_point_at_the_callers_line(self):
+        with open(os.path.join(FIX, "mixed64.etl"), "rb") as f:
+            data = bytearray(f.read())
+        data[4096 + 0x48:4096 + 0x48 + 8] = b"\x12" * 8
+        data = bytes(data)
+        here = os.path.abspath(__file__)
+
+        def files(call):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                call()
+            got = [os.path.abspath(w.filename) for w in caught if issubclass(w.category, libetl.DamageWarning)]
+            self.assertTrue(got)
+            return got
+
+        for call in (lambda: libetl.to_pandas(data), lambda: libetl.to_pandas(data, fields=True),
+                     lambda: sum(1 for _ in libetl.open(data)), lambda: libetl.table(data, "processes")):
+            # the lambda's line, in this file: not libetl's __init__.py
+            self.assertEqual(set(files(call)), {here})
+
     def test_a_handler_that_raises_stops_the_iteration(self):
         with open(os.path.join(FIX, "mixed64.etl"), "rb") as f:
             data = bytearray(f.read())

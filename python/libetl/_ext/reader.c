@@ -75,6 +75,54 @@ static PyObject *damage_dict(ReaderObject *self, const char *kind)
 			     (long long)etl_error_buffer_index(e), "file", t ? etl_trace_info_name(t) : "");
 }
 
+/* The folder of the package (".../libetl/"), from the extension's __file__; a new reference or
+ * NULL (no exception) when it cannot be known. */
+static PyObject *package_folder(void)
+{
+	PyObject *name = PyUnicode_FromString("libetl._libetl"), *m, *file, *dir = NULL;
+	Py_ssize_t cut;
+
+	m = name ? PyImport_GetModule(name) : NULL;
+	Py_XDECREF(name);
+	file = m ? PyModule_GetFilenameObject(m) : NULL;
+	Py_XDECREF(m);
+	if (file && (cut = PyUnicode_FindChar(file, '/', 0, PyUnicode_GET_LENGTH(file), -1)) >= 0)
+		dir = PyUnicode_Substring(file, 0, cut + 1);
+	Py_XDECREF(file);
+	PyErr_Clear();
+	return dir;
+}
+
+/* The stacklevel of a warning that points at the first frame outside the package: damage met
+ * inside to_pandas, table or the Dask readers is the caller's line, not libetl's own. */
+static int caller_stacklevel(void)
+{
+	PyObject *dir = package_folder();
+	PyFrameObject *f = PyEval_GetFrame();
+	int level = 1;
+
+	Py_XINCREF(f);
+	while (dir && f) {
+		PyCodeObject *code = PyFrame_GetCode(f);
+		PyObject *file = PyObject_GetAttrString((PyObject *)code, "co_filename");
+		PyFrameObject *back;
+		int ours = file && PyUnicode_Check(file) &&
+			   PyUnicode_Tailmatch(file, dir, 0, PyUnicode_GET_LENGTH(dir), -1) == 1;
+		Py_XDECREF(file);
+		Py_DECREF(code);
+		if (!ours)
+			break;
+		back = PyFrame_GetBack(f);
+		Py_DECREF(f);
+		f = back;
+		level++;
+	}
+	Py_XDECREF(f);
+	Py_XDECREF(dir);
+	PyErr_Clear();
+	return level;
+}
+
 int pyetl_report(ReaderObject *self, const char *kind)
 {
 	PyObject *d = damage_dict(self, kind), *r;
@@ -90,7 +138,7 @@ int pyetl_report(ReaderObject *self, const char *kind)
 		Py_XDECREF(r);
 	} else {
 		PyObject *off = PyDict_GetItemString(d, "offset");
-		rc = PyErr_WarnFormat(pyetl_DamageWarning, 1, "%s: offset %S: %s",
+		rc = PyErr_WarnFormat(pyetl_DamageWarning, caller_stacklevel(), "%s: offset %S: %s",
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "file")), off,
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "message")));
 	}
