@@ -34,11 +34,9 @@ static int buf_grow(struct buf *b, size_t n)
 		char *q;
 		while (cap - b->len < n)
 			cap *= 2;
-		q = PyMem_Realloc(b->p, cap);
-		if (!q) {
-			PyErr_NoMemory();
+		q = PyMem_RawRealloc(b->p, cap); /* (the raw allocator: rows are added without the GIL) */
+		if (!q)
 			return -1;
-		}
 		b->p = q;
 		b->cap = cap;
 	}
@@ -70,7 +68,6 @@ struct cat_key {
 
 struct cat {
 	struct hmap codes;  /* of struct cat_entry (common/hmap.h) */
-	PyObject *names;    /* list of str, by code */
 	char *last;         /* the key asked for last (events repeat it), and its code */
 	size_t last_len;
 	int32_t last_code;
@@ -84,13 +81,13 @@ static int cat_eq(const void *entry, const void *key)
 	return e->len == k->len && memcmp(e->key, k->p, k->len) == 0;
 }
 
-/* The code of key; a new category shown as text (a new reference stolen) the first time. */
-static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*text)(const void *, size_t))
+/* The code of key, a new one the first time; -2 when out of memory.  No Python object: rows are
+ * added without the GIL (cat_names makes the names at the end). */
+static int32_t cat_code(struct cat *c, const void *key, size_t len)
 {
 	struct cat_key k = { key, len };
 	uint64_t h;
 	struct cat_entry *e;
-	PyObject *t;
 
 	if (c->last && c->last_len == len && memcmp(c->last, key, len) == 0)
 		return c->last_code;
@@ -98,16 +95,11 @@ static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*
 		hmap_init(&c->codes, sizeof(struct cat_entry));
 	h = hmap_hash_bytes(key, len, 0);
 	if (!(e = hmap_find(&c->codes, h, cat_eq, &k))) {
-		char *copy = PyMem_Malloc(len ? len : 1);
-		t = text(key, len);
-		if (!t || !copy || PyList_Append(c->names, t) < 0 || !(e = hmap_insert(&c->codes, h))) {
-			Py_XDECREF(t);
-			PyMem_Free(copy);
-			if (!PyErr_Occurred())
-				PyErr_NoMemory();
+		char *copy = PyMem_RawMalloc(len ? len : 1);
+		if (!copy || !(e = hmap_insert(&c->codes, h))) {
+			PyMem_RawFree(copy);
 			return -2;
 		}
-		Py_DECREF(t);
 		memcpy(copy, key, len);
 		e->key = copy;
 		e->len = len;
@@ -119,6 +111,25 @@ static int32_t cat_code(struct cat *c, const void *key, size_t len, PyObject *(*
 	return e->code;
 }
 
+/* The categories' names by code, each shown by text(key, len); a new list. */
+static PyObject *cat_names(const struct cat *c, PyObject *(*text)(const void *, size_t))
+{
+	PyObject *names = PyList_New((Py_ssize_t)c->codes.count);
+	size_t i;
+
+	for (i = 0; names && i < c->codes.cap; i++) {
+		const struct cat_entry *e = hmap_at(&c->codes, i);
+		PyObject *t;
+		if (!e)
+			continue;
+		if (!(t = text(e->key, e->len)))
+			Py_CLEAR(names);
+		else
+			PyList_SET_ITEM(names, e->code, t);
+	}
+	return names;
+}
+
 static void cat_free(struct cat *c)
 {
 	size_t i;
@@ -126,10 +137,9 @@ static void cat_free(struct cat *c)
 	for (i = 0; i < c->codes.cap; i++) {
 		struct cat_entry *e = hmap_at(&c->codes, i);
 		if (e)
-			PyMem_Free(e->key);
+			PyMem_RawFree(e->key);
 	}
 	hmap_free(&c->codes);
-	Py_CLEAR(c->names);
 }
 
 static PyObject *text_of(const void *key, size_t len)
@@ -192,6 +202,7 @@ struct table {
 	struct column *col;
 	size_t n;
 	int decode;           /* some column or filter needs the decoded event */
+	size_t nobjects;      /* K_OBJECTS columns: they need the GIL for every row */
 };
 
 static const char *dtype_of(enum col_kind k)
@@ -215,11 +226,12 @@ static int add_column(struct table *t, const char *name, int id, enum col_kind k
 	c->id = (enum col_id)id;
 	c->kind = kind;
 	c->field = field;
-	if (kind == K_CAT_TEXT || kind == K_CAT_GUID)
-		c->cat.names = PyList_New(0);
-	else if (kind == K_OBJECTS)
-		c->objs = PyList_New(0);
-	return (kind == K_CAT_TEXT || kind == K_CAT_GUID) && !c->cat.names ? -1 : kind == K_OBJECTS && !c->objs ? -1 : 0;
+	if (kind == K_OBJECTS) {
+		t->nobjects++;
+		if (!(c->objs = PyList_New(0)))
+			return -1;
+	}
+	return 0;
 }
 
 /* The columns asked for: header ones by name, then fields (True: one "fields" column of dicts;
@@ -282,8 +294,8 @@ static void table_free(struct table *t)
 	size_t i;
 
 	for (i = 0; t->col && i < t->n; i++) {
-		PyMem_Free(t->col[i].data.p);
-		PyMem_Free(t->col[i].mask.p);
+		PyMem_RawFree(t->col[i].data.p);
+		PyMem_RawFree(t->col[i].mask.p);
 		cat_free(&t->col[i].cat);
 		Py_CLEAR(t->col[i].objs);
 	}
@@ -344,7 +356,7 @@ static int add_number(struct column *c, uint64_t v)
 /* A text's code; NULL is missing (code -1). */
 static int add_text(struct column *c, const char *s)
 {
-	int32_t code = s ? cat_code(&c->cat, s, strlen(s), text_of) : -1;
+	int32_t code = s ? cat_code(&c->cat, s, strlen(s)) : -1;
 
 	return code < -1 ? -1 : buf_add(&c->data, &code, 4);
 }
@@ -391,6 +403,8 @@ static int add_object(struct column *c, const struct etl_decoded *d)
 	return rc;
 }
 
+/* The row's cells but the K_OBJECTS ones (no Python object: called without the GIL); -1 when out
+ * of memory. */
 static int add_row(struct table *t, ReaderObject *rd, const struct etl_event *ev, const struct etl_decoded *d)
 {
 	char guid[ETL_GUID_STRING_SIZE];
@@ -401,9 +415,9 @@ static int add_row(struct table *t, ReaderObject *rd, const struct etl_event *ev
 		int rc;
 
 		if (c->kind == K_OBJECTS) {
-			rc = add_object(c, d);
+			continue;
 		} else if (c->id == COL_PROVIDER_ID) {
-			int32_t code = cat_code(&c->cat, etl_event_provider(ev), sizeof(struct etl_guid), guid_of);
+			int32_t code = cat_code(&c->cat, etl_event_provider(ev), sizeof(struct etl_guid));
 			rc = code < -1 ? -1 : buf_add(&c->data, &code, 4);
 		} else if (c->id == COL_HEADER) {
 			rc = add_text(c, etl_header_kind_name(etl_event_header_kind(ev)));
@@ -450,8 +464,8 @@ static PyObject *column_result(struct column *c, Py_ssize_t rows)
 			return NULL;
 		return Py_BuildValue("(sO)", "objects", c->objs);
 	case K_CAT_TEXT: case K_CAT_GUID:
-		return Py_BuildValue("(sy#O)", "categorical", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
-				     c->cat.names);
+		return Py_BuildValue("(sy#N)", "categorical", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
+				     cat_names(&c->cat, c->kind == K_CAT_GUID ? guid_of : text_of));
 	case K_OPT_U32:
 		return Py_BuildValue("(sy#sy#)", "masked", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
 				     dtype_of(c->kind), c->mask.p ? c->mask.p : "", rows);
@@ -461,37 +475,77 @@ static PyObject *column_result(struct column *c, Py_ssize_t rows)
 	}
 }
 
-/* Reads the events of rd into t; the rows. */
+/* The row's K_OBJECTS cells (with the GIL); -1, with an exception or out of memory. */
+static int add_objects(struct table *t, const struct etl_decoded *d)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->col[i].kind == K_OBJECTS && add_object(&t->col[i], d) < 0)
+			return -1;
+	return 0;
+}
+
+/* An event's decoding (d) for the filter and the columns: 1 to keep the row, 0 to skip it, -1
+ * with an exception.  Called without the GIL (g): errors take it back. */
+static int decode_row(struct pyetl_nogil *g, const struct etl_event *ev,
+		      const struct etl_decoded **d)
+{
+	ReaderObject *rd = g->rd;
+	int st = etl_reader_decode(rd->r, ev, d), rc = 0;
+
+	if (!*d || st != ETL_OK) {
+		pyetl_gil_take(g);
+		rc = !*d ? (pyetl_raise(rd->r, "out of memory"), -1) : pyetl_report(rd, "decode");
+		pyetl_gil_drop(g);
+		if (rc < 0)
+			return -1;
+	}
+	return pyfilter_names(&rd->filter, ev, *d);
+}
+
+/* Reads the events of rd into t without the GIL (taken back for each row's Python values, when
+ * fields are asked for, and for damage); the rows, or -1 with an exception. */
 static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 {
 	const struct etl_event *ev;
 	Py_ssize_t rows = 0;
-	int names = pyfilter_needs_names(&rd->filter);
+	int names = pyfilter_needs_names(&rd->filter), fail = 0;
+	struct pyetl_nogil g;
 
+	pyetl_nogil_begin(&g, rd);
 	while (limit <= 0 || rows < limit) {
 		const struct etl_decoded *d = NULL;
-		int st = pyetl_reader_next(rd, &ev);
+		int st = pyetl_reader_next_nogil(&g, &ev);
 
-		if (st < 0)
-			return -1;
-		if (st == ETL_END)
+		if (st < 0 || st == ETL_END) {
+			fail = st < 0;
 			break;
+		}
 		if (!pyfilter_header(&rd->filter, rd->r, ev))
 			continue;
-		if (t->decode || names) {
-			st = etl_reader_decode(rd->r, ev, &d);
-			if (!d)
-				return pyetl_raise(rd->r, "out of memory"), -1;
-			if (st != ETL_OK && pyetl_report(rd, "decode") < 0)
-				return -1;
-			if (!pyfilter_names(&rd->filter, ev, d))
-				continue;
+		if ((t->decode || names) && (st = decode_row(&g, ev, &d)) <= 0) {
+			if (st < 0 && (fail = 1))
+				break;
+			continue;
 		}
-		if (add_row(t, rd, ev, d) < 0)
-			return -1;
+		if (add_row(t, rd, ev, d) < 0) {
+			fail = 1;
+			break;
+		}
+		if (t->nobjects) {
+			pyetl_gil_take(&g);
+			st = add_objects(t, d);
+			pyetl_gil_drop(&g);
+			if (st < 0 && (fail = 1))
+				break;
+		}
 		rows++;
 	}
-	return rows;
+	pyetl_nogil_end(&g);
+	if (fail && !PyErr_Occurred())
+		PyErr_NoMemory(); /* (the buffers and categories say nothing: they fill without the GIL) */
+	return fail ? -1 : rows;
 }
 
 PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
@@ -504,6 +558,8 @@ PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
 
 	(void)module;
 	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, &Reader_Type, &reader, &names, &fields, &limit))
+		return NULL;
+	if (pyetl_reader_check((ReaderObject *)reader) < 0)
 		return NULL;
 	if (((ReaderObject *)reader)->closed || !((ReaderObject *)reader)->r)
 		return PyErr_Format(PyExc_ValueError, "the reader is closed");

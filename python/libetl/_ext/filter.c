@@ -214,7 +214,7 @@ void pyfilter_free(struct pyfilter *f)
 		for (i = 0; i < f->memo->cap; i++) {
 			struct memo_entry *e = hmap_at(f->memo, i);
 			if (e && e->kind >= 0)
-				PyMem_Free(e->name);
+				PyMem_RawFree(e->name);
 		}
 		hmap_free(f->memo);
 		PyMem_Free(f->memo);
@@ -280,7 +280,7 @@ static int memo_glob(struct hmap *memo, int kind, char *const *globs, size_t n, 
 		return e->hit;
 	hit = any_glob(globs, n, s);
 	if (memo && memo->count < MEMO_MAX && (e = hmap_insert(memo, h)) != NULL) {
-		if ((e->name = PyMem_Malloc(strlen(s) + 1)) != NULL) {
+		if ((e->name = PyMem_RawMalloc(strlen(s) + 1)) != NULL) { /* (matched without the GIL) */
 			strcpy(e->name, s);
 			e->kind = kind;
 			e->hit = hit;

@@ -67,6 +67,7 @@ typedef struct {
 	const struct etl_decoded *last_decoded;
 	uint64_t decode_serial;
 	unsigned value_flags;       /* PYETL_* flags of the values events give (times="filetime") */
+	int busy;                   /* a call is reading it without the GIL (struct pyetl_nogil) */
 } ReaderObject;
 
 extern PyTypeObject Reader_Type;
@@ -83,6 +84,22 @@ int pyetl_report(ReaderObject *self, const char *kind);
 /* etl_reader_next with damage reported (pyetl_report): ETL_OK, ETL_END, or -1 with an exception
  * (a fatal error, or the damage handler raised). */
 int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev);
+/* Whether the reader may be used now: 0, or -1 with a RuntimeError while another thread's call
+ * reads it without the GIL. */
+int pyetl_reader_check(ReaderObject *self);
+
+/* Reading without the GIL: whole passes over the events (to_pandas, tables, the report) let other
+ * threads run.  The reader is marked busy meanwhile; damage is reported with the GIL taken back. */
+struct pyetl_nogil {
+	ReaderObject *rd;
+	PyThreadState *ts; /* NULL while the GIL is held */
+};
+void pyetl_nogil_begin(struct pyetl_nogil *g, ReaderObject *rd);
+void pyetl_gil_take(struct pyetl_nogil *g);
+void pyetl_gil_drop(struct pyetl_nogil *g);
+void pyetl_nogil_end(struct pyetl_nogil *g);
+/* pyetl_reader_next between pyetl_nogil_begin and _end (with the GIL dropped). */
+int pyetl_reader_next_nogil(struct pyetl_nogil *g, const struct etl_event **ev);
 /* Opens the inputs and sets the options of a new reader from the arguments of libetl.open(). */
 int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order,
 		       int stacks, uint64_t since, uint64_t until);

@@ -166,17 +166,24 @@ static int open_input(ReaderObject *self, PyObject *item)
 		const char *path = PyUnicode_AsUTF8(item);
 		if (!path)
 			return -1;
+		Py_BEGIN_ALLOW_THREADS /* (a zip or gzip may be unpacked: other threads run) */
 		st = etl_reader_open_path(self->r, path);
+		Py_END_ALLOW_THREADS
 	} else if (PyTuple_Check(item)) {
 		int fd;
 		const char *name;
 		if (!PyArg_ParseTuple(item, "is", &fd, &name))
 			return -1;
+		Py_BEGIN_ALLOW_THREADS
 		st = etl_reader_open_fd(self->r, fd, name);
+		Py_END_ALLOW_THREADS
 	} else if (PyBytes_Check(item)) {
 		if (PyList_Append(self->keep, item) < 0)
 			return -1;
-		st = etl_reader_open_memory(self->r, PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item), "(bytes)");
+		Py_BEGIN_ALLOW_THREADS /* (the bytes object is kept: it cannot change meanwhile) */
+		st = etl_reader_open_memory(self->r, PyBytes_AS_STRING(item), (size_t)PyBytes_GET_SIZE(item),
+					    "(bytes)");
+		Py_END_ALLOW_THREADS
 	} else {
 		PyErr_SetString(PyExc_TypeError, "an input is a path, bytes, or a (fd, name) tuple");
 		return -1;
@@ -389,17 +396,26 @@ static void reader_free(ReaderObject *self)
 	self->decode_serial++;
 }
 
-/* Ends the iteration; the C reader (its inputs, tables and decoder) lives on while Events do. */
+/* Ends the iteration; the C reader (its inputs, tables and decoder) lives on while Events do, and
+ * while another thread's call reads it (dealloc frees it then). */
 static void reader_close(ReaderObject *self)
 {
 	self->closed = 1;
-	if (self->live_events == 0)
+	if (self->live_events == 0 && !self->busy)
 		reader_free(self);
+}
+
+int pyetl_reader_check(ReaderObject *self)
+{
+	if (!self->busy)
+		return 0;
+	PyErr_SetString(PyExc_RuntimeError, "the Reader is being read by a call in another thread");
+	return -1;
 }
 
 void pyetl_reader_event_gone(ReaderObject *self)
 {
-	if (--self->live_events == 0 && self->closed)
+	if (--self->live_events == 0 && self->closed && !self->busy)
 		reader_free(self);
 }
 
@@ -431,6 +447,8 @@ static void Reader_dealloc(ReaderObject *self)
 static PyObject *Reader_close(ReaderObject *self, PyObject *noargs)
 {
 	(void)noargs;
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	reader_close(self);
 	Py_RETURN_NONE;
 }
@@ -445,15 +463,46 @@ static PyObject *Reader_enter(ReaderObject *self, PyObject *noargs)
 static PyObject *Reader_exit(ReaderObject *self, PyObject *args)
 {
 	(void)args;
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	reader_close(self);
 	Py_RETURN_FALSE;
 }
 
 /* ---- iteration ---- */
 
-int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev)
+void pyetl_nogil_begin(struct pyetl_nogil *g, ReaderObject *rd)
 {
-	int st;
+	g->rd = rd;
+	rd->busy = 1;
+	g->ts = PyEval_SaveThread();
+}
+
+void pyetl_gil_take(struct pyetl_nogil *g)
+{
+	if (g->ts) {
+		PyEval_RestoreThread(g->ts);
+		g->ts = NULL;
+	}
+}
+
+void pyetl_gil_drop(struct pyetl_nogil *g)
+{
+	if (!g->ts)
+		g->ts = PyEval_SaveThread();
+}
+
+void pyetl_nogil_end(struct pyetl_nogil *g)
+{
+	pyetl_gil_take(g);
+	g->rd->busy = 0;
+}
+
+/* etl_reader_next, reporting damage; g: NULL while holding the GIL, else the GIL is taken back
+ * for the report (and dropped again). */
+static int reader_next(ReaderObject *self, struct pyetl_nogil *g, const struct etl_event **ev)
+{
+	int st, rc;
 
 	for (;;) {
 		st = etl_reader_next(self->r, ev);
@@ -461,19 +510,35 @@ int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev)
 		self->last_decoded = NULL;
 		if (st == ETL_OK || st == ETL_END)
 			return st;
-		if (etl_error_is_fatal(etl_reader_error(self->r))) {
-			pyetl_raise(self->r, "the trace cannot be read further");
-			return -1;
-		}
-		if (pyetl_report(self, "damage") < 0)
+		if (g)
+			pyetl_gil_take(g);
+		if (etl_error_is_fatal(etl_reader_error(self->r)))
+			rc = (pyetl_raise(self->r, "the trace cannot be read further"), -1);
+		else
+			rc = pyetl_report(self, "damage");
+		if (g)
+			pyetl_gil_drop(g);
+		if (rc < 0)
 			return -1;
 	}
+}
+
+int pyetl_reader_next(ReaderObject *self, const struct etl_event **ev)
+{
+	return reader_next(self, NULL, ev);
+}
+
+int pyetl_reader_next_nogil(struct pyetl_nogil *g, const struct etl_event **ev)
+{
+	return reader_next(g->rd, g, ev);
 }
 
 static PyObject *Reader_iternext(ReaderObject *self)
 {
 	const struct etl_event *ev;
 
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	if (self->closed || !self->r) {
 		PyErr_SetString(PyExc_ValueError, "the reader is closed");
 		return NULL;
@@ -575,6 +640,8 @@ static PyObject *Reader_get_info(ReaderObject *self, void *closure)
 	int i;
 
 	(void)closure;
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	if (!self->r)
 		return PyErr_Format(PyExc_ValueError, "the reader is closed");
 	list = PyList_New(0);
@@ -596,6 +663,8 @@ static PyObject *Reader_get_counts(ReaderObject *self, void *closure)
 	size_t i;
 
 	(void)closure;
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	if (!self->r)
 		return PyErr_Format(PyExc_ValueError, "the reader is closed");
 	d = PyDict_New();
@@ -644,6 +713,8 @@ static PyObject *Reader_processes(ReaderObject *self, PyObject *noargs)
 	size_t i;
 
 	(void)noargs;
+	if (pyetl_reader_check(self) < 0)
+		return NULL;
 	if (!self->r)
 		return PyErr_Format(PyExc_ValueError, "the reader is closed");
 	list = PyList_New(0);
@@ -662,8 +733,9 @@ static PyObject *Reader_time_slices(ReaderObject *self, PyObject *args)
 	int trace = 0;
 	uint64_t *bounds;
 	PyObject *list;
+	struct pyetl_nogil g;
 
-	if (!PyArg_ParseTuple(args, "n|i", &n, &trace))
+	if (!PyArg_ParseTuple(args, "n|i", &n, &trace) || pyetl_reader_check(self) < 0)
 		return NULL;
 	if (!self->r)
 		return PyErr_Format(PyExc_ValueError, "the reader is closed");
@@ -672,7 +744,9 @@ static PyObject *Reader_time_slices(ReaderObject *self, PyObject *args)
 	bounds = PyMem_Calloc((size_t)n + 1, sizeof(*bounds));
 	if (!bounds)
 		return PyErr_NoMemory();
+	pyetl_nogil_begin(&g, self); /* (it reads the headers of every buffer) */
 	k = (Py_ssize_t)etl_reader_time_slices(self->r, trace, (size_t)n, bounds);
+	pyetl_nogil_end(&g);
 	list = k ? PyList_New(k + 1) : NULL;
 	for (i = 0; list && i <= k; i++)
 		PyList_SET_ITEM(list, i, PyLong_FromUnsignedLongLong(bounds[i]));

@@ -39,19 +39,23 @@ static int is_an_input(const struct etl_reader *r, const char *path)
 static int read_into(ReaderObject *rd, struct etl_report *rep)
 {
 	const struct etl_event *ev;
+	struct pyetl_nogil g;
 	int st;
 
+	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
 	for (;;) { /* (damage goes to the reader's handler) */
-		st = pyetl_reader_next(rd, &ev);
-		if (st == ETL_END)
-			return 0;
+		st = pyetl_reader_next_nogil(&g, &ev);
 		if (st != ETL_OK)
-			return -1;
+			break;
 		if (etl_report_add(rep, ev) != ETL_OK) {
-			PyErr_NoMemory();
-			return -1;
+			st = ETL_E_NOMEM;
+			break;
 		}
 	}
+	pyetl_nogil_end(&g);
+	if (st == ETL_E_NOMEM)
+		PyErr_NoMemory();
+	return st == ETL_END ? 0 : -1;
 }
 
 PyObject *pyetl_html_report(PyObject *module, PyObject *args)
@@ -70,6 +74,10 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 	path_o = bytes;
 	path = PyBytes_AS_STRING(path_o);
 	rd = (ReaderObject *)reader;
+	if (pyetl_reader_check(rd) < 0) {
+		Py_DECREF(bytes);
+		return NULL;
+	}
 	if (rd->closed || !rd->r || rd->started) {
 		Py_DECREF(bytes);
 		return PyErr_Format(PyExc_ValueError, "report() needs a reader that has read no event");

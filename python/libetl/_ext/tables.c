@@ -188,30 +188,36 @@ PyObject *pyetl_table(PyObject *module, PyObject *args)
 	ReaderObject *rd;
 	struct etl_tables *tabs;
 	const struct etl_event *ev;
+	struct pyetl_nogil g;
 
 	(void)module;
 	if (!PyArg_ParseTuple(args, "O!s|p", &Reader_Type, &reader, &name, &stacks))
 		return NULL;
 	rd = (ReaderObject *)reader;
+	if (pyetl_reader_check(rd) < 0)
+		return NULL;
 	if (rd->closed || !rd->r || rd->started)
 		return PyErr_Format(PyExc_ValueError, "table() needs a reader that has read no event");
 	if (etl_tables_new(rd->r, &name, 1, stacks ? ETL_TABLES_STACKS : 0, NULL, NULL, &tabs) != ETL_OK)
 		return pyetl_raise(rd->r, "cannot build the table");
 	rd->started = 1;
+	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
 	for (;;) { /* (damage goes to the reader's handler) */
-		st = pyetl_reader_next(rd, &ev);
-		if (st == ETL_END)
-			break;
+		st = pyetl_reader_next_nogil(&g, &ev);
 		if (st != ETL_OK)
-			goto done;
+			break;
 		if (etl_tables_add(tabs, ev) != ETL_OK) {
-			PyErr_NoMemory();
-			goto done;
+			st = ETL_E_NOMEM;
+			break;
 		}
 	}
-	etl_tables_finish(tabs);
-	out = result(tabs, name);
-done:
+	if (st == ETL_END)
+		etl_tables_finish(tabs);
+	pyetl_nogil_end(&g);
+	if (st == ETL_E_NOMEM)
+		PyErr_NoMemory();
+	else if (st == ETL_END)
+		out = result(tabs, name);
 	etl_tables_free(tabs);
 	return out;
 }
