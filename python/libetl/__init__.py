@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os as _os
+import warnings as _warnings
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _libetl
@@ -36,6 +37,7 @@ __all__ = [
     "report",
     "Error",
     "DamageWarning",
+    "FieldWarning",
     "HEADER_COLUMNS",
     "DEFAULT_COLUMNS",
     "filetime",
@@ -344,6 +346,7 @@ def to_pandas(
               names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
+    _warn_missing_fields(raw.pop("__missing_fields__", ()), raw.pop("__field_names__", ()))
     data = {}
     for name, kind in raw.items():
         col = _column(kind, rows, pd, np)
@@ -351,6 +354,25 @@ def to_pandas(
             col = pd.to_datetime(col, unit="ns", utc=True)
         data[name] = col
     return pd.DataFrame(data, index=pd.RangeIndex(rows))
+
+
+class FieldWarning(UserWarning):
+    """A field asked for (to_pandas(fields=[...])) that no event read has: its column is all
+    missing.  The message names the closest names the events do have."""
+
+
+def _warn_missing_fields(missing: Sequence[str], names: Sequence[str]) -> None:
+    import difflib
+
+    for field in missing:
+        close = difflib.get_close_matches(field, names, n=3, cutoff=0.6)
+        if not close:  # (case or a prefix, where the spelling is further off)
+            low = field.lower()
+            close = [n for n in names if n.lower() == low or n.lower().startswith(low)][:3]
+        hint = f"; closest: {', '.join(close)}" if close else (
+            f"; the events have {len(names)} other names" if names else "; no event read was decoded")
+        _warnings.warn(f"field {field!r} is in no event read: its column is all missing{hint}",
+                       FieldWarning, stacklevel=3)
 
 
 def report(

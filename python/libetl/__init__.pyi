@@ -24,6 +24,7 @@ class Error(OSError):
     status: Optional[str]
     path: Optional[str]
 class DamageWarning(RuntimeWarning): ...
+class FieldWarning(UserWarning): ...
 
 @final
 class Frame(structseq[Any], Tuple[int, Optional[str], Optional[str], Optional[int], Optional[str], Optional[int], str,

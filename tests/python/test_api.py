@@ -246,6 +246,23 @@ class Pandas(unittest.TestCase):
         whole = libetl.to_pandas(SYSTEM, fields=True, columns=["name"])
         self.assertEqual(whole["fields"][starts.index[0]]["ProcessID"], 500)
 
+    def test_a_field_no_event_has_is_said(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            df = libetl.to_pandas(SYSTEM, fields=["ProcessID", "processid", "ImageFile", "Zzzz"], columns=["name"])
+        said = {str(w.message).split("'")[1]: str(w.message) for w in caught
+                if issubclass(w.category, libetl.FieldWarning)}
+        self.assertEqual(sorted(said), ["ImageFile", "Zzzz", "processid"])  # ProcessID exists: no word
+        self.assertIn("closest: ProcessID", said["processid"])
+        self.assertIn("closest: ImageFileName", said["ImageFile"])
+        self.assertIn("other names", said["Zzzz"])
+        self.assertTrue(df["processid"].isna().all())
+        # pointed at this line, not at libetl
+        self.assertEqual({os.path.abspath(w.filename) for w in caught}, {os.path.abspath(__file__)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            libetl.to_pandas(SYSTEM, fields=["ProcessID"], columns=["name"])  # found: no warning
+
     @unittest.skipUnless(HAVE_CORPUS, "corpus not present")
     def test_corpus_filters_and_limit(self):
         path = corpus("perfview_net.4.5.2.x86.etl")

@@ -203,6 +203,9 @@ struct table {
 	size_t n;
 	int decode;           /* some column or filter needs the decoded event */
 	size_t nobjects;      /* K_OBJECTS columns: they need the GIL for every row */
+	int gather;           /* fields were named: gather the names events have, to say which are close */
+	struct cat schemas;   /* the kinds of event seen (provider, id, version, name), and */
+	struct cat names;     /* the names of their properties */
 };
 
 static const char *dtype_of(enum col_kind k)
@@ -275,6 +278,7 @@ static int table_init(struct table *t, PyObject *names, PyObject *fields)
 			return -1;
 	}
 	if (fields && PyList_Check(fields)) {
+		t->gather = 1;
 		for (i = 0; i < PyList_GET_SIZE(fields); i++) {
 			const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(fields, i));
 			if (!s || add_column(t, s, -1, K_OBJECTS, s) < 0)
@@ -299,6 +303,8 @@ static void table_free(struct table *t)
 		cat_free(&t->col[i].cat);
 		Py_CLEAR(t->col[i].objs);
 	}
+	cat_free(&t->schemas);
+	cat_free(&t->names);
 	PyMem_Free(t->col);
 }
 
@@ -504,6 +510,36 @@ static int decode_row(struct pyetl_nogil *g, const struct etl_event *ev,
 	return pyfilter_names(&rd->filter, ev, *d);
 }
 
+/* Kinds of event and names gathered at most (a trace has far fewer). */
+#define GATHER_MAX 65536u
+
+/* The property names of the first event of each kind (without the GIL); -1 when out of memory. */
+static int gather_names(struct table *t, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	char key[16 + 2 + 1 + 256];
+	const char *name = etl_decoded_name(d);
+	size_t n = name ? strlen(name) : 0, i, before = t->schemas.codes.count;
+	uint16_t id = etl_event_id(ev);
+	uint8_t version = etl_event_version(ev);
+
+	if (etl_decoded_source(d) == ETL_DECODER_NONE || before >= GATHER_MAX)
+		return 0;
+	memcpy(key, etl_event_provider(ev), 16);
+	memcpy(key + 16, &id, 2);
+	key[18] = (char)version;
+	if (n > sizeof(key) - 19)
+		n = sizeof(key) - 19;
+	memcpy(key + 19, name ? name : "", n);
+	if (cat_code(&t->schemas, key, 19 + n) < -1)
+		return -1;
+	for (i = 0; t->schemas.codes.count > before && i < etl_decoded_property_count(d); i++) {
+		const char *p = etl_property_name(etl_decoded_property_at(d, i));
+		if (p && t->names.codes.count < GATHER_MAX && cat_code(&t->names, p, strlen(p)) < -1)
+			return -1;
+	}
+	return 0;
+}
+
 /* Reads the events of rd into t without the GIL (taken back for each row's Python values, when
  * fields are asked for, and for damage); the rows, or -1 with an exception. */
 static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
@@ -529,7 +565,7 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 				break;
 			continue;
 		}
-		if (add_row(t, rd, ev, d) < 0) {
+		if (add_row(t, rd, ev, d) < 0 || (t->gather && d && gather_names(t, ev, d) < 0)) {
 			fail = 1;
 			break;
 		}
@@ -546,6 +582,33 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 	if (fail && !PyErr_Occurred())
 		PyErr_NoMemory(); /* (the buffers and categories say nothing: they fill without the GIL) */
 	return fail ? -1 : rows;
+}
+
+/* "__missing_fields__": the fields asked for that no event had, and "__field_names__": the
+ * names events had (when some field is missing). */
+static int put_missing_fields(PyObject *out, const struct table *t)
+{
+	PyObject *missing = PyList_New(0), *names = NULL, *s;
+	size_t i;
+	int rc = missing ? 0 : -1;
+
+	for (i = 0; rc == 0 && i < t->n; i++) {
+		const struct column *c = &t->col[i];
+		if (c->kind != K_OBJECTS || !c->field || c->ntimes || c->nother)
+			continue;
+		s = PyUnicode_FromString(c->field);
+		rc = s ? PyList_Append(missing, s) : -1;
+		Py_XDECREF(s);
+	}
+	if (rc == 0 && PyList_GET_SIZE(missing) > 0) {
+		names = cat_names(&t->names, text_of);
+		rc = names ? PyDict_SetItemString(out, "__field_names__", names) : -1;
+	}
+	if (rc == 0)
+		rc = PyDict_SetItemString(out, "__missing_fields__", missing);
+	Py_XDECREF(missing);
+	Py_XDECREF(names);
+	return rc;
 }
 
 PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
@@ -576,6 +639,8 @@ PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
 			Py_CLEAR(out);
 		Py_XDECREF(v);
 	}
+	if (out && t.gather && put_missing_fields(out, &t) < 0)
+		Py_CLEAR(out);
 	if (out) {
 		PyObject *n = PyLong_FromSsize_t(rows);
 		if (!n || PyDict_SetItemString(out, "__rows__", n) < 0)
