@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple, Uni
 
 import libetl
 
-__all__ = ["read_etl", "read_events", "read_table", "partitions"]
+__all__ = ["read_etl", "read_events", "read_table", "partitions", "groups"]
 
 #: Bytes of trace per partition when a file is sliced (64 MiB).
 DEFAULT_SLICE_BYTES = 64 << 20
@@ -42,19 +42,51 @@ def _paths(paths: Union[str, os.PathLike, Iterable]) -> List[str]:
     return out
 
 
-def partitions(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[Tuple[str, int, int]]:
-    """The (path, since, until) partitions of the inputs: one per file, and for a file of more
-    than slice_bytes, one per time slice (FILETIME bounds; 0 is "no bound")."""
+def _is_archive(path: str) -> bool:
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return head == b"PK\x03\x04" or head[:2] == b"\x1f\x8b"
+
+
+def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[Tuple[str, int, int], int]]:
+    """partitions(), each with the bytes of trace it holds (a zip's or gzip's unpacked)."""
     parts = []
     for path in _paths(paths):
         size = os.path.getsize(path)
-        n = max(1, -(-size // slice_bytes)) if slice_bytes > 0 else 1
-        if n == 1:
-            parts.append((path, 0, 0))
+        if slice_bytes <= 0 or (size <= slice_bytes and not _is_archive(path)):
+            parts.append(((path, 0, 0), size))
             continue
-        bounds = libetl.time_slices(path, n)
-        parts.extend((path, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1))
+        with libetl.open(path, stacks=False) as reader:  # (an archive is unpacked once, here)
+            size = sum(t["size"] for t in reader.info)
+            n = max(1, -(-size // slice_bytes))
+            bounds = reader.time_slices(n) if n > 1 else [0, 0]
+        k = len(bounds) - 1
+        parts.extend(((path, bounds[i], bounds[i + 1]), size // k) for i in range(k))
     return parts
+
+
+def partitions(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[Tuple[str, int, int]]:
+    """The (path, since, until) pieces of the inputs: one per file, and for a file of more than
+    slice_bytes of trace (a zip's or gzip's counted unpacked), one per time slice (FILETIME
+    bounds; 0 is "no bound")."""
+    return [part for part, _ in _sized_partitions(paths, slice_bytes)]
+
+
+def groups(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[List[Tuple[str, int, int]]]:
+    """The partitions of read_etl and read_events: the pieces of partitions() in
+    order, small files gathered until a partition holds about slice_bytes of trace (each task
+    has a cost of its own: fifteen 50 KB files made fifteen tasks), a slice of a large file
+    alone."""
+    out: List[List[Tuple[str, int, int]]] = []
+    held = 0
+    for part, size in _sized_partitions(paths, slice_bytes):
+        if out and held + size <= slice_bytes and part[1:] == (0, 0) and out[-1][-1][1:] == (0, 0):
+            out[-1].append(part)
+            held += size
+        else:
+            out.append([part])
+            held = size
+    return out
 
 
 def _read_partition(part: Tuple[str, int, int], kwargs: dict):
@@ -95,22 +127,79 @@ def read_etl(
 ):
     """A dask DataFrame of the events of one or more traces (paths: a path, a glob or a list).
 
-    Partitions: one per file, and time slices of about slice_bytes for larger files (see
-    partitions()); the rows of each are those libetl.to_pandas gives for its slice, with a
-    "file" column first.  fields, columns, the filters and tmf are those of libetl.to_pandas.
-    Damage in a partition goes to warnings (libetl.DamageWarning) on the worker that read it.
+    Partitions (see groups()): time slices of about slice_bytes of the larger files, and small
+    files gathered up to that size; the rows are those libetl.to_pandas gives, file by file,
+    with a "file" column first, and the columns have its dtypes (a named field's from the values
+    of the first events that have it).  fields, columns, the filters and tmf are those of
+    libetl.to_pandas.  Damage in a partition goes to warnings (libetl.DamageWarning) on the
+    worker that read it.
     """
-    import dask.dataframe as dd
-
     kwargs = dict(fields=fields, columns=columns, manifests=manifests, providers=providers, names=names,
                   ids=ids, level=level, pids=pids, tmf=tmf)
-    parts = partitions(paths, slice_bytes)
-    meta = _read_partition(parts[0], dict(kwargs, limit=64)).iloc[:0]
-    ddf = dd.from_map(_read_aligned, parts, kwargs=kwargs, meta_df=meta, meta=meta, enforce_metadata=False)
+    parts = groups(paths, slice_bytes)
+    meta = _meta(parts[0][0], kwargs)
+    ddf = _frame(_read_group, [(g, kwargs, meta) for g in parts], meta)
     for name, dtype in meta.dtypes.items():
         if str(dtype) == "category":  # each partition has its own categories
             ddf[name] = ddf[name].cat.as_unknown()
     return ddf
+
+
+#: Events read at most for the dtypes of named fields, and values looked at per field.
+_META_EVENTS = 100_000
+_META_VALUES = 64
+
+
+def _meta(part: Tuple[str, int, int], kwargs: dict):
+    """The empty frame of read_etl: the columns and dtypes to_pandas gives.  A named field's
+    dtype comes from its values, so it is taken from the first events that have the field (not
+    from the first rows, where it may be missing: an object column then)."""
+    import pandas as pd
+
+    meta = _read_partition(part, dict(kwargs, limit=64)).iloc[:0]
+    fields = kwargs.get("fields")
+    if not fields or isinstance(fields, bool):
+        return meta
+    fields = [fields] if isinstance(fields, str) else list(fields)
+    values: dict = {f: [] for f in fields}
+    path, since, until = part
+    opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf")}
+    with libetl.open(path, since=since or None, until=until or None, stacks=False, **opts) as reader:
+        for i, ev in enumerate(reader):
+            have = ev.fields
+            for f in fields:
+                v = have.get(f)
+                if v is not None and len(values[f]) < _META_VALUES:
+                    values[f].append(v)
+            if i >= _META_EVENTS or all(len(v) >= _META_VALUES for v in values.values()):
+                break
+    for f, vs in values.items():
+        if vs:
+            meta[f] = pd.Series(libetl._typed_objects(vs + [None], pd), dtype=None).iloc[:0]
+    return meta
+
+
+def _read_group(group: Sequence[Tuple[str, int, int]], kwargs: dict, meta_df):
+    import pandas as pd
+
+    frames = [_read_partition(part, kwargs) for part in group]
+    if len(frames) == 1:
+        return _align(frames[0], meta_df)
+    df = pd.concat([_align(f, meta_df) for f in frames], ignore_index=True)
+    for name, dtype in meta_df.dtypes.items():  # (categories of differing sets concatenate as objects)
+        if str(dtype) == "category" and str(df[name].dtype) != "category":
+            df[name] = df[name].astype("category")
+    return df
+
+
+def _frame(fn: Callable, args: List[tuple], meta):
+    """A dask DataFrame of one partition per fn(*args).  (Delayed tasks, not dd.from_map: Dask
+    2022.12's from_map hands its inputs to the workers of a threads cluster still wrapped for
+    serialisation.)"""
+    import dask
+    import dask.dataframe as dd
+
+    return dd.from_delayed([dask.delayed(fn, pure=True)(*a) for a in args], meta=meta, verify_meta=False)
 
 
 def _table_of(path: str, name: str, kwargs: dict):
@@ -128,21 +217,14 @@ def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbol
     """A dask DataFrame of one analysis table (libetl.table) over many traces: one partition
     per file (a table pairs events across its whole trace, so a file is not sliced), with a
     "file" column first."""
-    import dask.dataframe as dd
-
     kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf)
     files = _paths(paths)
     meta = _table_of(files[0], name, kwargs).iloc[:0]
-    ddf = dd.from_map(_table_aligned, files, table=name, kwargs=kwargs, meta_df=meta, meta=meta,
-                      enforce_metadata=False)
+    ddf = _frame(_table_aligned, [(f, name, kwargs, meta) for f in files], meta)
     for col, dtype in meta.dtypes.items():
         if str(dtype) == "category":
             ddf[col] = ddf[col].cat.as_unknown()
     return ddf
-
-
-def _read_aligned(part, kwargs, meta_df):
-    return _align(_read_partition(part, kwargs), meta_df)
 
 
 def _events_of(part: Tuple[str, int, int], kwargs: dict) -> List[dict]:
@@ -168,10 +250,10 @@ def read_events(
     slice_bytes: int = DEFAULT_SLICE_BYTES,
     tmf=None,
 ):
-    """A dask Bag of event dicts (Event.as_dict() and "file"), partitioned as read_etl."""
+    """A dask Bag of event dicts (Event.as_dict() and "file"), partitioned as read_etl (groups())."""
     import dask.bag as db
 
     kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids, tmf=tmf)
-    parts = partitions(paths, slice_bytes)
+    parts = groups(paths, slice_bytes)
     return db.from_sequence(parts, npartitions=len(parts)).map_partitions(
-        lambda ps: [e for p in ps for e in _events_of(p, kwargs)])
+        lambda gs: [e for g in gs for p in g for e in _events_of(p, kwargs)])

@@ -7,6 +7,7 @@ import dask.dataframe
 DEFAULT_SLICE_BYTES: int
 
 def partitions(paths: Any, slice_bytes: int = ...) -> List[Tuple[str, int, int]]: ...
+def groups(paths: Any, slice_bytes: int = ...) -> List[List[Tuple[str, int, int]]]: ...
 def read_etl(
     paths: Any,
     *,
