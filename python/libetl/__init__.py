@@ -54,7 +54,8 @@ HEADER_COLUMNS = (
 #: The columns to_pandas gives when none are asked for: the header ones, and the decoded names.
 DEFAULT_COLUMNS = HEADER_COLUMNS + ("provider", "name", "decoder", "process")
 #: Every column to_pandas knows (fields aside).
-ALL_COLUMNS = DEFAULT_COLUMNS + ("unix_ns", "timestamp", "hook_id", "file_offset")
+ALL_COLUMNS = DEFAULT_COLUMNS + ("unix_ns", "timestamp", "hook_id", "file_offset", "process_pid", "activity_id",
+                                 "related_activity_id", "message", "stack", "derived")
 
 _FILETIME_EPOCH = _dt.datetime(1601, 1, 1, tzinfo=_dt.timezone.utc)
 
@@ -225,6 +226,8 @@ def _column(kind: tuple, rows: int, pd: Any, np: Any):
         return pd.arrays.IntegerArray(values.view("uint64"), mask)
     if tag == "array":
         return np.frombuffer(kind[1], dtype=kind[2])
+    if tag == "text":  # (a WPP message: text of its own per event)
+        return pd.array(kind[1], dtype="string")
     if tag == "filetime":  # FILETIMEs (100 ns since 1601) as datetime64[ns, UTC], nothing lost
         ns = np.array([-1 if v is None else (v - _FILETIME_UNIX) * 100 for v in kind[1]], dtype="int64")
         col = pd.to_datetime(ns, unit="ns", utc=True)
@@ -323,17 +326,23 @@ def to_pandas(
     on_damage: Optional[Callable[[dict], Any]] = None,
     limit: int = 0,
     tmf: Union[None, str, Sequence[str]] = None,
+    derive: bool = False,
+    symbols: Union[None, str, Sequence[str]] = None,
 ):
     """The events of one trace or several (merged) as a pandas DataFrame, built column by column
     in C: no Python object per event for the header columns.
 
     columns: names from libetl.ALL_COLUMNS (default DEFAULT_COLUMNS; HEADER_COLUMNS need no
     decoding and read fastest).  "time" is a datetime64[ns, UTC] column; provider_id, provider,
-    name, decoder, process and header are categoricals; pid and tid are nullable (the headers
-    of some kernel records carry none).
+    name, decoder, process, header, activity_id and related_activity_id are categoricals; pid,
+    tid and process_pid are nullable (the headers of some kernel records carry none;
+    process_pid is Event.process_pid, the process the event is about).  "message" is a WPP
+    event's formatted message (string; with tmf=), "stack" its frames as Event.stack gives them
+    (lists of str; symbols= names functions), "derived" Event.derived (dicts; with derive=True).
     fields: True for one "fields" column of dicts; a list of field names for one typed column
     each (Int64, Float64, boolean, string or datetime where every value shares a type,
-    missing where an event has no such field).
+    missing where an event has no such field; with derive=True a name may be a derived field's).
+    A named field no event read has gives a FieldWarning naming the closest names there are.
     The other arguments are those of libetl.open(); limit stops after that many rows.
     """
     import numpy as np
@@ -342,8 +351,9 @@ def to_pandas(
     cols = list(DEFAULT_COLUMNS if columns is None else columns)
     if fields is not None and not isinstance(fields, bool):
         fields = [fields] if isinstance(fields, str) else list(fields)
-    with open(paths, manifests, order, stacks=False, since=since, until=until, providers=providers,
-              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf) as reader:
+    with open(paths, manifests, order, stacks="stack" in cols, since=since, until=until, providers=providers,
+              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf, derive=derive,
+              symbols=symbols) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
     _warn_missing_fields(raw.pop("__missing_fields__", ()), raw.pop("__field_names__", ()))

@@ -157,6 +157,8 @@ def to_pandas(
     on_damage: Optional[DamageHandler] = ...,
     limit: int = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
+    derive: bool = ...,
+    symbols: Union[None, str, Sequence[str]] = ...,
 ) -> pandas.DataFrame: ...
 
 def table_names() -> List[str]: ...

@@ -124,6 +124,7 @@ def read_etl(
     pids=None,
     slice_bytes: int = DEFAULT_SLICE_BYTES,
     tmf=None,
+    derive: bool = False,
 ):
     """A dask DataFrame of the events of one or more traces (paths: a path, a glob or a list).
 
@@ -131,11 +132,11 @@ def read_etl(
     files gathered up to that size; the rows are those libetl.to_pandas gives, file by file,
     with a "file" column first, and the columns have its dtypes (a named field's from the values
     of the first events that have it).  fields, columns, the filters and tmf are those of
-    libetl.to_pandas.  Damage in a partition goes to warnings (libetl.DamageWarning) on the
+    libetl.to_pandas, and derive (derived fields and the "derived" column).  Damage in a partition goes to warnings (libetl.DamageWarning) on the
     worker that read it.
     """
     kwargs = dict(fields=fields, columns=columns, manifests=manifests, providers=providers, names=names,
-                  ids=ids, level=level, pids=pids, tmf=tmf)
+                  ids=ids, level=level, pids=pids, tmf=tmf, derive=derive)
     parts = groups(paths, slice_bytes)
     meta = _meta(parts[0][0], kwargs)
     ddf = _frame(_read_group, [(g, kwargs, meta) for g in parts], meta)
@@ -163,10 +164,10 @@ def _meta(part: Tuple[str, int, int], kwargs: dict):
     fields = [fields] if isinstance(fields, str) else list(fields)
     values: dict = {f: [] for f in fields}
     path, since, until = part
-    opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf")}
+    opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf", "derive")}
     with libetl.open(path, since=since or None, until=until or None, stacks=False, **opts) as reader:
         for i, ev in enumerate(reader):
-            have = ev.fields
+            have = dict(ev.derived, **ev.fields) if opts["derive"] else ev.fields  # (as to_pandas looks)
             for f in fields:
                 v = have.get(f)
                 if v is not None and len(values[f]) < _META_VALUES:

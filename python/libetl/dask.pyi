@@ -21,6 +21,7 @@ def read_etl(
     pids: Any = ...,
     slice_bytes: int = ...,
     tmf: Any = ...,
+    derive: bool = ...,
 ) -> dask.dataframe.DataFrame: ...
 def read_events(
     paths: Any,

@@ -246,6 +246,48 @@ class Pandas(unittest.TestCase):
         whole = libetl.to_pandas(SYSTEM, fields=True, columns=["name"])
         self.assertEqual(whole["fields"][starts.index[0]]["ProcessID"], 500)
 
+    def test_event_columns_equal_the_events(self):
+        # process_pid, activity ids, WPP messages, stacks and derived fields: the column of each is
+        # what the Event says, event for event
+        import pandas as pd
+
+        cols = ["name", "process_pid", "activity_id", "related_activity_id", "message", "stack", "derived"]
+        cases = [(os.path.join(FIX, "wpp64.etl"), dict(tmf=[Wpp.TMF])),
+                 (os.path.join(FIX, "stackkeys64.etl"), {}), (os.path.join(FIX, "showcase64.etl"), {}),
+                 (MIXED, dict(derive=True))]
+        if HAVE_CORPUS:
+            cases.append((corpus("perfview_net.4.5.2.x86.etl"), dict(derive=True)))
+        seen = dict.fromkeys(cols[1:], 0)
+        for path, kw in cases:
+            with self.subTest(path=os.path.basename(path)):
+                df = libetl.to_pandas(path, columns=cols, **kw)
+                with libetl.open(path, **kw) as r:
+                    events = list(r)
+                self.assertEqual(len(df), len(events))
+                self.assertEqual(str(df["message"].dtype), "string")
+                self.assertEqual(str(df["process_pid"].dtype), "Int64")
+                for col in cols:
+                    got = [None if not isinstance(v, (list, dict)) and pd.isna(v) else v for v in df[col]]
+                    want = [getattr(e, col) for e in events]
+                    self.assertEqual(got, want, col)
+                    if col in seen:
+                        seen[col] += sum(1 for v in want if v not in (None, [], {}))
+        # every column met values, not only empty cells
+        self.assertTrue(all(seen.values()) if HAVE_CORPUS else seen["message"] and seen["stack"], seen)
+        with self.assertRaises(ValueError):
+            libetl.to_pandas(MIXED, columns=["nope"])
+
+    def test_derived_field_columns(self):
+        if not HAVE_CORPUS:
+            self.skipTest("corpus not present")
+        path = corpus("perfview_net.4.5.2.x86.etl")
+        df = libetl.to_pandas(path, names="Windows Kernel/DiskIO/Read", fields=["ElapsedTimeMSec", "FileName"],
+                              derive=True)
+        # PerfView's first DiskIO/Read (as test_derived_fields_are_opt_in)
+        self.assertAlmostEqual(df["ElapsedTimeMSec"][0], 10.9469)
+        self.assertEqual(df["FileName"][0], "C:\\Windows\\System32\\wow64.dll")
+        self.assertEqual(str(df["ElapsedTimeMSec"].dtype), "Float64")
+
     def test_a_field_no_event_has_is_said(self):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

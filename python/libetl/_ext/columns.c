@@ -8,7 +8,8 @@
  *   ("array", bytes, dtype)                 values, numpy dtype string
  *   ("masked", bytes, dtype, mask_bytes)    values, and 1 where the value is missing
  *   ("categorical", int32 codes, [str])     codes into the categories
- *   ("objects", [values])                   Python values (decoded fields)
+ *   ("objects", [values])                   Python values (decoded fields, stacks)
+ *   ("text", [str or None])                 text of each event (WPP messages)
  *   ("filetime", [int or None])             a field whose every value is a FILETIME, as ints
  *                                           (100 ns since 1601: no precision lost)
  *
@@ -158,12 +159,13 @@ static PyObject *guid_of(const void *key, size_t len)
 
 /* ---- the columns ---- */
 
-enum col_kind { K_I64, K_U64, K_U32, K_U16, K_U8, K_I32, K_OPT_U32, K_CAT_TEXT, K_CAT_GUID, K_OBJECTS };
+enum col_kind { K_I64, K_U64, K_U32, K_U16, K_U8, K_I32, K_OPT_U32, K_CAT_TEXT, K_CAT_GUID, K_OBJECTS, K_TEXT };
 
 enum col_id {
 	COL_TIME, COL_UNIX_NS, COL_TIMESTAMP, COL_TRACE, COL_CPU, COL_PID, COL_TID, COL_PROVIDER_ID, COL_ID,
 	COL_VERSION, COL_LEVEL, COL_CHANNEL, COL_OPCODE, COL_TASK, COL_KEYWORDS, COL_HEADER, COL_RECORD_SIZE,
-	COL_PAYLOAD_SIZE, COL_HOOK_ID, COL_FILE_OFFSET, COL_PROCESS, COL_NAME, COL_PROVIDER, COL_DECODER
+	COL_PAYLOAD_SIZE, COL_HOOK_ID, COL_FILE_OFFSET, COL_PROCESS, COL_NAME, COL_PROVIDER, COL_DECODER,
+	COL_PROCESS_PID, COL_ACTIVITY_ID, COL_RELATED_ACTIVITY_ID, COL_MESSAGE, COL_STACK, COL_DERIVED
 };
 
 static const struct coldef {
@@ -183,6 +185,10 @@ static const struct coldef {
 	[COL_HOOK_ID] = { "hook_id", K_U16, 0 },    [COL_FILE_OFFSET] = { "file_offset", K_U64, 0 },
 	[COL_PROCESS] = { "process", K_CAT_TEXT, 0 }, [COL_NAME] = { "name", K_CAT_TEXT, 1 },
 	[COL_PROVIDER] = { "provider", K_CAT_TEXT, 1 }, [COL_DECODER] = { "decoder", K_CAT_TEXT, 1 },
+	[COL_PROCESS_PID] = { "process_pid", K_OPT_U32, 0 }, [COL_ACTIVITY_ID] = { "activity_id", K_CAT_GUID, 0 },
+	[COL_RELATED_ACTIVITY_ID] = { "related_activity_id", K_CAT_GUID, 0 },
+	[COL_MESSAGE] = { "message", K_TEXT, 1 }, [COL_STACK] = { "stack", K_OBJECTS, 0 },
+	[COL_DERIVED] = { "derived", K_OBJECTS, 1 },
 };
 
 #define NCOLDEFS (sizeof(coldefs) / sizeof(coldefs[0]))
@@ -193,8 +199,10 @@ struct column {
 	enum col_kind kind;
 	struct buf data, mask;
 	struct cat cat;
-	PyObject *objs;       /* K_OBJECTS: decoded field values, or the fields dicts */
-	const char *field;    /* K_OBJECTS: the field's name, NULL for the whole dict */
+	PyObject *objs;       /* K_OBJECTS: decoded field values, the fields or derived dicts, stacks */
+	const char *field;    /* K_OBJECTS: the field's name, NULL for a whole dict or a stack */
+	struct buf text;      /* K_TEXT: the texts one after the other (data: start and length of each,
+			       * start -1 for none) */
 	size_t ntimes, nother; /* a field's values: FILETIMEs (kept as ints), and others */
 };
 
@@ -300,6 +308,7 @@ static void table_free(struct table *t)
 	for (i = 0; t->col && i < t->n; i++) {
 		PyMem_RawFree(t->col[i].data.p);
 		PyMem_RawFree(t->col[i].mask.p);
+		PyMem_RawFree(t->col[i].text.p);
 		cat_free(&t->col[i].cat);
 		Py_CLEAR(t->col[i].objs);
 	}
@@ -380,33 +389,95 @@ static const char *decoded_text(enum col_id id, const struct etl_decoded *d, con
 	return guid;
 }
 
-static int add_object(struct column *c, const struct etl_decoded *d)
+/* A field by name: a property, else a derived field (open(..., derive=True)). */
+static const struct etl_property *field_of(const struct etl_decoded *d, const char *name)
 {
-	PyObject *v;
-	int rc;
+	const struct etl_property *p;
+	size_t i;
 
-	if (!c->field) {
-		v = !d || etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0, 0);
-	} else {
-		const struct etl_property *p = d && etl_decoded_source(d) != ETL_DECODER_NONE
-						       ? etl_decoded_property_by_name(d, c->field) : NULL;
-		int ft = p && etl_property_kind(p) == ETL_PROPERTY_VALUE && etl_property_in_type(p) == ETL_IN_FILETIME;
-		v = p ? pyetl_value(p, 0, ft ? PYETL_FILETIMES : 0) : (Py_INCREF(Py_None), Py_None);
-		uint8_t is_time = (uint8_t)(p && ft);
-		if (p && ft)
-			c->ntimes++;
-		else if (p)
-			c->nother++;
-		if (buf_add(&c->mask, &is_time, 1) < 0) {
-			Py_XDECREF(v);
-			return -1;
-		}
-	}
+	if (!d || etl_decoded_source(d) == ETL_DECODER_NONE)
+		return NULL;
+	if ((p = etl_decoded_property_by_name(d, name)) != NULL)
+		return p;
+	for (i = 0; i < etl_decoded_derived_count(d); i++)
+		if (strcmp(etl_property_name(p = etl_decoded_derived_at(d, i)), name) == 0)
+			return p;
+	return NULL;
+}
+
+/* A field column's cell: the value, a FILETIME kept as an int (the mask says which). */
+static PyObject *field_value(struct column *c, const struct etl_decoded *d)
+{
+	const struct etl_property *p = field_of(d, c->field);
+	int ft = p && etl_property_kind(p) == ETL_PROPERTY_VALUE && etl_property_in_type(p) == ETL_IN_FILETIME;
+	uint8_t is_time = (uint8_t)ft;
+
+	if (buf_add(&c->mask, &is_time, 1) < 0)
+		return NULL;
+	if (!p)
+		Py_RETURN_NONE;
+	if (ft)
+		c->ntimes++;
+	else
+		c->nother++;
+	return pyetl_value(p, 0, ft ? PYETL_FILETIMES : 0);
+}
+
+static int add_object(struct column *c, ReaderObject *rd, const struct etl_event *ev, const struct etl_decoded *d)
+{
+	int none = !d || etl_decoded_source(d) == ETL_DECODER_NONE, rc;
+	PyObject *v;
+
+	if (c->field)
+		v = field_value(c, d);
+	else if (c->id == COL_STACK)
+		v = pyetl_stack(rd->r, ev);
+	else if (c->id == COL_DERIVED)
+		v = none ? PyDict_New() : pyetl_fields(d, 1, 0);
+	else
+		v = none ? PyDict_New() : pyetl_fields(d, 0, 0);
 	if (!v)
 		return -1;
 	rc = PyList_Append(c->objs, v);
 	Py_DECREF(v);
 	return rc;
+}
+
+/* A WPP event's message, as text kept without the GIL; -1 when out of memory. */
+static int add_message(struct column *c, const struct etl_decoded *d)
+{
+	const char *m = d && etl_decoded_source(d) == ETL_DECODER_TMF ? etl_decoded_message(d) : NULL;
+	int64_t at[2] = { -1, 0 };
+
+	if (m) {
+		at[0] = (int64_t)c->text.len;
+		at[1] = (int64_t)strlen(m);
+		if (at[1] && (buf_grow(&c->text, (size_t)at[1]) < 0))
+			return -1;
+		memcpy(c->text.p + c->text.len, m, (size_t)at[1]);
+		c->text.len += (size_t)at[1];
+	}
+	return buf_add(&c->data, at, sizeof(at));
+}
+
+/* The texts of a K_TEXT column: a list of str or None. */
+static PyObject *texts(const struct column *c)
+{
+	size_t n = c->data.len / 16, i;
+	PyObject *list = PyList_New((Py_ssize_t)n);
+
+	for (i = 0; list && i < n; i++) {
+		int64_t at[2];
+		PyObject *v;
+		memcpy(at, c->data.p + i * 16, 16);
+		v = at[0] < 0 ? (Py_INCREF(Py_None), Py_None)
+			      : PyUnicode_DecodeUTF8(c->text.p + at[0], (Py_ssize_t)at[1], "replace");
+		if (!v)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+	}
+	return list;
 }
 
 /* The row's cells but the K_OBJECTS ones (no Python object: called without the GIL); -1 when out
@@ -422,9 +493,16 @@ static int add_row(struct table *t, ReaderObject *rd, const struct etl_event *ev
 
 		if (c->kind == K_OBJECTS) {
 			continue;
-		} else if (c->id == COL_PROVIDER_ID) {
-			int32_t code = cat_code(&c->cat, etl_event_provider(ev), sizeof(struct etl_guid));
+		} else if (c->kind == K_CAT_GUID) {
+			const struct etl_guid *g = c->id == COL_PROVIDER_ID ? etl_event_provider(ev)
+						  : c->id == COL_ACTIVITY_ID ? etl_event_activity_id(ev)
+									: etl_event_related_activity_id(ev);
+			int32_t code = g ? cat_code(&c->cat, g, sizeof(struct etl_guid)) : -1;
 			rc = code < -1 ? -1 : buf_add(&c->data, &code, 4);
+		} else if (c->kind == K_TEXT) {
+			rc = add_message(c, d);
+		} else if (c->id == COL_PROCESS_PID) {
+			rc = add_number(c, etl_reader_event_pid(rd->r, ev));
 		} else if (c->id == COL_HEADER) {
 			rc = add_text(c, etl_header_kind_name(etl_event_header_kind(ev)));
 		} else if (c->id == COL_PROCESS) {
@@ -469,6 +547,8 @@ static PyObject *column_result(struct column *c, Py_ssize_t rows)
 		if (c->field && c->ntimes && times_as_datetimes(c) < 0)
 			return NULL;
 		return Py_BuildValue("(sO)", "objects", c->objs);
+	case K_TEXT:
+		return Py_BuildValue("(sN)", "text", texts(c));
 	case K_CAT_TEXT: case K_CAT_GUID:
 		return Py_BuildValue("(sy#N)", "categorical", c->data.p ? c->data.p : "", (Py_ssize_t)c->data.len,
 				     cat_names(&c->cat, c->kind == K_CAT_GUID ? guid_of : text_of));
@@ -482,12 +562,12 @@ static PyObject *column_result(struct column *c, Py_ssize_t rows)
 }
 
 /* The row's K_OBJECTS cells (with the GIL); -1, with an exception or out of memory. */
-static int add_objects(struct table *t, const struct etl_decoded *d)
+static int add_objects(struct table *t, ReaderObject *rd, const struct etl_event *ev, const struct etl_decoded *d)
 {
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (t->col[i].kind == K_OBJECTS && add_object(&t->col[i], d) < 0)
+		if (t->col[i].kind == K_OBJECTS && add_object(&t->col[i], rd, ev, d) < 0)
 			return -1;
 	return 0;
 }
@@ -571,7 +651,7 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 		}
 		if (t->nobjects) {
 			pyetl_gil_take(&g);
-			st = add_objects(t, d);
+			st = add_objects(t, rd, ev, d);
 			pyetl_gil_drop(&g);
 			if (st < 0 && (fail = 1))
 				break;
