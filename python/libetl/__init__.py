@@ -46,6 +46,10 @@ __all__ = [
 
 __version__ = _libetl.library_version()
 
+# Event.__reduce__ names this function: a pickled or copied Event comes back as a snapshot of its
+# attributes (no reader needed), also where libetl reads no trace (another Dask worker).
+_event_from_state = _libetl._event_from_state
+
 #: Columns that need no decoding (to_pandas reads them at the speed of the header walk).
 HEADER_COLUMNS = (
     "time", "trace_index", "cpu", "pid", "tid", "provider_id", "id", "version", "level",

@@ -147,6 +147,69 @@ class Tables(unittest.TestCase):
             self.assertIn("EventTrace", repr(ev))
 
 
+class Pickling(unittest.TestCase):
+    """Events pickle and copy (to cross processes: multiprocessing, Dask bags) as snapshots: every
+    attribute's value, with no reader behind them."""
+
+    ATTRS = [n for n in dir(libetl.Event) if not n.startswith("_") and n != "as_dict"]
+
+    def attrs(self, e):
+        return {n: getattr(e, n) for n in self.ATTRS}
+
+    def test_every_attribute_survives(self):
+        import copy
+        import pickle
+
+        paths = [(os.path.join(FIX, "stackkeys64.etl"), {}), (os.path.join(FIX, "wpp64.etl"), dict(tmf=[Wpp.TMF])),
+                 (MIXED, dict(derive=True))]
+        if HAVE_CORPUS:
+            paths.append((corpus("perfview_net.4.5.2.x86.etl"), dict(derive=True, names="*DiskIO*")))
+        for path, kw in paths:
+            with self.subTest(path=os.path.basename(path)):
+                with libetl.open(path, **kw) as r:
+                    events = list(r)
+                self.assertTrue(events)
+                for e in events:
+                    want = self.attrs(e)
+                    for back in (pickle.loads(pickle.dumps(e)), copy.copy(e), copy.deepcopy(e),
+                                 pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(e))))):
+                        self.assertIs(type(back), libetl.Event)
+                        self.assertEqual(self.attrs(back), want)
+                        self.assertEqual(back.as_dict(), e.as_dict())
+                        self.assertEqual(repr(back), repr(e))
+        self.assertIn("stack", self.ATTRS)
+        self.assertIn("payload", self.ATTRS)
+
+    def test_across_processes(self):
+        import multiprocessing
+        import pickle
+
+        with libetl.open(SYSTEM) as r:
+            events = list(r)
+        ctx = multiprocessing.get_context("spawn")  # (a fresh interpreter: nothing of this reader)
+        with ctx.Pool(1) as pool:
+            got = pool.map(repr, events)
+            names = pool.map(_event_name, [pickle.dumps(e) for e in events])
+        self.assertEqual(got, [repr(e) for e in events])
+        self.assertEqual(names, [e.name for e in events])
+
+    def test_bad_states_are_refused(self):
+        import pickle
+
+        with libetl.open(SYSTEM) as r:
+            e = next(r)
+        state = pickle.loads(pickle.dumps(e)).__reduce__()[1][0]
+        for bad, exc in ((None, TypeError), ({}, ValueError), ({k: v for k, v in state.items() if k != "name"}, ValueError)):
+            with self.assertRaises(exc):
+                libetl._event_from_state(bad)
+
+
+def _event_name(blob):
+    import pickle
+
+    return pickle.loads(blob).name
+
+
 class Wpp(unittest.TestCase):
     """WPP messages with TMF files (issue 21): open(..., tmf=...) and Event.message."""
 

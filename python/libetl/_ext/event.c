@@ -31,6 +31,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->decode_error = self->fields = self->derived = self->stack = self->frames = NULL;
 	self->process = NULL;
 	self->message = NULL;
+	self->snapshot = NULL;
 	Py_INCREF(reader);
 	self->reader = reader;
 	reader->live_events++;
@@ -61,6 +62,7 @@ static int Event_traverse(EventObject *self, visitproc visit, void *arg)
 	Py_VISIT(self->derived);
 	Py_VISIT(self->stack);
 	Py_VISIT(self->frames);
+	Py_VISIT(self->snapshot);
 	return 0;
 }
 
@@ -80,6 +82,7 @@ static int Event_clear(EventObject *self)
 	Py_CLEAR(self->frames);
 	Py_CLEAR(self->process);
 	Py_CLEAR(self->message);
+	Py_CLEAR(self->snapshot);
 	return 0;
 }
 
@@ -127,6 +130,8 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 			PyErr_SetString(PyExc_ValueError, "the event's reader was closed before the event was decoded");
 			return -1;
 		}
+		if (pyetl_reader_check(rd) < 0)
+			return -1;
 		st = etl_reader_decode(rd->r, self->ev, &d);
 		if (!d)
 			return pyetl_raise(rd->r, "out of memory"), -1;
@@ -265,6 +270,8 @@ GETTER(stack)
 {
 	(void)closure;
 	if (!self->stack) {
+		if (pyetl_reader_check(self->reader) < 0)
+			return NULL;
 		self->stack = pyetl_stack(self->reader->r, self->ev);
 		if (!self->stack)
 			return NULL;
@@ -277,6 +284,8 @@ GETTER(frames)
 {
 	(void)closure;
 	if (!self->frames) {
+		if (pyetl_reader_check(self->reader) < 0)
+			return NULL;
 		self->frames = pyetl_frames(self->reader->r, self->ev);
 		if (!self->frames)
 			return NULL;
@@ -361,6 +370,15 @@ static PyObject *Event_repr(EventObject *self)
 	PyObject *name;
 	PyObject *out;
 
+	if (self->snapshot) {
+		PyObject *ft = PyDict_GetItemString(self->snapshot, "filetime");
+		PyObject *cpu = PyDict_GetItemString(self->snapshot, "cpu");
+		name = PyDict_GetItemString(self->snapshot, "name");
+		etl_filetime_format(ft && PyLong_Check(ft) ? PyLong_AsUnsignedLongLong(ft) : 0, when);
+		PyErr_Clear();
+		return PyUnicode_FromFormat("<libetl.Event %s %S cpu=%S>", when, name ? name : Py_None,
+					    cpu ? cpu : Py_None);
+	}
 	etl_filetime_format(etl_event_filetime(self->ev), when);
 	name = Event_get_name(self, NULL);
 	if (!name) {
@@ -372,7 +390,80 @@ static PyObject *Event_repr(EventObject *self)
 	return out;
 }
 
+/* ---- pickling and copies: a snapshot of every attribute ---- */
+
+static PyObject *event_state(EventObject *self)
+{
+	PyObject *d;
+	const PyGetSetDef *g;
+
+	if (self->snapshot)
+		return PyDict_Copy(self->snapshot);
+	d = PyDict_New();
+	for (g = Event_getset; d && g->name; g++)
+		if (put(d, g->name, PyObject_GetAttrString((PyObject *)self, g->name)) < 0)
+			Py_CLEAR(d);
+	return d;
+}
+
+static PyObject *Event_reduce(EventObject *self, PyObject *noargs)
+{
+	PyObject *mod, *restore, *state, *out = NULL;
+
+	(void)noargs;
+	mod = PyImport_ImportModule("libetl");
+	restore = mod ? PyObject_GetAttrString(mod, "_event_from_state") : NULL;
+	state = restore ? event_state(self) : NULL;
+	if (state)
+		out = Py_BuildValue("(O(O))", restore, state);
+	Py_XDECREF(mod);
+	Py_XDECREF(restore);
+	Py_XDECREF(state);
+	return out;
+}
+
+/* A snapshot answers from its dict; the methods as any Event's. */
+static PyObject *Event_getattro(EventObject *self, PyObject *name)
+{
+	if (self->snapshot) {
+		PyObject *v = PyDict_GetItemWithError(self->snapshot, name);
+		if (v) {
+			Py_INCREF(v);
+			return v;
+		}
+		if (PyErr_Occurred())
+			return NULL;
+	}
+	return PyObject_GenericGetAttr((PyObject *)self, name);
+}
+
+PyObject *pyetl_event_from_state(PyObject *module, PyObject *state)
+{
+	EventObject *self;
+	const PyGetSetDef *g;
+
+	(void)module;
+	if (!PyDict_Check(state))
+		return PyErr_Format(PyExc_TypeError, "an Event's state is a dict");
+	for (g = Event_getset; g->name; g++) /* (a getter would read the event it does not have) */
+		if (!PyDict_GetItemString(state, g->name))
+			return PyErr_Format(PyExc_ValueError, "an Event's state without '%s'", g->name);
+	self = PyObject_GC_New(EventObject, &Event_Type);
+	if (!self)
+		return NULL;
+	memset((char *)self + sizeof(PyObject), 0, sizeof(*self) - sizeof(PyObject));
+	self->snapshot = PyDict_Copy(state);
+	if (!self->snapshot) {
+		Py_DECREF(self);
+		return NULL;
+	}
+	PyObject_GC_Track(self);
+	return (PyObject *)self;
+}
+
 static PyMethodDef Event_methods[] = {
+	{ "__reduce__", (PyCFunction)Event_reduce, METH_NOARGS,
+	  "Pickles (and copies) as a snapshot: every attribute's value, with no tie to the reader." },
 	{ "as_dict", (PyCFunction)Event_as_dict, METH_NOARGS,
 	  "The event as a dict: name, provider, provider_id, id, version, level, opcode, task, keywords,\n"
 	  "pid, tid, cpu, unix_ns, timestamp, decoder, fields, process, process_pid, message." },
@@ -390,6 +481,7 @@ PyTypeObject Event_Type = {
 	.tp_traverse = (traverseproc)Event_traverse,
 	.tp_clear = (inquiry)Event_clear,
 	.tp_repr = (reprfunc)Event_repr,
+	.tp_getattro = (getattrofunc)Event_getattro,
 	.tp_getset = Event_getset,
 	.tp_methods = Event_methods,
 };

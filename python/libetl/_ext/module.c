@@ -222,6 +222,8 @@ static PyMethodDef module_methods[] = {
 	{ "columns", (PyCFunction)(void (*)(void))pyetl_columns, METH_VARARGS | METH_KEYWORDS,
 	  "columns(reader, names, fields=None, limit=0) -> dict: events of an open Reader as columns\n"
 	  "(see libetl.to_pandas)." },
+	{ "_event_from_state", pyetl_event_from_state, METH_O,
+	  "The Event a pickle or copy made of Event.__reduce__'s state (libetl._event_from_state)." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -120,6 +120,8 @@ typedef struct {
 	PyObject *name, *provider_name, *decoder, *reason, *decode_error, *fields, *derived, *stack, *frames;
 	PyObject *message; /* a WPP event's formatted message (decoder tmf), or None */
 	PyObject *process;                /* the process's image name when delivered, or NULL */
+	PyObject *snapshot;               /* an Event unpickled or copied: its attributes as a dict (no
+					     reader, no ev), or NULL */
 } EventObject;
 
 extern PyTypeObject Event_Type;
@@ -128,6 +130,8 @@ extern PyTypeObject Event_Type;
 PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev);
 /* Decodes the event if it was not (names; fields too when want_fields); -1 with an exception. */
 int pyetl_event_decode(EventObject *self, int want_fields);
+/* _libetl._event_from_state(dict): the Event a pickle or copy.copy made (Event.__reduce__). */
+PyObject *pyetl_event_from_state(PyObject *module, PyObject *state);
 
 /* ---- values (values.c) ---- */
 
