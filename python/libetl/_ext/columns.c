@@ -582,7 +582,7 @@ static int decode_row(struct pyetl_nogil *g, const struct etl_event *ev,
 
 	if (!*d || st != ETL_OK) {
 		pyetl_gil_take(g);
-		rc = !*d ? (pyetl_raise(rd->r, "out of memory"), -1) : pyetl_report(rd, "decode");
+		rc = !*d ? (pyetl_raise(rd, "out of memory"), -1) : pyetl_report(rd, "decode");
 		pyetl_gil_drop(g);
 		if (rc < 0)
 			return -1;
@@ -699,8 +699,7 @@ PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
 	struct table t;
 	size_t i;
 
-	(void)module;
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, &Reader_Type, &reader, &names, &fields, &limit))
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, pyetl_module_state(module)->Reader, &reader, &names, &fields, &limit))
 		return NULL;
 	if (pyetl_reader_check((ReaderObject *)reader) < 0)
 		return NULL;

@@ -19,7 +19,7 @@
 
 PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 {
-	EventObject *self = PyObject_GC_New(EventObject, &Event_Type);
+	EventObject *self = PyObject_GC_New(EventObject, pyetl_state_of((PyObject *)reader)->Event);
 
 	if (!self)
 		return NULL;
@@ -57,6 +57,7 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 
 static int Event_traverse(EventObject *self, visitproc visit, void *arg)
 {
+	Py_VISIT(Py_TYPE(self)); /* (a heap type) */
 	Py_VISIT(self->reader);
 	Py_VISIT(self->fields);
 	Py_VISIT(self->derived);
@@ -88,10 +89,13 @@ static int Event_clear(EventObject *self)
 
 static void Event_dealloc(EventObject *self)
 {
+	PyTypeObject *type = Py_TYPE(self);
+
 	PyObject_GC_UnTrack(self);
 	Event_clear(self);
 	PyMem_Free(self->ev_mem);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
 }
 
 static PyObject *text_or_none(const char *s)
@@ -134,7 +138,7 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 			return -1;
 		st = etl_reader_decode(rd->r, self->ev, &d);
 		if (!d)
-			return pyetl_raise(rd->r, "out of memory"), -1;
+			return pyetl_raise(rd, "out of memory"), -1;
 		rd->last_decoded = d;
 		self->serial = ++rd->decode_serial;
 	}
@@ -286,7 +290,7 @@ GETTER(frames)
 	if (!self->frames) {
 		if (pyetl_reader_check(self->reader) < 0)
 			return NULL;
-		self->frames = pyetl_frames(self->reader->r, self->ev);
+		self->frames = pyetl_frames(pyetl_state_of((PyObject *)self)->Frame, self->reader->r, self->ev);
 		if (!self->frames)
 			return NULL;
 	}
@@ -442,13 +446,12 @@ PyObject *pyetl_event_from_state(PyObject *module, PyObject *state)
 	EventObject *self;
 	const PyGetSetDef *g;
 
-	(void)module;
 	if (!PyDict_Check(state))
 		return PyErr_Format(PyExc_TypeError, "an Event's state is a dict");
 	for (g = Event_getset; g->name; g++) /* (a getter would read the event it does not have) */
 		if (!PyDict_GetItemString(state, g->name))
 			return PyErr_Format(PyExc_ValueError, "an Event's state without '%s'", g->name);
-	self = PyObject_GC_New(EventObject, &Event_Type);
+	self = PyObject_GC_New(EventObject, pyetl_module_state(module)->Event);
 	if (!self)
 		return NULL;
 	memset((char *)self + sizeof(PyObject), 0, sizeof(*self) - sizeof(PyObject));
@@ -470,18 +473,38 @@ static PyMethodDef Event_methods[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
-PyTypeObject Event_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "libetl.Event",
-	.tp_basicsize = sizeof(EventObject),
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.tp_doc = "One event of a trace (from iterating a libetl.Reader). It stays valid after the\n"
-		  "iteration moves on; its name and fields are decoded on first access.",
-	.tp_dealloc = (destructor)Event_dealloc,
-	.tp_traverse = (traverseproc)Event_traverse,
-	.tp_clear = (inquiry)Event_clear,
-	.tp_repr = (reprfunc)Event_repr,
-	.tp_getattro = (getattrofunc)Event_getattro,
-	.tp_getset = Event_getset,
-	.tp_methods = Event_methods,
-};
+#ifndef Py_TPFLAGS_IMMUTABLETYPE
+#define Py_TPFLAGS_IMMUTABLETYPE 0 /* (Python 3.9) */
+#endif
+#ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
+#define Py_TPFLAGS_DISALLOW_INSTANTIATION 0 /* (Python 3.9: tp_new is cleared instead) */
+#endif
+
+PyObject *pyetl_event_type_new(PyObject *module)
+{
+	static char doc[] = "One event of a trace (from iterating a libetl.Reader). It stays valid after the\n"
+			    "iteration moves on; its name and fields are decoded on first access.";
+	PyType_Slot slots[] = {
+		{ Py_tp_doc, doc },
+		{ Py_tp_getset, Event_getset },
+		{ Py_tp_methods, Event_methods },
+		PYETL_SLOT(Py_tp_dealloc, Event_dealloc),
+		PYETL_SLOT(Py_tp_traverse, Event_traverse),
+		PYETL_SLOT(Py_tp_clear, Event_clear),
+		PYETL_SLOT(Py_tp_repr, Event_repr),
+		PYETL_SLOT(Py_tp_getattro, Event_getattro),
+		{ 0, NULL },
+	};
+	PyType_Spec spec = {
+		.name = "libetl.Event",
+		.basicsize = sizeof(EventObject),
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE |
+			 Py_TPFLAGS_DISALLOW_INSTANTIATION, /* (Events come from Readers) */
+		.slots = slots,
+	};
+	PyObject *type = PyType_FromModuleAndSpec(module, &spec, NULL);
+
+	if (type && Py_TPFLAGS_DISALLOW_INSTANTIATION == 0)
+		((PyTypeObject *)type)->tp_new = NULL;
+	return type;
+}

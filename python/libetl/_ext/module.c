@@ -11,10 +11,6 @@
 
 #include <string.h>
 
-PyObject *pyetl_Error;
-PyObject *pyetl_DamageWarning;
-PyObject *pyetl_utc;
-
 /* ---- interned strings: UTF-8 bytes (or a tagged GUID) -> str ---- */
 
 #define INTERN_MAX 65536u /* entries kept before the table starts over */
@@ -210,6 +206,22 @@ static PyObject *mod_version_details(PyObject *m, PyObject *noargs)
 	return PyUnicode_FromString(etl_version_details());
 }
 
+/* The names of the analysis tables, as a tuple. */
+static PyObject *table_names(void)
+{
+	size_t i, n = etl_table_kind_count();
+	PyObject *names = PyTuple_New((Py_ssize_t)n);
+
+	for (i = 0; names && i < n; i++) {
+		PyObject *s = PyUnicode_FromString(etl_table_kind_name(i));
+		if (!s)
+			Py_CLEAR(names);
+		else
+			PyTuple_SET_ITEM(names, (Py_ssize_t)i, s);
+	}
+	return names;
+}
+
 static PyMethodDef module_methods[] = {
 	{ "library_version", mod_version, METH_NOARGS, "The version of the libetl C library." },
 	{ "library_version_details", mod_version_details, METH_NOARGS,
@@ -227,80 +239,102 @@ static PyMethodDef module_methods[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+struct pyetl_state *pyetl_module_state(PyObject *module)
+{
+	return PyModule_GetState(module);
+}
+
+struct pyetl_state *pyetl_state_of(PyObject *obj)
+{
+	return PyType_GetModuleState(Py_TYPE(obj));
+}
+
+static int add_type(PyObject *m, const char *name, PyObject *type)
+{
+	int rc = type ? PyModule_AddObjectRef(m, name, type) : -1;
+
+	Py_XDECREF(type);
+	return rc;
+}
+
 static int module_exec(PyObject *m)
 {
-	PyObject *dt;
+	struct pyetl_state *st = pyetl_module_state(m);
 
 	if (pyetl_values_init() < 0)
 		return -1;
-	dt = PyImport_ImportModule("datetime");
-	if (!dt)
-		return -1;
-	pyetl_utc = PyObject_GetAttrString(dt, "timezone");
-	Py_DECREF(dt);
-	if (pyetl_utc) {
-		PyObject *tz = pyetl_utc;
-		pyetl_utc = PyObject_GetAttrString(tz, "utc");
-		Py_DECREF(tz);
-	}
-	if (!pyetl_utc)
-		return -1;
-	pyetl_Error = PyErr_NewExceptionWithDoc("libetl.Error",
-						"A trace could not be read: not a trace, an I/O error, or out of memory.",
-						PyExc_OSError, NULL);
-	pyetl_DamageWarning = PyErr_NewExceptionWithDoc(
+	st->Error = PyErr_NewExceptionWithDoc("libetl.Error",
+					      "A trace could not be read: not a trace, an I/O error, or out of memory.",
+					      PyExc_OSError, NULL);
+	st->DamageWarning = PyErr_NewExceptionWithDoc(
 		"libetl.DamageWarning", "Damaged or unsupported data was skipped; reading went on.",
 		PyExc_RuntimeWarning, NULL);
-	if (!pyetl_Error || !pyetl_DamageWarning || PyType_Ready(&Reader_Type) < 0 || PyType_Ready(&Event_Type) < 0 ||
-	    pyetl_frame_type_init() < 0)
+	st->Reader = (PyTypeObject *)pyetl_reader_type_new(m);
+	st->Event = (PyTypeObject *)pyetl_event_type_new(m);
+	st->Frame = pyetl_frame_type_new();
+	if (!st->Error || !st->DamageWarning || !st->Reader || !st->Event || !st->Frame)
 		return -1;
-	if (PyModule_AddObjectRef(m, "Error", pyetl_Error) < 0 ||
-	    PyModule_AddObjectRef(m, "DamageWarning", pyetl_DamageWarning) < 0 ||
-	    PyModule_AddObjectRef(m, "Reader", (PyObject *)&Reader_Type) < 0 ||
-	    PyModule_AddObjectRef(m, "Event", (PyObject *)&Event_Type) < 0 ||
-	    PyModule_AddObjectRef(m, "Frame", (PyObject *)pyetl_Frame_Type) < 0)
+	if (PyModule_AddObjectRef(m, "Error", st->Error) < 0 ||
+	    PyModule_AddObjectRef(m, "DamageWarning", st->DamageWarning) < 0 ||
+	    PyModule_AddObjectRef(m, "Reader", (PyObject *)st->Reader) < 0 ||
+	    PyModule_AddObjectRef(m, "Event", (PyObject *)st->Event) < 0 ||
+	    PyModule_AddObjectRef(m, "Frame", (PyObject *)st->Frame) < 0)
 		return -1;
-	{
-		size_t i, n = etl_table_kind_count();
-		PyObject *names = PyTuple_New((Py_ssize_t)n);
-		for (i = 0; names && i < n; i++) {
-			PyObject *s = PyUnicode_FromString(etl_table_kind_name(i));
-			if (!s) {
-				Py_CLEAR(names);
-				break;
-			}
-			PyTuple_SET_ITEM(names, (Py_ssize_t)i, s);
-		}
-		if (!names || PyModule_AddObjectRef(m, "TABLES", names) < 0) {
-			Py_XDECREF(names);
-			return -1;
-		}
-		Py_DECREF(names);
-	}
-	{
-		PyObject *epoch = PyLong_FromUnsignedLongLong(ETL_FILETIME_UNIX_EPOCH);
-		int rc = epoch ? PyModule_AddObjectRef(m, "FILETIME_UNIX_EPOCH", epoch) : -1;
-		Py_XDECREF(epoch);
-		if (rc < 0)
-			return -1;
-	}
+	if (add_type(m, "TABLES", table_names()) < 0)
+		return -1;
+	return add_type(m, "FILETIME_UNIX_EPOCH", PyLong_FromUnsignedLongLong(ETL_FILETIME_UNIX_EPOCH));
+}
+
+static int module_traverse(PyObject *m, visitproc visit, void *arg)
+{
+	struct pyetl_state *st = pyetl_module_state(m);
+
+	Py_VISIT(st->Error);
+	Py_VISIT(st->DamageWarning);
+	Py_VISIT(st->Reader);
+	Py_VISIT(st->Event);
+	Py_VISIT(st->Frame);
 	return 0;
 }
 
-static struct PyModuleDef module = {
-	PyModuleDef_HEAD_INIT, "_libetl",
-	"The C core of the libetl package: read Windows ETW traces (.etl) with libetl.",
-	-1, module_methods, NULL, NULL, NULL, NULL,
+static int module_clear(PyObject *m)
+{
+	struct pyetl_state *st = pyetl_module_state(m);
+
+	Py_CLEAR(st->Error);
+	Py_CLEAR(st->DamageWarning);
+	Py_CLEAR(st->Reader);
+	Py_CLEAR(st->Event);
+	Py_CLEAR(st->Frame);
+	return 0;
+}
+
+static void module_free(void *m)
+{
+	module_clear(m);
+}
+
+static PyModuleDef_Slot module_slots[] = {
+	{ Py_mod_exec, NULL }, /* (module_exec: set by PyInit__libetl) */
+	{ 0, NULL },
 };
 
+static struct PyModuleDef module = {
+	PyModuleDef_HEAD_INIT,
+	.m_name = "_libetl",
+	.m_doc = "The C core of the libetl package: read Windows ETW traces (.etl) with libetl.",
+	.m_size = sizeof(struct pyetl_state),
+	.m_methods = module_methods,
+	.m_slots = module_slots,
+	.m_traverse = module_traverse,
+	.m_clear = module_clear,
+	.m_free = module_free,
+};
+
+/* Multi-phase initialisation (PEP 489): module_exec runs for each module object. */
 PyMODINIT_FUNC PyInit__libetl(void);
 PyMODINIT_FUNC PyInit__libetl(void)
 {
-	PyObject *m = PyModule_Create(&module);
-
-	if (m && module_exec(m) < 0) {
-		Py_DECREF(m);
-		return NULL;
-	}
-	return m;
+	module_slots[0].value = pyetl_fn((void (*)(void))module_exec);
+	return PyModuleDef_Init(&module);
 }

@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <etl.h>
 
@@ -70,14 +71,15 @@ typedef struct {
 	int busy;                   /* a call is reading it without the GIL (struct pyetl_nogil) */
 } ReaderObject;
 
-extern PyTypeObject Reader_Type;
+/* The type (a heap type of the module, pyetl_reader_type_new). */
+PyObject *pyetl_reader_type_new(PyObject *module);
 
 /* An Event of the reader ended: frees the C reader when the Reader was closed and it was the last. */
 void pyetl_reader_event_gone(ReaderObject *self);
 /* Raises libetl.Error for the reader's current error (a fatal one or a misuse); NULL. */
-PyObject *pyetl_raise(struct etl_reader *r, const char *fallback);
+PyObject *pyetl_raise(ReaderObject *self, const char *fallback);
 /* The same, naming the input's path in Error.path (NULL: the trace the error names, if any). */
-PyObject *pyetl_raise_path(struct etl_reader *r, const char *fallback, const char *path);
+PyObject *pyetl_raise_path(ReaderObject *self, const char *fallback, const char *path);
 /* Hands a non-fatal error (damage, a payload that contradicts its schema) to on_damage or
  * warnings.warn and keeps it in reader.damage; -1 when the handler raised. */
 int pyetl_report(ReaderObject *self, const char *kind);
@@ -124,7 +126,8 @@ typedef struct {
 					     reader, no ev), or NULL */
 } EventObject;
 
-extern PyTypeObject Event_Type;
+/* The type (a heap type of the module). */
+PyObject *pyetl_event_type_new(PyObject *module);
 
 /* A new Event for ev (copied); proc as the reader knows it now. */
 PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev);
@@ -150,17 +153,38 @@ PyObject *pyetl_filetime(uint64_t ft);
 /* The frames of ev's stack as etldump writes them (module!Function+0xOFF, module!+0xOFF or
  * 0xADDR); an empty list without one. */
 PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev);
-/* The frames as libetl.Frame objects (with source lines). */
-PyObject *pyetl_frames(struct etl_reader *r, const struct etl_event *ev);
-/* libetl.Frame, made by pyetl_frame_type_init (module.c) */
-extern PyTypeObject *pyetl_Frame_Type;
-int pyetl_frame_type_init(void);
+/* The frames as libetl.Frame objects (frame_type: the module's; with source lines). */
+PyObject *pyetl_frames(PyTypeObject *frame_type, struct etl_reader *r, const struct etl_event *ev);
+/* A new libetl.Frame type (a struct sequence). */
+PyTypeObject *pyetl_frame_type_new(void);
 
 /* ---- the module (module.c) ---- */
 
-extern PyObject *pyetl_Error;         /* libetl.Error (an OSError) */
-extern PyObject *pyetl_DamageWarning; /* libetl.DamageWarning (a RuntimeWarning) */
-extern PyObject *pyetl_utc;           /* datetime.timezone.utc */
+/* The module's state (PEP 489: one per module object, so the module works in subinterpreters
+ * and survives reloads).  The table of interned strings stays one per process. */
+struct pyetl_state {
+	PyObject *Error;          /* libetl.Error (an OSError) */
+	PyObject *DamageWarning;  /* libetl.DamageWarning (a RuntimeWarning) */
+	PyTypeObject *Reader;     /* libetl.Reader */
+	PyTypeObject *Event;      /* libetl.Event */
+	PyTypeObject *Frame;      /* libetl.Frame */
+};
+
+/* A function as the void * of a type or module slot.  The C API's slots hold functions so (POSIX
+ * makes the conversion exact); ISO C has no cast for it, but copies the bytes. */
+static inline void *pyetl_fn(void (*f)(void))
+{
+	void *p;
+
+	memcpy(&p, &f, sizeof(p));
+	return p;
+}
+#define PYETL_SLOT(id, f) { (id), pyetl_fn((void (*)(void))(f)) }
+
+/* The state of the module that made obj's type (a Reader or an Event). */
+struct pyetl_state *pyetl_state_of(PyObject *obj);
+/* The state of the module. */
+struct pyetl_state *pyetl_module_state(PyObject *module);
 
 /* An interned str for UTF-8 text (names repeat: one object each); a new reference. */
 PyObject *pyetl_intern(const char *s);

@@ -16,10 +16,10 @@
 
 /* A libetl.Error with the message, and as attributes the status ("format", "io", ...), the
  * offset in the input (None when there is none) and the input's path (None when unknown). */
-static PyObject *raise_error(const struct etl_error *e, const char *msg, const char *path)
+static PyObject *raise_error(PyObject *type, const struct etl_error *e, const char *msg, const char *path)
 {
 	uint64_t off = e ? etl_error_offset(e) : UINT64_MAX;
-	PyObject *exc = PyObject_CallFunction(pyetl_Error, "s", msg), *v;
+	PyObject *exc = PyObject_CallFunction(type, "s", msg), *v;
 	int bad = !exc;
 
 	if (exc) {
@@ -34,13 +34,14 @@ static PyObject *raise_error(const struct etl_error *e, const char *msg, const c
 		Py_XDECREF(v);
 	}
 	if (!bad)
-		PyErr_SetObject(pyetl_Error, exc);
+		PyErr_SetObject(type, exc);
 	Py_XDECREF(exc);
 	return NULL;
 }
 
-PyObject *pyetl_raise_path(struct etl_reader *r, const char *fallback, const char *path)
+PyObject *pyetl_raise_path(ReaderObject *self, const char *fallback, const char *path)
 {
+	struct etl_reader *r = self->r;
 	const struct etl_error *e = r ? etl_reader_error(r) : NULL;
 	int code = e ? etl_error_code(e) : ETL_E_NOMEM;
 	int ti = e ? etl_error_trace_index(e) : -1;
@@ -50,12 +51,13 @@ PyObject *pyetl_raise_path(struct etl_reader *r, const char *fallback, const cha
 		return PyErr_NoMemory();
 	if (code == ETL_E_MISUSE)
 		return PyErr_Format(PyExc_ValueError, "%s", e ? etl_error_message(e) : fallback);
-	return raise_error(e, e ? etl_error_message(e) : fallback, path ? path : t ? etl_trace_info_name(t) : NULL);
+	return raise_error(pyetl_state_of((PyObject *)self)->Error, e, e ? etl_error_message(e) : fallback,
+			   path ? path : t ? etl_trace_info_name(t) : NULL);
 }
 
-PyObject *pyetl_raise(struct etl_reader *r, const char *fallback)
+PyObject *pyetl_raise(ReaderObject *self, const char *fallback)
 {
-	return pyetl_raise_path(r, fallback, NULL);
+	return pyetl_raise_path(self, fallback, NULL);
 }
 
 /* ---- damage ---- */
@@ -138,7 +140,7 @@ int pyetl_report(ReaderObject *self, const char *kind)
 		Py_XDECREF(r);
 	} else {
 		PyObject *off = PyDict_GetItemString(d, "offset");
-		rc = PyErr_WarnFormat(pyetl_DamageWarning, caller_stacklevel(), "%s: offset %S: %s",
+		rc = PyErr_WarnFormat(pyetl_state_of((PyObject *)self)->DamageWarning, caller_stacklevel(), "%s: offset %S: %s",
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "file")), off,
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "message")));
 	}
@@ -189,7 +191,7 @@ static int open_input(ReaderObject *self, PyObject *item)
 		return -1;
 	}
 	if (st != ETL_OK) {
-		pyetl_raise_path(self->r, "cannot open the input", input_name(item));
+		pyetl_raise_path(self, "cannot open the input", input_name(item));
 		return -1;
 	}
 	return 0;
@@ -221,7 +223,7 @@ static int add_manifests(ReaderObject *self, PyObject *manifests)
 		}
 		if (st != ETL_OK) {
 			Py_DECREF(list);
-			pyetl_raise(self->r, "cannot load the manifest");
+			pyetl_raise(self, "cannot load the manifest");
 			return -1;
 		}
 		if (etl_reader_manifest_warnings(self->r) != before && pyetl_report(self, "manifest") < 0) {
@@ -254,7 +256,7 @@ static int add_tmf(ReaderObject *self, PyObject *tmf)
 		}
 		if (etl_reader_add_tmf_path(self->r, PyUnicode_AsUTF8(m)) != ETL_OK) {
 			Py_DECREF(list);
-			pyetl_raise(self->r, "cannot read the TMF files");
+			pyetl_raise(self, "cannot read the TMF files");
 			return -1;
 		}
 		if (etl_reader_tmf_warnings(self->r) != before && pyetl_report(self, "tmf") < 0) {
@@ -307,7 +309,7 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 	if (etl_reader_set_order(self->r, strcmp(order, "file") == 0 ? ETL_ORDER_FILE : ETL_ORDER_TIME) != ETL_OK ||
 	    etl_reader_set_option(self->r, ETL_OPTION_STACKS, stacks != 0) != ETL_OK ||
 	    ((since || until) && etl_reader_set_time_window(self->r, since, until) != ETL_OK)) {
-		pyetl_raise(self->r, "bad reader option");
+		pyetl_raise(self, "bad reader option");
 		return -1;
 	}
 	if (add_manifests(self, manifests) < 0)
@@ -421,6 +423,7 @@ void pyetl_reader_event_gone(ReaderObject *self)
 
 static int Reader_traverse(ReaderObject *self, visitproc visit, void *arg)
 {
+	Py_VISIT(Py_TYPE(self)); /* (a heap type) */
 	Py_VISIT(self->keep);
 	Py_VISIT(self->on_damage);
 	Py_VISIT(self->damage);
@@ -437,11 +440,14 @@ static int Reader_clear(ReaderObject *self)
 
 static void Reader_dealloc(ReaderObject *self)
 {
+	PyTypeObject *type = Py_TYPE(self);
+
 	PyObject_GC_UnTrack(self);
 	reader_free(self);
 	pyfilter_free(&self->filter);
 	Reader_clear(self);
-	Py_TYPE(self)->tp_free((PyObject *)self);
+	type->tp_free((PyObject *)self);
+	Py_DECREF(type);
 }
 
 static PyObject *Reader_close(ReaderObject *self, PyObject *noargs)
@@ -513,7 +519,7 @@ static int reader_next(ReaderObject *self, struct pyetl_nogil *g, const struct e
 		if (g)
 			pyetl_gil_take(g);
 		if (etl_error_is_fatal(etl_reader_error(self->r)))
-			rc = (pyetl_raise(self->r, "the trace cannot be read further"), -1);
+			rc = (pyetl_raise(self, "the trace cannot be read further"), -1);
 		else
 			rc = pyetl_report(self, "damage");
 		if (g)
@@ -752,7 +758,7 @@ static PyObject *Reader_time_slices(ReaderObject *self, PyObject *args)
 		PyList_SET_ITEM(list, i, PyLong_FromUnsignedLongLong(bounds[i]));
 	PyMem_Free(bounds);
 	if (!k && !PyErr_Occurred())
-		PyErr_SetString(pyetl_Error, "the input's buffers could not be read");
+		PyErr_SetString(pyetl_state_of((PyObject *)self)->Error, "the input's buffers could not be read");
 	return list;
 }
 
@@ -775,22 +781,36 @@ static PyGetSetDef Reader_getset[] = {
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
-PyTypeObject Reader_Type = {
-	PyVarObject_HEAD_INIT(NULL, 0)
-	.tp_name = "libetl.Reader",
-	.tp_basicsize = sizeof(ReaderObject),
-	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-	.tp_doc = "Reader(inputs, manifests=None, order='time', stacks=True, since=None, until=None,\n"
-		  "       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None,\n"
-		  "       keep=None, derive=False, tmf=None, threads=0, times='datetime', symbols=None)\n\n"
-		  "Events of one or several traces, merged in time order.  Use libetl.open().",
-	.tp_new = PyType_GenericNew,
-	.tp_init = (initproc)Reader_init,
-	.tp_dealloc = (destructor)Reader_dealloc,
-	.tp_traverse = (traverseproc)Reader_traverse,
-	.tp_clear = (inquiry)Reader_clear,
-	.tp_iter = PyObject_SelfIter,
-	.tp_iternext = (iternextfunc)Reader_iternext,
-	.tp_methods = Reader_methods,
-	.tp_getset = Reader_getset,
-};
+#ifndef Py_TPFLAGS_IMMUTABLETYPE
+#define Py_TPFLAGS_IMMUTABLETYPE 0 /* (Python 3.9) */
+#endif
+
+PyObject *pyetl_reader_type_new(PyObject *module)
+{
+	static char doc[] =
+		"Reader(inputs, manifests=None, order='time', stacks=True, since=None, until=None,\n"
+		"       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None,\n"
+		"       keep=None, derive=False, tmf=None, threads=0, times='datetime', symbols=None)\n\n"
+		"Events of one or several traces, merged in time order.  Use libetl.open().";
+	PyType_Slot slots[] = {
+		{ Py_tp_doc, doc },
+		{ Py_tp_methods, Reader_methods },
+		{ Py_tp_getset, Reader_getset },
+		PYETL_SLOT(Py_tp_new, PyType_GenericNew),
+		PYETL_SLOT(Py_tp_init, Reader_init),
+		PYETL_SLOT(Py_tp_dealloc, Reader_dealloc),
+		PYETL_SLOT(Py_tp_traverse, Reader_traverse),
+		PYETL_SLOT(Py_tp_clear, Reader_clear),
+		PYETL_SLOT(Py_tp_iter, PyObject_SelfIter),
+		PYETL_SLOT(Py_tp_iternext, Reader_iternext),
+		{ 0, NULL },
+	};
+	PyType_Spec spec = {
+		.name = "libetl.Reader",
+		.basicsize = sizeof(ReaderObject),
+		.flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+		.slots = slots,
+	};
+
+	return PyType_FromModuleAndSpec(module, &spec, NULL);
+}

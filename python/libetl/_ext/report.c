@@ -68,8 +68,7 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 	FILE *f = NULL;
 	int st;
 
-	(void)module;
-	if (!PyArg_ParseTuple(args, "O!O&", &Reader_Type, &reader, PyUnicode_FSConverter, &bytes))
+	if (!PyArg_ParseTuple(args, "O!O&", pyetl_module_state(module)->Reader, &reader, PyUnicode_FSConverter, &bytes))
 		return NULL;
 	path_o = bytes;
 	path = PyBytes_AS_STRING(path_o);
@@ -89,7 +88,7 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 	}
 	if (etl_report_new(rd->r, 0, &rep) != ETL_OK) {
 		Py_DECREF(bytes);
-		return pyetl_raise(rd->r, "cannot make the report");
+		return pyetl_raise(rd, "cannot make the report");
 	}
 	rd->started = 1;
 	if (read_into(rd, rep) != 0)

@@ -190,8 +190,7 @@ PyObject *pyetl_table(PyObject *module, PyObject *args)
 	const struct etl_event *ev;
 	struct pyetl_nogil g;
 
-	(void)module;
-	if (!PyArg_ParseTuple(args, "O!s|p", &Reader_Type, &reader, &name, &stacks))
+	if (!PyArg_ParseTuple(args, "O!s|p", pyetl_module_state(module)->Reader, &reader, &name, &stacks))
 		return NULL;
 	rd = (ReaderObject *)reader;
 	if (pyetl_reader_check(rd) < 0)
@@ -199,7 +198,7 @@ PyObject *pyetl_table(PyObject *module, PyObject *args)
 	if (rd->closed || !rd->r || rd->started)
 		return PyErr_Format(PyExc_ValueError, "table() needs a reader that has read no event");
 	if (etl_tables_new(rd->r, &name, 1, stacks ? ETL_TABLES_STACKS : 0, NULL, NULL, &tabs) != ETL_OK)
-		return pyetl_raise(rd->r, "cannot build the table");
+		return pyetl_raise(rd, "cannot build the table");
 	rd->started = 1;
 	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
 	for (;;) { /* (damage goes to the reader's handler) */

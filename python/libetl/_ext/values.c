@@ -43,7 +43,7 @@ PyObject *pyetl_filetime(uint64_t ft)
 	if (len != 28) /* a year past 9999: datetime cannot hold it */
 		return PyUnicode_FromStringAndSize(t, (Py_ssize_t)len);
 	return PyDateTimeAPI->DateTime_FromDateAndTime(digits(t, 0, 4), digits(t, 5, 2), digits(t, 8, 2), digits(t, 11, 2),
-						       digits(t, 14, 2), digits(t, 17, 2), digits(t, 20, 6), pyetl_utc,
+						       digits(t, 14, 2), digits(t, 17, 2), digits(t, 20, 6), PyDateTime_TimeZone_UTC,
 						       PyDateTimeAPI->DateTimeType);
 }
 
@@ -195,8 +195,6 @@ static PyObject *frame(struct etl_reader *r, const struct etl_event *ev, uint64_
 	return frame_text(&f);
 }
 
-PyTypeObject *pyetl_Frame_Type;
-
 static PyStructSequence_Field frame_fields[] = {
 	{ "address", "The frame's address." },
 	{ "module", "File name of the image or .NET assembly (\"JIT\" for a method no module event names), or None." },
@@ -213,10 +211,9 @@ static PyStructSequence_Desc frame_desc = {
 	"libetl.Frame", "A stack frame with its names (Event.frames).", frame_fields, 8,
 };
 
-int pyetl_frame_type_init(void)
+PyTypeObject *pyetl_frame_type_new(void)
 {
-	pyetl_Frame_Type = PyStructSequence_NewType(&frame_desc);
-	return pyetl_Frame_Type ? 0 : -1;
+	return PyStructSequence_NewType(&frame_desc);
 }
 
 static PyObject *str_or_none(const char *s)
@@ -227,10 +224,10 @@ static PyObject *str_or_none(const char *s)
 }
 
 /* One libetl.Frame. */
-static PyObject *frame_object(struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
+static PyObject *frame_object(PyTypeObject *type, struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
 {
 	static const char *const kinds[] = { "address", "image", "symbol", "method" };
-	PyObject *o = PyStructSequence_New(pyetl_Frame_Type), *v[8];
+	PyObject *o = PyStructSequence_New(type), *v[8];
 	struct etl_frame f;
 	int i;
 
@@ -262,13 +259,13 @@ static PyObject *frame_object(struct etl_reader *r, const struct etl_event *ev, 
 	return o;
 }
 
-PyObject *pyetl_frames(struct etl_reader *r, const struct etl_event *ev)
+PyObject *pyetl_frames(PyTypeObject *frame_type, struct etl_reader *r, const struct etl_event *ev)
 {
 	size_t i, n = r ? etl_event_stack_depth(ev) : 0;
 	PyObject *list = PyList_New((Py_ssize_t)n);
 
 	for (i = 0; list && i < n; i++) {
-		PyObject *f = frame_object(r, ev, etl_event_stack_frame(ev, i));
+		PyObject *f = frame_object(frame_type, r, ev, etl_event_stack_frame(ev, i));
 		if (!f)
 			Py_CLEAR(list);
 		else
