@@ -23,6 +23,11 @@ __all__ = ["read_etl", "read_events", "read_table", "partitions", "groups"]
 
 #: Bytes of trace per partition when a file is sliced (64 MiB).
 DEFAULT_SLICE_BYTES = 64 << 20
+#: Slices of a zip's or gzip's trace at most: each slice's reader inflates the trace from its
+#: start (a deflate stream cannot be entered midway), and inflating is about ten times faster than
+#: reading, so past eight slices inflating would cost most of the work (a 43 MB trace gzipped into
+#: 41 slices of 1 MiB took 6.4 s instead of 3.9 s on one worker).
+ARCHIVE_MAX_SLICES = 8
 
 
 def _paths(paths: Union[str, os.PathLike, Iterable]) -> List[str]:
@@ -59,6 +64,8 @@ def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[Tuple[str, int, int
         with libetl.open(path, stacks=False) as reader:  # (an archive is unpacked once, here)
             size = sum(t["size"] for t in reader.info)
             n = max(1, -(-size // slice_bytes))
+            if reader.info[0]["container"] in ("zip", "gzip"):
+                n = min(n, ARCHIVE_MAX_SLICES)
             bounds = reader.time_slices(n) if n > 1 else [0, 0]
         k = len(bounds) - 1
         parts.extend(((path, bounds[i], bounds[i + 1]), size // k) for i in range(k))
@@ -68,7 +75,7 @@ def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[Tuple[str, int, int
 def partitions(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[Tuple[str, int, int]]:
     """The (path, since, until) pieces of the inputs: one per file, and for a file of more than
     slice_bytes of trace (a zip's or gzip's counted unpacked), one per time slice (FILETIME
-    bounds; 0 is "no bound")."""
+    bounds; 0 is "no bound"), an archive in ARCHIVE_MAX_SLICES at most."""
     return [part for part, _ in _sized_partitions(paths, slice_bytes)]
 
 

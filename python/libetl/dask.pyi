@@ -5,6 +5,7 @@ import dask.bag
 import dask.dataframe
 
 DEFAULT_SLICE_BYTES: int
+ARCHIVE_MAX_SLICES: int
 
 def partitions(paths: Any, slice_bytes: int = ...) -> List[Tuple[str, int, int]]: ...
 def groups(paths: Any, slice_bytes: int = ...) -> List[List[Tuple[str, int, int]]]: ...

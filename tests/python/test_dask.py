@@ -92,8 +92,10 @@ class OnACluster(unittest.TestCase):
         self.assertEqual(len(libetl.dask.partitions(zipped, slice_bytes)),
                          len(libetl.dask.partitions(plain, slice_bytes)))
         self.assertEqual(len(libetl.dask.partitions(zipped, slice_bytes)), 5)
-        # a small archive whose trace is large is sliced too
+        # a small archive whose trace is large is sliced too, in ARCHIVE_MAX_SLICES at most
         self.assertGreater(len(libetl.dask.partitions(zipped, 4 << 20)), 1)
+        self.assertEqual(len(libetl.dask.partitions(zipped, 64 << 10)), libetl.dask.ARCHIVE_MAX_SLICES)
+        self.assertGreater(len(libetl.dask.partitions(plain, 64 << 10)), libetl.dask.ARCHIVE_MAX_SLICES)
 
     def test_small_files_are_grouped(self):
         import shutil
