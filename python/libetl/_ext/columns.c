@@ -399,9 +399,11 @@ static const struct etl_property *field_of(const struct etl_decoded *d, const ch
 		return NULL;
 	if ((p = etl_decoded_property_by_name(d, name)) != NULL)
 		return p;
-	for (i = 0; i < etl_decoded_derived_count(d); i++)
-		if (strcmp(etl_property_name(p = etl_decoded_derived_at(d, i)), name) == 0)
+	for (i = 0; i < etl_decoded_derived_count(d); i++) {
+		const char *n = etl_property_name(p = etl_decoded_derived_at(d, i));
+		if (n && strcmp(n, name) == 0)
 			return p;
+	}
 	return NULL;
 }
 
