@@ -473,9 +473,6 @@ static PyMethodDef Event_methods[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
-#ifndef Py_TPFLAGS_IMMUTABLETYPE
-#define Py_TPFLAGS_IMMUTABLETYPE 0 /* (Python 3.9) */
-#endif
 #ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
 #define Py_TPFLAGS_DISALLOW_INSTANTIATION 0 /* (Python 3.9: tp_new is cleared instead) */
 #endif

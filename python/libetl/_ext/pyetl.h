@@ -180,6 +180,9 @@ static inline void *pyetl_fn(void (*f)(void))
 	return p;
 }
 #define PYETL_SLOT(id, f) { (id), pyetl_fn((void (*)(void))(f)) }
+#ifndef Py_TPFLAGS_IMMUTABLETYPE
+#define Py_TPFLAGS_IMMUTABLETYPE 0 /* (Python 3.9) */
+#endif
 
 /* The state of the module that made obj's type (a Reader or an Event). */
 struct pyetl_state *pyetl_state_of(PyObject *obj);

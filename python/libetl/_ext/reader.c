@@ -781,9 +781,6 @@ static PyGetSetDef Reader_getset[] = {
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
-#ifndef Py_TPFLAGS_IMMUTABLETYPE
-#define Py_TPFLAGS_IMMUTABLETYPE 0 /* (Python 3.9) */
-#endif
 
 PyObject *pyetl_reader_type_new(PyObject *module)
 {
