@@ -4,6 +4,8 @@
  *
  *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R]
  *   etlbench --peak FILE     (the headers workload over FILE, and its peak memory)
+ *   etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling
+ *                            (etldump -j N's serial share and work: scaling.c)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
  * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
@@ -57,6 +59,7 @@
 #include "codec/xpress.h"
 #include "util/cursor.h"
 #include "scenario.h"
+#include "bench.h"
 #include "symbench.h"
 
 static double now(void)
@@ -634,31 +637,36 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every trace of CORPUS/etl of 1 MB or more, in name order. */
-static void bench_corpus(const char *corpus, const char *etldump, int repeat)
+size_t bench_corpus_traces(const char *corpus, unsigned long long min_bytes, char **paths, size_t max)
 {
-	char dir[4096], *names[256];
-	size_t n = 0, k;
+	char dir[4096];
+	size_t n = 0;
 	DIR *d;
 	struct dirent *de;
 
 	snprintf(dir, sizeof(dir), "%s/etl", corpus);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL && n < sizeof(names) / sizeof(names[0])) {
+	if (!(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d)) != NULL && n < max) {
 		char path[4096];
 		snprintf(path, sizeof(path), "%.3000s/%.255s", dir, de->d_name);
-		if (de->d_name[0] != '.' && file_size(path) >= 1000000 && (names[n] = strdup(de->d_name)))
+		if (de->d_name[0] != '.' && file_size(path) >= min_bytes && (paths[n] = strdup(path)))
 			n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), by_name);
+	qsort(paths, n, sizeof(paths[0]), by_name);
+	return n;
+}
+
+/* Every trace of CORPUS/etl of 1 MB or more, in name order. */
+static void bench_corpus(const char *corpus, const char *etldump, int repeat)
+{
+	char *paths[256];
+	size_t n = bench_corpus_traces(corpus, 1000000, paths, 256), k;
+
 	for (k = 0; k < n; k++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%.3000s/%.255s", dir, names[k]);
-		bench_file(names[k], path, etldump, repeat);
-		free(names[k]);
+		bench_file(strrchr(paths[k], '/') + 1, paths[k], etldump, repeat);
+		free(paths[k]);
 	}
 }
 
@@ -667,7 +675,7 @@ int main(int argc, char **argv)
 	unsigned long long size_mb = 256;
 	const char *dir = "/tmp", *corpus = NULL, *etldump = "etldump";
 	char plain[4096], packed[4096];
-	int repeat = 3, i, keep = 0;
+	int repeat = 3, i, keep = 0, scaling = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
@@ -684,6 +692,8 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--keep") == 0)
 			keep = 1;
+		else if (strcmp(argv[i], "--scaling") == 0)
+			scaling = 1;
 		else if (strcmp(argv[i], "--symbols-only") == 0) {
 			bench_symbols(dir, etldump, repeat, keep);
 	if (corpus)
@@ -700,6 +710,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R] [--keep]\n"
 					"       etlbench --peak FILE\n"
+					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling\n"
 					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n");
 			return 2;
 		}
@@ -718,6 +729,16 @@ int main(int argc, char **argv)
 	if (file_size(packed) == 0 && make_synthetic(packed, 1, size_mb << 20) != 0) {
 		fprintf(stderr, "etlbench: cannot write %s\n", packed);
 		return 1;
+	}
+	if (scaling) {
+		const char *synthetic[2] = { plain, packed };
+		printf("etlbench --scaling: libetl %s, least of %d runs\n\n", etl_version_string(), repeat);
+		bench_scaling(corpus, synthetic, 2, etldump, repeat);
+		if (!keep) {
+			unlink(plain);
+			unlink(packed);
+		}
+		return 0;
 	}
 	if (rounds > 1)
 		printf("etlbench: libetl %s, best of %d rounds of %d runs (etldump's rows: of %d), files in the page cache\n\n",

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diag.h"
@@ -75,6 +76,7 @@ struct worker {
 	unsigned index;
 	struct pool *pool;
 	int exit_code, decode_errors;
+	double cpu; /* its CPU seconds at its end (thread_cpu) */
 	struct summary sm; /* --stats, --providers: the events of the batches it took */
 };
 
@@ -96,6 +98,33 @@ static void signal_stop(struct pool *pl)
 	pl->stop = 1;
 	pthread_cond_broadcast(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
+}
+
+/* The calling thread's CPU seconds so far, or -1 where the system cannot say. */
+static double thread_cpu(void)
+{
+#ifdef CLOCK_THREAD_CPUTIME_ID
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+		return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+#endif
+	return -1;
+}
+
+/* With ETLDUMP_CPU_REPORT in the environment: each thread's CPU seconds on standard error, for
+ * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread reads,
+ * copies and writes every batch: its time is the part no worker can share. */
+static void report_cpu(const struct pool *pl, unsigned started, double main_cpu)
+{
+	unsigned k;
+
+	if (!getenv("ETLDUMP_CPU_REPORT"))
+		return;
+	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu);
+	for (k = 0; k < started; k++)
+		fprintf(stderr, " %.6f", pl->w[k].cpu);
+	fputc('\n', stderr);
 }
 
 /* A reader on the primary's inputs, configured as etldump's; NULL when it cannot be made. */
@@ -192,6 +221,7 @@ static void *worker_main(void *arg)
 	}
 	w->decode_errors = report_decode_errors();
 	etl_reader_free(r);
+	w->cpu = thread_cpu();
 	return NULL;
 }
 
@@ -366,6 +396,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 	struct pool pl;
 	unsigned k, started = 0;
 	int exit_code = EXIT_OK;
+	double main_cpu;
 
 	memset(&pl, 0, sizeof(pl));
 	pthread_mutex_init(&pl.mu, NULL);
@@ -401,11 +432,13 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		exit_code = feed(&pl, r);
 		signal_stop(&pl); /* workers still waiting for a batch (when feeding stopped early) */
 	}
+	main_cpu = thread_cpu();
 	for (k = 0; k < started; k++) {
 		pthread_join(pl.w[k].thread, NULL);
 		exit_code = exit_worse(exit_code, pl.w[k].exit_code);
 		report_decode_errors_add(pl.w[k].decode_errors);
 	}
+	report_cpu(&pl, started, main_cpu);
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {
 		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {

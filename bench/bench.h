@@ -1,0 +1,20 @@
+/*
+ * bench.h - what etlbench's files share: the corpus traces, and the scaling rows (scaling.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETLBENCH_BENCH_H
+#define ETLBENCH_BENCH_H
+
+#include <stddef.h>
+
+/* The paths of CORPUS/etl's traces of min_bytes or more, in name order (at most max; the caller
+ * frees each); how many. */
+size_t bench_corpus_traces(const char *corpus, unsigned long long min_bytes, char **paths, size_t max);
+
+/* For the synthetic traces and every corpus trace of 4 MB or more: etldump -j N's serial share
+ * and work against one thread, and the speed-ups they predict on 4, 8 and 16 cores. */
+void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
+		   int repeat);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * scaling.c - etlbench --scaling: how `etldump -j N` would scale past this
+ * machine's cores, from what does not depend on them (docs/PERFORMANCE.md,
+ * "Scaling").
+ *
+ * For each trace, JSON Lines to /dev/null with one thread, -j 2 and -j 4:
+ *   serial share  the CPU time of etldump's main thread at -j N (it reads,
+ *                 copies and writes every batch: no worker can share it; the
+ *                 tool reports it with ETLDUMP_CPU_REPORT set) over the CPU
+ *                 time of the one-thread run;
+ *   work          the whole process's CPU time at -j N (wait4) over the
+ *                 one-thread run's: what running in parallel adds (the
+ *                 machine has no instruction counters to read, so CPU time);
+ *   predicted     the speed-up on 4, 8 and 16 cores that the -j 4 figures
+ *                 give: the main thread runs beside the workers, so a run
+ *                 takes at least the serial share and at least work / cores
+ *                 of the one-thread time: 1 / max(s, w / n).
+ * Each figure is the least of `repeat` runs, the three thread counts taken in
+ * turn.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#define _DEFAULT_SOURCE 1 /* wait4 */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+struct cpu {
+	double total; /* the process's user + system seconds */
+	double main;  /* its main thread's (-j N only; -1 otherwise) */
+};
+
+static double seconds(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+/* One run of etldump -f jsonl (-j threads) over path; its CPU times, or total -1 on failure. */
+static struct cpu run_once(const char *etldump, const char *path, int threads)
+{
+	struct cpu c = { -1, -1 };
+	char jarg[32], report[4096];
+	FILE *err = tmpfile();
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	if (!err)
+		return c;
+	snprintf(jarg, sizeof(jarg), "--threads=%d", threads);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(null, 1) < 0 || dup2(fileno(err), 2) < 0)
+			_exit(127);
+		setenv("ETLDUMP_CPU_REPORT", "1", 1);
+		execl(etldump, etldump, "--format=jsonl", "--quiet", jarg, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
+		c.total = seconds(&ru.ru_utime) + seconds(&ru.ru_stime);
+		rewind(err);
+		while (fgets(report, sizeof(report), err)) {
+			const char *m = strstr(report, "cpu seconds: main ");
+			if (m)
+				c.main = strtod(m + strlen("cpu seconds: main "), NULL);
+		}
+	}
+	fclose(err);
+	return c;
+}
+
+/* One trace's row: least CPU times of repeat rounds of -j 1, -j 2 and -j 4 in turn. */
+static void scaling_row(const char *label, const char *etldump, const char *path, int repeat)
+{
+	static const int js[3] = { 1, 2, 4 };
+	struct cpu best[3] = { { 1e30, 1e30 }, { 1e30, 1e30 }, { 1e30, 1e30 } };
+	double s2, w2, s4, w4;
+	int r, k, n;
+
+	for (r = 0; r < repeat; r++) {
+		for (k = 0; k < 3; k++) {
+			struct cpu c = run_once(etldump, path, js[k]);
+			if (c.total < 0) {
+				printf("| %-44s | etldump failed |\n", label);
+				return;
+			}
+			if (c.total < best[k].total)
+				best[k].total = c.total;
+			if (c.main >= 0 && c.main < best[k].main)
+				best[k].main = c.main;
+		}
+	}
+	if (best[1].main > 1e29 || best[2].main > 1e29) {
+		printf("| %-44s | -j did not run (a trace below 4 MB, or no thread CPU clock) |\n", label);
+		return;
+	}
+	s2 = best[1].main / best[0].total;
+	w2 = best[1].total / best[0].total;
+	s4 = best[2].main / best[0].total;
+	w4 = best[2].total / best[0].total;
+	printf("| %-44s | %7.3f | %6.1f %% | %6.2f | %6.1f %% | %6.2f |", label, best[0].total, 100 * s2, w2,
+	       100 * s4, w4);
+	for (n = 4; n <= 16; n *= 2) {
+		double bound = s4 > w4 / n ? s4 : w4 / n;
+		printf(" %*.2f |", n < 16 ? 7 : 8, 1 / bound);
+	}
+	printf("\n");
+}
+
+void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
+		   int repeat)
+{
+	char *paths[256];
+	size_t n = corpus ? bench_corpus_traces(corpus, 4000000, paths, 256) : 0, k;
+	int i;
+
+	printf("| %-44s | CPU s 1 | serial 2 | work 2 | serial 4 | work 4 | 4 cores | 8 cores | 16 cores |\n",
+	       "etldump -f jsonl");
+	printf("|----------------------------------------------|---------|----------|--------|----------|--------|---------|---------|----------|\n");
+	for (i = 0; i < nsynthetic; i++) {
+		const char *base = strrchr(synthetic[i], '/');
+		scaling_row(base ? base + 1 : synthetic[i], etldump, synthetic[i], repeat);
+	}
+	/* the corpus traces of 4 MB or more (below, etldump -j on its own uses one thread) */
+	for (k = 0; k < n; k++) {
+		scaling_row(strrchr(paths[k], '/') + 1, etldump, paths[k], repeat);
+		free(paths[k]);
+	}
+	printf("\nserial: CPU of etldump's main thread at -j N over the 1-thread run's CPU; work: the\n"
+	       "process's CPU at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n");
+}
