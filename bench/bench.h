@@ -13,8 +13,9 @@
 size_t bench_corpus_traces(const char *corpus, unsigned long long min_bytes, char **paths, size_t max);
 
 /* For the synthetic traces and every corpus trace of 4 MB or more: etldump -j N's serial share
- * and work against one thread, and the speed-ups they predict on 4, 8 and 16 cores. */
+ * and work against one thread, and the speed-ups they predict on 4, 8 and 16 cores; in CPU time,
+ * or with instructions in instruction counts (valgrind's callgrind). */
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
-		   int repeat);
+		   int repeat, int instructions);
 
 #endif

@@ -4,7 +4,7 @@
  *
  *   etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R]
  *   etlbench --peak FILE     (the headers workload over FILE, and its peak memory)
- *   etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling
+ *   etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]
  *                            (etldump -j N's serial share and work: scaling.c)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
@@ -675,7 +675,7 @@ int main(int argc, char **argv)
 	unsigned long long size_mb = 256;
 	const char *dir = "/tmp", *corpus = NULL, *etldump = "etldump";
 	char plain[4096], packed[4096];
-	int repeat = 3, i, keep = 0, scaling = 0;
+	int repeat = 3, i, keep = 0, scaling = 0, instructions = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
@@ -694,6 +694,8 @@ int main(int argc, char **argv)
 			keep = 1;
 		else if (strcmp(argv[i], "--scaling") == 0)
 			scaling = 1;
+		else if (strcmp(argv[i], "--instructions") == 0)
+			scaling = instructions = 1;
 		else if (strcmp(argv[i], "--symbols-only") == 0) {
 			bench_symbols(dir, etldump, repeat, keep);
 	if (corpus)
@@ -710,7 +712,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R] [--keep]\n"
 					"       etlbench --peak FILE\n"
-					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling\n"
+					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]\n"
 					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n");
 			return 2;
 		}
@@ -732,8 +734,9 @@ int main(int argc, char **argv)
 	}
 	if (scaling) {
 		const char *synthetic[2] = { plain, packed };
-		printf("etlbench --scaling: libetl %s, least of %d runs\n\n", etl_version_string(), repeat);
-		bench_scaling(corpus, synthetic, 2, etldump, repeat);
+		printf("etlbench --scaling: libetl %s, %s\n\n", etl_version_string(),
+		       instructions ? "instructions counted by callgrind" : "CPU time, least of the runs");
+		bench_scaling(corpus, synthetic, 2, etldump, repeat, instructions);
 		if (!keep) {
 			unlink(plain);
 			unlink(packed);

@@ -9,14 +9,17 @@
  *                 tool reports it with ETLDUMP_CPU_REPORT set) over the CPU
  *                 time of the one-thread run;
  *   work          the whole process's CPU time at -j N (wait4) over the
- *                 one-thread run's: what running in parallel adds (the
- *                 machine has no instruction counters to read, so CPU time);
+ *                 one-thread run's: what running in parallel adds;
  *   predicted     the speed-up on 4, 8 and 16 cores that the -j 4 figures
  *                 give: the main thread runs beside the workers, so a run
  *                 takes at least the serial share and at least work / cores
  *                 of the one-thread time: 1 / max(s, w / n).
  * Each figure is the least of `repeat` runs, the three thread counts taken in
- * turn.
+ * turn.  CPU time counts what the machine's contention adds (two shared vCPUs
+ * run -j 4's eight threads); with --instructions the same table is made of
+ * instruction counts, which do not move with the machine: valgrind's callgrind
+ * counts each thread's (this machine's virtual CPUs have no counters for perf
+ * to read), one run each, about fifty times slower.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,8 +81,63 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 	return c;
 }
 
-/* One trace's row: least CPU times of repeat rounds of -j 1, -j 2 and -j 4 in turn. */
-static void scaling_row(const char *label, const char *etldump, const char *path, int repeat)
+/* The instructions of one run under callgrind, each thread in a file of dir (the main thread's
+ * ends in -01); total -1 on failure. */
+static struct cpu count_once(const char *etldump, const char *path, int threads)
+{
+	struct cpu c = { -1, -1 };
+	char dir[] = "/tmp/etlbench-cg-XXXXXX", out[4200], jarg[32], line[512];
+	struct dirent *de;
+	int status;
+	pid_t pid;
+	DIR *d;
+
+	if (!mkdtemp(dir))
+		return c;
+	snprintf(out, sizeof(out), "--callgrind-out-file=%s/cg", dir);
+	snprintf(jarg, sizeof(jarg), "--threads=%d", threads);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
+		execlp("valgrind", "valgrind", "--tool=callgrind", "--separate-threads=yes", out, etldump,
+		       "--format=jsonl", "--quiet", jarg, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1 &&
+	    (d = opendir(dir)) != NULL) {
+		c.total = 0;
+		while ((de = readdir(d)) != NULL) {
+			char file[4500];
+			FILE *f;
+			double n = -1;
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+			if ((f = fopen(file, "r")) != NULL) {
+				while (fgets(line, sizeof(line), f))
+					if (strncmp(line, "summary: ", 9) == 0)
+						n = strtod(line + 9, NULL);
+				fclose(f);
+			}
+			if (n >= 0) {
+				c.total += n;
+				if (threads > 1 && strlen(de->d_name) > 3 && strcmp(de->d_name + strlen(de->d_name) - 3, "-01") == 0)
+					c.main = n;
+			}
+			unlink(file);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	return c;
+}
+
+/* One trace's row: least CPU times (or instructions) of repeat rounds of -j 1, -j 2 and -j 4 in
+ * turn. */
+static void scaling_row(const char *label, const char *etldump, const char *path, int repeat,
+			struct cpu (*measure)(const char *, const char *, int), double unit)
 {
 	static const int js[3] = { 1, 2, 4 };
 	struct cpu best[3] = { { 1e30, 1e30 }, { 1e30, 1e30 }, { 1e30, 1e30 } };
@@ -87,7 +146,7 @@ static void scaling_row(const char *label, const char *etldump, const char *path
 
 	for (r = 0; r < repeat; r++) {
 		for (k = 0; k < 3; k++) {
-			struct cpu c = run_once(etldump, path, js[k]);
+			struct cpu c = measure(etldump, path, js[k]);
 			if (c.total < 0) {
 				printf("| %-44s | etldump failed |\n", label);
 				return;
@@ -106,7 +165,7 @@ static void scaling_row(const char *label, const char *etldump, const char *path
 	w2 = best[1].total / best[0].total;
 	s4 = best[2].main / best[0].total;
 	w4 = best[2].total / best[0].total;
-	printf("| %-44s | %7.3f | %6.1f %% | %6.2f | %6.1f %% | %6.2f |", label, best[0].total, 100 * s2, w2,
+	printf("| %-44s | %7.3f | %6.1f %% | %6.2f | %6.1f %% | %6.2f |", label, best[0].total / unit, 100 * s2, w2,
 	       100 * s4, w4);
 	for (n = 4; n <= 16; n *= 2) {
 		double bound = s4 > w4 / n ? s4 : w4 / n;
@@ -116,24 +175,29 @@ static void scaling_row(const char *label, const char *etldump, const char *path
 }
 
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
-		   int repeat)
+		   int repeat, int instructions)
 {
 	char *paths[256];
 	size_t n = corpus ? bench_corpus_traces(corpus, 4000000, paths, 256) : 0, k;
+	struct cpu (*measure)(const char *, const char *, int) = instructions ? count_once : run_once;
+	double unit = instructions ? 1e9 : 1;
 	int i;
 
-	printf("| %-44s | CPU s 1 | serial 2 | work 2 | serial 4 | work 4 | 4 cores | 8 cores | 16 cores |\n",
-	       "etldump -f jsonl");
+	if (instructions)
+		repeat = 1; /* (the counts do not move) */
+	printf("| %-44s | %s | serial 2 | work 2 | serial 4 | work 4 | 4 cores | 8 cores | 16 cores |\n",
+	       "etldump -f jsonl", instructions ? "Ginstr 1" : "CPU s 1");
 	printf("|----------------------------------------------|---------|----------|--------|----------|--------|---------|---------|----------|\n");
 	for (i = 0; i < nsynthetic; i++) {
 		const char *base = strrchr(synthetic[i], '/');
-		scaling_row(base ? base + 1 : synthetic[i], etldump, synthetic[i], repeat);
+		scaling_row(base ? base + 1 : synthetic[i], etldump, synthetic[i], repeat, measure, unit);
 	}
 	/* the corpus traces of 4 MB or more (below, etldump -j on its own uses one thread) */
 	for (k = 0; k < n; k++) {
-		scaling_row(strrchr(paths[k], '/') + 1, etldump, paths[k], repeat);
+		scaling_row(strrchr(paths[k], '/') + 1, etldump, paths[k], repeat, measure, unit);
 		free(paths[k]);
 	}
-	printf("\nserial: CPU of etldump's main thread at -j N over the 1-thread run's CPU; work: the\n"
-	       "process's CPU at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n");
+	printf("\nserial: %s of etldump's main thread at -j N over the 1-thread run's; work: the\n"
+	       "process's at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n",
+	       instructions ? "instructions (callgrind)" : "CPU time");
 }
