@@ -122,8 +122,9 @@ static struct cpu count_once(const char *etldump, const char *path, int threads)
 				fclose(f);
 			}
 			if (n >= 0) {
+				size_t len = strlen(de->d_name);
 				c.total += n;
-				if (threads > 1 && strlen(de->d_name) > 3 && strcmp(de->d_name + strlen(de->d_name) - 3, "-01") == 0)
+				if (threads > 1 && len > 3 && strcmp(de->d_name + len - 3, "-01") == 0)
 					c.main = n;
 			}
 			unlink(file);
@@ -187,7 +188,8 @@ void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthe
 		repeat = 1; /* (the counts do not move) */
 	printf("| %-44s | %s | serial 2 | work 2 | serial 4 | work 4 | 4 cores | 8 cores | 16 cores |\n",
 	       "etldump -f jsonl", instructions ? "Ginstr 1" : "CPU s 1");
-	printf("|----------------------------------------------|---------|----------|--------|----------|--------|---------|---------|----------|\n");
+	printf("|----------------------------------------------|---------|----------|--------|----------|--------|"
+	       "---------|---------|----------|\n");
 	for (i = 0; i < nsynthetic; i++) {
 		const char *base = strrchr(synthetic[i], '/');
 		scaling_row(base ? base + 1 : synthetic[i], etldump, synthetic[i], repeat, measure, unit);

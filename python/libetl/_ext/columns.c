@@ -701,7 +701,8 @@ PyObject *pyetl_columns(PyObject *module, PyObject *args, PyObject *kwargs)
 	struct table t;
 	size_t i;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, pyetl_module_state(module)->Reader, &reader, &names, &fields, &limit))
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O|On", kw, pyetl_module_state(module)->Reader, &reader, &names,
+					 &fields, &limit))
 		return NULL;
 	if (pyetl_reader_check((ReaderObject *)reader) < 0)
 		return NULL;

@@ -140,7 +140,8 @@ int pyetl_report(ReaderObject *self, const char *kind)
 		Py_XDECREF(r);
 	} else {
 		PyObject *off = PyDict_GetItemString(d, "offset");
-		rc = PyErr_WarnFormat(pyetl_state_of((PyObject *)self)->DamageWarning, caller_stacklevel(), "%s: offset %S: %s",
+		rc = PyErr_WarnFormat(pyetl_state_of((PyObject *)self)->DamageWarning, caller_stacklevel(),
+				      "%s: offset %S: %s",
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "file")), off,
 				      PyUnicode_AsUTF8(PyDict_GetItemString(d, "message")));
 	}
