@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The package installs as Python users install packages: from a copy of the source (no build
-tree), `pip wheel --no-build-isolation` and `python -m build --wheel --no-isolation` each make a
-wheel (meson-python, pyproject.toml) for the Python that runs them; each installs, offline, into a
-fresh venv and imports there with the source copy gone, reads a trace to the same events as the
-build's package, and says the project's version.  The second venv sees Debian's pandas
-(--system-site-packages) and converts with to_pandas.
+tree), `pip install --no-build-isolation` installs it into a venv (one that sees Debian's
+meson-python), and `pip wheel --no-build-isolation` and `python -m build --wheel --no-isolation`
+each make a wheel (meson-python, pyproject.toml) for the Python that runs them; each wheel
+installs, offline, into a fresh venv and imports there with the source copy gone; every install
+reads a trace to the same events as the build's package and says the project's version.  The
+venvs that see Debian's pandas (--system-site-packages) convert with to_pandas too.
 
 Usage: test_wheel.py SOURCE_ROOT      (run by run.py with the build's package on the path)
 Skips (77) where meson-python, build or venv are missing (scripts/install-deps.sh installs them).
@@ -85,7 +86,12 @@ class Wheel(unittest.TestCase):
         builddist = os.path.join(cls.tmp, "builddist")
         run([PY, "-m", "build", "--wheel", "--no-isolation", "--outdir", builddist, cls.src], env=env)
         cls.wheels["build"] = [os.path.join(builddist, w) for w in os.listdir(builddist)]
-        shutil.rmtree(cls.src)          # no build tree and no source: the wheel stands alone
+        # pip install straight from the source (build tools from the system: offline)
+        cls.direct = os.path.join(cls.tmp, "venv-direct")
+        run([PY, "-m", "venv", "--system-site-packages", cls.direct])
+        run([os.path.join(cls.direct, "bin", "python"), "-m", "pip", "install", "--no-build-isolation", "--no-deps",
+             cls.src], env=env)
+        shutil.rmtree(cls.src)          # no build tree and no source: the installs stand alone
 
     @classmethod
     def tearDownClass(cls):
@@ -122,6 +128,11 @@ class Wheel(unittest.TestCase):
         # the library is inside the extension: it needs no libetl.so of its own
         if shutil.which("ldd"):
             self.assertNotIn("libetl.so", run(["ldd", got["ext"]]))
+
+    def test_pip_install_from_the_source(self):
+        if importlib.util.find_spec("pandas") is None:
+            self.skipTest("pandas is not installed")
+        self.check(self.direct, os.path.join(self.direct, "bin", "python"), frames=True)
 
     def test_build_wheel_with_debians_pandas(self):
         venv, vpy = self.install("build", system_site=True)
