@@ -14,6 +14,11 @@
  *                 give: the main thread runs beside the workers, so a run
  *                 takes at least the serial share and at least work / cores
  *                 of the one-thread time: 1 / max(s, w / n).
+ * And the cost of time slices: the plain synthetic trace read whole, headers
+ * only, against the same read as 16 time slices (etl_reader_time_slices, each
+ * slice a reader of its own with etl_reader_set_time_window), in the
+ * process's CPU time: a slice still reads the records before it.
+ *
  * Each figure is the least of `repeat` runs, the three thread counts taken in
  * turn.  CPU time counts what the machine's contention adds (two shared vCPUs
  * run -j 4's eight threads); with --instructions the same table is made of
@@ -33,6 +38,8 @@
 #include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <etl.h>
 
 #include "bench.h"
 
@@ -175,6 +182,68 @@ static void scaling_row(const char *label, const char *etldump, const char *path
 	printf("\n");
 }
 
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return seconds(&ru.ru_utime) + seconds(&ru.ru_stime);
+}
+
+/* The events of path in [since, until) (headers only); -1 when it cannot be read. */
+static long long read_window(const char *path, uint64_t since, uint64_t until)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	long long n = 0;
+	int st;
+
+	if (!r || etl_reader_set_option(r, ETL_OPTION_STACKS, 0) != ETL_OK || etl_reader_open_path(r, path) != ETL_OK ||
+	    ((since || until) && etl_reader_set_time_window(r, since, until) != ETL_OK)) {
+		etl_reader_free(r);
+		return -1;
+	}
+	while ((st = etl_reader_next(r, &ev)) != ETL_END)
+		if (st == ETL_OK)
+			n++;
+		else if (etl_error_is_fatal(etl_reader_error(r)))
+			break;
+	etl_reader_free(r);
+	return n;
+}
+
+/* The CPU time of reading path as k time slices over that of reading it whole (least of repeat). */
+static void slices_row(const char *label, const char *path, size_t k, int repeat)
+{
+	uint64_t bounds[65];
+	double whole = 1e30, sliced = 1e30;
+	long long n_whole = 0, n_sliced = 0;
+	size_t got = 0, i;
+	struct etl_reader *r = etl_reader_new();
+	int rep;
+
+	if (r && etl_reader_open_path(r, path) == ETL_OK)
+		got = etl_reader_time_slices(r, 0, k, bounds);
+	etl_reader_free(r);
+	if (!got || k > 64) {
+		printf("%s: cannot cut into slices\n", label);
+		return;
+	}
+	for (rep = 0; rep < repeat; rep++) {
+		double t = cpu_now();
+		n_whole = read_window(path, 0, 0);
+		if (cpu_now() - t < whole)
+			whole = cpu_now() - t;
+		t = cpu_now();
+		for (n_sliced = 0, i = 0; i < got; i++)
+			n_sliced += read_window(path, bounds[i], bounds[i + 1]);
+		if (cpu_now() - t < sliced)
+			sliced = cpu_now() - t;
+	}
+	printf("%s, headers only: whole %.3f s CPU; as %zu slices %.3f s (x%.2f)%s\n", label, whole, got, sliced,
+	       sliced / whole, n_sliced == n_whole ? "" : " - THE SLICES DO NOT ADD UP");
+}
+
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
 		   int repeat, int instructions)
 {
@@ -200,6 +269,10 @@ void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthe
 		free(paths[k]);
 	}
 	printf("\nserial: %s of etldump's main thread at -j N over the 1-thread run's; work: the\n"
-	       "process's at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n",
+	       "process's at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n\n",
 	       instructions ? "instructions (callgrind)" : "CPU time");
+	if (!instructions && nsynthetic > 0) {
+		const char *base = strrchr(synthetic[0], '/');
+		slices_row(base ? base + 1 : synthetic[0], synthetic[0], 16, repeat);
+	}
 }
