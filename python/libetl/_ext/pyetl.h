@@ -102,6 +102,10 @@ void pyetl_gil_drop(struct pyetl_nogil *g);
 void pyetl_nogil_end(struct pyetl_nogil *g);
 /* pyetl_reader_next between pyetl_nogil_begin and _end (with the GIL dropped). */
 int pyetl_reader_next_nogil(struct pyetl_nogil *g, const struct etl_event **ev);
+/* Hands every event of rd to add(ctx, ev) without the GIL (damage is reported with it): the
+ * passes of the tables and the report.  0 at the end; -1 with an exception (MemoryError when add
+ * failed). */
+int pyetl_reader_feed(ReaderObject *rd, int (*add)(void *ctx, const struct etl_event *ev), void *ctx);
 /* Opens the inputs and sets the options of a new reader from the arguments of libetl.open(). */
 int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests, const char *order,
 		       int stacks, uint64_t since, uint64_t until);

@@ -540,6 +540,25 @@ int pyetl_reader_next_nogil(struct pyetl_nogil *g, const struct etl_event **ev)
 	return reader_next(g->rd, g, ev);
 }
 
+int pyetl_reader_feed(ReaderObject *rd, int (*add)(void *ctx, const struct etl_event *ev), void *ctx)
+{
+	const struct etl_event *ev;
+	struct pyetl_nogil g;
+	int st;
+
+	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
+	while ((st = reader_next(rd, &g, &ev)) == ETL_OK) {
+		if (add(ctx, ev) != ETL_OK) {
+			st = ETL_E_NOMEM;
+			break;
+		}
+	}
+	pyetl_nogil_end(&g);
+	if (st == ETL_E_NOMEM)
+		PyErr_NoMemory();
+	return st == ETL_END ? 0 : -1;
+}
+
 static PyObject *Reader_iternext(ReaderObject *self)
 {
 	const struct etl_event *ev;

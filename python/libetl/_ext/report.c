@@ -36,26 +36,9 @@ static int is_an_input(const struct etl_reader *r, const char *path)
 	return 0;
 }
 
-static int read_into(ReaderObject *rd, struct etl_report *rep)
+static int add_to_report(void *rep, const struct etl_event *ev)
 {
-	const struct etl_event *ev;
-	struct pyetl_nogil g;
-	int st;
-
-	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
-	for (;;) { /* (damage goes to the reader's handler) */
-		st = pyetl_reader_next_nogil(&g, &ev);
-		if (st != ETL_OK)
-			break;
-		if (etl_report_add(rep, ev) != ETL_OK) {
-			st = ETL_E_NOMEM;
-			break;
-		}
-	}
-	pyetl_nogil_end(&g);
-	if (st == ETL_E_NOMEM)
-		PyErr_NoMemory();
-	return st == ETL_END ? 0 : -1;
+	return etl_report_add(rep, ev);
 }
 
 PyObject *pyetl_html_report(PyObject *module, PyObject *args)
@@ -91,7 +74,7 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 		return pyetl_raise(rd, "cannot make the report");
 	}
 	rd->started = 1;
-	if (read_into(rd, rep) != 0)
+	if (pyetl_reader_feed(rd, add_to_report, rep) != 0) /* (damage goes to the reader's handler) */
 		goto fail;
 	if (!(tmp = PyMem_Malloc(strlen(path) + 16))) {
 		PyErr_NoMemory();

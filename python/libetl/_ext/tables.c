@@ -180,15 +180,18 @@ static PyObject *result(const struct etl_tables *tabs, const char *name)
 	return out;
 }
 
+static int add_to_tables(void *tabs, const struct etl_event *ev)
+{
+	return etl_tables_add(tabs, ev);
+}
+
 PyObject *pyetl_table(PyObject *module, PyObject *args)
 {
 	PyObject *reader, *out = NULL;
 	const char *name;
-	int stacks = 0, st;
+	int stacks = 0;
 	ReaderObject *rd;
 	struct etl_tables *tabs;
-	const struct etl_event *ev;
-	struct pyetl_nogil g;
 
 	if (!PyArg_ParseTuple(args, "O!s|p", pyetl_module_state(module)->Reader, &reader, &name, &stacks))
 		return NULL;
@@ -200,23 +203,10 @@ PyObject *pyetl_table(PyObject *module, PyObject *args)
 	if (etl_tables_new(rd->r, &name, 1, stacks ? ETL_TABLES_STACKS : 0, NULL, NULL, &tabs) != ETL_OK)
 		return pyetl_raise(rd, "cannot build the table");
 	rd->started = 1;
-	pyetl_nogil_begin(&g, rd); /* (other threads run meanwhile) */
-	for (;;) { /* (damage goes to the reader's handler) */
-		st = pyetl_reader_next_nogil(&g, &ev);
-		if (st != ETL_OK)
-			break;
-		if (etl_tables_add(tabs, ev) != ETL_OK) {
-			st = ETL_E_NOMEM;
-			break;
-		}
-	}
-	if (st == ETL_END)
+	if (pyetl_reader_feed(rd, add_to_tables, tabs) == 0) { /* (damage goes to the reader's handler) */
 		etl_tables_finish(tabs);
-	pyetl_nogil_end(&g);
-	if (st == ETL_E_NOMEM)
-		PyErr_NoMemory();
-	else if (st == ETL_END)
 		out = result(tabs, name);
+	}
 	etl_tables_free(tabs);
 	return out;
 }
