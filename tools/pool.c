@@ -413,6 +413,10 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		return EXIT_NOMEM;
 	}
 	out_flush(); /* what the main thread wrote before the events */
+	/* helper threads for the reader: they decompress ahead, and split the stack index pass (which
+	 * the workers wait for, and share: their readers use the primary's index) with the thread that
+	 * asks first, one part per core.  Set before the workers start, as they read it. */
+	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
 	for (k = 0; k < n; k++) {
 		pl.w[k].index = k;
 		pl.w[k].pool = &pl;
@@ -426,9 +430,6 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
 		exit_code = EXIT_NOMEM;
 	} else {
-		/* helper threads for the reader: they decompress ahead, and split the stack index pass
-		 * (which the workers wait for) with this thread, one part per core */
-		(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
 		exit_code = feed(&pl, r);
 		signal_stop(&pl); /* workers still waiting for a batch (when feeding stopped early) */
 	}

@@ -23,6 +23,8 @@ static uint64_t kept_need(const struct trace *t)
  * they are needed, on whatever thread asks (another thread asking meanwhile waits for it). */
 const struct etl_stacks *etl__reader_stack_index(struct etl_reader *r, struct trace *t)
 {
+	if (t->stacks_trace)
+		return etl__reader_stack_index(t->stacks_reader, t->stacks_trace);
 	/* nearly every event of a trace with stack records asks: once the index is there, without the
 	 * lock (two threads taking it for every event spend their time passing its cache line) */
 	if (!atomic_load_explicit(&t->stacks_ready, memory_order_acquire)) {

@@ -298,7 +298,7 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 	const struct trace *ft;
 	struct etl_source src;
 	struct etl_diag d;
-	int st = open_check(r);
+	int st = open_check(r), before;
 
 	if (st != ETL_OK)
 		return st;
@@ -319,7 +319,17 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 		src.base = ft->src.base;
 		src.size = ft->src.size;
 	}
-	return open_source(r, &src, etl_trace_info_name(&ft->info));
+	before = r->ntraces;
+	st = open_source(r, &src, etl_trace_info_name(&ft->info));
+	if (st == ETL_OK && r->ntraces == before + 1) {
+		/* one stack index for every reader of the input: the pass reads (and decompresses) every
+		 * buffer, once is enough.  The index is built under its trace's lock, by whichever reader
+		 * asks first, and only read after - which is what "from is only read" allows. */
+		struct trace *t = r->traces[r->ntraces - 1];
+		t->stacks_reader = ft->stacks_trace ? ft->stacks_reader : (struct etl_reader *)from;
+		t->stacks_trace = ft->stacks_trace ? ft->stacks_trace : (struct trace *)ft;
+	}
+	return st;
 }
 
 int etl_reader_open_memory(struct etl_reader *r, const void *data, size_t size, const char *name)

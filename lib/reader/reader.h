@@ -61,6 +61,10 @@ struct trace {
 	 * ETL_LIMIT_KEPT_BUFFER_BYTES): filled with the index, then taken from only by the thread
 	 * that iterates (merge.c), after it sees stacks_ready. */
 	struct etl_bufkeep kept;
+	/* Opened again from another reader's trace (etl_reader_open_same): that trace's index is the
+	 * one used, read once for all the readers of the input (the other reader outlives this one). */
+	struct etl_reader *stacks_reader;
+	struct trace *stacks_trace;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 };
 
