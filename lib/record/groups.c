@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "record/record.h"
@@ -48,27 +49,54 @@ static const struct {
 	[0x1e] = { "HypervisorX", { 0x2ce9a149, 0xeffe, 0x42f0, { 0xa6, 0x35, 0xa1, 0xd3, 0x9e, 0x26, 0xc8, 0xf2 } } },
 };
 
+#define NGROUPS (sizeof(kernel_groups) / sizeof(kernel_groups[0]))
+
+/* The groups by the first word of their GUID, hashed (open addressing, linear probing): most
+ * events of a merged trace ask, several times each, so a scan of the table shows. */
+#define SLOTS 128
+static signed char by_data1[SLOTS];
+static pthread_once_t by_data1_once = PTHREAD_ONCE_INIT;
+
+static unsigned slot_of(uint32_t data1)
+{
+	return (unsigned)((data1 * 2654435761u) >> 25) & (SLOTS - 1);
+}
+
+static void fill_by_data1(void)
+{
+	unsigned k, i;
+
+	memset(by_data1, -1, sizeof(by_data1));
+	for (k = 0; k < NGROUPS; k++) {
+		if (!kernel_groups[k].name)
+			continue;
+		for (i = slot_of(kernel_groups[k].guid.data1); by_data1[i] >= 0; i = (i + 1) & (SLOTS - 1))
+			;
+		by_data1[i] = (signed char)k;
+	}
+}
+
 int etl__record_group_of_class(const struct etl_guid *g)
 {
-	unsigned k;
+	unsigned i;
 
-	for (k = 0; k < sizeof(kernel_groups) / sizeof(kernel_groups[0]); k++)
-		if (kernel_groups[k].guid.data1 == g->data1 && kernel_groups[k].name &&
-		    etl_guid_equal(&kernel_groups[k].guid, g))
-			return (int)k;
+	(void)pthread_once(&by_data1_once, fill_by_data1);
+	for (i = slot_of(g->data1); by_data1[i] >= 0; i = (i + 1) & (SLOTS - 1))
+		if (kernel_groups[by_data1[i]].guid.data1 == g->data1 && etl_guid_equal(&kernel_groups[by_data1[i]].guid, g))
+			return by_data1[i];
 	return -1;
 }
 
 const struct etl_guid *etl_kernel_group_guid(unsigned group)
 {
-	if (group >= sizeof(kernel_groups) / sizeof(kernel_groups[0]))
+	if (group >= NGROUPS)
 		return NULL;
 	return &kernel_groups[group].guid;
 }
 
 const char *etl_kernel_group_name(unsigned group)
 {
-	if (group >= sizeof(kernel_groups) / sizeof(kernel_groups[0]))
+	if (group >= NGROUPS)
 		return NULL;
 	return kernel_groups[group].name;
 }
