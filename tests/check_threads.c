@@ -255,6 +255,146 @@ START_TEST(stack_pass_on_threads_gives_the_same_stacks)
 }
 END_TEST
 
+/* FNV-1a over n bytes. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* A digest of everything a reader on d delivers with n helper threads: each event's place, times,
+ * header and payload bytes and stack frames, and each error's code, offset and message. */
+static uint64_t delivered(const uint8_t *d, size_t len, int threads, uint64_t *events, uint64_t *errors)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int st;
+
+	*events = *errors = 0;
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "ahead"), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			uint64_t off = etl_error_offset(e);
+			++*errors;
+			h = fnv(h, &st, sizeof(st));
+			h = fnv(h, &off, sizeof(off));
+			h = fnv(h, etl_error_message(e), strlen(etl_error_message(e)));
+			if (etl_error_is_fatal(e))
+				break;
+			continue;
+		}
+		{
+			uint64_t v[8] = { etl_event_file_offset(ev), etl_event_timestamp_raw(ev), etl_event_filetime(ev),
+					  etl_event_id(ev), etl_event_pid(ev), etl_event_tid(ev), etl_event_cpu(ev),
+					  etl_event_stack_depth(ev) };
+			size_t n, i;
+			const uint8_t *p;
+			etl_event_payload(ev, &p, &n);
+			++*events;
+			h = fnv(h, v, sizeof(v));
+			h = fnv(h, etl_event_provider(ev), sizeof(struct etl_guid));
+			h = fnv(h, p, n);
+			for (i = 0; i < v[7]; i++) {
+				uint64_t f = etl_event_stack_frame(ev, i);
+				h = fnv(h, &f, sizeof(f));
+			}
+		}
+	}
+	etl_reader_free(r);
+	return h;
+}
+
+static uint32_t rd16(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return rd16(p) | rd16(p + 2) << 16;
+}
+
+/* Makes some records of the uncompressed trace d swallow the record after them (the size of one
+ * takes in the next, as check_damage does): the reader says so and goes back into it. */
+static unsigned swallow_some(uint8_t *d, size_t len)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint64_t *off = NULL;
+	size_t n = 0, cap = 0, i;
+	unsigned made = 0;
+
+	ck_assert_int_eq(etl_reader_set_order(r, ETL_ORDER_FILE), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "swallow"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (n == cap)
+			ck_assert_ptr_nonnull(off = realloc(off, (cap = cap ? 2 * cap : 1024) * sizeof(*off)));
+		off[n++] = etl_event_file_offset(ev);
+	}
+	etl_reader_free(r);
+	for (i = 5; i + 1 < n; i += 41) {
+		uint32_t m = rd32(d + off[i]), mb = rd32(d + off[i + 1]);
+		/* the size: after the marker of the system, compact and PerfInfo headers, else in its low half */
+		unsigned ht = (m >> 16) & 0xFF, htb = (mb >> 16) & 0xFF;
+		size_t at = off[i] + ((m & 0xC0000000u) == 0xC0000000u && (ht <= 4 || ht == 0x10 || ht == 0x11) ? 4 : 0);
+		size_t atb = off[i + 1] + ((mb & 0xC0000000u) == 0xC0000000u && (htb <= 4 || htb == 0x10 || htb == 0x11) ? 4 : 0);
+		size_t own = rd16(d + at), total = off[i + 1] - off[i] + rd16(d + atb);
+		if (off[i + 1] != off[i] + ((own + 7) & ~(size_t)7) || (mb & 0xC0000000u) != 0xC0000000u || total > 0xFFFF)
+			continue; /* not adjacent records of one buffer, or the next is not a simple one */
+		d[at] = (uint8_t)total;
+		d[at + 1] = (uint8_t)(total >> 8);
+		made++;
+	}
+	free(off);
+	return made;
+}
+
+/* Helper threads load each buffer and parse its records ahead of the merge (times, the swallowed
+ * record check, the stack records that follow); what the reader delivers is what it delivers
+ * parsing them itself - on whole traces and on damaged ones (records that swallow the next in
+ * the uncompressed ones; sizes, markers and times hit at random in the compressed ones, where
+ * they are damage in the compressed stream), compressed or not, with stack records. */
+START_TEST(records_parsed_ahead_are_delivered_as_read_here)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0, i;
+	uint64_t e0, x0, e1, x1, e3, x3, h0, seed = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+
+	etlw_default_opts(&o);
+	o.ncpu = 3;
+	o.buffer_size = 2048;
+	o.compress = _i & 1;
+	ck_assert_int_eq(_i & 2 ? scen_build_stackkeys_rounds(&o, 80, &d, &len) : scen_build_mixed(&o, 3000, &d, &len), 0);
+	if (_i >= 4 && (_i & 1)) /* damage: 60 bytes past the first buffers, each set to a value records hold */
+		for (i = 0; i < 60; i++) {
+			static const uint8_t vals[] = { 0x00, 0xff, 0xc0, 0x90, 0x14, 0x08, 0x7f, 0x41 };
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			d[2 * o.buffer_size + (size_t)((seed >> 33) % (len - 2 * o.buffer_size))] = vals[(seed >> 20) & 7];
+		}
+	if (_i == 4 || _i == 6) /* and records that swallow the next, in the uncompressed ones */
+		ck_assert_uint_ge(swallow_some(d, len), 5);
+	h0 = delivered(d, len, 0, &e0, &x0);
+	ck_assert_uint_eq(delivered(d, len, 1, &e1, &x1), h0);
+	ck_assert_uint_eq(delivered(d, len, 3, &e3, &x3), h0);
+	ck_assert_uint_eq(e1, e0);
+	ck_assert_uint_eq(e3, e0);
+	ck_assert_uint_eq(x1, x0);
+	ck_assert_uint_eq(x3, x0);
+	ck_assert_uint_gt(e0, 500);
+	if (_i >= 4)
+		ck_assert_uint_gt(x0, 0); /* the damage was met */
+	free(d);
+}
+END_TEST
+
 /* The stack index pass runs when a stack is first asked for, not when the first event with stack
  * records is delivered: with a limit too small for any definition, an iteration that never asks
  * drops nothing; one that asks for the first sample's stack reads the index then (and drops). */
@@ -452,6 +592,7 @@ static Suite *threads_suite(void)
 	tcase_add_test(t, observe_checks_the_input);
 	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
 	tcase_add_loop_test(t, stack_index_is_read_when_a_stack_is_asked_for, 0, 2);
+	tcase_add_loop_test(t, records_parsed_ahead_are_delivered_as_read_here, 0, 8);
 	tcase_add_loop_test(t, copies_complete_their_stack_when_asked, 0, 4);
 	tcase_add_test(t, copies_without_the_flag_outlive_the_reader);
 	suite_add_tcase(s, t);

@@ -62,12 +62,18 @@ void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s)
 	struct trace *t = s->t;
 	struct etl_event *ev = &s->ev;
 
-	ev->nstack_parts = 0;
 	ev->stack_finish = NULL;
-	if (!r->options[ETL_OPTION_STACKS])
+	if (!r->options[ETL_OPTION_STACKS]) {
+		ev->nstack_parts = 0;
 		return;
-	if (!etl__stacks_attach(&t->stacks_seen, ev, s->data, s->fill, s->pos))
+	}
+	if (s->head_pre) { /* a helper attached them (prefetch.h) */
+		t->stacks_seen |= s->head_pre->stack_seen;
+		if (s->head_pre->stack_rec || !t->stacks_seen)
+			return;
+	} else if (!etl__stacks_attach(&t->stacks_seen, ev, s->data, s->fill, s->pos)) {
 		return;
+	}
 	ev->stack_finish = finish_stack;
 	ev->stack_ctx = r;
 }

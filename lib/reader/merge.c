@@ -27,66 +27,6 @@ static int cmp_cpu_seq(const void *a, const void *b)
 	return 0;
 }
 
-/* Takes note of buffer e, loaded into s->ld with status st. */
-static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
-{
-	s->ent = *e;
-	s->loaded = 1;
-	s->loads++;
-	s->cpu = e->cpu;
-	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
-	s->data = s->ld.data;
-	s->fill = s->data ? s->ld.fill : 0;
-	s->pos = s->data ? ETL_BUFFER_HEADER_SIZE : 0;
-	s->data_end = s->data ? etl__walk_padding_start(s->data, s->pos, s->fill) : 0; /* once a buffer */
-	if (e->type != ETL_BUFTYPE_HEADER && (s->ld.flags & ETL_BUF_EVENTS_LOST))
-		r->counts[ETL_COUNT_BUFFERS_EVENTS_LOST]++;
-	if (s->ld.compressed)
-		r->counts[ETL_COUNT_BUFFERS_COMPRESSED]++;
-	if (st == ETL_E_UNSUPPORTED) {
-		r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
-		r->counts[ETL_COUNT_BYTES_SKIPPED] += e->avail;
-	}
-	return st;
-}
-
-/* Loads compressed buffer e into ld from what the stack index pass kept of it, when it did
- * (the pass published its keep with stacks_ready; this thread alone takes from it). */
-static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
-{
-	struct trace *t = s->t;
-
-	return (e->flags & ETL_BUF_COMPRESSED) && atomic_load_explicit(&t->stacks_ready, memory_order_acquire) &&
-	       t->kept.n && etl__walk_keep_give(&t->kept, ld, e);
-}
-
-/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
- * s->data/fill may still hold what could be recovered (a partly
- * decompressed buffer). */
-static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
-{
-	if (kept_for(s, e, &s->ld))
-		return loaded_buffer(r, s, e, ETL_OK);
-	return loaded_buffer(r, s, e, etl__walk_load(&s->ld, e, &s->diag));
-}
-
-/* Takes the oldest buffer handed to the helpers (waiting for it): its loader becomes the
- * stream's. */
-static int take_prefetched(struct etl_reader *r, struct stream *s)
-{
-	struct etl_pfjob *j = &s->pf[s->pf_head];
-	struct etl_bufload spare;
-
-	etl__prefetch_wait(r->pf, j);
-	s->pf_head = (s->pf_head + 1) % PF_DEPTH;
-	s->pf_count--;
-	spare = s->ld;
-	s->ld = j->ld;
-	j->ld = spare;
-	s->diag = j->diag;
-	return loaded_buffer(r, s, &j->ent, j->status);
-}
-
 /* Fixes up the location of a diagnostic produced for the loaded buffer. */
 static void locate_diag(struct stream *s, struct etl_diag *d)
 {
@@ -124,7 +64,8 @@ static void resync_in_buffer(struct etl_reader *r, struct stream *s)
 	s->pos = p;
 }
 
-static void finish_event(struct stream *s)
+/* Sets what the record does not say of itself (its times, when a helper did not convert them). */
+static void finish_event(struct stream *s, int timed)
 {
 	struct etl_event *ev = &s->ev;
 	const struct etl_bufent *e = &s->ent;
@@ -136,153 +77,15 @@ static void finish_event(struct stream *s)
 	ev->file_offset = s->ld.compressed ? e->off : e->off + s->pos;
 	if (s->ld.compressed)
 		ev->flags |= ETL_EVF_COMPRESSED;
-	if (ev->flags & ETL_EVF_TS_INHERITED)
+	if (ev->flags & ETL_EVF_TS_INHERITED) {
 		ev->ts_raw = s->last_ts;
-	else
+		timed = 0;
+	} else {
 		s->last_ts = ev->ts_raw;
-	ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
-	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
-}
-
-/* ---- the buffers of a stream ---- */
-
-/* The next buffer of the trace's forward scan: 1, or 0 at the end (or on an I/O fault, which
- * the first pass would have met: the rest of the file cannot be read). */
-static int scan_one(struct trace *t, struct etl_bufent *e)
-{
-	struct etl_diag ignored;
-
-	return etl__walk_scan_next(&t->fwd, e, &ignored) == ETL_OK;
-}
-
-static int queue_push(struct stream *s, const struct etl_bufent *e)
-{
-	if (s->q_head + s->q_len == s->q_cap) {
-		if (s->q_head > 0) {
-			memmove(s->q, s->q + s->q_head, s->q_len * sizeof(*s->q));
-			s->q_head = 0;
-		} else if (etl__grow(&s->q, &s->q_cap, s->q_len + 1, sizeof(*s->q), 4) != 0) {
-			return -1;
-		}
 	}
-	s->q[s->q_head + s->q_len++] = *e;
-	return 0;
-}
-
-/* The stream of CPU cpu of a forward-scanned trace, or NULL. */
-static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, uint32_t cpu)
-{
-	size_t lo = 0, hi = t->ix.ncpus;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ix.cpus[mid] == cpu)
-			return &r->streams[t->fwd_streams + mid];
-		if (t->ix.cpus[mid] < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-/* A buffer of a CPU the first pass did not see: the file changed since (it is being written?).
- * Said, and skipped. */
-static void changed_file(struct etl_reader *r, const struct trace *t, const struct etl_bufent *x)
-{
-	struct etl_diag d;
-	size_t before = r->q_len;
-
-	etl__diag_set(&d, ETL_E_FORMAT, x->off,
-		      "buffer of CPU %u was not in the file when it was opened (the file changed): skipped",
-		      (unsigned)x->cpu);
-	d.buffer_index = (int64_t)x->ordinal;
-	etl__reader_queue_diag(r, &d);
-	if (r->q_len > before)
-		r->queue[before].trace = t->index;
-	r->counts[ETL_COUNT_BYTES_SKIPPED] += x->avail;
-	r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
-}
-
-/* The stream's next buffer: 1 with *e, 0 at its end, -1 out of memory (s->diag set). */
-static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
-{
-	struct trace *t = s->t;
-
-	switch (s->from) {
-	case FROM_INDEX:
-		if (s->next >= s->end)
-			return 0;
-		*e = t->ix.ent[s->next++];
-		return 1;
-	case FROM_SCAN:
-		return scan_one(t, e);
-	case FROM_QUEUE:
-		while (s->q_len == 0) {
-			struct etl_bufent x;
-			struct stream *o;
-			if (!scan_one(t, &x))
-				return 0;
-			if (x.ordinal == 0)
-				continue; /* the header buffer's stream has it */
-			if (!(o = cpu_stream(r, t, x.cpu))) {
-				changed_file(r, t, &x);
-				continue;
-			}
-			if (queue_push(o, &x) != 0) {
-				etl__diag_set(&s->diag, ETL_E_NOMEM, x.off, "out of memory for the buffer queue");
-				return -1;
-			}
-		}
-		*e = s->q[s->q_head++];
-		if (--s->q_len == 0)
-			s->q_head = 0;
-		return 1;
-	}
-	return 0;
-}
-
-/* The stream's next buffer, after the one taken ahead for a helper (see next_entry). */
-static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
-{
-	if (s->has_peek > 0) {
-		*e = s->peek;
-		s->has_peek = 0;
-		return 1;
-	}
-	if (s->has_peek < 0) {
-		s->has_peek = 0;
-		etl__diag_set(&s->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for the buffer queue");
-		return -1;
-	}
-	return next_entry(r, s, e);
-}
-
-/* With helpers: hands the stream's next buffers to them while they are compressed (the work
- * worth moving off this thread), up to PF_DEPTH; keeps the first other one for take_entry. */
-static void prefetch_next(struct etl_reader *r, struct stream *s)
-{
-	while (s->pf && s->pf_count < PF_DEPTH && !s->has_peek) {
-		struct etl_bufent e;
-		int got = next_entry(r, s, &e);
-		if (got == 0)
-			return;
-		if (got < 0) {
-			s->has_peek = -1;
-		} else if (e.flags & ETL_BUF_COMPRESSED) {
-			struct etl_pfjob *j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];
-			j->ent = e;
-			if (kept_for(s, &e, &j->ld)) { /* done already: take_prefetched does not wait */
-				j->status = ETL_OK;
-				j->diag.code = ETL_OK;
-				j->state = PF_DONE;
-			} else {
-				etl__prefetch_submit(r->pf, j);
-			}
-		} else {
-			s->peek = e;
-			s->has_peek = 1;
-		}
+	if (!timed) {
+		ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
+		ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
 	}
 }
 
@@ -328,28 +131,21 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 		goto keyed;
 	}
 	for (;;) {
+		const struct etl_prerec *parsed;
 		size_t adv = 0;
 		int st;
 
 		if (!s->loaded || s->pos >= s->fill) {
-			struct etl_bufent e;
-			int got;
-			if (s->pf_count) {
-				st = take_prefetched(r, s);
-			} else {
-				got = take_entry(r, s, &e);
-				if (got == 0) {
-					s->head = HEAD_NONE;
-					return;
-				}
-				if (got < 0) {
-					s->diag.buffer_index = -1;
-					s->head = HEAD_ERROR;
-					goto keyed;
-				}
-				st = load_buffer(r, s, &e);
+			int got = etl__stream_load_next(r, s, &st);
+			if (got == 0) {
+				s->head = HEAD_NONE;
+				return;
 			}
-			prefetch_next(r, s);
+			if (got < 0) {
+				s->diag.buffer_index = -1;
+				s->head = HEAD_ERROR;
+				goto keyed;
+			}
 			if (st != ETL_OK) {
 				s->diag.buffer_index = (int64_t)s->ent.ordinal;
 				s->head = HEAD_ERROR;
@@ -357,7 +153,16 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			}
 			continue;
 		}
-		st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
+		if (s->ipre < s->pre.n && s->pre.v[s->ipre].pos == s->pos) {
+			parsed = &s->pre.v[s->ipre++]; /* parsed ahead by a helper: the same bytes */
+			s->ev = parsed->ev;
+			adv = parsed->adv;
+			st = ETL_OK;
+		} else {
+			parsed = NULL;
+			s->ipre = s->pre.n; /* back into a record that swallowed one: parsed here on */
+			st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
+		}
 		if (st == ETL_E_TRUNCATED && offset_cuts_record(s)) {
 			s->head = HEAD_ERROR; /* said; the record is read next */
 			goto keyed;
@@ -377,13 +182,15 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 					      rest - 4);
 		}
 		if (st == ETL_OK) {
-			finish_event(s);
-			if ((s->swallow_at = etl__record_swallowed(s->data, s->pos, adv,
-								   (size_t)(s->ev.payload - s->data), s->ev.ts_raw,
-								   s->t->ptr_size)) != 0)
+			finish_event(s, parsed != NULL);
+			s->swallow_at = parsed ? parsed->swallow
+					       : etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
+								       s->ev.ts_raw, s->t->ptr_size);
+			if (s->swallow_at)
 				s->swallow_from = s->pos;
 			s->pos += adv;
 			s->head = HEAD_EVENT;
+			s->head_pre = parsed;
 			s->key_ft = s->ev.filetime;
 			s->key_raw = s->ev.ts_raw;
 			return;
@@ -643,10 +450,14 @@ static int start_iteration(struct etl_reader *r)
 		s->loaded = 0;
 		s->last_ts = s->t->info.start_raw;
 		etl__walk_load_init(&s->ld, &s->t->src, compressed, s->t->info.compression_format);
-		if (r->pf && compressed) {
+		if (r->pf) {
 			s->pf = etl__calloc(PF_DEPTH, sizeof(*s->pf)); /* NULL: this stream loads its own */
-			for (j = 0; s->pf && j < PF_DEPTH; j++)
+			for (j = 0; s->pf && j < PF_DEPTH; j++) {
 				etl__walk_load_init(&s->pf[j].ld, &s->t->src, compressed, s->t->info.compression_format);
+				s->pf[j].ptr_size = s->t->ptr_size;
+				s->pf[j].clock = &s->t->clock;
+				s->pf[j].parse_max = etl__prefetch_parse_max(k * PF_DEPTH);
+			}
 		}
 	}
 	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "reader/prefetch.h"
+#include "record/record.h"
 
 struct etl_prefetch {
 	pthread_mutex_t mu;
@@ -36,8 +37,11 @@ static void *helper(void *arg)
 			p->tail = NULL;
 		j->state = PF_RUNNING;
 		pthread_mutex_unlock(&p->mu);
-		j->diag.code = ETL_OK;
-		j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
+		if (!j->loaded) {
+			j->diag.code = ETL_OK;
+			j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
+		}
+		etl__prefetch_parse(&j->pre, j->parse_max, &j->ld, j->status, j->ptr_size, j->clock);
 		pthread_mutex_lock(&p->mu);
 		j->state = PF_DONE;
 		pthread_cond_broadcast(&p->done);
@@ -117,3 +121,45 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)
 	pthread_mutex_unlock(&p->mu);
 }
 
+
+size_t etl__prefetch_parse_max(size_t njobs)
+{
+	size_t n = PF_PARSE_BYTES / (njobs ? njobs : 1) / sizeof(struct etl_prerec);
+
+	return n < PF_PARSE_MIN ? PF_PARSE_MIN : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
+}
+
+void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_bufload *ld, int status,
+			 unsigned ptr_size, const struct etl_clockconv *clock)
+{
+	size_t pos = ETL_BUFFER_HEADER_SIZE;
+
+	pre->n = 0;
+	if (status != ETL_OK || !ld->data)
+		return;
+	while (pos < ld->fill && pre->n < max) {
+		struct etl_prerec *x;
+		struct etl_diag ignored;
+		int seen;
+
+		if (pre->n == pre->cap && etl__grow(&pre->v, &pre->cap, pre->n + 1, sizeof(*pre->v), 64) != 0)
+			return;
+		x = &pre->v[pre->n];
+		if (etl__record_parse(ld->data, ld->fill, pos, ptr_size, &x->ev, &x->adv, &ignored) != ETL_OK)
+			return;
+		x->pos = pos;
+		if (!(x->ev.flags & ETL_EVF_TS_INHERITED)) {
+			x->ev.filetime = etl__clock_filetime(clock, x->ev.ts_raw);
+			x->ev.unix_ns = etl__filetime_to_unix_ns(x->ev.filetime);
+		}
+		x->swallow = etl__record_swallowed(ld->data, pos, x->adv, (size_t)(x->ev.payload - ld->data),
+						   x->ev.ts_raw, ptr_size);
+		seen = 0;
+		x->stack_rec = !etl__stacks_attach(&seen, &x->ev, ld->data, ld->fill, pos + x->adv) && seen;
+		x->stack_seen = seen;
+		pre->n++;
+		if (x->swallow)
+			return; /* the stream goes back into this record next */
+		pos += x->adv;
+	}
+}

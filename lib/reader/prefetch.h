@@ -15,12 +15,42 @@
 
 struct etl_prefetch;
 
+/* A record a helper parsed ahead (etl__record_parse at pos, ETL_OK), with its times converted
+ * unless it takes them from the record before (ETL_EVF_TS_INHERITED), what etl__record_swallowed
+ * says of it, and what etl__stacks_attach finds after it: the stream takes it instead of doing
+ * the same again (all of them depend on the buffer's bytes alone). */
+struct etl_prerec {
+	size_t pos, adv, swallow;
+	int stack_seen, stack_rec; /* etl__stacks_attach: the record shows stack records; it is one */
+	struct etl_event ev;       /* with the stack records that follow it attached */
+};
+
+/* The records parsed ahead in a loaded buffer: those from its first, up to the first that does
+ * not parse (damage, the end marker), that swallows another, or PF_PARSE_MAX. */
+struct etl_prerecs {
+	struct etl_prerec *v;
+	size_t n, cap;
+};
+
+/* The memory of the records parsed ahead, for all the jobs of a reader's streams together: each
+ * job parses at most its share of it (PF_PARSE_BYTES / jobs, between PF_PARSE_MIN and PF_PARSE_MAX
+ * records; the rest of a buffer is parsed on the stream's thread).  A 64 KiB buffer holds a few
+ * hundred to a few thousand records. */
+#define PF_PARSE_BYTES ((size_t)32 << 20)
+#define PF_PARSE_MIN 256
+#define PF_PARSE_MAX 4096
+
 /* One stream's job: owned by the stream, lent to the pool while queued or running. */
 struct etl_pfjob {
 	struct etl_bufload ld;  /* where the helper loads the buffer */
 	struct etl_bufent ent;
 	struct etl_diag diag;
 	int status;
+	int loaded;             /* ld holds the buffer already (a keep gave it): only parse */
+	unsigned ptr_size;      /* the trace's */
+	const struct etl_clockconv *clock; /* the trace's, for the times of the records it parses */
+	size_t parse_max;       /* records it parses at most */
+	struct etl_prerecs pre; /* its records, parsed */
 	int state;              /* PF_* (under the pool's lock) */
 	struct etl_pfjob *next; /* in the pool's queue */
 };
@@ -41,6 +71,12 @@ void etl__prefetch_free(struct etl_prefetch *p);
 void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
+/* Parses the records of the buffer ld holds into pre (see struct etl_prerecs); none where it
+ * could not be loaded whole or memory is short. */
+void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_bufload *ld, int status,
+			 unsigned ptr_size, const struct etl_clockconv *clock);
+/* The records each of njobs jobs parses at most. */
+size_t etl__prefetch_parse_max(size_t njobs);
 /* etl__stacks_load on up to 4 threads (the caller's and up to `threads` more; 0: the caller's
  * alone, in one pass): each loads a contiguous part of the buffers into an index of its own,
  * with a share of max_bytes; the parts

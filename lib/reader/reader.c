@@ -121,9 +121,12 @@ void etl_reader_free(struct etl_reader *r)
 	for (i = 0; i < r->nstreams; i++) {
 		etl__walk_load_free(&r->streams[i].ld);
 		etl__free(r->streams[i].q);
+		etl__free(r->streams[i].pre.v);
 		if (r->streams[i].pf) {
-			for (j = 0; j < PF_DEPTH; j++)
+			for (j = 0; j < PF_DEPTH; j++) {
 				etl__walk_load_free(&r->streams[i].pf[j].ld);
+				etl__free(r->streams[i].pf[j].pre.v);
+			}
 			etl__free(r->streams[i].pf);
 		}
 	}

@@ -4,6 +4,7 @@
  *                the accessors of what the reader keeps (traces, processes)
  *   open.c       adding inputs: plain traces and containers of traces
  *   merge.c      per-CPU streams and the time-ordered merge (etl_reader_next)
+ *   buffers.c    the buffers of each stream, loaded in turn or by helpers
  *   deliver.c    what each delivered event gets: its stack, and the state it
  *                describes (also for etl_reader_observe)
  *   frames.c     stack frames with names: methods, images, PDB functions
@@ -95,6 +96,9 @@ struct stream {
 			        handed to a helper); -1: taking it ran out of memory */
 	struct etl_bufent peek;
 	struct etl_bufload ld; /* the loaded buffer */
+	struct etl_prerecs pre; /* its records a helper parsed ahead, the next of them at ipre */
+	size_t ipre;
+	const struct etl_prerec *head_pre; /* the head's record, when it was parsed ahead */
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;
 	size_t data_end;     /* past it, only padding up to fill (merge.c) */
@@ -167,6 +171,9 @@ int etl__reader_logfile_header(struct etl_reader *r, struct trace *t, struct etl
 void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t);
 
 /* deliver.c */
+/* Loads the stream's next buffer (buffers.c): 1 with *status that of the load (s->diag set when
+ * it is not ETL_OK), 0 at the stream's end, -1 out of memory (s->diag set). */
+int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status);
 /* Attaches to the stream's event the stack records that follow it, and leaves the rest of its
  * stack (from the trace's stack index) to be completed when it is first asked for. */
 void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);

@@ -1,0 +1,233 @@
+/*
+ * buffers.c - the buffers of a stream, one after another (merge.c takes
+ * their records): from the trace's index, its forward scan (a CPU's buffers
+ * queued as the scan meets them), or as laid out; loaded here, or by the
+ * helper threads ahead of the stream (prefetch.h), or taken from what the
+ * stack index pass kept decompressed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "reader/reader.h"
+
+/* Takes note of buffer e, loaded into s->ld with status st. */
+static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
+{
+	s->ent = *e;
+	s->loaded = 1;
+	s->loads++;
+	s->cpu = e->cpu;
+	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
+	s->data = s->ld.data;
+	s->fill = s->data ? s->ld.fill : 0;
+	s->pos = s->data ? ETL_BUFFER_HEADER_SIZE : 0;
+	s->data_end = s->data ? etl__walk_padding_start(s->data, s->pos, s->fill) : 0; /* once a buffer */
+	if (e->type != ETL_BUFTYPE_HEADER && (s->ld.flags & ETL_BUF_EVENTS_LOST))
+		r->counts[ETL_COUNT_BUFFERS_EVENTS_LOST]++;
+	if (s->ld.compressed)
+		r->counts[ETL_COUNT_BUFFERS_COMPRESSED]++;
+	if (st == ETL_E_UNSUPPORTED) {
+		r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
+		r->counts[ETL_COUNT_BYTES_SKIPPED] += e->avail;
+	}
+	return st;
+}
+
+/* Loads compressed buffer e into ld from what the stack index pass kept of it, when it did
+ * (the pass published its keep with stacks_ready; this thread alone takes from it). */
+static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
+{
+	struct trace *t = s->t;
+
+	return (e->flags & ETL_BUF_COMPRESSED) && atomic_load_explicit(&t->stacks_ready, memory_order_acquire) &&
+	       t->kept.n && etl__walk_keep_give(&t->kept, ld, e);
+}
+
+/* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
+ * s->data/fill may still hold what could be recovered (a partly
+ * decompressed buffer). */
+static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
+{
+	s->pre.n = s->ipre = 0; /* nothing parsed ahead */
+	if (kept_for(s, e, &s->ld))
+		return loaded_buffer(r, s, e, ETL_OK);
+	return loaded_buffer(r, s, e, etl__walk_load(&s->ld, e, &s->diag));
+}
+
+/* Takes the oldest buffer handed to the helpers (waiting for it): its loader becomes the
+ * stream's. */
+static int take_prefetched(struct etl_reader *r, struct stream *s)
+{
+	struct etl_pfjob *j = &s->pf[s->pf_head];
+	struct etl_bufload spare;
+	struct etl_prerecs parsed;
+
+	etl__prefetch_wait(r->pf, j);
+	s->pf_head = (s->pf_head + 1) % PF_DEPTH;
+	s->pf_count--;
+	spare = s->ld;
+	s->ld = j->ld;
+	j->ld = spare;
+	parsed = s->pre; /* its records, parsed in the loader's memory, which moved with it */
+	s->pre = j->pre;
+	j->pre = parsed;
+	s->ipre = 0;
+	s->diag = j->diag;
+	return loaded_buffer(r, s, &j->ent, j->status);
+}
+
+/* The next buffer of the trace's forward scan: 1, or 0 at the end (or on an I/O fault, which
+ * the first pass would have met: the rest of the file cannot be read). */
+static int scan_one(struct trace *t, struct etl_bufent *e)
+{
+	struct etl_diag ignored;
+
+	return etl__walk_scan_next(&t->fwd, e, &ignored) == ETL_OK;
+}
+
+static int queue_push(struct stream *s, const struct etl_bufent *e)
+{
+	if (s->q_head + s->q_len == s->q_cap) {
+		if (s->q_head > 0) {
+			memmove(s->q, s->q + s->q_head, s->q_len * sizeof(*s->q));
+			s->q_head = 0;
+		} else if (etl__grow(&s->q, &s->q_cap, s->q_len + 1, sizeof(*s->q), 4) != 0) {
+			return -1;
+		}
+	}
+	s->q[s->q_head + s->q_len++] = *e;
+	return 0;
+}
+
+/* The stream of CPU cpu of a forward-scanned trace, or NULL. */
+static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, uint32_t cpu)
+{
+	size_t lo = 0, hi = t->ix.ncpus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ix.cpus[mid] == cpu)
+			return &r->streams[t->fwd_streams + mid];
+		if (t->ix.cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* A buffer of a CPU the first pass did not see: the file changed since (it is being written?).
+ * Said, and skipped. */
+static void changed_file(struct etl_reader *r, const struct trace *t, const struct etl_bufent *x)
+{
+	struct etl_diag d;
+	size_t before = r->q_len;
+
+	etl__diag_set(&d, ETL_E_FORMAT, x->off,
+		      "buffer of CPU %u was not in the file when it was opened (the file changed): skipped",
+		      (unsigned)x->cpu);
+	d.buffer_index = (int64_t)x->ordinal;
+	etl__reader_queue_diag(r, &d);
+	if (r->q_len > before)
+		r->queue[before].trace = t->index;
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += x->avail;
+	r->counts[ETL_COUNT_BUFFERS_SKIPPED]++;
+}
+
+/* The stream's next buffer: 1 with *e, 0 at its end, -1 out of memory (s->diag set). */
+static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
+{
+	struct trace *t = s->t;
+
+	switch (s->from) {
+	case FROM_INDEX:
+		if (s->next >= s->end)
+			return 0;
+		*e = t->ix.ent[s->next++];
+		return 1;
+	case FROM_SCAN:
+		return scan_one(t, e);
+	case FROM_QUEUE:
+		while (s->q_len == 0) {
+			struct etl_bufent x;
+			struct stream *o;
+			if (!scan_one(t, &x))
+				return 0;
+			if (x.ordinal == 0)
+				continue; /* the header buffer's stream has it */
+			if (!(o = cpu_stream(r, t, x.cpu))) {
+				changed_file(r, t, &x);
+				continue;
+			}
+			if (queue_push(o, &x) != 0) {
+				etl__diag_set(&s->diag, ETL_E_NOMEM, x.off, "out of memory for the buffer queue");
+				return -1;
+			}
+		}
+		*e = s->q[s->q_head++];
+		if (--s->q_len == 0)
+			s->q_head = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The stream's next buffer, after the one taken ahead for a helper (see next_entry). */
+static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
+{
+	if (s->has_peek > 0) {
+		*e = s->peek;
+		s->has_peek = 0;
+		return 1;
+	}
+	if (s->has_peek < 0) {
+		s->has_peek = 0;
+		etl__diag_set(&s->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for the buffer queue");
+		return -1;
+	}
+	return next_entry(r, s, e);
+}
+
+/* With helpers: hands the stream's next buffers to them, up to PF_DEPTH: they load
+ * (decompress) each and parse its records ahead (etl__prefetch_parse), the work worth moving off
+ * this thread. */
+static void prefetch_next(struct etl_reader *r, struct stream *s)
+{
+	while (s->pf && s->pf_count < PF_DEPTH && !s->has_peek) {
+		struct etl_bufent e;
+		struct etl_pfjob *j;
+		int got = next_entry(r, s, &e);
+		if (got == 0)
+			return;
+		if (got < 0) {
+			s->has_peek = -1;
+			return;
+		}
+		j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];
+		j->ent = e;
+		j->loaded = kept_for(s, &e, &j->ld); /* decompressed already: the helper only parses */
+		if (j->loaded) {
+			j->status = ETL_OK;
+			j->diag.code = ETL_OK;
+		}
+		etl__prefetch_submit(r->pf, j);
+	}
+}
+
+int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status)
+{
+	struct etl_bufent e;
+	int got;
+
+	if (s->pf_count) {
+		*status = take_prefetched(r, s);
+	} else {
+		got = take_entry(r, s, &e);
+		if (got <= 0)
+			return got;
+		*status = load_buffer(r, s, &e);
+	}
+	prefetch_next(r, s);
+	return 1;
+}
