@@ -170,9 +170,9 @@ enum etl_option {
 	 *  (from TimeDateStamp) and file names with the NT volume rewritten to its drive letter
 	 *  (through the trace's volume-mapping records). */
 	ETL_OPTION_DERIVE = 1,
-	/** 0 (default) to 64: helper threads that decompress each stream's next compressed buffer
-	 *  while the caller's thread reads the current one.  Events, their order and their bytes are
-	 *  the same; only the time changes.  @since 0.2 */
+	/** 0 (default) to 64: helper threads that load (decompress) each stream's next buffers and
+	 *  parse their records while the caller's thread merges the current ones.  Events, their
+	 *  order and their bytes are the same; only the time changes.  @since 0.2 */
 	ETL_OPTION_THREADS = 2,
 	/** 1 (default): etl_reader_frame() names functions: .NET methods from the trace's CLR
 	 *  events, native functions from PDB files.  0: images and offsets only (no PDB file is
@@ -274,7 +274,9 @@ ETL_API ETL_WARN_UNUSED int etl_reader_open_memory(struct etl_reader *r, const v
  * Opens input @p trace of reader @p from again in @p r, sharing what @p from unpacked (a container's
  * temporary file, a spooled pipe) instead of reading the original again: several readers of one
  * input, e.g. one per thread.  @p from is only read, and may be used by another thread meanwhile
- * as long as it is not freed before @p r (an input held in memory is borrowed from it).
+ * as long as it is not freed before @p r (an input held in memory is borrowed from it).  The two
+ * share the input's stack index (frames, images, methods): it is read once, by whichever reader
+ * first needs it, under a lock.
  * @retval ETL_OK @retval ETL_E_IO @retval ETL_E_MISUSE (no such input, or too late)
  * @since 0.2
  */
