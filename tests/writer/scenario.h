@@ -59,6 +59,8 @@ int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* The same, repeated `rounds` times 10 ms apart with cache entries of their own (the KeyRundown
  * records of every round at the end). */
 int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint8_t **out, size_t *len);
+/* The same rounds after lead samples without stack records (the trace shows stacks only later). */
+int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned rounds, uint8_t **out, size_t *len);
 
 /* The "showcase" scenario (showcase.c): the system scenario with TraceLogging and manifest events
  * (fixtures/manifests/showcase.man); damaged = 1 cuts one event short. */

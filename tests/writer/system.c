@@ -200,6 +200,11 @@ static int scen_key_def(struct etlw *w, const struct etlw_opts *o, unsigned cpu,
 
 int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint8_t **out, size_t *len)
 {
+	return scen_build_stackkeys_lead(o, 0, rounds, out, len);
+}
+
+int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned rounds, uint8_t **out, size_t *len)
+{
 	uint64_t tick = o->perf_freq / 1000;
 	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
 	uint64_t ub = o->ptr_size == 8 ? 0x140000000ULL : 0x400000ULL;
@@ -211,6 +216,9 @@ int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint
 
 	if (!w)
 		return -1;
+	/* samples without stack records first, on both CPUs, before the first round's first tick */
+	for (k = 0; k < lead && k < tick; k++)
+		rc |= scen_sample(w, o, k & 1, o->start_ts + k, kb + 0x10, 5001);
 	for (k = 0; k < rounds; k++) {
 		/* each round 10 ms after the one before, with cache entries of its own */
 		uint64_t t0 = o->start_ts + 10 * k * tick;
