@@ -11,7 +11,7 @@
  * it formats and of those it passes), so that it decodes and names processes
  * as the main reader would.  Stacks the main reader left for later are
  * completed through it when a worker asks (the first such ask makes the stack
- * index pass).  The main thread writes the formatted batches in order, so
+ * index pass, which the workers' readers share with it).  The main thread writes the formatted batches in order, so
  * the output is the same bytes as with one thread, and with each batch its
  * diagnostics (diag.h: the damage met while reading it and the decoding
  * problems of its worker, held back and merged in event order); a batch's

@@ -1,8 +1,8 @@
 /*
  * prefetch.c - the helper threads of ETL_OPTION_THREADS (see prefetch.h).
- * One lock guards the queue and every job's state; a job's loader is
- * touched by the helper only while the job runs, and by its stream only
- * when the job is idle or done.
+ * One lock guards the queue and every job's state; a job's loader and
+ * parsed records are touched by the helper only while the job runs, and by
+ * its stream only when the job is idle or done.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -120,7 +120,6 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)
 	j->state = PF_IDLE;
 	pthread_mutex_unlock(&p->mu);
 }
-
 
 size_t etl__prefetch_parse_max(size_t njobs)
 {

@@ -1,9 +1,12 @@
 /*
- * prefetch.h - decompressing buffers ahead of the merge on helper threads
- * (ETL_OPTION_THREADS): each stream hands its next PF_DEPTH compressed
- * buffers to a pool of threads, which load them into loaders of the
- * stream's; the stream takes each (waiting if it must) when it gets there.  Everything else - the merge, parsing, state, decoding - stays on
- * the caller's thread, so events come in the same order with the same bytes.
+ * prefetch.h - loading buffers and parsing their records ahead of the merge
+ * on helper threads (ETL_OPTION_THREADS): each stream hands its next
+ * PF_DEPTH buffers to a pool of threads, which load (decompress) them into
+ * loaders of the stream's and parse their records (struct etl_prerecs); the
+ * stream takes each (waiting if it must) when it gets there.  What a helper
+ * does depends on the buffer's bytes alone; everything else - the merge,
+ * state, decoding - stays on the caller's thread, so events come in the same
+ * order with the same bytes.
  *
  * SPDX-License-Identifier: MIT
  */
