@@ -125,7 +125,7 @@ size_t etl__prefetch_parse_max(size_t njobs)
 {
 	size_t n = PF_PARSE_BYTES / (njobs ? njobs : 1) / sizeof(struct etl_prerec);
 
-	return n < PF_PARSE_MIN ? PF_PARSE_MIN : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
+	return n < PF_PARSE_MIN ? 0 : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
 }
 
 void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_bufload *ld, int status,

@@ -36,11 +36,12 @@ struct etl_prerecs {
 };
 
 /* The memory of the records parsed ahead, for all the jobs of a reader's streams together: each
- * job parses at most its share of it (PF_PARSE_BYTES / jobs, between PF_PARSE_MIN and PF_PARSE_MAX
- * records; the rest of a buffer is parsed on the stream's thread).  A 64 KiB buffer holds a few
- * hundred to a few thousand records. */
+ * job parses at most its share of it (PF_PARSE_BYTES / jobs, at most PF_PARSE_MAX records, and
+ * none where the share is below PF_PARSE_MIN - thousands of CPU streams; the rest of a buffer is
+ * parsed on the stream's thread).  A 64 KiB buffer holds a few hundred to a few thousand
+ * records. */
 #define PF_PARSE_BYTES ((size_t)32 << 20)
-#define PF_PARSE_MIN 256
+#define PF_PARSE_MIN 32
 #define PF_PARSE_MAX 4096
 
 /* One stream's job: owned by the stream, lent to the pool while queued or running. */
