@@ -173,16 +173,11 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 	return 0;
 }
 
-/* The stream's next buffer, after the one taken ahead for a helper (see next_entry). */
+/* The stream's next buffer (see next_entry), or the failure met taking it for the helpers. */
 static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent *e)
 {
-	if (s->has_peek > 0) {
-		*e = s->peek;
-		s->has_peek = 0;
-		return 1;
-	}
-	if (s->has_peek < 0) {
-		s->has_peek = 0;
+	if (s->take_failed) {
+		s->take_failed = 0;
 		etl__diag_set(&s->diag, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory for the buffer queue");
 		return -1;
 	}
@@ -194,14 +189,14 @@ static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
  * this thread. */
 static void prefetch_next(struct etl_reader *r, struct stream *s)
 {
-	while (s->pf && s->pf_count < PF_DEPTH && !s->has_peek) {
+	while (s->pf && s->pf_count < PF_DEPTH && !s->take_failed) {
 		struct etl_bufent e;
 		struct etl_pfjob *j;
 		int got = next_entry(r, s, &e);
 		if (got == 0)
 			return;
 		if (got < 0) {
-			s->has_peek = -1;
+			s->take_failed = 1;
 			return;
 		}
 		j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];

@@ -92,9 +92,8 @@ struct stream {
 	struct etl_bufent ent;
 	struct etl_pfjob *pf; /* ETL_OPTION_THREADS: the next PF_DEPTH buffers, loaded by helpers */
 	unsigned pf_head, pf_count; /* the ring of submitted jobs not taken yet */
-	int has_peek;        /* 1: peek is the stream's next buffer (taken from its source, not
-			        handed to a helper); -1: taking it ran out of memory */
-	struct etl_bufent peek;
+	int take_failed;     /* taking the next buffer for the helpers ran out of memory: said
+			        when the stream needs that buffer */
 	struct etl_bufload ld; /* the loaded buffer */
 	struct etl_prerecs pre; /* its records a helper parsed ahead, the next of them at ipre */
 	size_t ipre;
