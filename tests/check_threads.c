@@ -268,7 +268,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 /* A digest of everything a reader on d delivers with n helper threads: each event's place, times,
  * header and payload bytes and stack frames, and each error's code, offset and message. */
-static uint64_t delivered(const uint8_t *d, size_t len, int threads, uint64_t *events, uint64_t *errors)
+static uint64_t delivered(const uint8_t *d, size_t len, int threads, int stacks, uint64_t *events, uint64_t *errors)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
@@ -277,6 +277,7 @@ static uint64_t delivered(const uint8_t *d, size_t len, int threads, uint64_t *e
 
 	*events = *errors = 0;
 	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_STACKS, stacks), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "ahead"), ETL_OK);
 	while ((st = etl_reader_next(r, &ev)) != ETL_END) {
 		if (st != ETL_OK) {
@@ -360,7 +361,8 @@ static unsigned swallow_some(uint8_t *d, size_t len)
  * record check, the stack records that follow); what the reader delivers is what it delivers
  * parsing them itself - on whole traces and on damaged ones (records that swallow the next in
  * the uncompressed ones; sizes, markers and times hit at random in the compressed ones, where
- * they are damage in the compressed stream), compressed or not, with stack records. */
+ * they are damage in the compressed stream), compressed or not, with stack records and with
+ * ETL_OPTION_STACKS off. */
 START_TEST(records_parsed_ahead_are_delivered_as_read_here)
 {
 	struct etlw_opts o;
@@ -382,9 +384,12 @@ START_TEST(records_parsed_ahead_are_delivered_as_read_here)
 		}
 	if (_i == 4 || _i == 6) /* and records that swallow the next, in the uncompressed ones */
 		ck_assert_uint_ge(swallow_some(d, len), 5);
-	h0 = delivered(d, len, 0, &e0, &x0);
-	ck_assert_uint_eq(delivered(d, len, 1, &e1, &x1), h0);
-	ck_assert_uint_eq(delivered(d, len, 3, &e3, &x3), h0);
+	h0 = delivered(d, len, 0, 1, &e0, &x0);
+	ck_assert_uint_eq(delivered(d, len, 1, 1, &e1, &x1), h0);
+	ck_assert_uint_eq(delivered(d, len, 3, 1, &e3, &x3), h0);
+	/* without stacks (the helpers attach none then) */
+	ck_assert_uint_eq(delivered(d, len, 3, 0, &e3, &x3), delivered(d, len, 0, 0, &e1, &x1));
+	ck_assert_uint_eq(e3, e1);
 	ck_assert_uint_eq(e1, e0);
 	ck_assert_uint_eq(e3, e0);
 	ck_assert_uint_eq(x1, x0);

@@ -160,7 +160,8 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			st = ETL_OK;
 		} else {
 			parsed = NULL;
-			s->ipre = s->pre.n; /* back into a record that swallowed one: parsed here on */
+			s->ipre = s->pre.n; /* past what was parsed ahead (its cap, damage, a record that
+					       swallowed this one): parsed here to the buffer's end */
 			st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
 		}
 		if (st == ETL_E_TRUNCATED && offset_cuts_record(s)) {
@@ -455,6 +456,7 @@ static int start_iteration(struct etl_reader *r)
 			for (j = 0; s->pf && j < PF_DEPTH; j++) {
 				etl__walk_load_init(&s->pf[j].ld, &s->t->src, compressed, s->t->info.compression_format);
 				s->pf[j].ptr_size = s->t->ptr_size;
+				s->pf[j].stacks = r->options[ETL_OPTION_STACKS] != 0;
 				s->pf[j].clock = &s->t->clock;
 				s->pf[j].parse_max = etl__prefetch_parse_max(k * PF_DEPTH);
 			}

@@ -41,7 +41,7 @@ static void *helper(void *arg)
 			j->diag.code = ETL_OK;
 			j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
 		}
-		etl__prefetch_parse(&j->pre, j->parse_max, &j->ld, j->status, j->ptr_size, j->clock);
+		etl__prefetch_parse(j);
 		pthread_mutex_lock(&p->mu);
 		j->state = PF_DONE;
 		pthread_cond_broadcast(&p->done);
@@ -128,15 +128,17 @@ size_t etl__prefetch_parse_max(size_t njobs)
 	return n < PF_PARSE_MIN ? 0 : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
 }
 
-void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_bufload *ld, int status,
-			 unsigned ptr_size, const struct etl_clockconv *clock)
+void etl__prefetch_parse(struct etl_pfjob *j)
 {
+	struct etl_prerecs *pre = &j->pre;
+	const struct etl_bufload *ld = &j->ld;
 	size_t pos = ETL_BUFFER_HEADER_SIZE;
+	unsigned ptr_size = j->ptr_size;
 
 	pre->n = 0;
-	if (status != ETL_OK || !ld->data)
+	if (j->status != ETL_OK || !ld->data)
 		return;
-	while (pos < ld->fill && pre->n < max) {
+	while (pos < ld->fill && pre->n < j->parse_max) {
 		struct etl_prerec *x;
 		struct etl_diag ignored;
 		int seen;
@@ -148,13 +150,14 @@ void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_b
 			return;
 		x->pos = pos;
 		if (!(x->ev.flags & ETL_EVF_TS_INHERITED)) {
-			x->ev.filetime = etl__clock_filetime(clock, x->ev.ts_raw);
+			x->ev.filetime = etl__clock_filetime(j->clock, x->ev.ts_raw);
 			x->ev.unix_ns = etl__filetime_to_unix_ns(x->ev.filetime);
 		}
 		x->swallow = etl__record_swallowed(ld->data, pos, x->adv, (size_t)(x->ev.payload - ld->data),
 						   x->ev.ts_raw, ptr_size);
-		seen = 0;
-		x->stack_rec = !etl__stacks_attach(&seen, &x->ev, ld->data, ld->fill, pos + x->adv) && seen;
+		seen = 0; /* without stacks, the stream attaches none (etl__reader_attach_stacks) */
+		x->stack_rec = j->stacks && !etl__stacks_attach(&seen, &x->ev, ld->data, ld->fill, pos + x->adv) &&
+			       seen;
 		x->stack_seen = seen;
 		pre->n++;
 		if (x->swallow)

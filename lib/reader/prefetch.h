@@ -52,6 +52,7 @@ struct etl_pfjob {
 	int status;
 	int loaded;             /* ld holds the buffer already (a keep gave it): only parse */
 	unsigned ptr_size;      /* the trace's */
+	int stacks;             /* ETL_OPTION_STACKS: attach the StackWalk records after each record */
 	const struct etl_clockconv *clock; /* the trace's, for the times of the records it parses */
 	size_t parse_max;       /* records it parses at most */
 	struct etl_prerecs pre; /* its records, parsed */
@@ -75,10 +76,9 @@ void etl__prefetch_free(struct etl_prefetch *p);
 void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
-/* Parses the records of the buffer ld holds into pre (see struct etl_prerecs); none where it
- * could not be loaded whole or memory is short. */
-void etl__prefetch_parse(struct etl_prerecs *pre, size_t max, const struct etl_bufload *ld, int status,
-			 unsigned ptr_size, const struct etl_clockconv *clock);
+/* Parses the records of the buffer j loaded into j->pre (see struct etl_prerecs), at most
+ * j->parse_max; none where it could not be loaded whole or memory is short. */
+void etl__prefetch_parse(struct etl_pfjob *j);
 /* The records each of njobs jobs parses at most. */
 size_t etl__prefetch_parse_max(size_t njobs);
 /* etl__stacks_load on up to 4 threads (the caller's and up to `threads` more; 0: the caller's

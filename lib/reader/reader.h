@@ -169,10 +169,12 @@ int etl__reader_header_buffer(struct etl_reader *r, struct trace *t, struct etl_
 int etl__reader_logfile_header(struct etl_reader *r, struct trace *t, struct etl_bufhdr *h, struct etl_diag *d);
 void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t);
 
-/* deliver.c */
-/* Loads the stream's next buffer (buffers.c): 1 with *status that of the load (s->diag set when
- * it is not ETL_OK), 0 at the stream's end, -1 out of memory (s->diag set). */
+/* buffers.c */
+/* Loads the stream's next buffer: 1 with *status that of the load (s->diag set when it is not
+ * ETL_OK), 0 at the stream's end, -1 out of memory (s->diag set). */
 int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status);
+
+/* deliver.c */
 /* Attaches to the stream's event the stack records that follow it, and leaves the rest of its
  * stack (from the trace's stack index) to be completed when it is first asked for. */
 void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);
