@@ -376,7 +376,11 @@ size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, siz
 		struct etl_diag ignored;
 		struct etl_event inner;
 
-		/* the marker and size alone first, quietly: most payload bytes stop here */
+		/* the marker bit and the sizes that would end it here first, quietly: most payload
+		 * bytes stop here (a size is in the marker's low half, or after it) */
+		if (!(m & 0x80000000u) ||
+		    ((size_t)(end - q - (m & 0xFFFF)) >= 8 && (size_t)(end - q - etl_le16(buf + q + 4)) >= 8))
+			continue;
 		if ((m & 0xC0000000u) == 0xC0000000u)
 			size = size_after_marker((m >> 16) & 0xFF) ? etl_le16(buf + q + 4) : (m & 0xFFFF);
 		else if ((m & 0xD0000000u) == 0x90000000u)
