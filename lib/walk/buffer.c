@@ -480,6 +480,52 @@ void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
 			  ix->size_limit, NULL, NULL);
 }
 
+void etl__walk_scan_seek(struct etl_bufscan *sc, uint64_t off, uint64_t ordinal)
+{
+	sc->off = off;
+	sc->count = ordinal;
+}
+
+int etl__walk_index_given(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+			  uint32_t nominal, int compressed, uint64_t size_limit, uint64_t buffers,
+			  uint64_t bytes_skipped, uint32_t *cpus, size_t ncpus, struct etl_diag *d)
+{
+	struct etl_bufent e;
+
+	memset(&e, 0, sizeof(e));
+	e.seq = first->seq;
+	e.cpu = first->cpu;
+	e.flags = first->flags;
+	e.type = first->type;
+	e.avail = first->size > src->size ? (uint32_t)src->size : first->size;
+	if (push(ix, &e, buffers + 1, d) != ETL_OK) {
+		etl__free(cpus);
+		return d->code;
+	}
+	ix->cpus = cpus;
+	ix->ncpus = ix->cpus_cap = ncpus;
+	ix->buffers = buffers;
+	ix->bytes_skipped = bytes_skipped;
+	ix->src = src;
+	ix->first = *first;
+	ix->have_first = 1;
+	ix->nominal = nominal;
+	ix->compressed = compressed;
+	ix->size_limit = size_limit;
+	ix->forward = 1;
+	return ETL_OK;
+}
+
+const uint8_t *etl__walk_iter_bytes(const struct etl_bufiter *it, const struct etl_bufent *e)
+{
+	const struct etl_bufscan *sc = &it->sc;
+
+	if (it->ix->count == it->ix->buffers || !sc->win || e->off < sc->win_off || e->avail > sc->win_len ||
+	    e->off - sc->win_off > sc->win_len - e->avail)
+		return NULL;
+	return sc->win + (e->off - sc->win_off);
+}
+
 void etl__walk_iter_init(struct etl_bufiter *it, const struct etl_bufindex *ix)
 {
 	it->ix = ix;

@@ -126,10 +126,18 @@ struct etl_bufindex {
 int etl__walk_index_build(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			uint32_t nominal, int compressed, uint64_t size_limit, uint64_t count_limit,
 			etl_diag_fn report, void *ctx, struct etl_diag *d);
+/* An index made from what a time slice's state says of the file (reader/resume.c) instead of
+ * scanning it: the header buffer's header first, the buffer count, the bytes the scan skipped,
+ * and the CPUs (ascending; taken).  A forward index: the caller knows it was. */
+int etl__walk_index_given(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
+			  uint32_t nominal, int compressed, uint64_t size_limit, uint64_t buffers,
+			  uint64_t bytes_skipped, uint32_t *cpus, size_t ncpus, struct etl_diag *d);
 /* Keeps every buffer in ent (file order), scanning again; ETL_OK, or a fatal status with d set. */
 int etl__walk_index_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d);
 /* A scanner over the index's file again (damage not reported a second time). */
 void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc);
+/* Moves a scanner to the buffer at off, the ordinal-th of the file (a time slice's start). */
+void etl__walk_scan_seek(struct etl_bufscan *sc, uint64_t off, uint64_t ordinal);
 
 /* Every buffer of an index: as stored once filled, else in file order by scanning. */
 struct etl_bufiter {
@@ -138,6 +146,8 @@ struct etl_bufiter {
 	struct etl_bufscan sc;
 };
 void etl__walk_iter_init(struct etl_bufiter *it, const struct etl_bufindex *ix);
+/* The bytes of buffer e (just yielded) when the scan read them with its header, else NULL. */
+const uint8_t *etl__walk_iter_bytes(const struct etl_bufiter *it, const struct etl_bufent *e);
 /* 1 with *e the next buffer, 0 at the end (then the iterator holds nothing). */
 int etl__walk_iter_next(struct etl_bufiter *it, struct etl_bufent *e);
 /* Ends an iteration before etl__walk_iter_next returned 0 (frees the scan's window). */

@@ -75,7 +75,6 @@ static int decompress(struct etl_bufload *l, const struct etl_bufent *e, const u
 
 int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d)
 {
-	struct etl_bufhdr h;
 	const uint8_t *raw;
 	int st;
 
@@ -88,6 +87,16 @@ int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl
 	raw = etl__source_view(l->src, e->off, e->avail, l->mem, d);
 	if (!raw)
 		return d->code;
+	return etl__walk_load_raw(l, e, raw, d);
+}
+
+int etl__walk_load_raw(struct etl_bufload *l, const struct etl_bufent *e, const uint8_t *raw, struct etl_diag *d)
+{
+	struct etl_bufhdr h;
+
+	l->data = NULL;
+	l->fill = 0;
+	l->compressed = 0;
 	etl__walk_header_decode(raw, &h);
 	l->flags = e->flags; /* as the index has them (the header buffer's may have been repaired) */
 	if (!(e->flags & ETL_BUF_COMPRESSED)) {

@@ -38,6 +38,9 @@ void etl__walk_load_init(struct etl_bufload *l, const struct etl_source *src, in
  * stream: data/fill hold what decompressed before the fault), ETL_E_NOMEM, ETL_E_IO.
  */
 int etl__walk_load(struct etl_bufload *l, const struct etl_bufent *e, struct etl_diag *d);
+/* The same, of the buffer's e->avail bytes at raw (read already; they must stay while the buffer
+ * is used, unless it was compressed). */
+int etl__walk_load_raw(struct etl_bufload *l, const struct etl_bufent *e, const uint8_t *raw, struct etl_diag *d);
 void etl__walk_load_free(struct etl_bufload *l);
 
 #endif
