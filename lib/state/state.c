@@ -501,6 +501,33 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 		on_image(st, ev, &x);
 }
 
+int etl__state_may_change(struct etl_decode_state *dec, int group, unsigned opcode, unsigned version)
+{
+	const struct etl_kernel_kind *kind;
+
+	if (!observed_kind(group, opcode))
+		return 0;
+	if (!dec->kernel && !(dec->kernel = etl__calloc(1, sizeof(*dec->kernel))))
+		return 1;
+	kind = etl__kernel_kind(dec->kernel, (unsigned)group, opcode, version);
+	return !kind || kind->layout != 0; /* without a layout it decodes to nothing (make_fact) */
+}
+
+int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
+{
+	int group = etl__decode_kernel_group(ev);
+	struct fact x;
+	size_t len;
+
+	if (ev->kind == ETL_HEADER_EVENT || ev->state_fact || !observed_kind(group, ev->opcode))
+		return ev->state_fact != NULL;
+	len = make_fact(st, dec, ev, group, 0);
+	if (!len)
+		return 1; /* cannot tell (no memory) */
+	etl__fact_read(st->fact, &x.f);
+	return x.f.decoded;
+}
+
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev)
 {
 	uint32_t pid = etl__state_event_pid(st, ev);

@@ -80,6 +80,12 @@ void etl__state_observe(struct etl_state *st, struct etl_decode_state *dec, cons
 			struct etl_event *keep);
 /* Whether etl__state_observe may update the tables from ev (a Process, Thread or Image record). */
 int etl__state_observes(const struct etl_event *ev);
+/* Whether a kernel record of group, opcode and version may change the tables: 0 when they do not
+ * keep its kind, or it has no layout (it decodes to nothing). */
+int etl__state_may_change(struct etl_decode_state *dec, int group, unsigned opcode, unsigned version);
+/* Whether observing ev would change the tables: a record of the kinds they keep whose payload
+ * decodes (a record without a layout, or damaged, changes nothing).  st and dec: scratch. */
+int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
 /* subject.c: the process ev is about (its header's, else by the thread or process its payload
