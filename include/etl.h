@@ -123,6 +123,7 @@ struct etl_reader;
 struct etl_event;
 struct etl_trace_info;
 struct etl_error;
+struct etl_slices;
 
 /** Creates a reader.  owned: free with etl_reader_free().  NULL if out of memory. @since 0.1 */
 ETL_API struct etl_reader *etl_reader_new(void);
@@ -335,6 +336,53 @@ ETL_API int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint
  * @since 0.2
  */
 ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds);
+
+/**
+ * Time slices that each start where they start: a plan.  A reader with a time window reads every
+ * record before it (etl_reader_set_time_window), so k slices read the trace about k/2 times.
+ * The plan reads input @p trace once - each record's size and time, and in full only the records
+ * that describe processes, threads, images or in-trace metadata - cuts it as
+ * etl_reader_time_slices() does (the same bounds), and gives each slice a state
+ * (etl_slices_state): those records from before the slice, and where each CPU's buffers take up.
+ * A reader given a slice's state (etl_reader_set_slice) reads from there on, and delivers what a
+ * reader with that slice's time window delivers, decoded and resolved the same.  Buffers are
+ * skipped only where reading them lightly gives exactly what the reader would read (records that
+ * parse, in time order, none taken in by another's size); from a buffer that is not so, its CPU
+ * is read as with a time window.  A trace whose buffers are out of sequence (a circular log) gets
+ * states that skip nothing.  Memory while planning: 56 bytes a buffer, and the describing records
+ * (at most 64 MiB; past it, their buffers are read by the slices).
+ * @return the plan (etl_slices_free), or NULL on a bad argument (@p n above 4096), an I/O error or
+ *         out of memory
+ * @since 0.2
+ */
+ETL_API struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_t n);
+/** The plan's slices (k, 1 <= k <= n).  @since 0.2 */
+ETL_API size_t etl_slices_count(const struct etl_slices *p);
+/** Bound @p i of the plan (0 <= i <= k, as etl_reader_time_slices writes them: bound 0 and bound k
+ *  are 0).  @since 0.2 */
+ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
+/**
+ * The state of slice @p i (0 <= i < k), @p len bytes, for etl_reader_set_slice(): valid until the
+ * next call on @p p.  It holds the slice's bounds, what identifies the input, where each CPU's
+ * buffers take up and the records before the slice that describe something (a few hundred bytes
+ * to as much as those records take): bytes that can be stored or sent to another process or
+ * machine (docs/API.md, "Time slices").  NULL on a bad argument or out of memory.
+ * @since 0.2
+ */
+ETL_API const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len);
+ETL_API void etl_slices_free(struct etl_slices *p);
+/**
+ * Reads @p r as the time slice @p state describes (from etl_slices_state(), @p len bytes; copied):
+ * sets its time window, and when the input the state is of is opened (the same index: open the
+ * inputs in the order the planning reader did), takes its buffers as the state says instead of
+ * indexing the file, and learns from the state's records instead of reading the buffers before
+ * the slice.  Before the inputs are opened; once.  The state is checked as untrusted input; an
+ * input whose size or first 4096 bytes are not those the state was made of fails to open
+ * (ETL_E_MISUSE).  Damage found while indexing is reported by the first slice, which skips nothing.
+ * @retval ETL_OK @retval ETL_E_FORMAT (the bytes are not a state: the error names the byte)
+ * @retval ETL_E_MISUSE @retval ETL_E_NOMEM @since 0.2
+ */
+ETL_API int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len);
 
 /** The last error (borrowed until the next call on the reader), or NULL. @since 0.1 */
 ETL_API const struct etl_error *etl_reader_error(const struct etl_reader *r);

@@ -149,6 +149,8 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 	case FROM_SCAN:
 		return scan_one(t, e);
 	case FROM_QUEUE:
+		if (s->resume == UINT64_MAX)
+			return 0; /* a time slice's state tells what all its buffers held */
 		while (s->q_len == 0) {
 			struct etl_bufent x;
 			struct stream *o;
@@ -160,6 +162,8 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 				changed_file(r, t, &x);
 				continue;
 			}
+			if (x.ordinal < o->resume)
+				continue; /* before its time slice: the slice's state tells what it held */
 			if (queue_push(o, &x) != 0) {
 				etl__diag_set(&s->diag, ETL_E_NOMEM, x.off, "out of memory for the buffer queue");
 				return -1;
@@ -169,6 +173,8 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 		if (--s->q_len == 0)
 			s->q_head = 0;
 		return 1;
+	case FROM_SLICE:
+		break;
 	}
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader/reader.h"
+#include "reader/slice.h"
 #include "record/record.h"
 
 static int cmp_cpu_seq(const void *a, const void *b)
@@ -123,9 +123,46 @@ static void say_swallowed(struct etl_reader *r, struct stream *s)
 	s->head = HEAD_ERROR;
 }
 
+/* The next record of a time slice's state (resume.c checked that it parses): it sorts as the
+ * stream it came from would have it. */
+static void slice_step(struct stream *s)
+{
+	const struct slice_rec *x;
+	struct etl_event *ev = &s->ev;
+	size_t adv;
+
+	if (s->next >= s->end) {
+		s->head = HEAD_NONE;
+		return;
+	}
+	x = &s->t->slice->recs[s->next++];
+	if (etl__record_parse(x->bytes, (x->len + 7u) & ~7u, 0, s->t->ptr_size, ev, &adv, &s->diag) != ETL_OK) {
+		s->head = HEAD_NONE;
+		return;
+	}
+	ev->cpu = x->cpu;
+	ev->trace_index = s->t->index;
+	ev->buffer_index = x->ordinal;
+	ev->buffer_offset = x->buffer_offset;
+	ev->file_offset = x->file_offset;
+	if (x->flags & SLICE_REC_COMPRESSED)
+		ev->flags |= ETL_EVF_COMPRESSED;
+	ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
+	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
+	s->id = (uint32_t)(s->t->fwd_streams + x->ci);
+	s->head = HEAD_EVENT;
+	s->head_pre = NULL;
+	s->key_ft = ev->filetime;
+	s->key_raw = ev->ts_raw;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_step(struct etl_reader *r, struct stream *s)
 {
+	if (s->from == FROM_SLICE) {
+		slice_step(s);
+		return;
+	}
 	if (s->swallow_at) {
 		say_swallowed(r, s);
 		goto keyed;
@@ -262,6 +299,18 @@ static int head_is_fatal(const struct stream *s)
 	return s->head == HEAD_ERROR && (s->diag.code == ETL_E_NOMEM || s->diag.code == ETL_E_IO);
 }
 
+/* Whether a time slice's plan found the stream's buffer, and the next one of its CPU, in the
+ * first run of its buffers whose records read as the reader reads them, in time order. */
+static int in_clean_run(const struct etl_reader *r, const struct stream *s)
+{
+	uint64_t last;
+
+	if (!s->t->slice || s->from != FROM_QUEUE || s->head != HEAD_EVENT || r->order != ETL_ORDER_TIME)
+		return 0;
+	last = s->t->slice->cpus[(size_t)(s - r->streams) - s->t->fwd_streams].clean_last;
+	return last == UINT64_MAX || s->ent.ordinal < last;
+}
+
 /* Whether stream s, the heap's top with a head at or after the window's end, leaves the window
  * (see above); 0 when it has a head in the window again.  In file order a stream is read to its
  * end: its times need not go forward. */
@@ -269,6 +318,8 @@ static int stream_leaves_window(struct etl_reader *r, struct stream *s)
 {
 	struct window_cut c = { CUT_LOOKING, s->loads }; /* the head: the first at or after the end */
 
+	if (in_clean_run(r, s))
+		return 1; /* its records go forward in time through the next buffer: none is this window's */
 	for (;;) {
 		stream_advance(r, s); /* the head is a later window's */
 		if (s->head == HEAD_NONE)
@@ -309,7 +360,9 @@ static int stream_less(const struct etl_reader *r, const struct stream *a, const
 		if (a->t == b->t && a->key_raw != b->key_raw)
 			return a->key_raw < b->key_raw;
 	}
-	return a->id < b->id;
+	if (a->id != b->id)
+		return a->id < b->id;
+	return a->from == FROM_SLICE && b->from != FROM_SLICE; /* a state's record came first */
 }
 
 static void heap_push(struct etl_reader *r, struct stream *s)
@@ -364,6 +417,7 @@ static size_t plan_streams(struct etl_reader *r, struct trace *t, struct etl_dia
 		return t->ix.buffers ? 1 : 0;
 	if (t->ix.forward) {
 		runs = 1 + t->ix.ncpus; /* the header buffer's stream, and one per CPU */
+		runs += t->slice && t->slice->nrec; /* and a time slice's state */
 	} else {
 		/* out of sequence: every entry, sorted by (cpu, seq, offset); each keeps its file ordinal */
 		if (etl__walk_index_fill(&t->ix, r->limits[ETL_LIMIT_BUFFER_COUNT], d) != ETL_OK)
@@ -410,6 +464,8 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 		t->fwd_streams = *k;
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);
+		if (t->slice && t->slice->nrec)
+			add_stream(r, k, t, FROM_SLICE, 0, t->slice->nrec);
 		return;
 	}
 	for (start = 1; start < n;) {
@@ -419,6 +475,19 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 		add_stream(r, k, t, FROM_INDEX, start, end);
 		start = end;
 	}
+}
+
+/* Where a time slice's state starts each CPU's stream of t, and its scan. */
+static void slice_start(struct etl_reader *r, struct trace *t)
+{
+	size_t c;
+
+	for (c = 0; c < t->ix.ncpus; c++) {
+		struct stream *s = &r->streams[t->fwd_streams + c];
+		s->resume = t->slice->cpus[c].resume;
+		s->last_ts = t->slice->cpus[c].last_ts;
+	}
+	etl__walk_scan_seek(&t->fwd, t->slice->scan_off, t->slice->scan_ordinal);
 }
 
 /* Builds the streams of every input and primes the heap. */
@@ -462,6 +531,9 @@ static int start_iteration(struct etl_reader *r)
 			}
 		}
 	}
+	for (ti = 0; ti < r->ntraces; ti++)
+		if (r->traces[ti]->slice && r->order == ETL_ORDER_TIME)
+			slice_start(r, r->traces[ti]);
 	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
 	for (i = 0; i < k; i++) {
 		struct stream *s = &r->streams[i];
@@ -567,7 +639,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	}
 	while ((s = next_head(r)) != NULL) {
 		int early = r->windowed && s->key_ft < r->win_from;
-		int before = early && s->from_cut.state != CUT_PASSED;
+		int before = (early && s->from_cut.state != CUT_PASSED) || s->from == FROM_SLICE;
 		if (early && !before && !s->late_said) {
 			r->pending = NULL; /* the record stays the head, delivered by the next call */
 			return say_late(r, s);
@@ -581,6 +653,8 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		}
 		if (before) {
 			r->counts[ETL_COUNT_EVENTS_BEFORE_WINDOW]++;
+			if (!s->t->stacks_seen && s->from != FROM_SLICE)
+				etl__reader_attach_stacks(r, s); /* (for the stack records it shows) */
 			etl__reader_observe_event(r, &s->ev, &s->ev);
 			continue;
 		}

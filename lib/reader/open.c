@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "io/container.h"
-#include "reader/reader.h"
+#include "reader/slice.h"
 #include "record/record.h"
 
 void etl__reader_queue_diag(void *ctx, const struct etl_diag *d)
@@ -73,11 +73,13 @@ static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)
 	etl__clock_init(&t->clock, ck, t->info.start_raw, t->info.start_time, t->info.perf_freq,
 			t->info.cpu_speed_mhz);
 
-	st = etl__walk_index_build(&t->ix, &t->src, &h, t->info.buffer_size,
-				 (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-				 r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
-				 etl__reader_queue_diag, r, d);
-	if (st != ETL_OK)
+	st = etl__slice_install(r, t, &h, d); /* a time slice's state stands in for the index */
+	if (st == 0)
+		st = etl__walk_index_build(&t->ix, &t->src, &h, t->info.buffer_size,
+					   (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+					   r->limits[ETL_LIMIT_BUFFER_SIZE], r->limits[ETL_LIMIT_BUFFER_COUNT],
+					   etl__reader_queue_diag, r, d);
+	if (st < 0)
 		return st;
 	etl__reader_check_buffer_count(r, t);
 	r->counts[ETL_COUNT_BYTES_SKIPPED] += t->ix.bytes_skipped;

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reader/reader.h"
+#include "reader/slice.h"
 
 static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 	[ETL_LIMIT_BUFFER_SIZE] = 64u << 20,
@@ -140,6 +140,7 @@ void etl_reader_free(struct etl_reader *r)
 	etl__state_free(&r->sys);
 	etl__symbols_free(&r->symbols);
 	etl_manifests_free(r->shared_manifests);
+	etl__slice_state_free(r->slice);
 	etl__free(r);
 }
 

@@ -28,6 +28,8 @@
 #include "walk/load.h"
 #include "reader/prefetch.h"
 
+struct slice_state;
+
 #define DIAG_QUEUE_MAX 1024
 
 enum reader_state { ST_NEW = 0, ST_ITERATING = 1, ST_FATAL = 2 };
@@ -67,12 +69,15 @@ struct trace {
 	struct etl_reader *stacks_reader;
 	struct trace *stacks_trace;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
+	/* Read as a time slice whose state stood in for indexing it (resume.c): the reader's. */
+	const struct slice_state *slice;
 };
 
 enum stream_source {
 	FROM_INDEX, /* the index entries [next, end) */
 	FROM_SCAN,  /* every buffer, as the trace's forward scan meets it (file order) */
-	FROM_QUEUE  /* one CPU's buffers, queued by the trace's forward scan (merge.c) */
+	FROM_QUEUE, /* one CPU's buffers, queued by the trace's forward scan (merge.c) */
+	FROM_SLICE  /* the records of a time slice's state [next, end): what skipped buffers describe */
 };
 
 /* Where a window that ends at a bound lets a stream go (merge.c, "time windows"). */
@@ -87,6 +92,8 @@ struct stream {
 	enum stream_source from;
 	size_t next, end;    /* FROM_INDEX: index entries still to load: [next, end) */
 	struct etl_bufent *q; /* FROM_QUEUE: entries met by the scan, not loaded yet */
+	uint64_t resume;     /* FROM_QUEUE: its buffers before this ordinal are skipped (a time slice's
+			        state says what they tell); UINT64_MAX: all are */
 	size_t q_head, q_len, q_cap;
 	int loaded;          /* a buffer is loaded: ent */
 	struct etl_bufent ent;
@@ -147,6 +154,7 @@ struct etl_reader {
 	 * (merge.c, stream_leaves_window) */
 	int windowed;
 	uint64_t win_from, win_to;
+	struct slice_state *slice; /* etl_reader_set_slice (resume.c), or NULL */
 };
 
 /* reader.c */

@@ -13,56 +13,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader/reader.h"
+#include "reader/slice.h"
 #include "util/cursor.h"
-
-struct flushed {
-	uint64_t ft;
-	uint64_t bytes;
-};
 
 static int cmp_flushed(const void *a, const void *b)
 {
-	const struct flushed *x = a, *y = b;
+	const struct etl_flushed *x = a, *y = b;
 
 	return x->ft < y->ft ? -1 : x->ft > y->ft;
 }
 
-/* The flush time (FILETIME) and size of every data buffer; how many. */
-static size_t read_flush_times(struct trace *t, struct flushed *out)
+int etl__slices_flush_time(struct trace *t, const struct etl_bufent *e, struct etl_flushed *out)
+{
+	uint8_t h[ETL_BUFFER_HEADER_SIZE];
+	struct etl_diag d;
+
+	if (e->type == ETL_BUFTYPE_HEADER || e->avail < sizeof(h) || etl__source_read(&t->src, e->off, h, sizeof(h), &d) != ETL_OK)
+		return 0;
+	out->ft = etl__clock_filetime(&t->clock, etl_le64(h + 0x10));
+	out->bytes = e->avail;
+	return 1;
+}
+
+size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out)
 {
 	size_t k = 0;
 	struct etl_bufiter it;
 	struct etl_bufent e;
 
 	etl__walk_iter_init(&it, &t->ix);
-	while (etl__walk_iter_next(&it, &e) && k < t->ix.buffers) {
-		uint8_t h[ETL_BUFFER_HEADER_SIZE];
-		struct etl_diag d;
-
-		if (e.type == ETL_BUFTYPE_HEADER || e.avail < sizeof(h) ||
-		    etl__source_read(&t->src, e.off, h, sizeof(h), &d) != ETL_OK)
-			continue;
-		out[k].ft = etl__clock_filetime(&t->clock, etl_le64(h + 0x10));
-		out[k].bytes = e.avail;
-		k++;
-	}
+	while (etl__walk_iter_next(&it, &e) && k < t->ix.buffers)
+		k += (size_t)etl__slices_flush_time(t, &e, &out[k]);
+	etl__walk_iter_stop(&it);
 	return k;
 }
 
-size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds)
+size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds)
 {
-	struct flushed *f;
 	uint64_t total = 0, seen = 0;
-	size_t count, i, k = 1;
+	size_t i, k = 1;
 
-	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || !bounds)
-		return 0;
 	bounds[0] = 0;
-	f = etl__calloc((size_t)r->traces[trace]->ix.buffers + 1, sizeof(*f));
-	if (!f)
-		return 0;
-	count = read_flush_times(r->traces[trace], f);
 	qsort(f, count, sizeof(*f), cmp_flushed);
 	for (i = 0; i < count; i++)
 		total += f[i].bytes;
@@ -75,6 +66,20 @@ size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_
 		}
 	}
 	bounds[k] = 0;
+	return k;
+}
+
+size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds)
+{
+	struct etl_flushed *f;
+	size_t k;
+
+	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || !bounds)
+		return 0;
+	f = etl__calloc((size_t)r->traces[trace]->ix.buffers + 1, sizeof(*f));
+	if (!f)
+		return 0;
+	k = etl__slices_cut(f, etl__slices_read_flush_times(r->traces[trace], f), n, bounds);
 	etl__free(f);
 	return k;
 }

@@ -365,8 +365,8 @@ int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned defa
 
 #define SWALLOWED_TIME_SPAN ((uint64_t)1 << 40) /* clock ticks: 30 hours of a 10 MHz QPC */
 
-size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, size_t payload, uint64_t ts_raw,
-			     unsigned default_ptr_size)
+static ETL_ALWAYS_INLINE size_t swallowed(const uint8_t *buf, size_t pos, size_t advance, size_t payload, uint64_t ts_raw,
+				unsigned default_ptr_size)
 {
 	size_t end = pos + advance, q = (payload + 7) & ~(size_t)7;
 
@@ -405,4 +405,164 @@ size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, siz
 			return q;
 	}
 	return 0;
+}
+
+/* The extended items of an EVENT_HEADER record from ext (parse_ext's checks): the payload's
+ * offset, or 0 when the chain does not fit; *stack when etl__stacks_attach would find a key. */
+static size_t peek_ext(const uint8_t *p, size_t at, size_t size, uint8_t *stack)
+{
+	int key64 = 0, key32 = 0;
+
+	for (;;) {
+		unsigned isize, type, link, dsize;
+
+		if (size - at < 8)
+			return 0;
+		isize = etl_le16(p + at);
+		type = etl_le16(p + at + 2);
+		link = etl_le16(p + at + 4);
+		dsize = etl_le16(p + at + 6);
+		if (isize < 8 || isize - 8 < dsize || isize - 8 > size - at - 8)
+			return 0;
+		/* the first 64-bit key, else the first 32-bit one */
+		if (type == ETL_EXT_STACK_KEY64 && !key64++ && dsize >= 16)
+			*stack = 1;
+		else if (type == ETL_EXT_STACK_KEY32 && !key32++ && dsize >= 12)
+			*stack = 1;
+		at += isize;
+		if (!(link & 1))
+			break;
+	}
+	return at;
+}
+
+/* A message header's option items (kind_message): the payload's offset, or 0 when they do not fit. */
+static size_t peek_message(const uint8_t *p, size_t size, struct etl_peek *pk)
+{
+	unsigned opt = etl_le16(p + 6);
+	size_t at = 8;
+
+	at += (opt & ETL_MSG_SEQUENCE) ? 4 : 0;
+	at += (opt & ETL_MSG_COMPONENT_ID) ? 4 : (opt & ETL_MSG_GUID) ? 16 : 0;
+	if (opt & ETL_MSG_TIMESTAMP) {
+		if (at + 8 > size)
+			return 0;
+		pk->ts_raw = etl_le64(p + at);
+		at += 8;
+	} else {
+		pk->inherited = 1;
+	}
+	at += (opt & ETL_MSG_SYSTEMINFO) ? 8 : 0;
+	return at <= size ? at : 0;
+}
+
+size_t etl__record_swallowed(const uint8_t *buf, size_t pos, size_t advance, size_t payload, uint64_t ts_raw,
+			     unsigned default_ptr_size)
+{
+	return swallowed(buf, pos, advance, payload, ts_raw, default_ptr_size);
+}
+
+static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk, size_t *advance)
+{
+	const uint8_t *p = buf + pos;
+	size_t room = fill - pos, size, at;
+	uint32_t m;
+	unsigned htype;
+
+	if (pos >= fill || room < 8)
+		return ETL_E_FORMAT; /* (the caller asks etl__record_parse what it is) */
+	m = etl_le32(p);
+	if ((m & 0xC0000000u) == 0xC0000000u && m != ETL_END_MARKER)
+		htype = (m >> 16) & 0xFF;
+	else if ((m & 0xD0000000u) == 0x90000000u)
+		htype = 0x0F;
+	else
+		return ETL_E_FORMAT;
+	size = size_after_marker(htype) ? etl_le16(p + 4) : (m & 0xFFFF);
+	if (size > room)
+		return ETL_E_FORMAT;
+	pk->inherited = 0;
+	pk->stack = 0;
+	pk->guid_at = 0;
+	switch (htype) {
+	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
+		at = htype <= ETL_HT_SYSTEM64 ? 0x20 : 0x18;
+		if (size < at)
+			return ETL_E_FORMAT;
+		pk->kind = htype <= ETL_HT_SYSTEM64 ? ETL_HEADER_SYSTEM : ETL_HEADER_COMPACT;
+		pk->hook = etl_le16(p + 6);
+		pk->stack = pk->hook >= 0x1820 && pk->hook <= 0x1826; /* StackWalk and stack keys */
+		pk->ts_raw = etl_le64(p + 16);
+		break;
+	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: {
+		unsigned ver = etl_le16(p);
+		at = 0x10 + (size_t)((ver >> 8) & 7) * 8 + ((ver & 0x8000) ? 8 : 0);
+		if (size < at)
+			return ETL_E_FORMAT;
+		pk->kind = ETL_HEADER_PERFINFO;
+		pk->hook = etl_le16(p + 6);
+		pk->stack = pk->hook >= 0x1820 && pk->hook <= 0x1826;
+		pk->ts_raw = etl_le64(p + 8);
+		break;
+	}
+	case ETL_HT_FULL32: case ETL_HT_FULL64: case ETL_HT_INSTANCE32: case ETL_HT_INSTANCE64:
+		at = (htype == ETL_HT_FULL32 || htype == ETL_HT_FULL64) ? 0x30 : 0x48;
+		if (size < at)
+			return ETL_E_FORMAT;
+		pk->kind = at == 0x30 ? ETL_HEADER_FULL : ETL_HEADER_INSTANCE;
+		pk->opcode = p[4];
+		pk->ts_raw = etl_le64(p + 16);
+		pk->guid_at = pos + 24;
+		break;
+	case ETL_HT_EVENT32: case ETL_HT_EVENT64:
+		if (size < 0x50)
+			return ETL_E_FORMAT;
+		pk->kind = ETL_HEADER_EVENT;
+		pk->ts_raw = etl_le64(p + 16);
+		pk->id = etl_le16(p + 40);
+		pk->opcode = p[45];
+		at = (etl_le16(p + 4) & 1) ? peek_ext(p, 0x50, size, &pk->stack) : 0x50;
+		if (!at)
+			return ETL_E_FORMAT;
+		break;
+	case 0x0F:
+		pk->kind = ETL_HEADER_MESSAGE;
+		if (!(at = peek_message(p, size, pk)))
+			return ETL_E_FORMAT;
+		break;
+	default:
+		return ETL_E_FORMAT;
+	}
+	pk->payload = pos + at;
+	*advance = (size + 7) & ~(size_t)7;
+	if (*advance > room)
+		*advance = room;
+	return ETL_OK;
+}
+
+int etl__record_walk_light(const uint8_t *buf, size_t fill, size_t data_end, unsigned ptr_size, struct etl_light *lt)
+{
+	size_t pos, adv;
+
+	for (pos = ETL_BUFFER_HEADER_SIZE; pos < fill; pos += adv) {
+		struct etl_peek pk;
+		uint64_t ts;
+
+		if (peek(buf, fill, pos, &pk, &adv) != ETL_OK) {
+			struct etl_event ev;
+			struct etl_diag d;
+			/* the parser's own status says whether the records end here (reader/merge.c) */
+			int st = etl__record_parse(buf, fill, pos, ptr_size, &ev, &adv, &d);
+			return (st == ETL_END || st == ETL_E_FORMAT) && pos >= data_end ? ETL_OK : ETL_E_FORMAT;
+		}
+		ts = pk.inherited ? lt->last : pk.ts_raw;
+		if (ts < lt->last || swallowed(buf, pos, adv, pk.payload, ts, ptr_size))
+			return ETL_E_FORMAT;
+		if (pk.kind != ETL_HEADER_MESSAGE && (pk.kind != ETL_HEADER_EVENT || pk.id == 0xFFFE) &&
+		    lt->each(lt->ctx, buf, pos, &pk) != 0)
+			return ETL_E_FORMAT;
+		lt->stack |= pk.stack;
+		lt->last = ts;
+	}
+	return ETL_OK;
 }

@@ -41,6 +41,35 @@ enum {
 int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned default_ptr_size,
 		      struct etl_event *ev, size_t *advance, struct etl_diag *d);
 
+/* What a light reading (etl__record_walk_light) takes of a record, without making an event: read
+ * only where etl__record_parse would give ETL_OK, with the same advance, payload offset and time. */
+struct etl_peek {
+	uint64_t ts_raw;  /* unless inherited (a message without a time of its own) */
+	size_t payload;   /* offset of the payload in the buffer */
+	size_t guid_at;   /* full and instance headers: offset of the class GUID (else 0) */
+	enum etl_header_kind kind;
+	uint16_t hook;    /* kernel headers: HookId */
+	uint16_t id;      /* event headers */
+	uint8_t opcode;   /* full, instance and event headers (a kernel header's is the hook's low byte) */
+	uint8_t inherited;
+	uint8_t stack;    /* a StackWalk record (a kernel header's hook), or an event with a stack key */
+};
+/* Reading a buffer's records lightly (reader/plan.c). */
+struct etl_light {
+	uint64_t last;  /* in: the stream's last time before the buffer; out: after what was read */
+	int stack;      /* out: a record said it was a stack record or had a stack key */
+	/* called for each record that may describe something (a kernel or classic header, an
+	 * EventSource manifest chunk, id 0xFFFE): nonzero stops the walk */
+	int (*each)(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk);
+	void *ctx;
+};
+/* Walks the records of an uncompressed or decompressed buffer from its header to fill as the
+ * reader reads them (reader/merge.c), without making events: ETL_OK when each, up to where only
+ * padding is left (data_end, etl__walk_padding_start), reads as etl__record_parse reads it, at a
+ * time no earlier than the one before, and none takes in another (etl__record_swallowed); else
+ * ETL_E_FORMAT - a record the reader would report, or a stop said by lt->each. */
+int etl__record_walk_light(const uint8_t *buf, size_t fill, size_t data_end, unsigned ptr_size, struct etl_light *lt);
+
 /* Of the record parsed at pos (advance bytes with its padding, its payload from offset payload,
  * its time ts_raw): where a whole record starts in its payload that ends exactly where it ends,
  * with a time of its own at or soon after ts_raw - the shape of a record whose size was damaged

@@ -2,7 +2,9 @@
  * fuzz_windows - the time-window promise under damage: the input read whole
  * and as 2 to 7 time slices (its last byte chooses how many) must give the
  * same events, each once, and a slice that delivers an event outside its
- * times must have said so first (windiff.h).  Any difference aborts.
+ * times must have said so first; and each slice of a plan, read with its
+ * state, must deliver what its time window delivers (windiff.h; stack records
+ * attached when the last byte is odd).  Any difference aborts.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -23,6 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (windiff_run(data, size - 1, 2 + data[size - 1] % 6, &w) != 0) {
 		fprintf(stderr, "fuzz_windows: %zu events whole, %zu in %zu slices: %s\n", w.whole, w.parts, w.slices,
 			w.why);
+		abort();
+	}
+	if (windiff_planned(data, size - 1, 2 + data[size - 1] % 6, data[size - 1] & 1, &w) != 0) {
+		fprintf(stderr, "fuzz_windows: planned slices: %s\n", w.why);
 		abort();
 	}
 	return 0;

@@ -143,3 +143,127 @@ int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w)
 	free(parts.ev);
 	return rc;
 }
+
+/* ---- a plan's slices against the time windows ---- */
+
+struct digest {
+	uint64_t *h; /* one hash per event or error, in order */
+	size_t n, cap;
+	int failed;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	while (s && *s)
+		h = mix(h, (unsigned char)*s++);
+	return mix(h, 0xFF);
+}
+
+/* What a reading tells of ev: where it lies, its times, its decoding, its process and stack. */
+static uint64_t event_hash(struct etl_reader *r, const struct etl_event *ev)
+{
+	const struct etl_decoded *d = NULL;
+	const struct etl_process *p = etl_reader_event_process(r, ev);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i, depth;
+
+	h = mix(h, etl_event_file_offset(ev));
+	h = mix(h, etl_event_buffer_offset(ev));
+	h = mix(h, etl_event_filetime(ev));
+	h = mix(h, etl_event_cpu(ev));
+	h = mix(h, (uint64_t)etl_reader_decode(r, ev, &d));
+	if (d) {
+		h = mix_str(h, etl_decoded_event_name(d));
+		h = mix(h, etl_decoded_property_count(d));
+	}
+	h = mix_str(h, p ? etl_process_image_name(p) : "(none)");
+	depth = etl_event_stack_depth(ev);
+	for (i = 0; i < depth; i++)
+		h = mix(h, etl_event_stack_frame(ev, i));
+	return h;
+}
+
+static void push(struct digest *g, uint64_t h)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 256;
+		uint64_t *p = realloc(g->h, cap * sizeof(*p));
+		if (!p) {
+			g->failed = 1;
+			return;
+		}
+		g->h = p;
+		g->cap = cap;
+	}
+	g->h[g->n++] = h;
+}
+
+/* Reads one slice: with state (len bytes), else the window [from, to). */
+static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, const void *state, size_t slen,
+		       int stacks, struct digest *g)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	int st;
+
+	g->n = 0;
+	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
+		    (state && etl_reader_set_slice(r, state, slen) != ETL_OK) ||
+		    etl_reader_open_memory(r, d, len, "windiff") != ETL_OK ||
+		    (!state && (from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
+	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
+		if (st != ETL_OK) {
+			const struct etl_error *e = etl_reader_error(r);
+			g->failed = etl_error_is_fatal(e);
+			push(g, mix_str(mix(7, etl_error_offset(e)), etl_error_message(e)));
+			continue;
+		}
+		push(g, event_hash(r, ev));
+	}
+	etl_reader_free(r);
+}
+
+int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
+{
+	struct digest a = { 0 }, b = { 0 };
+	struct etl_reader *r;
+	struct etl_slices *p = NULL;
+	size_t i, j, slen;
+	int rc = 0;
+
+	memset(w, 0, sizeof(*w));
+	r = etl_reader_new();
+	if (r && etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
+		p = etl_reader_plan_slices(r, 0, n > 16 ? 16 : n);
+	etl_reader_free(r);
+	w->slices = etl_slices_count(p);
+	w->skipped = !p;
+	for (i = 0; p && i < w->slices && !rc; i++) {
+		const void *state = etl_slices_state(p, i, &slen);
+		read_slice(data, len, etl_slices_bound(p, i), etl_slices_bound(p, i + 1), NULL, 0, stacks, &a);
+		read_slice(data, len, 0, 0, state, slen, stacks, &b);
+		w->whole += a.n;
+		w->parts += b.n;
+		if (!state || a.failed || b.failed) {
+			w->skipped |= !state || a.failed != b.failed;
+			continue;
+		}
+		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
+			;
+		if (j < a.n || j < b.n) {
+			snprintf(w->why, sizeof(w->why),
+				 "slice %zu: the reading given its state differs from its time window at delivery %zu "
+				 "(%zu against %zu)", i, j, b.n, a.n);
+			rc = -1;
+		}
+	}
+	etl_slices_free(p);
+	free(a.h);
+	free(b.h);
+	return rc;
+}

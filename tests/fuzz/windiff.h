@@ -26,4 +26,12 @@ struct windiff {
  * set otherwise. */
 int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
 
+/* Reads each of at most n slices of a plan (etl_reader_plan_slices) twice: by a reader with the
+ * slice's time window, and by one given the slice's state.  0 when each slice's two readings
+ * deliver the same, in the same order: events (where they lie, times, CPU, decoding's name and
+ * property count, process name, stack frames with ETL_OPTION_STACKS = stacks) and errors
+ * (offsets, messages); -1 with w->why set otherwise (whole: the windows' deliveries, parts: the
+ * states'). */
+int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
+
 #endif

@@ -1,0 +1,313 @@
+/*
+ * plan.c - planning time slices that start where they start (etl_reader_plan_slices).
+ *
+ * A reader with a time window reads every record before the window for what it tells
+ * (processes, threads, images, in-trace metadata), so k slices read about k/2 traces.  The
+ * plan reads the trace once, lightly - each record's size and time, and the few records that
+ * describe something in full - and gives each slice what reading its past would have left: the
+ * records that describe something (in the merge's order), and where each CPU's stream takes up
+ * (the first buffer holding a record at or after the slice's start, with the stream's last time
+ * before it).  A buffer is only skipped when reading it would give exactly what the plan read:
+ * records that parse, in time order, none taken in by another's size (etl__record_swallowed);
+ * from a buffer that is not so on, its CPU is read as the reader reads it (resume.c, merge.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader/reader.h"
+#include "reader/slice.h"
+#include "record/record.h"
+#include "util/cursor.h"
+
+#define PLAN_STATE_BYTES ((size_t)64 << 20) /* the records that describe something, at most */
+
+/* etl__state_may_change of a kernel hook and version, remembered (a trace repeats a few). */
+static int kernel_may_change(struct etl_slices *p, uint16_t hook, uint8_t version)
+{
+	uint32_t key = (uint32_t)hook << 8 | version, *slot = &p->kernel_seen[(hook ^ hook >> 7 ^ version) % 256];
+
+	if ((*slot >> 1) != key + 1) /* (0: empty) */
+		*slot = (key + 1) << 1 | (uint32_t)etl__state_may_change(&p->dec, hook >> 8, hook & 0xFF, version);
+	return *slot & 1;
+}
+
+/* Whether the record peek describes would update what the reader keeps, asked of
+ * etl_event_updates_state with the fields it reads set as etl__record_parse sets them (a class
+ * GUID's answers kept for its 256 opcodes); a kernel record without a layout changes nothing. */
+static int describes(struct etl_slices *p, struct plan_classify *c, const uint8_t *data, size_t pos,
+		     const struct etl_peek *pk)
+{
+	unsigned op;
+
+	switch (pk->kind) {
+	case ETL_HEADER_MESSAGE:
+		return 0;
+	case ETL_HEADER_FULL: case ETL_HEADER_INSTANCE:
+		c += pk->kind == ETL_HEADER_INSTANCE;
+		if (!c->have || memcmp(c->guid, data + pk->guid_at, 16) != 0) {
+			memcpy(c->guid, data + pk->guid_at, 16);
+			c->have = 1;
+			etl_guid_from_le(c->guid, &c->cls.provider);
+			c->cls.kind = pk->kind;
+			for (op = 0; op < 256; op++) {
+				c->cls.opcode = (uint8_t)op;
+				c->by_opcode[op / 8] = (uint8_t)((c->by_opcode[op / 8] & ~(1u << op % 8)) |
+								 (unsigned)etl_event_updates_state(&c->cls) << op % 8);
+			}
+		}
+		return (c->by_opcode[pk->opcode / 8] >> pk->opcode % 8) & 1;
+	case ETL_HEADER_EVENT:
+		if (pk->id != 0xFFFE)
+			return 0; /* (only EventSource manifest chunks; check_slices asks every kind) */
+		c->cls.kind = ETL_HEADER_EVENT;
+		c->cls.id = pk->id;
+		c->cls.opcode = pk->opcode;
+		return etl_event_updates_state(&c->cls);
+	default: /* a kernel header: a kind the tables keep, with a layout (else it decodes to nothing) */
+		return kernel_may_change(p, pk->hook, data[pos]);
+	}
+}
+
+/* Keeps the record at pos of loaded buffer e (summary b) when it describes something: 0, or 1
+ * when it cannot (the plan's room is spent: the buffer is then read by the slices). */
+static int plan_keep(struct etl_slices *p, struct trace *t, const struct etl_bufload *ld, const struct etl_bufent *e,
+		     const struct plan_buf *b, size_t pos)
+{
+	struct etl_event ev;
+	struct etl_diag d;
+	struct plan_rec *rec;
+	size_t adv, len;
+
+	if (etl__record_parse(ld->data, ld->fill, pos, t->ptr_size, &ev, &adv, &d) != ETL_OK)
+		return 1; /* (the light reading found it parses) */
+	ev.trace_index = t->index;
+	if (!etl__decode_observes(&ev) && !etl__state_changes(&p->sys, &p->dec, &ev))
+		return 0; /* (a kernel record without a layout, or damaged, changes nothing) */
+	len = ev.record_size;
+	if (p->arena_len + len + 8 > PLAN_STATE_BYTES)
+		return 1;
+	if (etl__grow(&p->recs, &p->rec_cap, p->nrec + 1, sizeof(*p->recs), 256) != 0 ||
+	    etl__grow(&p->arena, &p->arena_cap, p->arena_len + len, 1, 65536) != 0) {
+		p->nomem = 1;
+		return 1;
+	}
+	rec = &p->recs[p->nrec];
+	rec->ts = ev.ts_raw;
+	rec->ft = etl__clock_filetime(&t->clock, ev.ts_raw);
+	rec->ordinal = e->ordinal;
+	rec->file_offset = ld->compressed ? e->off : e->off + pos;
+	rec->at = p->arena_len;
+	rec->len = (uint32_t)len;
+	rec->cpu = e->cpu;
+	rec->buffer_offset = (uint32_t)pos;
+	rec->ci = b->ci;
+	rec->buf = (uint32_t)p->nbufs;
+	rec->seq = (uint32_t)p->nrec;
+	rec->flags = ld->compressed ? SLICE_REC_COMPRESSED : 0;
+	memcpy(p->arena + p->arena_len, ld->data + pos, len);
+	p->arena_len += len;
+	p->nrec++;
+	return 0;
+}
+
+/* What a buffer's light reading asks of each record that may describe something. */
+struct plan_at {
+	struct etl_slices *p;
+	struct trace *t;
+	const struct etl_bufload *ld;
+	const struct etl_bufent *e;
+	const struct plan_buf *b;
+};
+
+static int plan_record(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk)
+{
+	struct plan_at *a = ctx;
+
+	return describes(a->p, a->p->cls, buf, pos, pk) && plan_keep(a->p, a->t, a->ld, a->e, a->b, pos) != 0;
+}
+
+/* Reads the buffer e the way a stream would, lightly (raw: its bytes when read already); its
+ * summary in b, its describing records into p.  *last is the stream's last time, carried from
+ * buffer to buffer. */
+static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufload *ld, const struct etl_bufent *e,
+			const uint8_t *raw, struct plan_buf *b, uint64_t *last)
+{
+	struct plan_at at = { p, t, ld, e, b };
+	struct etl_light lt;
+	struct etl_diag d;
+
+	b->clean = 0;
+	if ((raw ? etl__walk_load_raw(ld, e, raw, &d) : etl__walk_load(ld, e, &d)) != ETL_OK || !ld->data)
+		return;
+	lt.last = *last;
+	lt.stack = 0;
+	lt.each = plan_record;
+	lt.ctx = &at;
+	b->clean = etl__record_walk_light(ld->data, ld->fill,
+					  etl__walk_padding_start(ld->data, ETL_BUFFER_HEADER_SIZE, ld->fill), t->ptr_size,
+					  &lt) == ETL_OK;
+	b->stack = (uint8_t)lt.stack;
+	*last = lt.last;
+}
+
+
+/* The index of CPU cpu among the trace's, or -1. */
+static long cpu_index(const struct trace *t, uint32_t cpu)
+{
+	size_t lo = 0, hi = t->ix.ncpus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->ix.cpus[mid] == cpu)
+			return (long)mid;
+		if (t->ix.cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Reads every data buffer: the flush times for the bounds, each buffer's summary. */
+static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *f, size_t *nf)
+{
+	struct etl_bufiter it;
+	struct etl_bufent e;
+	struct etl_bufload ld;
+	uint64_t *last = etl__calloc(t->ix.ncpus ? t->ix.ncpus : 1, sizeof(*last));
+	size_t i;
+
+	if (!last)
+		return ETL_E_NOMEM;
+	for (i = 0; i < t->ix.ncpus; i++)
+		last[i] = t->info.start_raw;
+	etl__walk_load_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+			    t->info.compression_format);
+	etl__walk_iter_init(&it, &t->ix);
+	while (etl__walk_iter_next(&it, &e) && p->nbufs < t->ix.buffers) {
+		struct plan_buf *b = &p->bufs[p->nbufs];
+		long ci = e.type == ETL_BUFTYPE_HEADER ? -1 : cpu_index(t, e.cpu);
+
+		if (ci < 0)
+			continue; /* the header buffer: every slice reads it */
+		memset(b, 0, sizeof(*b));
+		b->ordinal = e.ordinal;
+		b->off = e.off;
+		b->ci = (uint32_t)ci;
+		plan_buffer(p, t, &ld, &e, t->src.mem ? NULL : etl__walk_iter_bytes(&it, &e), b, &last[ci]);
+		b->last_ts = last[ci];
+		b->last_ft = etl__clock_filetime(&t->clock, last[ci]);
+		if (ld.data && e.avail >= ETL_BUFFER_HEADER_SIZE) { /* as etl_reader_time_slices reads them */
+			f[*nf].ft = etl__clock_filetime(&t->clock, etl_le64(ld.data + 0x10));
+			f[*nf].bytes = e.avail;
+			(*nf)++;
+		} else if (etl__slices_flush_time(t, &e, &f[*nf])) {
+			(*nf)++;
+		}
+		p->nbufs++;
+	}
+	etl__walk_iter_stop(&it);
+	etl__walk_load_free(&ld);
+	etl__free(last);
+	return p->nomem ? ETL_E_NOMEM : ETL_OK;
+}
+
+/* Which slices skip each buffer: from j0 on (the first bound after every time of its CPU's
+ * stream up to it), never past a buffer that is not clean; and each CPU's first run of clean
+ * buffers.  Without memory for it, none is skipped. */
+static void plan_skips(struct etl_slices *p)
+{
+	uint8_t *stop = etl__calloc(p->ncpus + 1, 1);
+	uint64_t *seen = etl__calloc(p->ncpus + 1, sizeof(*seen)); /* the last clean buffer, by CPU */
+	size_t i;
+
+	for (i = 0; i < p->ncpus; i++)
+		p->clean_last[i] = stop && seen ? UINT64_MAX : 0;
+	for (i = 0; i < p->nbufs; i++) {
+		struct plan_buf *b = &p->bufs[i];
+		uint32_t j = 1;
+
+		b->j0 = UINT32_MAX;
+		if (!stop || !seen || stop[b->ci])
+			continue;
+		if (!b->clean) {
+			p->clean_last[b->ci] = seen[b->ci]; /* (0: none) */
+			stop[b->ci] = 1;
+			continue;
+		}
+		seen[b->ci] = b->ordinal;
+		while (j < p->k && p->bounds[j] <= b->last_ft)
+			j++;
+		b->j0 = j < p->k ? j : UINT32_MAX;
+	}
+	etl__free(stop);
+	etl__free(seen);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct plan_rec *x = a, *y = b;
+
+	if (x->ft != y->ft)
+		return x->ft < y->ft ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->ci != y->ci)
+		return x->ci < y->ci ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_t n)
+{
+	struct etl_slices *p;
+	struct etl_flushed *f = NULL;
+	struct trace *t;
+	struct etl_diag d;
+	size_t nf = 0;
+	int st = ETL_E_NOMEM;
+
+	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || n > ETL_SLICES_MAX)
+		return NULL;
+	t = r->traces[trace];
+	p = etl__calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->trace = trace;
+	p->file_size = t->src.size;
+	p->buffers = t->ix.buffers;
+	p->bytes_skipped = t->ix.bytes_skipped;
+	p->start_raw = t->info.start_raw;
+	p->ncpus = t->ix.ncpus;
+	p->cpus = etl__calloc(p->ncpus + 1, sizeof(*p->cpus));
+	p->clean_last = etl__calloc(p->ncpus + 1, sizeof(*p->clean_last));
+	p->bounds = etl__calloc(n + 1, sizeof(*p->bounds));
+	if (!p->cpus || !p->clean_last || !p->bounds)
+		goto out;
+	memcpy(p->cpus, t->ix.cpus, p->ncpus * sizeof(*p->cpus));
+	if (etl__slice_ident(&t->src, &p->ident, &d) != ETL_OK) {
+		st = d.code;
+		goto out;
+	}
+	p->bufs = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*p->bufs));
+	f = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*f));
+	if (!p->bufs || !f)
+		goto out;
+	p->skip = t->ix.forward && t->ix.ncpus > 0;
+	if (p->skip && (st = plan_read(p, t, f, &nf)) != ETL_OK)
+		goto out;
+	if (!p->skip)
+		nf = etl__slices_read_flush_times(t, f);
+	p->k = etl__slices_cut(f, nf, n, p->bounds);
+	plan_skips(p);
+	qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
+	st = ETL_OK;
+out:
+	etl__free(f);
+	if (st != ETL_OK) {
+		etl_slices_free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,221 @@
+/*
+ * resume.c - a reader given a time slice's state (etl_reader_set_slice): the bytes are checked
+ * as untrusted input (each field in range, each record one the reader would parse and learn
+ * from), and at the opening of their input they stand in for indexing its buffers.  Iterating
+ * then starts each CPU's stream where the state says and replays its records (merge.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "reader/slice.h"
+#include "record/record.h"
+#include "util/cursor.h"
+
+#define SLICE_VERSION 1u
+
+void etl__slice_state_free(struct slice_state *s)
+{
+	if (!s)
+		return;
+	etl__free(s->cpus);
+	etl__free(s->recs);
+	etl__free(s->mem);
+	etl__free(s);
+}
+
+static int bad(struct etl_diag *d, size_t at, const char *what)
+{
+	etl__diag_set(d, ETL_E_FORMAT, at, "time slice state: %s at byte %zu", what, at);
+	return ETL_E_FORMAT;
+}
+
+/* The header's fields (bytes 0-95). */
+static int read_head(struct etl_cursor *c, struct slice_state *s, size_t *ncpus, uint64_t *nrec, struct etl_diag *d)
+{
+	const uint8_t *magic = cur_take(c, 8);
+	uint32_t version = cur_u32(c), flags = cur_u32(c);
+
+	if (!magic || memcmp(magic, "ETLSLICE", 8) != 0)
+		return bad(d, 0, "not a slice state (no ETLSLICE mark)");
+	if (version != SLICE_VERSION)
+		return bad(d, 8, "an unknown version");
+	if (flags & ~3u)
+		return bad(d, 12, "unknown flags");
+	s->skip = (flags & 1u) != 0;
+	s->stacks_seen = (flags & 2u) != 0;
+	s->trace = (int)cur_u32(c);
+	*ncpus = cur_u32(c);
+	s->from = cur_u64(c);
+	s->to = cur_u64(c);
+	s->file_size = cur_u64(c);
+	s->ident = cur_u64(c);
+	s->buffers = cur_u64(c);
+	s->bytes_skipped = cur_u64(c);
+	s->scan_off = cur_u64(c);
+	s->scan_ordinal = cur_u64(c);
+	*nrec = cur_u64(c);
+	if (!cur_ok(c))
+		return bad(d, c->len, "the header is cut short");
+	if (s->trace < 0 || s->trace >= 65535)
+		return bad(d, 16, "an input index out of range");
+	if (s->to && s->to <= s->from)
+		return bad(d, 32, "the slice ends before it starts");
+	if (!s->skip && (*ncpus || *nrec))
+		return bad(d, 20, "CPUs or records in a state that skips nothing");
+	if (s->skip && (*ncpus == 0 || *ncpus > 65535 || s->buffers > UINT32_MAX || s->scan_off > s->file_size ||
+			s->scan_ordinal > s->buffers))
+		return bad(d, 20, "CPUs, buffers or where the scan starts out of range");
+	if (*ncpus > cur_left(c) / 32 || *nrec > cur_left(c) / 32)
+		return bad(d, 20, "more CPUs or records than the bytes hold");
+	return ETL_OK;
+}
+
+static int read_cpus(struct etl_cursor *c, struct slice_state *s, struct etl_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncpus; i++) {
+		size_t at = c->pos;
+		struct slice_cpu *x = &s->cpus[i];
+		x->cpu = cur_u32(c);
+		cur_skip(c, 4);
+		x->resume = cur_u64(c);
+		x->last_ts = cur_u64(c);
+		x->clean_last = cur_u64(c);
+		if (i > 0 && x->cpu <= s->cpus[i - 1].cpu)
+			return bad(d, at, "CPUs not in rising order");
+		if (x->resume != UINT64_MAX && (x->resume == 0 || x->resume >= s->buffers))
+			return bad(d, at + 8, "a CPU's first buffer out of range");
+	}
+	return ETL_OK;
+}
+
+/* One record: its fields, and its bytes a record that describes something. */
+static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, struct etl_diag *d)
+{
+	size_t at = c->pos, adv;
+	struct etl_event ev;
+	struct etl_diag why;
+
+	x->len = cur_u32(c);
+	x->cpu = cur_u32(c);
+	x->buffer_offset = cur_u32(c);
+	x->ci = cur_u16(c);
+	x->flags = cur_u16(c);
+	x->ordinal = cur_u64(c);
+	x->file_offset = cur_u64(c);
+	if (!cur_ok(c) || x->len < 8 || ((x->len + 7u) & ~7u) > cur_left(c))
+		return bad(d, at, "a record cut short");
+	x->bytes = cur_take(c, (x->len + 7u) & ~7u);
+	if (x->ci >= s->ncpus || s->cpus[x->ci].cpu != x->cpu || (x->flags & ~(unsigned)SLICE_REC_COMPRESSED) ||
+	    x->ordinal == 0 || x->ordinal >= s->buffers)
+		return bad(d, at, "a record's CPU, buffer or flags out of range");
+	if (etl__record_parse(x->bytes, (x->len + 7u) & ~7u, 0, 8, &ev, &adv, &why) != ETL_OK || adv != ((x->len + 7u) & ~7u) ||
+	    (ev.flags & ETL_EVF_TS_INHERITED) || !etl_event_updates_state(&ev))
+		return bad(d, at + 32, "a record that is not one describing processes, threads, images or metadata");
+	return ETL_OK;
+}
+
+/* Parses and checks the state; s owns a copy of the bytes. */
+static int slice_parse(const void *bytes, size_t len, struct slice_state *s, struct etl_diag *d)
+{
+	struct etl_cursor c;
+	uint64_t nrec;
+	size_t ncpus, i;
+	int st;
+
+	if (!(s->mem = etl__malloc(len ? len : 1)))
+		goto nomem;
+	memcpy(s->mem, bytes, len);
+	cur_init(&c, s->mem, len);
+	if ((st = read_head(&c, s, &ncpus, &nrec, d)) != ETL_OK)
+		return st;
+	s->ncpus = ncpus;
+	s->nrec = (size_t)nrec;
+	s->cpus = etl__calloc(ncpus + 1, sizeof(*s->cpus));
+	s->recs = etl__calloc(s->nrec + 1, sizeof(*s->recs));
+	if (!s->cpus || !s->recs)
+		goto nomem;
+	if ((st = read_cpus(&c, s, d)) != ETL_OK)
+		return st;
+	for (i = 0; i < s->nrec; i++)
+		if ((st = read_rec(&c, s, &s->recs[i], d)) != ETL_OK)
+			return st;
+	if (cur_left(&c))
+		return bad(d, c.pos, "bytes after the last record");
+	return ETL_OK;
+nomem:
+	etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+	return ETL_E_NOMEM;
+}
+
+int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
+{
+	struct slice_state *s;
+	struct etl_diag d;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!state)
+		return etl__reader_misuse(r, "NULL slice state");
+	if (r->state != ST_NEW || r->slice)
+		return etl__reader_misuse(r, "a slice state can only be given once, before the first event is read");
+	if (!(s = etl__calloc(1, sizeof(*s))))
+		return etl__reader_nomem(r);
+	st = slice_parse(state, len, s, &d);
+	if (st != ETL_OK)
+		etl__reader_set_error(r, &d, -1, 0);
+	else if (s->trace < r->ntraces)
+		st = etl__reader_misuse(r, "the slice state's input is open already: give the state first");
+	else
+		st = etl_reader_set_time_window(r, s->from, s->to);
+	if (st != ETL_OK) {
+		etl__slice_state_free(s);
+		return st;
+	}
+	r->slice = s;
+	return ETL_OK;
+}
+
+int etl__slice_install(struct etl_reader *r, struct trace *t, const struct etl_bufhdr *h, struct etl_diag *d)
+{
+	struct slice_state *s = r->slice;
+	uint64_t ident;
+	uint32_t *cpus;
+	size_t i;
+	int st;
+
+	if (!s || s->used || t->index != s->trace)
+		return 0;
+	if ((st = etl__slice_ident(&t->src, &ident, d)) != ETL_OK)
+		return st;
+	if (ident != s->ident || t->src.size != s->file_size) {
+		etl__diag_set(d, ETL_E_MISUSE, ETL_OFFSET_NONE,
+			      "the time slice state was made of another file (its size or first bytes differ)");
+		return ETL_E_MISUSE;
+	}
+	s->used = 1;
+	if (!s->skip)
+		return 0; /* (the first slice: indexed as usual, its damage reported) */
+	if (s->buffers > r->limits[ETL_LIMIT_BUFFER_COUNT] || s->ncpus > r->limits[ETL_LIMIT_STREAMS]) {
+		etl__diag_set(d, ETL_E_LIMIT, ETL_OFFSET_NONE, "the time slice state's %llu buffers or %zu CPUs exceed the limits",
+			      (unsigned long long)s->buffers, s->ncpus);
+		return ETL_E_LIMIT;
+	}
+	if (!(cpus = etl__calloc(s->ncpus, sizeof(*cpus)))) {
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	for (i = 0; i < s->ncpus; i++)
+		cpus[i] = s->cpus[i].cpu;
+	st = etl__walk_index_given(&t->ix, &t->src, h, t->info.buffer_size,
+				   (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0, r->limits[ETL_LIMIT_BUFFER_SIZE],
+				   s->buffers, s->bytes_skipped, cpus, s->ncpus, d);
+	if (st != ETL_OK)
+		return st;
+	t->stacks_seen = s->stacks_seen;
+	t->slice = s;
+	return 1;
+}

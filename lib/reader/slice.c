@@ -1,0 +1,177 @@
+/*
+ * slice.c - a time slice's state as bytes: written from a plan (plan.c), read back - checked,
+ * as untrusted input - by the reader of the slice (etl_reader_set_slice), which then starts
+ * each CPU's stream where the state says and replays the records it holds (merge.c).
+ *
+ * The bytes (little-endian; docs/API.md, "Time slices"):
+ *   0   "ETLSLICE", u32 version (1), u32 flags (1: skips buffers, 2: stack records seen)
+ *   16  u32 input, u32 CPUs, u64 from, u64 to
+ *   40  u64 file size, u64 identity (FNV-1a of the first 4096 bytes), u64 buffers,
+ *       u64 bytes skipped, u64 scan offset, u64 scan ordinal, u64 records
+ *   96  per CPU (32 bytes): u32 CPU, u32 0, u64 first buffer to read (ordinal; all ones: none),
+ *       u64 the stream's last time before it, u64 the last buffer of its first run of buffers that
+ *       read lightly give what the reader reads (all ones: all of them)
+ *   then per record: u32 size, u32 CPU, u32 buffer offset, u16 CPU index, u16 flags,
+ *       u64 buffer ordinal, u64 file offset, the record's bytes (zero-padded to 8)
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <string.h>
+
+#include "reader/slice.h"
+#include "record/record.h"
+#include "util/cursor.h"
+
+#define SLICE_MAGIC "ETLSLICE"
+#define SLICE_VERSION 1u
+#define SLICE_HEAD 96u
+#define SLICE_CPU 32u
+#define SLICE_REC 32u
+#define SLICE_IDENT_BYTES 4096u
+#define F_SKIP 1u
+#define F_STACKS 2u
+
+int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d)
+{
+	uint8_t head[SLICE_IDENT_BYTES];
+	size_t n = src->size < sizeof(head) ? (size_t)src->size : sizeof(head);
+	int st = etl__source_read(src, 0, head, n, d);
+
+	if (st == ETL_OK)
+		*ident = etl__hash_bytes(head, n) ^ src->size;
+	return st;
+}
+
+size_t etl_slices_count(const struct etl_slices *p)
+{
+	return p ? p->k : 0;
+}
+
+uint64_t etl_slices_bound(const struct etl_slices *p, size_t i)
+{
+	return p && i <= p->k ? p->bounds[i] : 0;
+}
+
+void etl_slices_free(struct etl_slices *p)
+{
+	if (!p)
+		return;
+	etl__free(p->cpus);
+	etl__free(p->clean_last);
+	etl__free(p->bounds);
+	etl__free(p->bufs);
+	etl__free(p->recs);
+	etl__free(p->arena);
+	etl__free(p->out);
+	etl__decode_state_free(&p->dec);
+	etl__state_free(&p->sys);
+	etl__free(p);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* Where slice i takes up each CPU (into cpu entries at out + SLICE_HEAD), whether the buffers
+ * it skips hold stack records, and where its scan starts. */
+static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint32_t *flags)
+{
+	uint8_t *c = out + SLICE_HEAD;
+	uint64_t scan_off = p->file_size, scan_ord = p->buffers;
+	size_t j, found = 0;
+
+	for (j = 0; j < p->ncpus; j++) {
+		put32(c + j * SLICE_CPU, p->cpus[j]);
+		put32(c + j * SLICE_CPU + 4, 0);
+		put64(c + j * SLICE_CPU + 8, UINT64_MAX);
+		put64(c + j * SLICE_CPU + 16, p->start_raw);
+		put64(c + j * SLICE_CPU + 24, p->clean_last[j]);
+	}
+	for (j = 0; j < p->nbufs && found < p->ncpus; j++) {
+		const struct plan_buf *b = &p->bufs[j];
+		uint8_t *e = c + (size_t)b->ci * SLICE_CPU;
+		if (etl_le64(e + 8) != UINT64_MAX)
+			continue; /* past this CPU's start */
+		if (b->j0 <= i) { /* skipped */
+			put64(e + 16, b->last_ts);
+			*flags |= b->stack ? F_STACKS : 0;
+			continue;
+		}
+		put64(e + 8, b->ordinal);
+		found++;
+		if (b->ordinal < scan_ord) {
+			scan_ord = b->ordinal;
+			scan_off = b->off;
+		}
+	}
+	put64(out + 72, scan_off);
+	put64(out + 80, scan_ord);
+}
+
+const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
+{
+	size_t need = SLICE_HEAD, j, nrec = 0, at;
+	int skip;
+	uint32_t flags = 0;
+	uint8_t *out;
+
+	if (!p || i >= p->k || !len)
+		return NULL;
+	skip = p->skip && i > 0;
+	if (skip) {
+		need += p->ncpus * SLICE_CPU;
+		for (j = 0; j < p->nrec; j++)
+			if (p->bufs[p->recs[j].buf].j0 <= i) {
+				need += SLICE_REC + ((p->recs[j].len + 7u) & ~7u);
+				nrec++;
+			}
+	}
+	if (etl__grow(&p->out, &p->out_cap, need, 1, 4096) != 0)
+		return NULL;
+	out = p->out;
+	memset(out, 0, need);
+	memcpy(out, SLICE_MAGIC, 8);
+	put32(out + 8, SLICE_VERSION);
+	put32(out + 16, (uint32_t)p->trace);
+	put32(out + 20, skip ? (uint32_t)p->ncpus : 0);
+	put64(out + 24, p->bounds[i]);
+	put64(out + 32, p->bounds[i + 1]);
+	put64(out + 40, p->file_size);
+	put64(out + 48, p->ident);
+	put64(out + 56, p->buffers);
+	put64(out + 64, p->bytes_skipped);
+	put64(out + 88, nrec);
+	if (skip) {
+		flags |= F_SKIP;
+		write_cpus(p, i, out, &flags);
+		at = SLICE_HEAD + p->ncpus * SLICE_CPU;
+		for (j = 0; j < p->nrec; j++) {
+			const struct plan_rec *rc = &p->recs[j];
+			if (p->bufs[rc->buf].j0 > i)
+				continue;
+			put32(out + at, rc->len);
+			put32(out + at + 4, rc->cpu);
+			put32(out + at + 8, rc->buffer_offset);
+			out[at + 12] = (uint8_t)rc->ci;
+			out[at + 13] = (uint8_t)(rc->ci >> 8);
+			out[at + 14] = (uint8_t)rc->flags;
+			put64(out + at + 16, rc->ordinal);
+			put64(out + at + 24, rc->file_offset);
+			memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
+			at += SLICE_REC + ((rc->len + 7u) & ~7u);
+		}
+	}
+	put32(out + 12, flags);
+	*len = need;
+	return out;
+}

@@ -1,0 +1,119 @@
+/*
+ * slice.h - time slices: their bounds (slices.c), the plan that lets each start where it starts
+ * (plan.c), and the state a plan gives one slice, as bytes and as a reader takes it (slice.c).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef ETL_READER_SLICE_H
+#define ETL_READER_SLICE_H
+
+#include "reader/reader.h"
+#include "record/record.h"
+
+#define ETL_SLICES_MAX 4096
+
+/* slices.c: a data buffer's flush time (FILETIME) and bytes */
+struct etl_flushed {
+	uint64_t ft;
+	uint64_t bytes;
+};
+/* The flush time of buffer e, read from the file: 1, or 0 when it has none (the header buffer,
+ * too short, unreadable). */
+int etl__slices_flush_time(struct trace *t, const struct etl_bufent *e, struct etl_flushed *out);
+/* Every data buffer's, into out (room for the trace's buffers); how many. */
+size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out);
+/* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
+size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
+
+/* plan.c: what the plan keeps of a data buffer (40 bytes) */
+struct plan_buf {
+	uint64_t off;
+	uint64_t last_ts;  /* its stream's last time after it */
+	uint64_t last_ft;  /* the same, as a FILETIME */
+	uint32_t ordinal;
+	uint32_t j0;       /* the first slice that skips it (UINT32_MAX: none) */
+	uint32_t ci;       /* its CPU's index among the trace's */
+	uint8_t clean;     /* read lightly, it gives what the reader would */
+	uint8_t stack;     /* it holds stack records (etl__stacks_attach would say so) */
+};
+
+/* A record that describes something (etl_event_updates_state), from a buffer a slice may skip */
+struct plan_rec {
+	uint64_t ft, ts;
+	uint64_t ordinal, file_offset;
+	size_t at;          /* its bytes in the plan's arena */
+	uint32_t len, cpu, buffer_offset, ci;
+	uint32_t buf;       /* its buffer, in the plan's bufs */
+	uint32_t seq;       /* order of finding */
+	uint16_t flags;     /* SLICE_REC_COMPRESSED */
+};
+
+/* Which records describe something (plan.c): the last class GUID's answers, by opcode (one for
+ * full headers, one for instance headers) */
+struct plan_classify {
+	struct etl_event cls;
+	int have;
+	uint8_t guid[16];
+	uint8_t by_opcode[32];
+};
+
+struct etl_slices {
+	int trace;
+	int skip;            /* slices may skip buffers (a trace written in order) */
+	int nomem;
+	uint64_t file_size, ident, buffers, bytes_skipped, start_raw;
+	uint32_t *cpus;
+	uint64_t *clean_last; /* by CPU: the last buffer of its first run of clean ones (UINT64_MAX: all) */
+	size_t ncpus;
+	size_t k;
+	uint64_t *bounds;    /* k + 1 */
+	struct plan_buf *bufs;
+	size_t nbufs;
+	struct plan_rec *recs;
+	size_t nrec, rec_cap;
+	uint8_t *arena;
+	size_t arena_len, arena_cap;
+	struct etl_decode_state dec; /* scratch for telling which records change the state */
+	struct etl_state sys;
+	struct plan_classify cls[2];
+	uint32_t kernel_seen[256]; /* kernel hooks and versions asked, and the answers (plan.c) */
+	uint8_t *out;        /* the state made last (etl_slices_state) */
+	size_t out_cap;
+};
+
+
+/* slice.c */
+#define SLICE_REC_COMPRESSED 1u
+/* What identifies an input for a state: a hash of its first bytes (with its size). */
+int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d);
+
+/* A slice's state as a reader takes it (etl_reader_set_slice): a copy of the bytes, checked. */
+struct slice_cpu {
+	uint32_t cpu;
+	uint64_t resume;   /* the ordinal of its first buffer to read (UINT64_MAX: none) */
+	uint64_t last_ts;  /* its stream's last time before it */
+	uint64_t clean_last; /* the last buffer of its first run of buffers read lightly as the reader
+			        reads them (UINT64_MAX: all): up to it, its records go forward in time */
+};
+struct slice_rec {
+	const uint8_t *bytes;
+	uint32_t len, cpu, buffer_offset, ci;
+	uint64_t ordinal, file_offset;
+	uint16_t flags;
+};
+struct slice_state {
+	int trace, skip, stacks_seen, used;
+	uint64_t from, to, file_size, ident, buffers, bytes_skipped, scan_off, scan_ordinal;
+	struct slice_cpu *cpus;
+	size_t ncpus;
+	struct slice_rec *recs;
+	size_t nrec;
+	uint8_t *mem;
+};
+void etl__slice_state_free(struct slice_state *s);
+/* At the opening of input t (its header buffer h read): takes its buffers as the state says
+ * instead of indexing them, when the state is t's: 1 taken, 0 not the state's input (indexed as
+ * usual), < 0 with d set (the state was made of another file). */
+int etl__slice_install(struct etl_reader *r, struct trace *t, const struct etl_bufhdr *h, struct etl_diag *d);
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * check_slices.c - time slices that start where they start (etl_reader_plan_slices): each slice
+ * read with its state delivers what a reader with that slice's time window delivers - events,
+ * times, decodings, process names, stack frames, errors, in the same order - over traces whose
+ * processes, threads and images come and go (pids used again), compressed ones, damaged ones,
+ * and the corpus; the state skips buffers, is checked as untrusted bytes, and refuses another
+ * file.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/windiff.h"
+#include "internal.h"
+#include "io/source.h"
+#include "scenario.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+/* Processes that start, load images, name threads and stop over the whole trace - pids used
+ * again - between samples and context switches on four CPUs, in small buffers: a slice's past
+ * holds state it must learn from its state's records. */
+static void build_lifecycle(int compress, uint8_t **out, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	unsigned i;
+	char name[64];
+
+	etlw_default_opts(&o);
+	o.ncpu = 4;
+	o.buffer_size = 4096;
+	o.compress = compress;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	for (i = 0; i < 400; i++) {
+		uint64_t ts = o.start_ts + 1000 + (uint64_t)i * 5000;
+		uint32_t pid = 100 + i % 7, tid = 1000 + i;
+		unsigned cpu = i % 4, k;
+		snprintf(name, sizeof(name), "\\Device\\HarddiskVolume2\\p%u-%u.exe", pid, i / 7);
+		ck_assert_int_eq(scen_process(w, &o, cpu, i % 9 == 0 ? 3 : 1, ts, pid, 4, 0, name + 24, name), 0);
+		ck_assert_int_eq(scen_thread(w, &o, cpu, 1, ts + 10, pid, tid), 0);
+		ck_assert_int_eq(scen_image(w, &o, cpu, 10, ts + 20, pid, 0x7ff600000000ULL + i * 0x10000ULL, 0x8000,
+					    name),
+				 0);
+		snprintf(name, sizeof(name), "worker %u", i);
+		ck_assert_int_eq(scen_setname(w, &o, cpu, ts + 30, pid, tid, name), 0);
+		for (k = 0; k < 12; k++) {
+			ck_assert_int_eq(scen_sample(w, &o, (cpu + k) % 4, ts + 40 + k * 300,
+						     0x7ff600000100ULL + i * 0x10000ULL + k, tid), 0);
+			ck_assert_int_eq(scen_cswitch(w, (cpu + k) % 4, ts + 50 + k * 300, tid, tid - 1, 5), 0);
+		}
+		if (i % 3 == 0)
+			ck_assert_int_eq(scen_thread(w, &o, cpu, 2, ts + 4000, pid, tid), 0);
+		if (i % 2 == 0)
+			ck_assert_int_eq(scen_process(w, &o, cpu, 2, ts + 4500, pid, 4, (int32_t)i, name, name), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, out, len), 0);
+	etlw_free(w);
+}
+
+/* Each slice of a plan, read with its state, against its time window. */
+static void assert_planned(const uint8_t *d, size_t len, size_t n, int stacks, const char *what)
+{
+	struct windiff w;
+	int rc = windiff_planned(d, len, n, stacks, &w);
+
+	ck_assert_msg(rc == 0, "%s (%zu slices, stacks %d): %s", what, n, stacks, w.why);
+	ck_assert_msg(!w.skipped, "%s: not compared", what);
+	ck_assert_uint_eq(w.whole, w.parts);
+}
+
+/* The bytes of buffers a reader of slice i reads: given its state, or with its time window. */
+static uint64_t bytes_read(const uint8_t *d, size_t len, struct etl_slices *p, size_t i, int with_state)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	const void *state;
+	size_t slen;
+	uint64_t n;
+	int st;
+
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_STACKS, 0), ETL_OK);
+	state = etl_slices_state(p, i, &slen);
+	ck_assert_ptr_nonnull(state);
+	if (with_state)
+		ck_assert_int_eq(etl_reader_set_slice(r, state, slen), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "slice"), ETL_OK);
+	if (!with_state)
+		ck_assert_int_eq(etl_reader_set_time_window(r, etl_slices_bound(p, i), etl_slices_bound(p, i + 1)), ETL_OK);
+	while ((st = etl_reader_next(r, &ev)) != ETL_END)
+		ck_assert_int_eq(st, ETL_OK);
+	n = etl_reader_count(r, ETL_COUNT_BYTES_READ);
+	etl_reader_free(r);
+	return n;
+}
+
+/* The bytes slice i's state skips: what its time window reads before it. */
+static uint64_t skipped_by(const uint8_t *d, size_t len, struct etl_slices *p, size_t i)
+{
+	uint64_t window = bytes_read(d, len, p, i, 0), state = bytes_read(d, len, p, i, 1);
+
+	ck_assert_uint_le(state, window);
+	return window - state;
+}
+
+START_TEST(states_give_what_windows_give)
+{
+	uint8_t *d;
+	size_t len, n;
+
+	build_lifecycle(0, &d, &len);
+	for (n = 1; n <= 16; n += 5) {
+		assert_planned(d, len, n, 0, "lifecycle");
+		assert_planned(d, len, n, 1, "lifecycle");
+	}
+	free(d);
+	build_lifecycle(1, &d, &len);
+	assert_planned(d, len, 7, 1, "lifecycle, XPRESS");
+	free(d);
+}
+END_TEST
+
+START_TEST(writer_scenarios_give_what_windows_give)
+{
+	struct etlw_opts o;
+	uint8_t *d;
+	size_t len;
+
+	etlw_default_opts(&o);
+	o.ncpu = 4;
+	o.buffer_size = 4096;
+	ck_assert_int_eq(scen_build_mixed(&o, 6000, &d, &len), 0);
+	assert_planned(d, len, 9, 1, "mixed");
+	free(d);
+	ck_assert_int_eq(scen_build_stackkeys_lead(&o, 600, 6, &d, &len), 0);
+	assert_planned(d, len, 6, 1, "stack keys after stackless samples");
+	free(d);
+	ck_assert_int_eq(scen_build_showcase(&o, 0, &d, &len), 0);
+	assert_planned(d, len, 4, 1, "showcase");
+	free(d);
+	ck_assert_int_eq(scen_build_tables(&o, &d, &len), 0);
+	assert_planned(d, len, 5, 1, "tables");
+	free(d);
+}
+END_TEST
+
+/* The states skip: a later slice's reader reads fewer bytes than a whole reading, the more so
+ * the later it starts; and a slice's state holds the records that describe what is running. */
+START_TEST(states_skip_buffers)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etl_slices *p;
+	uint8_t *d;
+	size_t len, slen, k;
+	uint64_t first, last;
+	const void *state;
+
+	build_lifecycle(0, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 8);
+	ck_assert_ptr_nonnull(p);
+	k = etl_slices_count(p);
+	ck_assert_uint_eq(k, 8);
+	first = skipped_by(d, len, p, 1);
+	last = skipped_by(d, len, p, k - 1);
+	ck_assert_uint_gt(first, len / 16);
+	ck_assert_uint_gt(last, first * 4);
+	state = etl_slices_state(p, k - 1, &slen);
+	ck_assert_ptr_nonnull(state);
+	ck_assert_uint_gt(slen, 96 + 4 * 32 + 100 * 32); /* the describing records of 6/7 of the trace */
+	ck_assert_uint_eq(skipped_by(d, len, p, 0), 0);
+	state = etl_slices_state(p, 0, &slen);
+	ck_assert_ptr_nonnull(state);
+	ck_assert_uint_eq(slen, 96); /* the first slice skips nothing */
+	ck_assert_ptr_null(etl_slices_state(p, k, &slen));
+	ck_assert_ptr_null(etl_reader_plan_slices(r, 0, 4097));
+	ck_assert_ptr_null(etl_reader_plan_slices(r, 1, 4));
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* Damage in the trace: the light reading leaves damaged buffers to the slices, and each still
+ * gives what its window gives. */
+START_TEST(damaged_traces_give_what_windows_give)
+{
+	uint8_t *d, *m;
+	size_t len, at;
+
+	build_lifecycle(0, &d, &len);
+	m = malloc(len);
+	ck_assert_ptr_nonnull(m);
+	for (at = 0x2000 + 0x48 + 5; at < len; at += len / 23) {
+		memcpy(m, d, len);
+		m[at] ^= 0x5A;
+		m[at + 1] ^= 0x81;
+		assert_planned(m, len, 2 + at % 9, 1, "damaged lifecycle");
+	}
+	free(m);
+	free(d);
+}
+END_TEST
+
+/* The state is untrusted bytes: every cut and flipped byte is refused with an error naming a
+ * byte, or read without harm; a state of another file does not open it. */
+START_TEST(states_are_checked)
+{
+	struct etl_reader *r = etl_reader_new(), *x;
+	struct etl_slices *p;
+	uint8_t *d, *other, *s;
+	size_t len, olen, slen, i;
+	const void *state;
+	const struct etl_event *ev;
+
+	build_lifecycle(0, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 4);
+	state = etl_slices_state(p, 3, &slen);
+	s = malloc(slen);
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < slen; i += 1 + i / 64) {
+		x = etl_reader_new();
+		if (etl_reader_set_slice(x, state, i) == ETL_OK)
+			ck_abort_msg("a state cut at byte %zu was taken", i);
+		ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "at byte"));
+		etl_reader_free(x);
+		memcpy(s, state, slen);
+		s[i] ^= 0xFF;
+		x = etl_reader_new();
+		if (etl_reader_set_slice(x, s, slen) == ETL_OK && etl_reader_open_memory(x, d, len, "flipped") == ETL_OK)
+			while (etl_reader_next(x, &ev) != ETL_END && !etl_error_is_fatal(etl_reader_error(x)))
+				;
+		etl_reader_free(x);
+	}
+	build_lifecycle(1, &other, &olen);
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(x, other, olen, "another"), ETL_E_MISUSE);
+	etl_reader_free(x);
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "opened first"), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_E_MISUSE);
+	etl_reader_free(x);
+	free(s);
+	free(other);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* The light reading asks about a record only if it is of a kind that can describe something (a
+ * kernel or classic header, an event with id 0xFFFE): no other kind does. */
+START_TEST(light_reading_asks_about_every_describing_kind)
+{
+	struct etl_event ev;
+	unsigned id, op;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = ETL_HEADER_MESSAGE;
+	for (op = 0; op < 256; op++) {
+		ev.opcode = (uint8_t)op;
+		ck_assert(!etl_event_updates_state(&ev));
+	}
+	ev.kind = ETL_HEADER_EVENT;
+	for (id = 0; id < 0x10000; id++)
+		for (op = 0; op < 256; op += 1 + (id != 0xFFFE) * 14) {
+			ev.id = (uint16_t)id;
+			ev.opcode = (uint8_t)op;
+			ck_assert(!etl_event_updates_state(&ev) || id == 0xFFFE);
+		}
+}
+END_TEST
+
+static uint8_t *slurp_corpus(const char *name, size_t *len)
+{
+	char path[4096];
+	struct etl_diag d;
+	uint8_t *data;
+
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, name);
+	return etl__read_file(path, 1u << 30, "trace", &data, len, &d) == ETL_OK ? data : NULL;
+}
+
+START_TEST(corpus_traces_give_what_windows_give)
+{
+	static const char *const names[] = { "Tx_HTTP_Server.etl", "perfview_net.etl", "Tx_Process.etl" };
+	size_t i, len, tried = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint8_t *d = slurp_corpus(names[i], &len);
+		if (!d)
+			continue;
+		assert_planned(d, len, 6, 1, names[i]);
+		free(d);
+		tried++;
+	}
+	if (!tried)
+		fprintf(stderr, "check_slices: no corpus trace under %s\n", corpus_dir);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("slices");
+	TCase *t = tcase_create("slices");
+	SRunner *sr;
+	int failed;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_test(t, states_give_what_windows_give);
+	tcase_add_test(t, writer_scenarios_give_what_windows_give);
+	tcase_add_test(t, states_skip_buffers);
+	tcase_add_test(t, damaged_traces_give_what_windows_give);
+	tcase_add_test(t, states_are_checked);
+	tcase_add_test(t, corpus_traces_give_what_windows_give);
+	tcase_add_test(t, light_reading_asks_about_every_describing_kind);
+	tcase_set_timeout(t, 900);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
