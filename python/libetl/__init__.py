@@ -29,6 +29,7 @@ __all__ = [
     "open",
     "to_pandas",
     "time_slices",
+    "plan_slices",
     "Reader",
     "Event",
     "Frame",
@@ -151,6 +152,7 @@ def open(
     threads: int = 0,
     times: str = "datetime",
     symbols: Union[None, str, Sequence[str]] = None,
+    slice: Optional[bytes] = None,
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
@@ -176,6 +178,8 @@ def open(
     Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
     8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
     names (event name globs, "Windows Kernel/Process/*"), ids, level (at most), pids.
+    slice: a time slice's state from plan_slices() (instead of since/until): the slice's events,
+    as since/until would give them, without reading the trace before the slice.
 
     Damage (a bad buffer or record, a payload that contradicts its schema) is never silent:
     each one is a dict in reader.damage and goes to on_damage(dict), or without it to
@@ -202,8 +206,20 @@ def open(
         threads=threads,
         times=times,
         symbols=_manifests(symbols),
+        slice=slice,
     )
     return reader
+
+
+def plan_slices(path: PathLike, n: int) -> list:
+    """The time slices of time_slices(path, n), each a tuple (since, until, state): open(path,
+    slice=state) reads the events of [since, until) as open(path, since=since, until=until)
+    does, without reading the trace before since - state (bytes: a few hundred, more with the
+    records before the slice that describe processes, threads, images and metadata) says what
+    that part describes and where each CPU's buffers take up.  The plan reads the trace once,
+    lightly; states can be sent to other processes or machines that read the same file."""
+    with Reader(_inputs(path, []), stacks=False) as r:
+        return r.plan_slices(n)
 
 
 def time_slices(path: PathLike, n: int) -> list:
@@ -332,6 +348,7 @@ def to_pandas(
     tmf: Union[None, str, Sequence[str]] = None,
     derive: bool = False,
     symbols: Union[None, str, Sequence[str]] = None,
+    slice: Optional[bytes] = None,
 ):
     """The events of one trace or several (merged) as a pandas DataFrame, built column by column
     in C: no Python object per event for the header columns.
@@ -357,7 +374,7 @@ def to_pandas(
         fields = [fields] if isinstance(fields, str) else list(fields)
     with open(paths, manifests, order, stacks="stack" in cols, since=since, until=until, providers=providers,
               names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf, derive=derive,
-              symbols=symbols) as reader:
+              symbols=symbols, slice=slice) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
     _warn_missing_fields(raw.pop("__missing_fields__", ()), raw.pop("__field_names__", ()))

@@ -1,15 +1,16 @@
 """Collections of traces on Dask: libetl.dask.read_etl (a dask DataFrame) and read_events (a dask Bag).
 
 One partition per input file, and for a large file several partitions, one per time slice: the
-slices come from the file's buffer headers (libetl.time_slices) and each partition reads its
-slice with a reader of its own (libetl.open(..., since=, until=)).  A slice reader still reads
-the records before its slice - quickly, headers only, without delivering them - for the
-processes, threads, images and in-trace metadata they describe, so that every event decodes and
-names its process exactly as in a whole reading: the partitions of a file together hold its
-events, each once, in time order.
+slices come from a plan of the file (libetl.plan_slices: one light reading of it, on the client)
+and each partition reads its slice with a reader of its own given the slice's state
+(libetl.open(..., slice=state)): the reader starts where the slice starts, and learns what the
+trace before it describes - processes, threads, images, in-trace metadata - from the state, so
+that every event decodes and names its process exactly as in a whole reading: the partitions of
+a file together hold its events, each once, in time order.
 
-The tasks carry only paths and numbers, so they run unchanged on dask.distributed (a
-LocalCluster or a real cluster whose workers see the same paths and have libetl installed).
+The tasks carry paths, numbers and the states (bytes: a few hundred, more for a slice after many
+process, thread and image records), so they run unchanged on dask.distributed (a LocalCluster or
+a real cluster whose workers see the same paths and have libetl installed).
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ def _is_archive(path: str) -> bool:
     return head == b"PK\x03\x04" or head[:2] == b"\x1f\x8b"
 
 
-def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[Tuple[str, int, int], int]]:
-    """partitions(), each with the bytes of trace it holds (a zip's or gzip's unpacked)."""
+def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[tuple, int]]:
+    """partitions(), each with the bytes of trace it holds (a zip's or gzip's unpacked); a slice
+    of a file as (path, since, until, state)."""
     parts = []
     for path in _paths(paths):
         size = os.path.getsize(path)
@@ -66,17 +68,23 @@ def _sized_partitions(paths, slice_bytes: int) -> List[Tuple[Tuple[str, int, int
             n = max(1, -(-size // slice_bytes))
             if reader.info[0]["container"] in ("zip", "gzip"):
                 n = min(n, ARCHIVE_MAX_SLICES)
-            bounds = reader.time_slices(n) if n > 1 else [0, 0]
-        k = len(bounds) - 1
-        parts.extend(((path, bounds[i], bounds[i + 1]), size // k) for i in range(k))
+            slices = reader.plan_slices(n) if n > 1 else [(0, 0, None)]
+        parts.extend(((path,) + tuple(s), size // len(slices)) for s in slices)
     return parts
+
+
+def _window(part: tuple) -> dict:
+    """The arguments of libetl.open that read a partition: its slice's state, or its times."""
+    if len(part) > 3 and part[3]:
+        return {"slice": part[3]}
+    return {"since": part[1] or None, "until": part[2] or None}
 
 
 def partitions(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[Tuple[str, int, int]]:
     """The (path, since, until) pieces of the inputs: one per file, and for a file of more than
     slice_bytes of trace (a zip's or gzip's counted unpacked), one per time slice (FILETIME
     bounds; 0 is "no bound"), an archive in ARCHIVE_MAX_SLICES at most."""
-    return [part for part, _ in _sized_partitions(paths, slice_bytes)]
+    return [part[:3] for part, _ in _sized_partitions(paths, slice_bytes)]
 
 
 def groups(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[List[Tuple[str, int, int]]]:
@@ -84,10 +92,15 @@ def groups(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[List[Tuple[str
     order, small files gathered until a partition holds about slice_bytes of trace (each task
     has a cost of its own: fifteen 50 KB files made fifteen tasks), a slice of a large file
     alone."""
-    out: List[List[Tuple[str, int, int]]] = []
+    return [[part[:3] for part in g] for g in _groups(paths, slice_bytes)]
+
+
+def _groups(paths, slice_bytes: int) -> List[List[tuple]]:
+    """groups(), a slice of a file with its state (path, since, until, state)."""
+    out: List[List[tuple]] = []
     held = 0
     for part, size in _sized_partitions(paths, slice_bytes):
-        if out and held + size <= slice_bytes and part[1:] == (0, 0) and out[-1][-1][1:] == (0, 0):
+        if out and held + size <= slice_bytes and part[1:3] == (0, 0) and out[-1][-1][1:3] == (0, 0):
             out[-1].append(part)
             held += size
         else:
@@ -96,9 +109,9 @@ def groups(paths, slice_bytes: int = DEFAULT_SLICE_BYTES) -> List[List[Tuple[str
     return out
 
 
-def _read_partition(part: Tuple[str, int, int], kwargs: dict):
-    path, since, until = part
-    df = libetl.to_pandas(path, since=since or None, until=until or None, **kwargs)
+def _read_partition(part: tuple, kwargs: dict):
+    path = part[0]
+    df = libetl.to_pandas(path, **_window(part), **kwargs)
     df.insert(0, "file", path)
     df["file"] = df["file"].astype("category")
     return df
@@ -144,7 +157,7 @@ def read_etl(
     """
     kwargs = dict(fields=fields, columns=columns, manifests=manifests, providers=providers, names=names,
                   ids=ids, level=level, pids=pids, tmf=tmf, derive=derive)
-    parts = groups(paths, slice_bytes)
+    parts = _groups(paths, slice_bytes)
     meta = _meta(parts[0][0], kwargs)
     ddf = _frame(_read_group, [(g, kwargs, meta) for g in parts], meta)
     for name, dtype in meta.dtypes.items():
@@ -158,7 +171,7 @@ _META_EVENTS = 100_000
 _META_VALUES = 64
 
 
-def _meta(part: Tuple[str, int, int], kwargs: dict):
+def _meta(part: tuple, kwargs: dict):
     """The empty frame of read_etl: the columns and dtypes to_pandas gives.  A named field's
     dtype comes from its values, so it is taken from the first events that have the field (not
     from the first rows, where it may be missing: an object column then)."""
@@ -170,9 +183,8 @@ def _meta(part: Tuple[str, int, int], kwargs: dict):
         return meta
     fields = [fields] if isinstance(fields, str) else list(fields)
     values: dict = {f: [] for f in fields}
-    path, since, until = part
     opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf", "derive")}
-    with libetl.open(path, since=since or None, until=until or None, stacks=False, **opts) as reader:
+    with libetl.open(part[0], stacks=False, **_window(part), **opts) as reader:
         for i, ev in enumerate(reader):
             have = dict(ev.derived, **ev.fields) if opts["derive"] else ev.fields  # (as to_pandas looks)
             for f in fields:
@@ -187,7 +199,7 @@ def _meta(part: Tuple[str, int, int], kwargs: dict):
     return meta
 
 
-def _read_group(group: Sequence[Tuple[str, int, int]], kwargs: dict, meta_df):
+def _read_group(group: Sequence[tuple], kwargs: dict, meta_df):
     import pandas as pd
 
     frames = [_read_partition(part, kwargs) for part in group]
@@ -235,10 +247,10 @@ def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbol
     return ddf
 
 
-def _events_of(part: Tuple[str, int, int], kwargs: dict) -> List[dict]:
-    path, since, until = part
+def _events_of(part: tuple, kwargs: dict) -> List[dict]:
+    path = part[0]
     out = []
-    with libetl.open(path, since=since or None, until=until or None, stacks=False, **kwargs) as reader:
+    with libetl.open(path, stacks=False, **_window(part), **kwargs) as reader:
         for ev in reader:
             d = ev.as_dict()
             d["file"] = path
@@ -262,6 +274,6 @@ def read_events(
     import dask.bag as db
 
     kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids, tmf=tmf)
-    parts = groups(paths, slice_bytes)
+    parts = _groups(paths, slice_bytes)
     return db.from_sequence(parts, npartitions=len(parts)).map_partitions(
         lambda gs: [e for g in gs for p in g for e in _events_of(p, kwargs)])

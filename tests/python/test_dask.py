@@ -132,6 +132,29 @@ class OnACluster(unittest.TestCase):
                 joined = pd.concat(parts, ignore_index=True)
                 self.assertEqual(rows(joined), rows(whole))
 
+    def test_planned_slices_equal_windows(self):
+        import pandas as pd
+
+        for path in inputs():
+            with self.subTest(path=os.path.basename(path)):
+                plan = libetl.plan_slices(path, 5)
+                self.assertEqual([s[0] for s in plan] + [plan[-1][1]], libetl.time_slices(path, 5))
+                for since, until, state in plan:
+                    self.assertIsInstance(state, bytes)
+                    windowed = libetl.to_pandas(path, fields=True, since=since or None, until=until or None)
+                    planned = libetl.to_pandas(path, fields=True, slice=state)
+                    self.assertEqual(rows(planned), rows(windowed))
+                joined = pd.concat([libetl.to_pandas(path, slice=s) for _, _, s in plan], ignore_index=True)
+                self.assertEqual(rows(joined), rows(libetl.to_pandas(path)))
+        path = inputs()[0]
+        state = libetl.plan_slices(path, 3)[-1][2]
+        with self.assertRaisesRegex(ValueError, "not with since"):
+            libetl.open(path, slice=state, since=1)
+        with self.assertRaisesRegex(ValueError, "at byte"):
+            libetl.open(path, slice=state[:50])
+        with self.assertRaisesRegex(ValueError, "another file"):
+            libetl.open(inputs()[1], slice=state)
+
     def test_damaged_timestamp_loses_no_row(self):
         # issue 38: one bit of one timestamp of Tx_HTTP_Server.etl cut the slices short (1,511 rows
         # of 2,042); the damaged trace is made here from the corpus one

@@ -331,14 +331,37 @@ int pyetl_reader_setup(ReaderObject *self, PyObject *paths, PyObject *manifests,
 	return 0;
 }
 
+/* slice=: a time slice's state (bytes from Reader.plan_slices), given before the inputs open. */
+static int set_slice(ReaderObject *self, PyObject *slice, uint64_t since, uint64_t until)
+{
+	Py_buffer view;
+	int st;
+
+	if (!slice || slice == Py_None)
+		return 0;
+	if (since || until) {
+		PyErr_SetString(PyExc_ValueError, "slice= sets the slice's times: not with since= or until=");
+		return -1;
+	}
+	if (PyObject_GetBuffer(slice, &view, PyBUF_SIMPLE) < 0)
+		return -1;
+	st = etl_reader_set_slice(self->r, view.buf, (size_t)view.len);
+	PyBuffer_Release(&view);
+	if (st != ETL_OK) {
+		PyErr_Format(PyExc_ValueError, "slice: %s", etl_error_message(etl_reader_error(self->r)));
+		return -1;
+	}
+	return 0;
+}
+
 static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
 			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", "symbols",
-			      NULL };
+			      "slice", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
-	PyObject *symbols = NULL;
+	PyObject *symbols = NULL, *slice = NULL;
 	const char *order = "time", *times = "datetime";
 	int stacks = 1, derive = 0, threads = 0;
 	uint64_t since, until;
@@ -347,9 +370,9 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisO", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisOO", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf, &threads, &times, &symbols))
+					 &derive, &tmf, &threads, &times, &symbols, &slice))
 		return -1;
 	if (strcmp(times, "filetime") == 0) {
 		self->value_flags |= PYETL_FILETIMES;
@@ -384,7 +407,7 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_ValueError, "threads is 0 to 64");
 		return -1;
 	}
-	if (add_tmf(self, tmf) < 0 || add_symbols(self, symbols) < 0)
+	if (add_tmf(self, tmf) < 0 || add_symbols(self, symbols) < 0 || set_slice(self, slice, since, until) < 0)
 		return -1;
 	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
 }
@@ -782,6 +805,50 @@ static PyObject *Reader_time_slices(ReaderObject *self, PyObject *args)
 	return list;
 }
 
+/* The (since, until, state) of each slice of a plan. */
+static PyObject *slices_list(struct etl_slices *p)
+{
+	size_t k = etl_slices_count(p), i, len;
+	PyObject *list = PyList_New((Py_ssize_t)k);
+
+	for (i = 0; list && i < k; i++) {
+		const void *state = etl_slices_state(p, i, &len);
+		PyObject *t = state ? Py_BuildValue("(KKy#)", (unsigned long long)etl_slices_bound(p, i),
+						    (unsigned long long)etl_slices_bound(p, i + 1), (const char *)state,
+						    (Py_ssize_t)len)
+				    : PyErr_NoMemory();
+		if (!t)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+	}
+	return list;
+}
+
+static PyObject *Reader_plan_slices(ReaderObject *self, PyObject *args)
+{
+	Py_ssize_t n;
+	int trace = 0;
+	struct etl_slices *p;
+	struct pyetl_nogil g;
+	PyObject *list;
+
+	if (!PyArg_ParseTuple(args, "n|i", &n, &trace) || pyetl_reader_check(self) < 0)
+		return NULL;
+	if (!self->r)
+		return PyErr_Format(PyExc_ValueError, "the reader is closed");
+	if (n < 1 || n > 4096)
+		return PyErr_Format(PyExc_ValueError, "slices: from 1 to 4096");
+	pyetl_nogil_begin(&g, self); /* (it reads the whole input, lightly) */
+	p = etl_reader_plan_slices(self->r, trace, (size_t)n);
+	pyetl_nogil_end(&g);
+	if (!p)
+		return PyErr_Format(pyetl_state_of((PyObject *)self)->Error, "input %d could not be planned", trace);
+	list = slices_list(p);
+	etl_slices_free(p);
+	return list;
+}
+
 static PyMethodDef Reader_methods[] = {
 	{ "close", (PyCFunction)Reader_close, METH_NOARGS, "Closes the inputs (events decoded so far stay usable)." },
 	{ "processes", (PyCFunction)Reader_processes, METH_NOARGS,
@@ -789,6 +856,11 @@ static PyMethodDef Reader_methods[] = {
 	{ "time_slices", (PyCFunction)Reader_time_slices, METH_VARARGS,
 	  "time_slices(n, trace=0): at most n + 1 FILETIME bounds cutting input trace into slices of about\n"
 	  "equal bytes (the last bound 0 means no end)." },
+	{ "plan_slices", (PyCFunction)Reader_plan_slices, METH_VARARGS,
+	  "plan_slices(n, trace=0): the time slices of time_slices(n), each (since, until, state): reading\n"
+	  "input trace with Reader(..., slice=state) gives the events of [since, until) as a reader with\n"
+	  "that time window does, without reading the slices before it (the state, bytes, says what they\n"
+	  "describe).  It reads the input once, lightly." },
 	{ "__enter__", (PyCFunction)Reader_enter, METH_NOARGS, NULL },
 	{ "__exit__", (PyCFunction)Reader_exit, METH_VARARGS, NULL },
 	{ NULL, NULL, 0, NULL },
@@ -807,7 +879,8 @@ PyObject *pyetl_reader_type_new(PyObject *module)
 	static char doc[] =
 		"Reader(inputs, manifests=None, order='time', stacks=True, since=None, until=None,\n"
 		"       providers=None, names=None, ids=None, level=None, pids=None, on_damage=None,\n"
-		"       keep=None, derive=False, tmf=None, threads=0, times='datetime', symbols=None)\n\n"
+		"       keep=None, derive=False, tmf=None, threads=0, times='datetime', symbols=None,\n"
+		"       slice=None)\n\n"
 		"Events of one or several traces, merged in time order.  Use libetl.open().";
 	PyType_Slot slots[] = {
 		{ Py_tp_doc, doc },
