@@ -15,6 +15,8 @@ size_t bench_corpus_traces(const char *corpus, unsigned long long min_bytes, cha
 /* For the synthetic traces and every corpus trace of 4 MB or more: etldump -j N's serial share
  * and work against one thread, and the speed-ups they predict on 4, 8 and 16 cores; in CPU time,
  * or with instructions in instruction counts (valgrind's callgrind). */
+/* The CPU time of reading a trace as 16 time slices, with windows and with a plan, over reading it whole. */
+void bench_slices(const char *path, int repeat);
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
 		   int repeat, int instructions);
 

@@ -694,6 +694,8 @@ int main(int argc, char **argv)
 			keep = 1;
 		else if (strcmp(argv[i], "--scaling") == 0)
 			scaling = 1;
+		else if (strcmp(argv[i], "--slices") == 0)
+			scaling = 2;
 		else if (strcmp(argv[i], "--instructions") == 0)
 			scaling = instructions = 1;
 		else if (strcmp(argv[i], "--symbols-only") == 0) {
@@ -713,6 +715,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: etlbench [--size MB] [--dir DIR] [--corpus DIR] [--etldump PATH] [--repeat N] [--rounds R] [--keep]\n"
 					"       etlbench --peak FILE\n"
 					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]\n"
+					"       etlbench [--size MB] [--dir DIR] [--repeat N] [--keep] --slices\n"
 					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n");
 			return 2;
 		}
@@ -731,6 +734,12 @@ int main(int argc, char **argv)
 	if (file_size(packed) == 0 && make_synthetic(packed, 1, size_mb << 20) != 0) {
 		fprintf(stderr, "etlbench: cannot write %s\n", packed);
 		return 1;
+	}
+	if (scaling == 2) {
+		bench_slices(plain, repeat);
+		if (!keep)
+			unlink(plain);
+		return 0;
 	}
 	if (scaling) {
 		const char *synthetic[2] = { plain, packed };

@@ -190,19 +190,13 @@ static double cpu_now(void)
 	return seconds(&ru.ru_utime) + seconds(&ru.ru_stime);
 }
 
-/* The events of path in [since, until) (headers only); -1 when it cannot be read. */
-static long long read_window(const char *path, uint64_t since, uint64_t until)
+/* The events of reader r, up to a fatal error; frees it. */
+static long long drain(struct etl_reader *r)
 {
-	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
 	long long n = 0;
 	int st;
 
-	if (!r || etl_reader_set_option(r, ETL_OPTION_STACKS, 0) != ETL_OK || etl_reader_open_path(r, path) != ETL_OK ||
-	    ((since || until) && etl_reader_set_time_window(r, since, until) != ETL_OK)) {
-		etl_reader_free(r);
-		return -1;
-	}
 	while ((st = etl_reader_next(r, &ev)) != ETL_END)
 		if (st == ETL_OK)
 			n++;
@@ -212,13 +206,60 @@ static long long read_window(const char *path, uint64_t since, uint64_t until)
 	return n;
 }
 
-/* The CPU time of reading path as k time slices over that of reading it whole (least of repeat). */
+/* The events of path in [since, until) (headers only), or of the time slice state (len bytes) when
+ * not NULL; -1 when it cannot be read. */
+static long long read_window(const char *path, uint64_t since, uint64_t until, const void *state, size_t len)
+{
+	struct etl_reader *r = etl_reader_new();
+
+	if (!r || etl_reader_set_option(r, ETL_OPTION_STACKS, 0) != ETL_OK ||
+	    (state && etl_reader_set_slice(r, state, len) != ETL_OK) || etl_reader_open_path(r, path) != ETL_OK ||
+	    ((since || until) && etl_reader_set_time_window(r, since, until) != ETL_OK)) {
+		etl_reader_free(r);
+		return -1;
+	}
+	return drain(r);
+}
+
+/* Reads path as the time slices of a plan (etl_reader_plan_slices; the planning reader's opening
+ * and the plan counted), the first slice by the planning reader (it skips nothing): the events,
+ * -1 when it cannot. */
+static long long read_planned(const char *path, size_t k, size_t *got)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etl_slices *p = NULL;
+	long long n = 0, m;
+	size_t i, len;
+
+	if (r && etl_reader_set_option(r, ETL_OPTION_STACKS, 0) == ETL_OK && etl_reader_open_path(r, path) == ETL_OK)
+		p = etl_reader_plan_slices(r, 0, k);
+	*got = etl_slices_count(p);
+	if (!p || etl_reader_set_time_window(r, 0, etl_slices_bound(p, 1)) != ETL_OK) {
+		etl_reader_free(r);
+		etl_slices_free(p);
+		return -1;
+	}
+	n = drain(r);
+	for (i = 1; i < *got; i++) {
+		const void *state = etl_slices_state(p, i, &len);
+		if (!state || (m = read_window(path, 0, 0, state, len)) < 0) {
+			n = -1;
+			break;
+		}
+		n += m;
+	}
+	etl_slices_free(p);
+	return n;
+}
+
+/* The CPU time of reading path as k time slices over that of reading it whole (least of repeat):
+ * each slice a reader with its time window, and each a reader given its state from a plan. */
 static void slices_row(const char *label, const char *path, size_t k, int repeat)
 {
 	uint64_t bounds[65];
-	double whole = 1e30, sliced = 1e30;
-	long long n_whole = 0, n_sliced = 0;
-	size_t got = 0, i;
+	double whole = 1e30, sliced = 1e30, planned = 1e30, t;
+	long long n_whole = 0, n_sliced = 0, n_planned = 0;
+	size_t got = 0, got_planned = 0, i;
 	struct etl_reader *r = etl_reader_new();
 	int rep;
 
@@ -229,19 +270,32 @@ static void slices_row(const char *label, const char *path, size_t k, int repeat
 		printf("%s: cannot cut into slices\n", label);
 		return;
 	}
-	for (rep = 0; rep < repeat; rep++) {
-		double t = cpu_now();
-		n_whole = read_window(path, 0, 0);
+	for (rep = 0; rep < repeat; rep++) { /* alternately, in the same minutes */
+		t = cpu_now();
+		n_whole = read_window(path, 0, 0, NULL, 0);
 		if (cpu_now() - t < whole)
 			whole = cpu_now() - t;
 		t = cpu_now();
 		for (n_sliced = 0, i = 0; i < got; i++)
-			n_sliced += read_window(path, bounds[i], bounds[i + 1]);
+			n_sliced += read_window(path, bounds[i], bounds[i + 1], NULL, 0);
 		if (cpu_now() - t < sliced)
 			sliced = cpu_now() - t;
+		t = cpu_now();
+		n_planned = read_planned(path, k, &got_planned);
+		if (cpu_now() - t < planned)
+			planned = cpu_now() - t;
 	}
-	printf("%s, headers only: whole %.3f s CPU; as %zu slices %.3f s (x%.2f)%s\n", label, whole, got, sliced,
-	       sliced / whole, n_sliced == n_whole ? "" : " - THE SLICES DO NOT ADD UP");
+	printf("%s, headers only: whole %.3f s CPU; as %zu windows %.3f s (x%.2f)%s; as %zu planned slices "
+	       "%.3f s (x%.2f)%s\n",
+	       label, whole, got, sliced, sliced / whole, n_sliced == n_whole ? "" : " - THE WINDOWS DO NOT ADD UP",
+	       got_planned, planned, planned / whole, n_planned == n_whole ? "" : " - THE SLICES DO NOT ADD UP");
+}
+
+void bench_slices(const char *path, int repeat)
+{
+	const char *base = strrchr(path, '/');
+
+	slices_row(base ? base + 1 : path, path, 16, repeat);
 }
 
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
@@ -271,8 +325,6 @@ void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthe
 	printf("\nserial: %s of etldump's main thread at -j N over the 1-thread run's; work: the\n"
 	       "process's at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n\n",
 	       instructions ? "instructions (callgrind)" : "CPU time");
-	if (!instructions && nsynthetic > 0) {
-		const char *base = strrchr(synthetic[0], '/');
-		slices_row(base ? base + 1 : synthetic[0], synthetic[0], 16, repeat);
-	}
+	if (!instructions && nsynthetic > 0)
+		bench_slices(synthetic[0], repeat);
 }
