@@ -244,12 +244,15 @@ void etl__walk_scan_free(struct etl_bufscan *sc)
 	sc->win_len = 0;
 }
 
-/* The header bytes at off (n <= 72) through the read-ahead window; ETL_OK or an I/O status. */
+/* The header bytes at off (n <= 72) through the read-ahead window; ETL_OK or an I/O status.  The
+ * window serves buffers of less than half its size (uncompressed ones of the trace's size;
+ * compressed ones are stored smaller): for larger ones it would hold one header and read half the
+ * file to get it. */
 static int scan_read(struct etl_bufscan *sc, uint64_t off, uint8_t *raw, size_t n, struct etl_diag *d)
 {
 	const struct etl_source *src = sc->src;
 
-	if (src->mem || src->size - off < SCAN_WINDOW)
+	if (src->mem || src->size - off < SCAN_WINDOW || (!sc->compressed && sc->nominal >= SCAN_WINDOW / 2))
 		return etl__source_read(src, off, raw, n, d);
 	if (!(off >= sc->win_off && off + n <= sc->win_off + sc->win_len)) {
 		if (!sc->win && !(sc->win = etl__malloc(SCAN_WINDOW)))
