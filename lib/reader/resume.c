@@ -94,7 +94,7 @@ static int read_cpus(struct etl_cursor *c, struct slice_state *s, struct etl_dia
 /* One record: its fields, and its bytes a record that describes something. */
 static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, struct etl_diag *d)
 {
-	size_t at = c->pos, adv;
+	size_t at = c->pos, adv, padded;
 	struct etl_event ev;
 	struct etl_diag why;
 
@@ -105,13 +105,13 @@ static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_re
 	x->flags = cur_u16(c);
 	x->ordinal = cur_u64(c);
 	x->file_offset = cur_u64(c);
-	if (!cur_ok(c) || x->len < 8 || ((x->len + 7u) & ~7u) > cur_left(c))
+	if (!cur_ok(c) || x->len < 8 || x->len > cur_left(c) || (padded = ((size_t)x->len + 7) & ~(size_t)7) > cur_left(c))
 		return bad(d, at, "a record cut short");
-	x->bytes = cur_take(c, (x->len + 7u) & ~7u);
+	x->bytes = cur_take(c, padded);
 	if (x->ci >= s->ncpus || s->cpus[x->ci].cpu != x->cpu || (x->flags & ~(unsigned)SLICE_REC_COMPRESSED) ||
 	    x->ordinal == 0 || x->ordinal >= s->buffers)
 		return bad(d, at, "a record's CPU, buffer or flags out of range");
-	if (etl__record_parse(x->bytes, (x->len + 7u) & ~7u, 0, 8, &ev, &adv, &why) != ETL_OK || adv != ((x->len + 7u) & ~7u) ||
+	if (etl__record_parse(x->bytes, padded, 0, 8, &ev, &adv, &why) != ETL_OK || adv != padded ||
 	    (ev.flags & ETL_EVF_TS_INHERITED) || !etl_event_updates_state(&ev))
 		return bad(d, at + 32, "a record that is not one describing processes, threads, images or metadata");
 	return ETL_OK;
