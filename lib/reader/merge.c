@@ -149,6 +149,8 @@ static void slice_step(struct stream *s)
 		ev->flags |= ETL_EVF_COMPRESSED;
 	ev->filetime = etl__clock_filetime(&s->t->clock, ev->ts_raw);
 	ev->unix_ns = etl__filetime_to_unix_ns(ev->filetime);
+	ev->state_fact = x->fact; /* what it tells the tables, read by the plan: not decoded again */
+	ev->state_fact_len = x->fact_len;
 	s->id = (uint32_t)(s->t->fwd_streams + x->ci);
 	s->head = HEAD_EVENT;
 	s->head_pre = NULL;

@@ -78,18 +78,18 @@ static int plan_keep(struct etl_slices *p, struct trace *t, const struct etl_buf
 	struct etl_event ev;
 	struct etl_diag d;
 	struct plan_rec *rec;
-	size_t adv, len;
+	size_t adv, len, flen = 0;
 
 	if (etl__record_parse(ld->data, ld->fill, pos, t->ptr_size, &ev, &adv, &d) != ETL_OK)
 		return 1; /* (the light reading found it parses) */
 	ev.trace_index = t->index;
-	if (!etl__decode_observes(&ev) && !etl__state_changes(&p->sys, &p->dec, &ev))
+	if (!etl__decode_observes(&ev) && !etl__state_changes(&p->sys, &p->dec, &ev, &flen))
 		return 0; /* (a kernel record without a layout, or damaged, changes nothing) */
 	len = ev.record_size;
-	if (p->arena_len + len + 8 > PLAN_STATE_BYTES)
+	if (p->arena_len + len + flen + 8 > PLAN_STATE_BYTES)
 		return 1;
 	if (etl__grow(&p->recs, &p->rec_cap, p->nrec + 1, sizeof(*p->recs), 256) != 0 ||
-	    etl__grow(&p->arena, &p->arena_cap, p->arena_len + len, 1, 65536) != 0) {
+	    etl__grow(&p->arena, &p->arena_cap, p->arena_len + len + flen, 1, 65536) != 0) {
 		p->nomem = 1;
 		return 1;
 	}
@@ -108,6 +108,12 @@ static int plan_keep(struct etl_slices *p, struct trace *t, const struct etl_buf
 	rec->flags = ld->compressed ? SLICE_REC_COMPRESSED : 0;
 	memcpy(p->arena + p->arena_len, ld->data + pos, len);
 	p->arena_len += len;
+	/* and what it tells the tables, read once here: the slices take it instead of decoding it */
+	rec->fact_at = p->arena_len;
+	rec->fact_len = (uint32_t)flen;
+	if (flen)
+		memcpy(p->arena + p->arena_len, p->sys.fact, flen);
+	p->arena_len += flen;
 	p->nrec++;
 	return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "reader/slice.h"
 #include "record/record.h"
+#include "state/facts.h"
 #include "util/cursor.h"
 
 #define SLICE_VERSION 1u
@@ -21,6 +22,7 @@ void etl__slice_state_free(struct slice_state *s)
 	etl__free(s->cpus);
 	etl__free(s->recs);
 	etl__free(s->mem);
+	etl__free(s->facts);
 	etl__free(s);
 }
 
@@ -66,7 +68,7 @@ static int read_head(struct etl_cursor *c, struct slice_state *s, size_t *ncpus,
 	if (s->skip && (*ncpus == 0 || *ncpus > 65535 || s->buffers > UINT32_MAX || s->scan_off > s->file_size ||
 			s->scan_ordinal > s->buffers))
 		return bad(d, 20, "CPUs, buffers or where the scan starts out of range");
-	if (*ncpus > cur_left(c) / 32 || *nrec > cur_left(c) / 32)
+	if (*ncpus > cur_left(c) / 32 || *nrec > cur_left(c) / 40)
 		return bad(d, 20, "more CPUs or records than the bytes hold");
 	return ETL_OK;
 }
@@ -91,10 +93,13 @@ static int read_cpus(struct etl_cursor *c, struct slice_state *s, struct etl_dia
 	return ETL_OK;
 }
 
-/* One record: its fields, and its bytes a record that describes something. */
-static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, struct etl_diag *d)
+/* One record: its fields, its bytes a record that describes something, and its fact, made of
+ * this host into *facts (moved on past it). */
+static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, uint8_t **facts,
+		    struct etl_diag *d)
 {
-	size_t at = c->pos, adv, padded;
+	size_t at = c->pos, adv, padded, fpadded;
+	const uint8_t *fact;
 	struct etl_event ev;
 	struct etl_diag why;
 
@@ -105,15 +110,27 @@ static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_re
 	x->flags = cur_u16(c);
 	x->ordinal = cur_u64(c);
 	x->file_offset = cur_u64(c);
+	x->fact_len = cur_u32(c);
+	cur_skip(c, 4);
 	if (!cur_ok(c) || x->len < 8 || x->len > cur_left(c) || (padded = ((size_t)x->len + 7) & ~(size_t)7) > cur_left(c))
 		return bad(d, at, "a record cut short");
 	x->bytes = cur_take(c, padded);
+	if (x->fact_len > cur_left(c) || (fpadded = ((size_t)x->fact_len + 7) & ~(size_t)7) > cur_left(c))
+		return bad(d, at + 32, "a record's fact cut short");
+	fact = cur_take(c, fpadded);
+	x->fact = NULL;
+	if (x->fact_len) {
+		if (etl__fact_from_le(fact, x->fact_len, *facts) != 0)
+			return bad(d, at + 40 + padded, "a record's fact that is not one");
+		x->fact = *facts;
+		*facts += (x->fact_len + 7u) & ~7u;
+	}
 	if (x->ci >= s->ncpus || s->cpus[x->ci].cpu != x->cpu || (x->flags & ~(unsigned)SLICE_REC_COMPRESSED) ||
 	    x->ordinal == 0 || x->ordinal >= s->buffers)
 		return bad(d, at, "a record's CPU, buffer or flags out of range");
 	if (etl__record_parse(x->bytes, padded, 0, 8, &ev, &adv, &why) != ETL_OK || adv != padded ||
 	    (ev.flags & ETL_EVF_TS_INHERITED) || !etl_event_updates_state(&ev))
-		return bad(d, at + 32, "a record that is not one describing processes, threads, images or metadata");
+		return bad(d, at + 40, "a record that is not one describing processes, threads, images or metadata");
 	return ETL_OK;
 }
 
@@ -123,6 +140,7 @@ static int slice_parse(const void *bytes, size_t len, struct slice_state *s, str
 	struct etl_cursor c;
 	uint64_t nrec;
 	size_t ncpus, i;
+	uint8_t *facts;
 	int st;
 
 	if (!(s->mem = etl__malloc(len ? len : 1)))
@@ -135,12 +153,13 @@ static int slice_parse(const void *bytes, size_t len, struct slice_state *s, str
 	s->nrec = (size_t)nrec;
 	s->cpus = etl__calloc(ncpus + 1, sizeof(*s->cpus));
 	s->recs = etl__calloc(s->nrec + 1, sizeof(*s->recs));
-	if (!s->cpus || !s->recs)
+	facts = s->facts = etl__malloc(len + 8); /* (the facts take no more than the bytes hold) */
+	if (!s->cpus || !s->recs || !facts)
 		goto nomem;
 	if ((st = read_cpus(&c, s, d)) != ETL_OK)
 		return st;
 	for (i = 0; i < s->nrec; i++)
-		if ((st = read_rec(&c, s, &s->recs[i], d)) != ETL_OK)
+		if ((st = read_rec(&c, s, &s->recs[i], &facts, d)) != ETL_OK)
 			return st;
 	if (cur_left(&c))
 		return bad(d, c.pos, "bytes after the last record");

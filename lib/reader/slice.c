@@ -12,7 +12,8 @@
  *       u64 the stream's last time before it, u64 the last buffer of its first run of buffers that
  *       read lightly give what the reader reads (all ones: all of them)
  *   then per record: u32 size, u32 CPU, u32 buffer offset, u16 CPU index, u16 flags,
- *       u64 buffer ordinal, u64 file offset, the record's bytes (zero-padded to 8)
+ *       u64 buffer ordinal, u64 file offset, u32 fact size, u32 0, the record's bytes and its
+ *       fact (what it tells the tables, state/facts.c; little-endian), each zero-padded to 8
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,13 +21,14 @@
 
 #include "reader/slice.h"
 #include "record/record.h"
+#include "state/facts.h"
 #include "util/cursor.h"
 
 #define SLICE_MAGIC "ETLSLICE"
 #define SLICE_VERSION 1u
 #define SLICE_HEAD 96u
 #define SLICE_CPU 32u
-#define SLICE_REC 32u
+#define SLICE_REC 40u
 #define SLICE_IDENT_BYTES 4096u
 #define F_SKIP 1u
 #define F_STACKS 2u
@@ -132,7 +134,7 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 		need += p->ncpus * SLICE_CPU;
 		for (j = 0; j < p->nrec; j++)
 			if (p->bufs[p->recs[j].buf].j0 <= i) {
-				need += SLICE_REC + ((p->recs[j].len + 7u) & ~7u);
+				need += SLICE_REC + ((p->recs[j].len + 7u) & ~7u) + ((p->recs[j].fact_len + 7u) & ~7u);
 				nrec++;
 			}
 	}
@@ -167,8 +169,12 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 			out[at + 14] = (uint8_t)rc->flags;
 			put64(out + at + 16, rc->ordinal);
 			put64(out + at + 24, rc->file_offset);
+			put32(out + at + 32, rc->fact_len);
 			memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
 			at += SLICE_REC + ((rc->len + 7u) & ~7u);
+			if (rc->fact_len)
+				etl__fact_to_le(p->arena + rc->fact_at, rc->fact_len, out + at);
+			at += (rc->fact_len + 7u) & ~7u;
 		}
 	}
 	put32(out + 12, flags);

@@ -42,6 +42,8 @@ struct plan_rec {
 	uint64_t ft, ts;
 	uint64_t ordinal, file_offset;
 	size_t at;          /* its bytes in the plan's arena */
+	size_t fact_at;     /* and its fact (state/facts.h: what it tells the tables; fact_len 0: none) */
+	uint32_t fact_len;
 	uint32_t len, cpu, buffer_offset, ci;
 	uint32_t buf;       /* its buffer, in the plan's bufs */
 	uint32_t seq;       /* order of finding */
@@ -97,6 +99,8 @@ struct slice_cpu {
 };
 struct slice_rec {
 	const uint8_t *bytes;
+	const uint8_t *fact; /* its fact, of this host (NULL: none) */
+	uint32_t fact_len;
 	uint32_t len, cpu, buffer_offset, ci;
 	uint64_t ordinal, file_offset;
 	uint16_t flags;
@@ -109,6 +113,7 @@ struct slice_state {
 	struct slice_rec *recs;
 	size_t nrec;
 	uint8_t *mem;
+	uint8_t *facts; /* the records' facts, of this host */
 };
 void etl__slice_state_free(struct slice_state *s);
 /* At the opening of input t (its header buffer h read): takes its buffers as the state says

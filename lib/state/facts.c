@@ -69,6 +69,70 @@ size_t etl__fact_build(uint8_t **buf, size_t *cap, const struct etl_decoded *d, 
 	return len;
 }
 
+#define FACT_HEAD 104u /* the header as bytes: 4 + 7 + 8 fields */
+_Static_assert(sizeof(struct etl_fact) == FACT_HEAD, "a fact's header is 104 bytes on every host");
+
+static void le32_put(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t le32_get(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void etl__fact_to_le(const uint8_t *blob, size_t len, uint8_t *out)
+{
+	struct etl_fact f;
+	unsigned k;
+
+	etl__fact_read(blob, &f);
+	le32_put(out, f.decoded);
+	le32_put(out + 4, f.ints);
+	le32_put(out + 8, f.present);
+	le32_put(out + 12, f.texts);
+	for (k = 0; k < FI_COUNT; k++) {
+		le32_put(out + 16 + 8 * k, (uint32_t)f.v[k]);
+		le32_put(out + 20 + 8 * k, (uint32_t)(f.v[k] >> 32));
+	}
+	for (k = 0; k < FT_COUNT; k++) {
+		le32_put(out + 72 + 4 * k, f.off[k]);
+		le32_put(out + 88 + 4 * k, f.len[k]);
+	}
+	memcpy(out + FACT_HEAD, blob + FACT_HEAD, len - FACT_HEAD);
+}
+
+int etl__fact_from_le(const uint8_t *in, size_t n, uint8_t *out)
+{
+	struct etl_fact f;
+	unsigned k;
+
+	if (n < FACT_HEAD)
+		return -1;
+	f.decoded = le32_get(in);
+	f.ints = le32_get(in + 4);
+	f.present = le32_get(in + 8);
+	f.texts = le32_get(in + 12);
+	if (f.decoded > 1 || f.ints >> FI_COUNT || f.present >> FT_COUNT || (f.texts & ~f.present))
+		return -1;
+	for (k = 0; k < FI_COUNT; k++)
+		f.v[k] = (uint64_t)le32_get(in + 16 + 8 * k) | (uint64_t)le32_get(in + 20 + 8 * k) << 32;
+	for (k = 0; k < FT_COUNT; k++) {
+		f.off[k] = le32_get(in + 72 + 4 * k);
+		f.len[k] = le32_get(in + 88 + 4 * k);
+		if ((f.texts >> k & 1) &&
+		    (f.off[k] < FACT_HEAD || f.off[k] >= n || f.len[k] >= n - f.off[k] || in[f.off[k] + f.len[k]] != 0))
+			return -1;
+	}
+	memcpy(out, &f, sizeof(f));
+	memcpy(out + FACT_HEAD, in + FACT_HEAD, n - FACT_HEAD);
+	return 0;
+}
+
 void etl__fact_read(const uint8_t *blob, struct etl_fact *f)
 {
 	memcpy(f, blob, sizeof(*f));

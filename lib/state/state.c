@@ -513,18 +513,21 @@ int etl__state_may_change(struct etl_decode_state *dec, int group, unsigned opco
 	return !kind || kind->layout != 0; /* without a layout it decodes to nothing (make_fact) */
 }
 
-int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev)
+int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev,
+			size_t *fact_len)
 {
 	int group = etl__decode_kernel_group(ev);
 	struct fact x;
 	size_t len;
 
+	*fact_len = 0;
 	if (ev->kind == ETL_HEADER_EVENT || ev->state_fact || !observed_kind(group, ev->opcode))
 		return ev->state_fact != NULL;
 	len = make_fact(st, dec, ev, group, 0);
 	if (!len)
 		return 1; /* cannot tell (no memory) */
 	etl__fact_read(st->fact, &x.f);
+	*fact_len = x.f.decoded ? len : 0;
 	return x.f.decoded;
 }
 

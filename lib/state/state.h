@@ -84,8 +84,10 @@ int etl__state_observes(const struct etl_event *ev);
  * keep its kind, or it has no layout (it decodes to nothing). */
 int etl__state_may_change(struct etl_decode_state *dec, int group, unsigned opcode, unsigned version);
 /* Whether observing ev would change the tables: a record of the kinds they keep whose payload
- * decodes (a record without a layout, or damaged, changes nothing).  st and dec: scratch. */
-int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev);
+ * decodes (a record without a layout, or damaged, changes nothing).  st and dec: scratch; when it
+ * does, *fact_len is the length of its fact, left in st->fact (facts.h; 0: none made). */
+int etl__state_changes(struct etl_state *st, struct etl_decode_state *dec, const struct etl_event *ev,
+			size_t *fact_len);
 /* The process an event belongs to (by pid, or by tid for records without one), or NULL. */
 const struct etl_process *etl__state_process_of(const struct etl_state *st, const struct etl_event *ev);
 /* subject.c: the process ev is about (its header's, else by the thread or process its payload
