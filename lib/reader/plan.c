@@ -291,7 +291,8 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	p->bounds = etl__calloc(n + 1, sizeof(*p->bounds));
 	if (!p->cpus || !p->clean_last || !p->bounds)
 		goto out;
-	memcpy(p->cpus, t->ix.cpus, p->ncpus * sizeof(*p->cpus));
+	if (p->ncpus)
+		memcpy(p->cpus, t->ix.cpus, p->ncpus * sizeof(*p->cpus));
 	if (etl__slice_ident(&t->src, &p->ident, &d) != ETL_OK) {
 		st = d.code;
 		goto out;
@@ -307,7 +308,8 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 		nf = etl__slices_read_flush_times(t, f);
 	p->k = etl__slices_cut(f, nf, n, p->bounds);
 	plan_skips(p);
-	qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
+	if (p->nrec) /* (qsort of no array: NULL is not allowed) */
+		qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
 	st = ETL_OK;
 out:
 	etl__free(f);
