@@ -237,6 +237,22 @@ START_TEST(states_are_checked)
 				;
 		etl_reader_free(x);
 	}
+	/* a state that says the trace has only its header buffer: nothing read, nothing harmed */
+	memcpy(s, state, 96 + 4 * 32);
+	memset(s + 88, 0, 8); /* no records */
+	for (i = 56; i < 64; i++)
+		s[i] = i == 56; /* one buffer */
+	for (i = 80; i < 88; i++)
+		s[i] = i == 80; /* the scan from ordinal 1 */
+	for (i = 0; i < 4; i++)
+		memset(s + 96 + i * 32 + 8, 0xFF, 8); /* no CPU buffer to read */
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_slice(x, s, 96 + 4 * 32), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_time_window(x, 0, 0), ETL_E_MISUSE); /* the state's window stays */
+	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "one buffer"), ETL_OK);
+	while (etl_reader_next(x, &ev) != ETL_END && !etl_error_is_fatal(etl_reader_error(x)))
+		;
+	etl_reader_free(x);
 	build_lifecycle(1, &other, &olen);
 	x = etl_reader_new();
 	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);

@@ -533,8 +533,8 @@ static int start_iteration(struct etl_reader *r)
 			}
 		}
 	}
-	for (ti = 0; ti < r->ntraces; ti++)
-		if (r->traces[ti]->slice && r->order == ETL_ORDER_TIME)
+	for (ti = 0; ti < r->ntraces; ti++) /* (with per-CPU streams: make_streams) */
+		if (r->traces[ti]->slice && r->order == ETL_ORDER_TIME && r->traces[ti]->ix.buffers > 1)
 			slice_start(r, r->traces[ti]);
 	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
 	for (i = 0; i < k; i++) {
@@ -678,6 +678,8 @@ int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to)
 		return etl__reader_misuse(r, "the time window can only be set before the first event is read");
 	if (to && to <= from)
 		return etl__reader_misuse(r, "the time window ends before it starts");
+	if (r->slice)
+		return etl__reader_misuse(r, "a time slice's state sets the window (etl_reader_set_slice)");
 	r->windowed = from != 0 || to != 0;
 	r->win_from = from;
 	r->win_to = to;

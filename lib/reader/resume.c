@@ -194,7 +194,7 @@ int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
 		etl__slice_state_free(s);
 		return st;
 	}
-	r->slice = s;
+	r->slice = s; /* (after the window: the window is the state's from now on) */
 	return ETL_OK;
 }
 
