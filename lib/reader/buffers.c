@@ -103,18 +103,9 @@ static int queue_push(struct stream *s, const struct etl_bufent *e)
 /* The stream of CPU cpu of a forward-scanned trace, or NULL. */
 static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, uint32_t cpu)
 {
-	size_t lo = 0, hi = t->ix.ncpus;
+	long ci = etl__walk_cpu_index(&t->ix, cpu);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ix.cpus[mid] == cpu)
-			return &r->streams[t->fwd_streams + mid];
-		if (t->ix.cpus[mid] < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return ci < 0 ? NULL : &r->streams[t->fwd_streams + (size_t)ci];
 }
 
 /* A buffer of a CPU the first pass did not see: the file changed since (it is being written?).

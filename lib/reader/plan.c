@@ -158,24 +158,6 @@ static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufloa
 	*last = lt.last;
 }
 
-
-/* The index of CPU cpu among the trace's, or -1. */
-static long cpu_index(const struct trace *t, uint32_t cpu)
-{
-	size_t lo = 0, hi = t->ix.ncpus;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->ix.cpus[mid] == cpu)
-			return (long)mid;
-		if (t->ix.cpus[mid] < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /* Reads every data buffer: the flush times for the bounds, each buffer's summary. */
 static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *f, size_t *nf)
 {
@@ -194,7 +176,7 @@ static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *
 	etl__walk_iter_init(&it, &t->ix);
 	while (etl__walk_iter_next(&it, &e) && p->nbufs < t->ix.buffers) {
 		struct plan_buf *b = &p->bufs[p->nbufs];
-		long ci = e.type == ETL_BUFTYPE_HEADER ? -1 : cpu_index(t, e.cpu);
+		long ci = e.type == ETL_BUFTYPE_HEADER ? -1 : etl__walk_cpu_index(&t->ix, e.cpu);
 
 		if (ci < 0)
 			continue; /* the header buffer: every slice reads it */

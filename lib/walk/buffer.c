@@ -483,6 +483,22 @@ void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
 			  ix->size_limit, NULL, NULL);
 }
 
+long etl__walk_cpu_index(const struct etl_bufindex *ix, uint32_t cpu)
+{
+	size_t lo = 0, hi = ix->ncpus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->cpus[mid] == cpu)
+			return (long)mid;
+		if (ix->cpus[mid] < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 void etl__walk_scan_seek(struct etl_bufscan *sc, uint64_t off, uint64_t ordinal)
 {
 	sc->off = off;

@@ -132,6 +132,9 @@ int etl__walk_index_build(struct etl_bufindex *ix, const struct etl_source *src,
 int etl__walk_index_given(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
 			  uint32_t nominal, int compressed, uint64_t size_limit, uint64_t buffers,
 			  uint64_t bytes_skipped, uint32_t *cpus, size_t ncpus, struct etl_diag *d);
+/* The position of CPU cpu among the index's CPUs (ascending), or -1 when the first pass did not
+ * see it. */
+long etl__walk_cpu_index(const struct etl_bufindex *ix, uint32_t cpu);
 /* Keeps every buffer in ent (file order), scanning again; ETL_OK, or a fatal status with d set. */
 int etl__walk_index_fill(struct etl_bufindex *ix, uint64_t count_limit, struct etl_diag *d);
 /* A scanner over the index's file again (damage not reported a second time). */
