@@ -136,7 +136,7 @@ static void slice_step(struct stream *s)
 		return;
 	}
 	x = &s->t->slice->recs[s->next++];
-	if (etl__record_parse(x->bytes, (x->len + 7u) & ~7u, 0, s->t->ptr_size, ev, &adv, &s->diag) != ETL_OK) {
+	if (etl__record_parse(x->bytes, slice_pad8(x->len), 0, s->t->ptr_size, ev, &adv, &s->diag) != ETL_OK) {
 		s->head = HEAD_NONE;
 		return;
 	}

@@ -13,8 +13,6 @@
 #include "state/facts.h"
 #include "util/cursor.h"
 
-#define SLICE_VERSION 1u
-
 void etl__slice_state_free(struct slice_state *s)
 {
 	if (!s)
@@ -38,14 +36,14 @@ static int read_head(struct etl_cursor *c, struct slice_state *s, size_t *ncpus,
 	const uint8_t *magic = cur_take(c, 8);
 	uint32_t version = cur_u32(c), flags = cur_u32(c);
 
-	if (!magic || memcmp(magic, "ETLSLICE", 8) != 0)
+	if (!magic || memcmp(magic, SLICE_MAGIC, 8) != 0)
 		return bad(d, 0, "not a slice state (no ETLSLICE mark)");
 	if (version != SLICE_VERSION)
 		return bad(d, 8, "an unknown version");
-	if (flags & ~3u)
+	if (flags & ~(SLICE_SKIPS | SLICE_STACKS))
 		return bad(d, 12, "unknown flags");
-	s->skip = (flags & 1u) != 0;
-	s->stacks_seen = (flags & 2u) != 0;
+	s->skip = (flags & SLICE_SKIPS) != 0;
+	s->stacks_seen = (flags & SLICE_STACKS) != 0;
 	s->trace = (int)cur_u32(c);
 	*ncpus = cur_u32(c);
 	s->from = cur_u64(c);
@@ -68,7 +66,7 @@ static int read_head(struct etl_cursor *c, struct slice_state *s, size_t *ncpus,
 	if (s->skip && (*ncpus == 0 || *ncpus > 65535 || s->buffers > UINT32_MAX || s->scan_off > s->file_size ||
 			s->scan_ordinal > s->buffers))
 		return bad(d, 20, "CPUs, buffers or where the scan starts out of range");
-	if (*ncpus > cur_left(c) / 32 || *nrec > cur_left(c) / 40)
+	if (*ncpus > cur_left(c) / SLICE_CPU || *nrec > cur_left(c) / SLICE_REC)
 		return bad(d, 20, "more CPUs or records than the bytes hold");
 	return ETL_OK;
 }
@@ -112,25 +110,25 @@ static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_re
 	x->file_offset = cur_u64(c);
 	x->fact_len = cur_u32(c);
 	cur_skip(c, 4);
-	if (!cur_ok(c) || x->len < 8 || x->len > cur_left(c) || (padded = ((size_t)x->len + 7) & ~(size_t)7) > cur_left(c))
+	if (!cur_ok(c) || x->len < 8 || x->len > cur_left(c) || (padded = slice_pad8(x->len)) > cur_left(c))
 		return bad(d, at, "a record cut short");
 	x->bytes = cur_take(c, padded);
-	if (x->fact_len > cur_left(c) || (fpadded = ((size_t)x->fact_len + 7) & ~(size_t)7) > cur_left(c))
+	if (x->fact_len > cur_left(c) || (fpadded = slice_pad8(x->fact_len)) > cur_left(c))
 		return bad(d, at + 32, "a record's fact cut short");
 	fact = cur_take(c, fpadded);
 	x->fact = NULL;
 	if (x->fact_len) {
 		if (etl__fact_from_le(fact, x->fact_len, *facts) != 0)
-			return bad(d, at + 40 + padded, "a record's fact that is not one");
+			return bad(d, at + SLICE_REC + padded, "a record's fact that is not one");
 		x->fact = *facts;
-		*facts += (x->fact_len + 7u) & ~7u;
+		*facts += fpadded;
 	}
 	if (x->ci >= s->ncpus || s->cpus[x->ci].cpu != x->cpu || (x->flags & ~(unsigned)SLICE_REC_COMPRESSED) ||
 	    x->ordinal == 0 || x->ordinal >= s->buffers)
 		return bad(d, at, "a record's CPU, buffer or flags out of range");
 	if (etl__record_parse(x->bytes, padded, 0, 8, &ev, &adv, &why) != ETL_OK || adv != padded ||
 	    (ev.flags & ETL_EVF_TS_INHERITED) || !etl_event_updates_state(&ev))
-		return bad(d, at + 40, "a record that is not one describing processes, threads, images or metadata");
+		return bad(d, at + SLICE_REC, "a record that is not one describing processes, threads, images or metadata");
 	return ETL_OK;
 }
 

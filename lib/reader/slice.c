@@ -24,14 +24,7 @@
 #include "state/facts.h"
 #include "util/cursor.h"
 
-#define SLICE_MAGIC "ETLSLICE"
-#define SLICE_VERSION 1u
-#define SLICE_HEAD 96u
-#define SLICE_CPU 32u
-#define SLICE_REC 40u
 #define SLICE_IDENT_BYTES 4096u
-#define F_SKIP 1u
-#define F_STACKS 2u
 
 int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d)
 {
@@ -70,20 +63,6 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p);
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
-
 /* Where slice i takes up each CPU (into cpu entries at out + SLICE_HEAD), whether the buffers
  * it skips hold stack records, and where its scan starts. */
 static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint32_t *flags)
@@ -93,11 +72,11 @@ static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint3
 	size_t j, found = 0;
 
 	for (j = 0; j < p->ncpus; j++) {
-		put32(c + j * SLICE_CPU, p->cpus[j]);
-		put32(c + j * SLICE_CPU + 4, 0);
-		put64(c + j * SLICE_CPU + 8, UINT64_MAX);
-		put64(c + j * SLICE_CPU + 16, p->start_raw);
-		put64(c + j * SLICE_CPU + 24, p->clean_last[j]);
+		etl_put_le32(c + j * SLICE_CPU, p->cpus[j]);
+		etl_put_le32(c + j * SLICE_CPU + 4, 0);
+		etl_put_le64(c + j * SLICE_CPU + 8, UINT64_MAX);
+		etl_put_le64(c + j * SLICE_CPU + 16, p->start_raw);
+		etl_put_le64(c + j * SLICE_CPU + 24, p->clean_last[j]);
 	}
 	for (j = 0; j < p->nbufs && found < p->ncpus; j++) {
 		const struct plan_buf *b = &p->bufs[j];
@@ -105,19 +84,19 @@ static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint3
 		if (etl_le64(e + 8) != UINT64_MAX)
 			continue; /* past this CPU's start */
 		if (b->j0 <= i) { /* skipped */
-			put64(e + 16, b->last_ts);
-			*flags |= b->stack ? F_STACKS : 0;
+			etl_put_le64(e + 16, b->last_ts);
+			*flags |= b->stack ? SLICE_STACKS : 0;
 			continue;
 		}
-		put64(e + 8, b->ordinal);
+		etl_put_le64(e + 8, b->ordinal);
 		found++;
 		if (b->ordinal < scan_ord) {
 			scan_ord = b->ordinal;
 			scan_off = b->off;
 		}
 	}
-	put64(out + 72, scan_off);
-	put64(out + 80, scan_ord);
+	etl_put_le64(out + 72, scan_off);
+	etl_put_le64(out + 80, scan_ord);
 }
 
 const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
@@ -134,7 +113,7 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 		need += p->ncpus * SLICE_CPU;
 		for (j = 0; j < p->nrec; j++)
 			if (p->bufs[p->recs[j].buf].j0 <= i) {
-				need += SLICE_REC + ((p->recs[j].len + 7u) & ~7u) + ((p->recs[j].fact_len + 7u) & ~7u);
+				need += SLICE_REC + slice_pad8(p->recs[j].len) + slice_pad8(p->recs[j].fact_len);
 				nrec++;
 			}
 	}
@@ -143,41 +122,41 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 	out = p->out;
 	memset(out, 0, need);
 	memcpy(out, SLICE_MAGIC, 8);
-	put32(out + 8, SLICE_VERSION);
-	put32(out + 16, (uint32_t)p->trace);
-	put32(out + 20, skip ? (uint32_t)p->ncpus : 0);
-	put64(out + 24, p->bounds[i]);
-	put64(out + 32, p->bounds[i + 1]);
-	put64(out + 40, p->file_size);
-	put64(out + 48, p->ident);
-	put64(out + 56, p->buffers);
-	put64(out + 64, p->bytes_skipped);
-	put64(out + 88, nrec);
+	etl_put_le32(out + 8, SLICE_VERSION);
+	etl_put_le32(out + 16, (uint32_t)p->trace);
+	etl_put_le32(out + 20, skip ? (uint32_t)p->ncpus : 0);
+	etl_put_le64(out + 24, p->bounds[i]);
+	etl_put_le64(out + 32, p->bounds[i + 1]);
+	etl_put_le64(out + 40, p->file_size);
+	etl_put_le64(out + 48, p->ident);
+	etl_put_le64(out + 56, p->buffers);
+	etl_put_le64(out + 64, p->bytes_skipped);
+	etl_put_le64(out + 88, nrec);
 	if (skip) {
-		flags |= F_SKIP;
+		flags |= SLICE_SKIPS;
 		write_cpus(p, i, out, &flags);
 		at = SLICE_HEAD + p->ncpus * SLICE_CPU;
 		for (j = 0; j < p->nrec; j++) {
 			const struct plan_rec *rc = &p->recs[j];
 			if (p->bufs[rc->buf].j0 > i)
 				continue;
-			put32(out + at, rc->len);
-			put32(out + at + 4, rc->cpu);
-			put32(out + at + 8, rc->buffer_offset);
+			etl_put_le32(out + at, rc->len);
+			etl_put_le32(out + at + 4, rc->cpu);
+			etl_put_le32(out + at + 8, rc->buffer_offset);
 			out[at + 12] = (uint8_t)rc->ci;
 			out[at + 13] = (uint8_t)(rc->ci >> 8);
 			out[at + 14] = (uint8_t)rc->flags;
-			put64(out + at + 16, rc->ordinal);
-			put64(out + at + 24, rc->file_offset);
-			put32(out + at + 32, rc->fact_len);
+			etl_put_le64(out + at + 16, rc->ordinal);
+			etl_put_le64(out + at + 24, rc->file_offset);
+			etl_put_le32(out + at + 32, rc->fact_len);
 			memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
-			at += SLICE_REC + ((rc->len + 7u) & ~7u);
+			at += SLICE_REC + slice_pad8(rc->len);
 			if (rc->fact_len)
 				etl__fact_to_le(p->arena + rc->fact_at, rc->fact_len, out + at);
-			at += (rc->fact_len + 7u) & ~7u;
+			at += slice_pad8(rc->fact_len);
 		}
 	}
-	put32(out + 12, flags);
+	etl_put_le32(out + 12, flags);
 	*len = need;
 	return out;
 }

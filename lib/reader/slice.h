@@ -84,8 +84,21 @@ struct etl_slices {
 };
 
 
-/* slice.c */
-#define SLICE_REC_COMPRESSED 1u
+/* slice.c: the state's bytes (their layout: slice.c, docs/API.md) */
+#define SLICE_MAGIC "ETLSLICE"
+#define SLICE_VERSION 1u
+#define SLICE_HEAD 96u      /* the header */
+#define SLICE_CPU 32u       /* a CPU's entry */
+#define SLICE_REC 40u       /* a record's fields, before its bytes and its fact */
+#define SLICE_SKIPS 1u      /* flags: the state skips buffers */
+#define SLICE_STACKS 2u     /*        the skipped buffers hold stack records */
+#define SLICE_REC_COMPRESSED 1u /* a record's flags: from a compressed buffer */
+
+/* A record's (or a fact's) bytes with their padding to 8. */
+static inline size_t slice_pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
 /* What identifies an input for a state: a hash of its first bytes (with its size). */
 int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d);
 

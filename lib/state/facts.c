@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "state/facts.h"
+#include "util/cursor.h"
 
 /* The fields by their layout names (the same literals as the kernel layouts: the lookup by
  * name compares addresses first). */
@@ -72,36 +73,21 @@ size_t etl__fact_build(uint8_t **buf, size_t *cap, const struct etl_decoded *d, 
 #define FACT_HEAD 104u /* the header as bytes: 4 + 7 + 8 fields */
 _Static_assert(sizeof(struct etl_fact) == FACT_HEAD, "a fact's header is 104 bytes on every host");
 
-static void le32_put(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t le32_get(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 void etl__fact_to_le(const uint8_t *blob, size_t len, uint8_t *out)
 {
 	struct etl_fact f;
 	unsigned k;
 
 	etl__fact_read(blob, &f);
-	le32_put(out, f.decoded);
-	le32_put(out + 4, f.ints);
-	le32_put(out + 8, f.present);
-	le32_put(out + 12, f.texts);
-	for (k = 0; k < FI_COUNT; k++) {
-		le32_put(out + 16 + 8 * k, (uint32_t)f.v[k]);
-		le32_put(out + 20 + 8 * k, (uint32_t)(f.v[k] >> 32));
-	}
+	etl_put_le32(out, f.decoded);
+	etl_put_le32(out + 4, f.ints);
+	etl_put_le32(out + 8, f.present);
+	etl_put_le32(out + 12, f.texts);
+	for (k = 0; k < FI_COUNT; k++)
+		etl_put_le64(out + 16 + 8 * k, f.v[k]);
 	for (k = 0; k < FT_COUNT; k++) {
-		le32_put(out + 72 + 4 * k, f.off[k]);
-		le32_put(out + 88 + 4 * k, f.len[k]);
+		etl_put_le32(out + 72 + 4 * k, f.off[k]);
+		etl_put_le32(out + 88 + 4 * k, f.len[k]);
 	}
 	memcpy(out + FACT_HEAD, blob + FACT_HEAD, len - FACT_HEAD);
 }
@@ -113,17 +99,17 @@ int etl__fact_from_le(const uint8_t *in, size_t n, uint8_t *out)
 
 	if (n < FACT_HEAD)
 		return -1;
-	f.decoded = le32_get(in);
-	f.ints = le32_get(in + 4);
-	f.present = le32_get(in + 8);
-	f.texts = le32_get(in + 12);
+	f.decoded = etl_le32(in);
+	f.ints = etl_le32(in + 4);
+	f.present = etl_le32(in + 8);
+	f.texts = etl_le32(in + 12);
 	if (f.decoded > 1 || f.ints >> FI_COUNT || f.present >> FT_COUNT || (f.texts & ~f.present))
 		return -1;
 	for (k = 0; k < FI_COUNT; k++)
-		f.v[k] = (uint64_t)le32_get(in + 16 + 8 * k) | (uint64_t)le32_get(in + 20 + 8 * k) << 32;
+		f.v[k] = etl_le64(in + 16 + 8 * k);
 	for (k = 0; k < FT_COUNT; k++) {
-		f.off[k] = le32_get(in + 72 + 4 * k);
-		f.len[k] = le32_get(in + 88 + 4 * k);
+		f.off[k] = etl_le32(in + 72 + 4 * k);
+		f.len[k] = etl_le32(in + 88 + 4 * k);
 		if ((f.texts >> k & 1) &&
 		    (f.off[k] < FACT_HEAD || f.off[k] >= n || f.len[k] >= n - f.off[k] || in[f.off[k] + f.len[k]] != 0))
 			return -1;

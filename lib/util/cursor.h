@@ -40,6 +40,21 @@ static inline uint64_t etl_le64(const uint8_t *p)
 	return (uint64_t)etl_le32(p) | (uint64_t)etl_le32(p + 4) << 32;
 }
 
+/* Writing the same order (what the library writes to be read back: a time slice's state). */
+static inline void etl_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void etl_put_le64(uint8_t *p, uint64_t v)
+{
+	etl_put_le32(p, (uint32_t)v);
+	etl_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
 static inline void etl_guid_from_le(const uint8_t *p, struct etl_guid *g)
 {
 	g->data1 = etl_le32(p);
