@@ -349,7 +349,7 @@ ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n,
  * skipped only where reading them lightly gives exactly what the reader would read (records that
  * parse, in time order, none taken in by another's size); from a buffer that is not so, its CPU
  * is read as with a time window.  A trace whose buffers are out of sequence (a circular log) gets
- * states that skip nothing.  Memory while planning: 56 bytes a buffer, and the describing records
+ * states that skip nothing.  Memory while planning: 48 bytes a buffer, and the describing records
  * (at most 64 MiB; past it, their buffers are read by the slices).
  * @return the plan (etl_slices_free), or NULL on a bad argument (@p n above 4096), an I/O error or
  *         out of memory

@@ -186,7 +186,6 @@ static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *
 		b->ci = (uint32_t)ci;
 		plan_buffer(p, t, &ld, &e, t->src.mem ? NULL : etl__walk_iter_bytes(&it, &e), b, &last[ci]);
 		b->last_ts = last[ci];
-		b->last_ft = etl__clock_filetime(&t->clock, last[ci]);
 		if (ld.data && e.avail >= ETL_BUFFER_HEADER_SIZE) { /* as etl_reader_time_slices reads them */
 			f[*nf].ft = etl__clock_filetime(&t->clock, etl_le64(ld.data + 0x10));
 			f[*nf].bytes = e.avail;
@@ -202,10 +201,26 @@ static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *
 	return p->nomem ? ETL_E_NOMEM : ETL_OK;
 }
 
+/* The first slice that starts after FILETIME ft (its bound above it), or UINT32_MAX: the bounds
+ * 1 to k - 1 rise. */
+static uint32_t first_slice_after(const struct etl_slices *p, uint64_t ft)
+{
+	size_t lo = 1, hi = p->k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->bounds[mid] <= ft)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->k ? (uint32_t)lo : UINT32_MAX;
+}
+
 /* Which slices skip each buffer: from j0 on (the first bound after every time of its CPU's
  * stream up to it), never past a buffer that is not clean; and each CPU's first run of clean
  * buffers.  Without memory for it, none is skipped. */
-static void plan_skips(struct etl_slices *p)
+static void plan_skips(struct etl_slices *p, const struct trace *t)
 {
 	uint8_t *stop = etl__calloc(p->ncpus + 1, 1);
 	uint64_t *seen = etl__calloc(p->ncpus + 1, sizeof(*seen)); /* the last clean buffer, by CPU */
@@ -215,7 +230,6 @@ static void plan_skips(struct etl_slices *p)
 		p->clean_last[i] = stop && seen ? UINT64_MAX : 0;
 	for (i = 0; i < p->nbufs; i++) {
 		struct plan_buf *b = &p->bufs[i];
-		uint32_t j = 1;
 
 		b->j0 = UINT32_MAX;
 		if (!stop || !seen || stop[b->ci])
@@ -226,9 +240,7 @@ static void plan_skips(struct etl_slices *p)
 			continue;
 		}
 		seen[b->ci] = b->ordinal;
-		while (j < p->k && p->bounds[j] <= b->last_ft)
-			j++;
-		b->j0 = j < p->k ? j : UINT32_MAX;
+		b->j0 = first_slice_after(p, etl__clock_filetime(&t->clock, b->last_ts));
 	}
 	etl__free(stop);
 	etl__free(seen);
@@ -289,7 +301,7 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	if (!p->skip)
 		nf = etl__slices_read_flush_times(t, f);
 	p->k = etl__slices_cut(f, nf, n, p->bounds);
-	plan_skips(p);
+	plan_skips(p, t);
 	if (p->nrec) /* (qsort of no array: NULL is not allowed) */
 		qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
 	st = ETL_OK;

@@ -25,11 +25,10 @@ size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out);
 /* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
 size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
 
-/* plan.c: what the plan keeps of a data buffer (40 bytes) */
+/* plan.c: what the plan keeps of a data buffer (32 bytes) */
 struct plan_buf {
 	uint64_t off;
 	uint64_t last_ts;  /* its stream's last time after it */
-	uint64_t last_ft;  /* the same, as a FILETIME */
 	uint32_t ordinal;
 	uint32_t j0;       /* the first slice that skips it (UINT32_MAX: none) */
 	uint32_t ci;       /* its CPU's index among the trace's */
