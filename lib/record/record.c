@@ -29,6 +29,13 @@ static void set_kernel_provider(struct etl_event *ev, uint16_t hook)
 	ev->opcode = (uint8_t)(hook & 0xFF);
 }
 
+/* Whether an extended item of isize bytes (its 8-byte header included) holding dsize bytes of
+ * data fits the left bytes after its header: the one rule of parse_ext and peek_ext. */
+static int ext_item_fits(unsigned isize, unsigned dsize, size_t left)
+{
+	return isize >= 8 && isize - 8 >= dsize && isize - 8 <= left;
+}
+
 /* Walks the extended item chain of an EVENT_HEADER record (3.5). */
 static int parse_ext(struct etl_cursor *c, struct etl_event *ev, size_t pos, struct etl_diag *d)
 {
@@ -48,7 +55,7 @@ static int parse_ext(struct etl_cursor *c, struct etl_event *ev, size_t pos, str
 		type = cur_u16(c);
 		link = cur_u16(c);
 		dsize = cur_u16(c);
-		if (isize < 8 || (size_t)isize - 8 < dsize || (size_t)isize - 8 > cur_left(c)) {
+		if (!ext_item_fits(isize, dsize, cur_left(c))) {
 			etl__diag_set(d, ETL_E_FORMAT, pos + item_at,
 				      "event header: extended item %u (type %u) size %u / data size %u does not fit the record",
 				      ev->ext_count, (unsigned)type, (unsigned)isize, (unsigned)dsize);
@@ -422,7 +429,7 @@ static size_t peek_ext(const uint8_t *p, size_t at, size_t size, uint8_t *stack)
 		type = etl_le16(p + at + 2);
 		link = etl_le16(p + at + 4);
 		dsize = etl_le16(p + at + 6);
-		if (isize < 8 || isize - 8 < dsize || isize - 8 > size - at - 8)
+		if (!ext_item_fits(isize, dsize, size - at - 8))
 			return 0;
 		/* the first 64-bit key, else the first 32-bit one */
 		if (type == ETL_EXT_STACK_KEY64 && !key64++ && dsize >= 16)
