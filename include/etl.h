@@ -332,7 +332,10 @@ ETL_API int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint
  * its buffers: writes k + 1 bounds into @p bounds (room for n + 1), bounds[0] = 0 and
  * bounds[k] = 0 (no end), and returns k (1 <= k <= n; fewer when the input has few buffers).
  * Each [bounds[i], bounds[i+1]) is a window for etl_reader_set_time_window() on a reader of its
- * own.  Reads the buffer headers (72 bytes each).  0 on a bad argument or an I/O error.
+ * own.  Reads the buffer headers (72 bytes each).  Where a flush time lies outside the trace's
+ * start and end (a relogged trace's are not in its clock), the buffers are cut by the times of
+ * their records instead, which reads them as etl_reader_plan_slices() does.  0 on a bad argument
+ * or an I/O error.
  * @since 0.2
  */
 ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_t *bounds);
@@ -349,8 +352,11 @@ ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n,
  * skipped only where reading them lightly gives exactly what the reader would read (records that
  * parse, in time order, none taken in by another's size); from a buffer that is not so, its CPU
  * is read as with a time window.  A trace whose buffers are out of sequence (a circular log) gets
- * states that skip nothing.  Memory while planning: 48 bytes a buffer, and the describing records
- * (at most 64 MiB; past it, their buffers are read by the slices).
+ * states that skip nothing.  With ETL_OPTION_THREADS, helper threads load (decompress) the
+ * buffers for it.  With ETL_OPTION_STACKS (the default), the same pass makes the trace's stack
+ * index, which readers of the slices opened with etl_reader_open_same() from @p r share.  Memory
+ * while planning: 48 bytes a buffer, and the describing records (at most 64 MiB; past it, their
+ * buffers are read by the slices).
  * @return the plan (etl_slices_free), or NULL on a bad argument (@p n above 4096), an I/O error or
  *         out of memory
  * @since 0.2
@@ -370,6 +376,15 @@ ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
  * @since 0.2
  */
 ETL_API const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len);
+/**
+ * Whether the plan's slices, read one after another, deliver exactly the events of a whole
+ * reading, in its order: every data buffer read lightly as the reader reads it (records that
+ * parse, none taken in by another's size, each CPU's times never going back) and nothing the
+ * index skipped.  Then the merge's order is the order of time, and each slice holds a run of it.
+ * 0 for a trace that is not so (its slices still deliver every event once, each as its time
+ * window does, but not always in a whole reading's order), or for NULL.  @since 0.2
+ */
+ETL_API int etl_slices_in_order(const struct etl_slices *p);
 ETL_API void etl_slices_free(struct etl_slices *p);
 /**
  * Reads @p r as the time slice @p state describes (from etl_slices_state(), @p len bytes; copied):

@@ -321,6 +321,37 @@ START_TEST(time_slices_tile_every_trace)
 }
 END_TEST
 
+/* Relogged traces, whose buffers' flush times are FILETIMEs in a QPC trace (FORMAT-NOTES 1), are
+ * cut by their records' times: each of 4 slices holds a share of the events (with the flush
+ * times, the first held all of them). */
+START_TEST(time_slices_of_relogged_traces_share_the_events)
+{
+	static const char *const files[] = { "perfview_net.4.5.2.x86.etl", "dotnetperf_DynamicEvents_tmp0qw4cn.tmp.etl",
+					     "etwanalyzer_TraceLoggingTester.etl.gz" };
+	const char *file = files[_i];
+	struct etl_reader *r = open_corpus(file);
+	struct etl_slices *p;
+	uint64_t bounds[8];
+	struct seen *parts = NULL;
+	size_t k, i, n = 0, before;
+
+	k = etl_reader_time_slices(r, 0, 4, bounds);
+	ck_assert_uint_eq(k, 4);
+	p = etl_reader_plan_slices(r, 0, 4); /* the plan cuts the same */
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i <= k; i++)
+		ck_assert_uint_eq(etl_slices_bound(p, i), bounds[i]);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	for (i = 0; i < k; i++) {
+		before = n;
+		n = read_window(file, bounds[i], bounds[i + 1], &parts, n);
+		ck_assert_msg(n - before > 400, "%s: window %zu of %zu holds %zu events", file, i, k, n - before);
+	}
+	free(parts);
+}
+END_TEST
+
 /* A state record's decoding made as it is delivered (for the process tables) is the one a
  * decoding of its own makes: every other state record and the event after each are decoded
  * twice and compared; the others are left undecoded, so that the event after them shows that
@@ -379,6 +410,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, gzip_traces_read_clean, 0, 3);
 	tcase_add_loop_test(t, decoding_at_delivery_is_the_decoding, 0, (int)(sizeof(facts) / sizeof(facts[0])) + 1);
 	tcase_add_loop_test(t, time_slices_tile_every_trace, 0, 2 * (int)(sizeof(facts) / sizeof(facts[0])));
+	tcase_add_loop_test(t, time_slices_of_relogged_traces_share_the_events, 0, 3);
 	tcase_set_timeout(t, 120);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

@@ -73,6 +73,18 @@ static void assert_planned(const uint8_t *d, size_t len, size_t n, int stacks, c
 	ck_assert_uint_eq(w.whole, w.parts);
 }
 
+/* A plan in order (etl_slices_in_order): its slices one after another give a whole reading. */
+static void assert_in_order(const uint8_t *d, size_t len, size_t n, int stacks, const char *what)
+{
+	struct windiff w;
+	int rc = windiff_in_order(d, len, n, stacks, &w);
+
+	ck_assert_msg(rc == 0, "%s (%zu slices, stacks %d): %s", what, n, stacks,
+		      rc > 0 ? "the plan is not in order" : w.why);
+	ck_assert_uint_eq(w.whole, w.parts);
+	ck_assert_uint_gt(w.whole, 0);
+}
+
 /* The bytes of buffers a reader of slice i reads: given its state, or with its time window. */
 static uint64_t bytes_read(const uint8_t *d, size_t len, struct etl_slices *p, size_t i, int with_state)
 {
@@ -116,10 +128,12 @@ START_TEST(states_give_what_windows_give)
 	for (n = 1; n <= 16; n += 5) {
 		assert_planned(d, len, n, 0, "lifecycle");
 		assert_planned(d, len, n, 1, "lifecycle");
+		assert_in_order(d, len, n, n & 1, "lifecycle");
 	}
 	free(d);
 	build_lifecycle(1, &d, &len);
 	assert_planned(d, len, 7, 1, "lifecycle, XPRESS");
+	assert_in_order(d, len, 7, 1, "lifecycle, XPRESS");
 	free(d);
 }
 END_TEST
@@ -135,9 +149,11 @@ START_TEST(writer_scenarios_give_what_windows_give)
 	o.buffer_size = 4096;
 	ck_assert_int_eq(scen_build_mixed(&o, 6000, &d, &len), 0);
 	assert_planned(d, len, 9, 1, "mixed");
+	assert_in_order(d, len, 9, 1, "mixed");
 	free(d);
 	ck_assert_int_eq(scen_build_stackkeys_lead(&o, 600, 6, &d, &len), 0);
 	assert_planned(d, len, 6, 1, "stack keys after stackless samples");
+	assert_in_order(d, len, 6, 1, "stack keys after stackless samples");
 	free(d);
 	ck_assert_int_eq(scen_build_showcase(&o, 0, &d, &len), 0);
 	assert_planned(d, len, 4, 1, "showcase");
@@ -190,17 +206,24 @@ END_TEST
 START_TEST(damaged_traces_give_what_windows_give)
 {
 	uint8_t *d, *m;
-	size_t len, at;
+	size_t len, at, out_of_order = 0;
 
 	build_lifecycle(0, &d, &len);
 	m = malloc(len);
 	ck_assert_ptr_nonnull(m);
 	for (at = 0x2000 + 0x48 + 5; at < len; at += len / 23) {
+		struct windiff w;
+		int rc;
 		memcpy(m, d, len);
 		m[at] ^= 0x5A;
 		m[at + 1] ^= 0x81;
 		assert_planned(m, len, 2 + at % 9, 1, "damaged lifecycle");
+		rc = windiff_in_order(m, len, 2 + at % 9, 1, &w);
+		ck_assert_msg(rc >= 0, "damaged lifecycle at %zu: %s", at, w.why);
+		out_of_order += rc > 0;
 	}
+	ck_assert_uint_gt(out_of_order, 0); /* damage the light reading sees: not in order */
+	ck_assert_int_eq(etl_slices_in_order(NULL), 0);
 	free(m);
 	free(d);
 }
@@ -305,7 +328,7 @@ static uint8_t *slurp_corpus(const char *name, size_t *len)
 
 START_TEST(corpus_traces_give_what_windows_give)
 {
-	static const char *const names[] = { "Tx_HTTP_Server.etl", "perfview_net.etl", "Tx_Process.etl" };
+	static const char *const names[] = { "Tx_HTTP_Server.etl", "perfview_net.4.5.2.x86.etl", "Tx_Process.etl" };
 	size_t i, len, tried = 0;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -313,6 +336,7 @@ START_TEST(corpus_traces_give_what_windows_give)
 		if (!d)
 			continue;
 		assert_planned(d, len, 6, 1, names[i]);
+		assert_in_order(d, len, 6, 1, names[i]);
 		free(d);
 		tried++;
 	}

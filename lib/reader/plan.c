@@ -13,9 +13,11 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "reader/prefetch.h"
 #include "reader/reader.h"
 #include "reader/slice.h"
 #include "record/record.h"
@@ -134,18 +136,17 @@ static int plan_record(void *ctx, const uint8_t *buf, size_t pos, const struct e
 	return describes(a->p, a->p->cls, buf, pos, pk) && plan_keep(a->p, a->t, a->ld, a->e, a->b, pos) != 0;
 }
 
-/* Reads the buffer e the way a stream would, lightly (raw: its bytes when read already); its
- * summary in b, its describing records into p.  *last is the stream's last time, carried from
- * buffer to buffer. */
-static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufload *ld, const struct etl_bufent *e,
-			const uint8_t *raw, struct plan_buf *b, uint64_t *last)
+/* Reads the buffer e the way a stream would, lightly, once loaded into ld (status: how loading
+ * went); its summary in b, its describing records into p.  *last is the stream's last time,
+ * carried from buffer to buffer. */
+static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufload *ld, int status,
+			const struct etl_bufent *e, struct plan_buf *b, uint64_t *last)
 {
 	struct plan_at at = { p, t, ld, e, b };
 	struct etl_light lt;
-	struct etl_diag d;
 
 	b->clean = 0;
-	if ((raw ? etl__walk_load_raw(ld, e, raw, &d) : etl__walk_load(ld, e, &d)) != ETL_OK || !ld->data)
+	if (status != ETL_OK || !ld->data)
 		return;
 	lt.last = *last;
 	lt.stack = 0;
@@ -158,47 +159,169 @@ static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufloa
 	*last = lt.last;
 }
 
-/* Reads every data buffer: the flush times for the bounds, each buffer's summary. */
-static int plan_read(struct etl_slices *p, struct trace *t, struct etl_flushed *f, size_t *nf)
+/* The reading of every data buffer (plan_read): the flush times for the bounds (f), each
+ * buffer's records' last time (g: where the flush times are not in the session's clock), and
+ * each CPU stream's last time so far. */
+struct plan_reading {
+	struct etl_flushed *f, *g;
+	size_t nf, ng;
+	uint64_t *last;
+	struct etl_stacks *stacks; /* the trace's stack index, made in the same pass (NULL: not) */
+	uint64_t stack_bytes;      /* its limit */
+	int stacks_short;          /* a buffer's part did not fit: made again by the reader's pass */
+};
+
+/* Takes data buffer e of CPU index ci, loaded into ld (status); part: its part of the stack
+ * index, loaded by a helper (NULL: load it here). */
+static void plan_take(struct etl_slices *p, struct trace *t, struct plan_reading *pr, const struct etl_bufent *e,
+		      uint32_t ci, struct etl_bufload *ld, int status, struct etl_stacks *part)
 {
+	struct plan_buf *b = &p->bufs[p->nbufs];
+
+	memset(b, 0, sizeof(*b));
+	b->ordinal = e->ordinal;
+	b->off = e->off;
+	b->ci = ci;
+	plan_buffer(p, t, ld, status, e, b, &pr->last[ci]);
+	b->last_ts = pr->last[ci];
+	if (pr->stacks && part) {
+		if (!pr->stacks_short && etl__stacks_append(pr->stacks, part, pr->stack_bytes) != 0)
+			pr->stacks_short = 1;
+		etl__stacks_free(part);
+	} else if (pr->stacks && ld->data) { /* (as the stack index pass takes what loading gave) */
+		etl__stacks_load_buffer(pr->stacks, ld->data, ld->fill, t->ptr_size, pr->stack_bytes);
+	}
+	if (ld->data && e->avail >= ETL_BUFFER_HEADER_SIZE) { /* as etl_reader_time_slices reads them */
+		pr->f[pr->nf].ft = etl__clock_filetime(&t->clock, etl_le64(ld->data + 0x10));
+		pr->f[pr->nf++].bytes = e->avail;
+		pr->g[pr->ng].ft = etl__clock_filetime(&t->clock, pr->last[ci]);
+		pr->g[pr->ng++].bytes = e->avail;
+	} else if (etl__slices_flush_time(t, e, &pr->f[pr->nf])) {
+		pr->nf++;
+	}
+	p->nbufs++;
+}
+
+/* The next data buffer of the scan (the header buffer: every slice reads it) and its CPU's
+ * index: 1, or 0 at the end. */
+static int plan_next(struct etl_slices *p, struct trace *t, struct etl_bufiter *it, struct etl_bufent *e, uint32_t *ci)
+{
+	while (p->nbufs < t->ix.buffers && etl__walk_iter_next(it, e)) {
+		long k = e->type == ETL_BUFTYPE_HEADER ? -1 : etl__walk_cpu_index(&t->ix, e->cpu);
+		if (k >= 0) {
+			*ci = (uint32_t)k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+#define PLAN_AHEAD 8 /* buffers the helpers decompress ahead of the plan */
+
+/* The buffers loaded (decompressed) by helper threads (ETL_OPTION_THREADS), which also load their
+ * parts of the stack index, taken in order; ETL_E_NOMEM when they cannot be had (the caller then
+ * reads them itself). */
+static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_reading *pr, unsigned threads)
+{
+	struct etl_prefetch *pf = etl__prefetch_new(threads);
+	struct etl_pfjob *jobs = pf ? etl__calloc(PLAN_AHEAD, sizeof(*jobs)) : NULL;
+	struct etl_stacks parts[PLAN_AHEAD];
+	uint32_t cis[PLAN_AHEAD];
+	struct etl_bufiter it;
+	size_t head = 0, count = 0, j;
+	int more = 1;
+
+	if (!jobs) {
+		etl__prefetch_free(pf);
+		return ETL_E_NOMEM;
+	}
+	memset(parts, 0, sizeof(parts));
+	for (j = 0; j < PLAN_AHEAD; j++) {
+		etl__walk_load_init(&jobs[j].ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+				    t->info.compression_format);
+		jobs[j].stack_part = pr->stacks ? &parts[j] : NULL;
+		jobs[j].stack_bytes = pr->stack_bytes;
+	}
+	etl__walk_iter_init(&it, &t->ix);
+	for (;;) {
+		while (more && count < PLAN_AHEAD) {
+			struct etl_pfjob *jb = &jobs[(head + count) % PLAN_AHEAD];
+			if (!(more = plan_next(p, t, &it, &jb->ent, &cis[(head + count) % PLAN_AHEAD])))
+				break;
+			jb->ptr_size = t->ptr_size;
+			jb->clock = &t->clock;
+			etl__prefetch_submit(pf, jb);
+			count++;
+		}
+		if (!count)
+			break;
+		etl__prefetch_wait(pf, &jobs[head]);
+		plan_take(p, t, pr, &jobs[head].ent, cis[head], &jobs[head].ld, jobs[head].status, jobs[head].stack_part);
+		head = (head + 1) % PLAN_AHEAD;
+		count--;
+	}
+	etl__walk_iter_stop(&it);
+	etl__prefetch_free(pf);
+	for (j = 0; j < PLAN_AHEAD; j++) {
+		etl__walk_load_free(&jobs[j].ld);
+		etl__stacks_free(&parts[j]);
+	}
+	etl__free(jobs);
+	return ETL_OK;
+}
+
+/* Reads every data buffer (see struct plan_reading), each buffer's summary into p. */
+static int plan_read(struct etl_slices *p, struct trace *t, struct plan_reading *pr, unsigned threads)
+{
+	int compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
 	struct etl_bufiter it;
 	struct etl_bufent e;
 	struct etl_bufload ld;
-	uint64_t *last = etl__calloc(t->ix.ncpus ? t->ix.ncpus : 1, sizeof(*last));
+	struct etl_diag d;
+	uint32_t ci;
 	size_t i;
 
-	if (!last)
+	if (!(pr->last = etl__calloc(t->ix.ncpus ? t->ix.ncpus : 1, sizeof(*pr->last))))
 		return ETL_E_NOMEM;
 	for (i = 0; i < t->ix.ncpus; i++)
-		last[i] = t->info.start_raw;
-	etl__walk_load_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-			    t->info.compression_format);
+		pr->last[i] = t->info.start_raw;
+	if (threads && plan_read_helped(p, t, pr, threads) == ETL_OK)
+		return p->nomem ? ETL_E_NOMEM : ETL_OK;
+	etl__walk_load_init(&ld, &t->src, compressed, t->info.compression_format);
 	etl__walk_iter_init(&it, &t->ix);
-	while (etl__walk_iter_next(&it, &e) && p->nbufs < t->ix.buffers) {
-		struct plan_buf *b = &p->bufs[p->nbufs];
-		long ci = e.type == ETL_BUFTYPE_HEADER ? -1 : etl__walk_cpu_index(&t->ix, e.cpu);
-
-		if (ci < 0)
-			continue; /* the header buffer: every slice reads it */
-		memset(b, 0, sizeof(*b));
-		b->ordinal = e.ordinal;
-		b->off = e.off;
-		b->ci = (uint32_t)ci;
-		plan_buffer(p, t, &ld, &e, t->src.mem ? NULL : etl__walk_iter_bytes(&it, &e), b, &last[ci]);
-		b->last_ts = last[ci];
-		if (ld.data && e.avail >= ETL_BUFFER_HEADER_SIZE) { /* as etl_reader_time_slices reads them */
-			f[*nf].ft = etl__clock_filetime(&t->clock, etl_le64(ld.data + 0x10));
-			f[*nf].bytes = e.avail;
-			(*nf)++;
-		} else if (etl__slices_flush_time(t, &e, &f[*nf])) {
-			(*nf)++;
-		}
-		p->nbufs++;
+	while (plan_next(p, t, &it, &e, &ci)) {
+		const uint8_t *raw = t->src.mem ? NULL : etl__walk_iter_bytes(&it, &e);
+		int st = raw ? etl__walk_load_raw(&ld, &e, raw, &d) : etl__walk_load(&ld, &e, &d);
+		plan_take(p, t, pr, &e, ci, &ld, st, NULL);
 	}
 	etl__walk_iter_stop(&it);
 	etl__walk_load_free(&ld);
-	etl__free(last);
 	return p->nomem ? ETL_E_NOMEM : ETL_OK;
+}
+
+/* plan_read, making the trace's stack index in the same pass when the reader shows stacks and
+ * has none yet: the readers of the slices opened with etl_reader_open_same share it, and need
+ * not read the trace again for it. */
+static int plan_read_stacks(struct etl_reader *r, struct etl_slices *p, struct trace *t, struct plan_reading *pr)
+{
+	int st;
+
+	if (!r->options[ETL_OPTION_STACKS] || t->stacks_trace)
+		return plan_read(p, t, pr, (unsigned)r->options[ETL_OPTION_THREADS]);
+	pthread_mutex_lock(&t->stack_mu);
+	if (!t->stacks.loaded) {
+		pr->stacks = &t->stacks;
+		pr->stack_bytes = r->limits[ETL_LIMIT_STACK_KEY_BYTES];
+	}
+	st = plan_read(p, t, pr, (unsigned)r->options[ETL_OPTION_THREADS]);
+	if (pr->stacks && st == ETL_OK && !pr->stacks_short) {
+		etl__stacks_finish(&t->stacks);
+		atomic_store_explicit(&t->stacks_ready, 1, memory_order_release);
+	} else if (pr->stacks) {
+		etl__stacks_free(&t->stacks); /* (the reader's own pass makes it when asked) */
+	}
+	pthread_mutex_unlock(&t->stack_mu);
+	return st;
 }
 
 /* The first slice that starts after FILETIME ft (its bound above it), or UINT32_MAX: the bounds
@@ -262,10 +385,9 @@ static int cmp_rec(const void *a, const void *b)
 struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_t n)
 {
 	struct etl_slices *p;
-	struct etl_flushed *f = NULL;
+	struct plan_reading pr;
 	struct trace *t;
 	struct etl_diag d;
-	size_t nf = 0;
 	int st = ETL_E_NOMEM;
 
 	if (!r || trace < 0 || trace >= r->ntraces || n == 0 || n > ETL_SLICES_MAX)
@@ -274,6 +396,7 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	p = etl__calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	memset(&pr, 0, sizeof(pr));
 	p->trace = trace;
 	p->file_size = t->src.size;
 	p->buffers = t->ix.buffers;
@@ -292,24 +415,43 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 		goto out;
 	}
 	p->bufs = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*p->bufs));
-	f = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*f));
-	if (!p->bufs || !f)
+	pr.f = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*pr.f));
+	pr.g = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*pr.g));
+	if (!p->bufs || !pr.f || !pr.g)
 		goto out;
 	p->skip = t->ix.forward && t->ix.ncpus > 0;
-	if (p->skip && (st = plan_read(p, t, f, &nf)) != ETL_OK)
+	if (p->skip && (st = plan_read_stacks(r, p, t, &pr)) != ETL_OK)
 		goto out;
 	if (!p->skip)
-		nf = etl__slices_read_flush_times(t, f);
-	p->k = etl__slices_cut(f, nf, n, p->bounds);
+		pr.nf = etl__slices_read_flush_times(t, pr.f);
+	/* flush times that are not the session's (a relogged trace's): cut by the records' times */
+	if (p->skip && !etl__slices_flush_times_usable(t, pr.f, pr.nf))
+		p->k = etl__slices_cut(pr.g, pr.ng, n, p->bounds);
+	else
+		p->k = etl__slices_cut(pr.f, pr.nf, n, p->bounds);
 	plan_skips(p, t);
 	if (p->nrec) /* (qsort of no array: NULL is not allowed) */
 		qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
 	st = ETL_OK;
 out:
-	etl__free(f);
+	etl__free(pr.f);
+	etl__free(pr.g);
+	etl__free(pr.last);
 	if (st != ETL_OK) {
 		etl_slices_free(p);
 		return NULL;
 	}
 	return p;
+}
+
+int etl_slices_in_order(const struct etl_slices *p)
+{
+	size_t i;
+
+	if (!p || !p->skip || p->nomem || p->bytes_skipped)
+		return 0;
+	for (i = 0; i < p->ncpus; i++)
+		if (p->clean_last[i] != UINT64_MAX)
+			return 0;
+	return 1;
 }

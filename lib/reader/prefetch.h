@@ -56,6 +56,9 @@ struct etl_pfjob {
 	const struct etl_clockconv *clock; /* the trace's, for the times of the records it parses */
 	size_t parse_max;       /* records it parses at most */
 	struct etl_prerecs pre; /* its records, parsed */
+	struct etl_stacks *stack_part; /* where it loads the buffer's part of the stack index pass
+					  (NULL: none; etl__stacks_load_buffer), within stack_bytes */
+	uint64_t stack_bytes;
 	int state;              /* PF_* (under the pool's lock) */
 	struct etl_pfjob *next; /* in the pool's queue */
 };

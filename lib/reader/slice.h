@@ -22,6 +22,10 @@ struct etl_flushed {
 int etl__slices_flush_time(struct trace *t, const struct etl_bufent *e, struct etl_flushed *out);
 /* Every data buffer's, into out (room for the trace's buffers); how many. */
 size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out);
+/* Whether the flush times f (count, as etl__slices_flush_time read them) are in the session's
+ * clock: each within the trace's start and end (an hour after it; any time after the start
+ * when the end is unknown).  A relogged trace's are FILETIMEs in a QPC trace (FORMAT-NOTES 1). */
+int etl__slices_flush_times_usable(const struct trace *t, const struct etl_flushed *f, size_t count);
 /* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
 size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
 

@@ -48,6 +48,21 @@ size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out)
 	return k;
 }
 
+#define FT_SECOND 10000000ull
+
+int etl__slices_flush_times_usable(const struct trace *t, const struct etl_flushed *f, size_t count)
+{
+	uint64_t lo = t->info.start_time > 10 * FT_SECOND ? t->info.start_time - 10 * FT_SECOND : 0;
+	uint64_t hi = t->info.end_time && t->info.end_time >= t->info.start_time ? t->info.end_time + 3600 * FT_SECOND
+										 : UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		if (f[i].ft < lo || f[i].ft > hi)
+			return 0;
+	return 1;
+}
+
 size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds)
 {
 	uint64_t total = 0, seen = 0;
@@ -79,7 +94,20 @@ size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n, uint64_
 	f = etl__calloc((size_t)r->traces[trace]->ix.buffers + 1, sizeof(*f));
 	if (!f)
 		return 0;
-	k = etl__slices_cut(f, etl__slices_read_flush_times(r->traces[trace], f), n, bounds);
+	k = etl__slices_read_flush_times(r->traces[trace], f);
+	if (!etl__slices_flush_times_usable(r->traces[trace], f, k)) {
+		/* not in the session's clock: the plan cuts by the records' times (reading them) */
+		struct etl_slices *p = etl_reader_plan_slices(r, trace, n);
+		if (p && p->skip) {
+			etl__free(f);
+			k = p->k;
+			memcpy(bounds, p->bounds, (k + 1) * sizeof(*bounds));
+			etl_slices_free(p);
+			return k;
+		}
+		etl_slices_free(p);
+	}
+	k = etl__slices_cut(f, k, n, bounds);
 	etl__free(f);
 	return k;
 }

@@ -106,6 +106,10 @@ void etl__stacks_load(struct etl_stacks *k, struct etl_bufload *ld, const struct
 void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,
 			    uint64_t first, uint64_t end, unsigned ptr_size, uint64_t max_bytes,
 			    struct etl_bufkeep *keep);
+/* One buffer of that pass (data, fill bytes, as loaded): parts of a pass made buffer by buffer
+ * in file order (the header buffer left out) make the index of etl__stacks_load. */
+void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+			     uint64_t max);
 /* Appends what part holds (loaded from later buffers than k's) to k, within max_bytes; 0, or -1
  * when something did not fit (then counted in k->dropped). */
 int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint64_t max_bytes);

@@ -167,7 +167,7 @@ static void add_away(struct etl_stacks *k, const uint8_t *p, unsigned hook, size
 	}
 }
 
-static void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
 			     uint64_t max)
 {
 	uint64_t last = 0, owner_ts = 0;

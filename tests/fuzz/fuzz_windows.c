@@ -4,7 +4,9 @@
  * same events, each once, and a slice that delivers an event outside its
  * times must have said so first; and each slice of a plan, read with its
  * state, must deliver what its time window delivers (windiff.h; stack records
- * attached when the last byte is odd).  Any difference aborts.
+ * attached when the last byte is odd); and where the plan says it is in order
+ * (etl_slices_in_order), its slices one after another must deliver what a
+ * whole reading delivers, in its order.  Any difference aborts.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -29,6 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (windiff_planned(data, size - 1, 2 + data[size - 1] % 6, data[size - 1] & 1, &w) != 0) {
 		fprintf(stderr, "fuzz_windows: planned slices: %s\n", w.why);
+		abort();
+	}
+	if (windiff_in_order(data, size - 1, 2 + data[size - 1] % 6, data[size - 1] & 1, &w) < 0) {
+		fprintf(stderr, "fuzz_windows: %s\n", w.why);
 		abort();
 	}
 	return 0;

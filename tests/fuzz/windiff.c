@@ -203,18 +203,21 @@ static void push(struct digest *g, uint64_t h)
 	g->h[g->n++] = h;
 }
 
-/* Reads one slice: with state (len bytes), else the window [from, to). */
-static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, const void *state, size_t slen,
-		       int stacks, struct digest *g)
+/* Reads one slice: with state (len bytes), else the window [from, to); with a reader that opens
+ * the input again from `same` where given (etl_reader_open_same: it shares its stack index),
+ * else from memory.  Its deliveries are appended to g (emptied first unless append). */
+static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader *same, uint64_t from, uint64_t to,
+			  const void *state, size_t slen, int stacks, int append, struct digest *g)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
 	int st;
 
-	g->n = 0;
+	if (!append)
+		g->n = 0;
 	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
 		    (state && etl_reader_set_slice(r, state, slen) != ETL_OK) ||
-		    etl_reader_open_memory(r, d, len, "windiff") != ETL_OK ||
+		    (same ? etl_reader_open_same(r, same, 0) : etl_reader_open_memory(r, d, len, "windiff")) != ETL_OK ||
 		    (!state && (from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
 	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
 		if (st != ETL_OK) {
@@ -226,6 +229,12 @@ static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to,
 		push(g, event_hash(r, ev));
 	}
 	etl_reader_free(r);
+}
+
+static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, const void *state, size_t slen,
+		       int stacks, struct digest *g)
+{
+	read_slice_of(d, len, NULL, from, to, state, slen, stacks, 0, g);
 }
 
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
@@ -263,6 +272,52 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
 		}
 	}
 	etl_slices_free(p);
+	free(a.h);
+	free(b.h);
+	return rc;
+}
+
+int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
+{
+	struct digest a = { 0 }, b = { 0 };
+	struct etl_reader *r;
+	struct etl_slices *p = NULL;
+	size_t i, j, slen;
+	int rc = 1;
+
+	memset(w, 0, sizeof(*w));
+	r = etl_reader_new();
+	if (r && etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) == ETL_OK &&
+	    etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
+		p = etl_reader_plan_slices(r, 0, n > 16 ? 16 : n);
+	w->slices = etl_slices_count(p);
+	w->skipped = !etl_slices_in_order(p);
+	if (!w->skipped) {
+		read_slice(data, len, 0, 0, NULL, 0, stacks, &a);
+		for (i = 0; i < w->slices && !b.failed; i++) {
+			const void *state = etl_slices_state(p, i, &slen);
+			if (!state)
+				b.failed = 1;
+			else /* (the planning reader made the stack index: its slices share it) */
+				read_slice_of(data, len, r, 0, 0, state, slen, stacks, 1, &b);
+		}
+		w->whole = a.n;
+		w->parts = b.n;
+		w->skipped = a.failed || b.failed;
+	}
+	if (!w->skipped) {
+		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
+			;
+		rc = 0;
+		if (j < a.n || j < b.n) {
+			snprintf(w->why, sizeof(w->why),
+				 "a plan in order: its slices one after another differ from a whole reading at delivery "
+				 "%zu (%zu against %zu)", j, b.n, a.n);
+			rc = -1;
+		}
+	}
+	etl_slices_free(p);
+	etl_reader_free(r);
 	free(a.h);
 	free(b.h);
 	return rc;

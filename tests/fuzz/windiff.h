@@ -34,4 +34,11 @@ int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
  * states'). */
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
 
+/* A plan of at most n slices that says it is in order (etl_slices_in_order): its slices read one
+ * after another, each given its state by a reader opened from the planning reader (which made
+ * the stack index while planning, with ETL_OPTION_STACKS = stacks), against a whole reading:
+ * 0 when they deliver the same in the same order (as windiff_planned compares them), -1 with
+ * w->why set otherwise, 1 when the plan is not in order or a reading failed (w->skipped). */
+int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
+
 #endif
