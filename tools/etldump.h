@@ -5,6 +5,7 @@
  *   options.c  the command line and --help
  *   run.c      one run: a reader, its events handled, the end or the summary
  *   pool.c     --threads: workers that decode and format batches in order
+ *   slicepool.c  --threads over time slices: workers that read whole slices, written in turn
  *   handle.c   one event: filters, decoding, the writer or the summary
  *   setup.c    readers as the options ask: manifests, TMF files, inputs
  *   report.c   diagnostics and progress on stderr
@@ -13,7 +14,7 @@
  *   tabout.c   --table and --tables; overview.c --report
  *   writers/   one file per output format behind struct writer
  *
- * The parts call one way: etldump.c -> run.c -> pool.c -> handle.c, setup.c ->
+ * The parts call one way: etldump.c -> run.c -> slicepool.c, pool.c -> handle.c, setup.c ->
  * writers/, summary.c, render.c -> report.c, out.c, diag.c.
  *
  * SPDX-License-Identifier: MIT

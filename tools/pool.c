@@ -76,7 +76,7 @@ struct worker {
 	unsigned index;
 	struct pool *pool;
 	int exit_code, decode_errors;
-	double cpu; /* its CPU seconds at its end (thread_cpu) */
+	double cpu; /* its CPU seconds at its end (pool_thread_cpu) */
 	struct summary sm; /* --stats, --providers: the events of the batches it took */
 };
 
@@ -101,7 +101,7 @@ static void signal_stop(struct pool *pl)
 }
 
 /* The calling thread's CPU seconds so far, or -1 where the system cannot say. */
-static double thread_cpu(void)
+double pool_thread_cpu(void)
 {
 #ifdef CLOCK_THREAD_CPUTIME_ID
 	struct timespec ts;
@@ -113,31 +113,35 @@ static double thread_cpu(void)
 }
 
 /* With ETLDUMP_CPU_REPORT in the environment: each thread's CPU seconds on standard error, for
- * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread reads,
- * copies and writes every batch: its time is the part no worker can share. */
-static void report_cpu(const struct pool *pl, unsigned started, double main_cpu)
+ * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread's time
+ * is the part no worker can share. */
+void pool_report_cpu(double main_cpu, const double *workers, unsigned n)
 {
 	unsigned k;
 
 	if (!getenv("ETLDUMP_CPU_REPORT"))
 		return;
 	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu);
-	for (k = 0; k < started; k++)
-		fprintf(stderr, " %.6f", pl->w[k].cpu);
+	for (k = 0; k < n; k++)
+		fprintf(stderr, " %.6f", workers[k]);
 	fputc('\n', stderr);
 }
 
-/* A reader on the primary's inputs, configured as etldump's; NULL when it cannot be made. */
-static struct etl_reader *worker_reader(const struct pool *pl)
+struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
+			       size_t len)
 {
 	struct etl_reader *r = etl_reader_new();
 	int t, ignored = EXIT_OK;
 
 	if (!r)
 		return NULL;
-	setup_configure(r, pl->o, 1, &ignored);
-	for (t = 0; t < etl_reader_trace_count(pl->primary); t++) {
-		if (etl_reader_open_same(r, pl->primary, t) != ETL_OK) {
+	setup_configure(r, o, 1, &ignored);
+	if (state && etl_reader_set_slice(r, state, len) != ETL_OK) {
+		etl_reader_free(r);
+		return NULL;
+	}
+	for (t = 0; t < etl_reader_trace_count(primary); t++) {
+		if (etl_reader_open_same(r, primary, t) != ETL_OK) {
 			etl_reader_free(r);
 			return NULL;
 		}
@@ -180,7 +184,7 @@ static void *worker_main(void *arg)
 
 	report_decode_errors_reset();
 	out_thread_init();
-	r = worker_reader(pl);
+	r = pool_reader(pl->primary, pl->o, NULL, 0);
 	if (!r) {
 		w->exit_code = EXIT_NOMEM;
 		signal_stop(pl);
@@ -221,7 +225,7 @@ static void *worker_main(void *arg)
 	}
 	w->decode_errors = report_decode_errors();
 	etl_reader_free(r);
-	w->cpu = thread_cpu();
+	w->cpu = pool_thread_cpu();
 	return NULL;
 }
 
@@ -396,7 +400,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 	struct pool pl;
 	unsigned k, started = 0;
 	int exit_code = EXIT_OK;
-	double main_cpu;
+	double main_cpu, cpu[POOL_THREADS_MAX] = { 0 };
 
 	memset(&pl, 0, sizeof(pl));
 	pthread_mutex_init(&pl.mu, NULL);
@@ -433,13 +437,15 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		exit_code = feed(&pl, r);
 		signal_stop(&pl); /* workers still waiting for a batch (when feeding stopped early) */
 	}
-	main_cpu = thread_cpu();
+	main_cpu = pool_thread_cpu();
 	for (k = 0; k < started; k++) {
 		pthread_join(pl.w[k].thread, NULL);
 		exit_code = exit_worse(exit_code, pl.w[k].exit_code);
 		report_decode_errors_add(pl.w[k].decode_errors);
 	}
-	report_cpu(&pl, started, main_cpu);
+	for (k = 0; k < started; k++)
+		cpu[k] = pl.w[k].cpu;
+	pool_report_cpu(main_cpu, cpu, started);
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {
 		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {

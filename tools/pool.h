@@ -18,4 +18,21 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 /* Whether --threads applies to this run. */
 int pool_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles);
 
+#define POOL_THREADS_MAX 64 /* --threads at most */
+
+/* A reader on primary's inputs, configured as o asks, reading the time slice state says (NULL:
+ * all of them); NULL when it cannot be made. */
+struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
+			       size_t len);
+/* The calling thread's CPU seconds so far (-1: unknown). */
+double pool_thread_cpu(void);
+/* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error. */
+void pool_report_cpu(double main_cpu, const double *workers, unsigned n);
+
+/* Writes the events of primary's one input (opened, not read) with n worker threads that each
+ * read time slices of it (slicepool.c) - when a plan of its slices delivers, one after another,
+ * a whole reading's events in its order (etl_slices_in_order).  1 when it ran (*exit_code its
+ * status), 0 when it does not apply (nothing was written: pool_run then). */
+int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int *exit_code);
+
 #endif

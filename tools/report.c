@@ -84,10 +84,15 @@ int report_damage(const struct etl_reader *r, const struct options *o, int st, i
  * inputs' bytes read (over all streams: it only grows), the events and the time left. */
 void report_progress(const struct etl_reader *r, uint64_t n, int done)
 {
+	report_progress_read(r, etl_reader_count(r, ETL_COUNT_BYTES_READ), n, done);
+}
+
+void report_progress_read(const struct etl_reader *r, uint64_t read, uint64_t n, int done)
+{
 	static struct timespec last, start;
 	static double shown_pct;
 	struct timespec now;
-	uint64_t total = 0, read;
+	uint64_t total = 0;
 	char nb[REPORT_SHOWN_MAX], eta[32] = "";
 	double pct, elapsed;
 	int i;
@@ -106,7 +111,6 @@ void report_progress(const struct etl_reader *r, uint64_t n, int done)
 	last = now;
 	for (i = 0; i < etl_reader_trace_count(r); i++)
 		total += etl_trace_info_file_size(etl_reader_trace_info(r, i));
-	read = etl_reader_count(r, ETL_COUNT_BYTES_READ);
 	pct = total ? 100.0 * (double)(read < total ? read : total) / (double)total : 0;
 	if (pct < shown_pct)
 		pct = shown_pct; /* never backwards */

@@ -30,5 +30,7 @@ void report_decode_errors_reset(void);
 void report_decode_errors_add(unsigned n); /* (what the --threads workers met) */
 /* The events read so far, on stderr (a terminal); done: the last report. */
 void report_progress(const struct etl_reader *r, uint64_t n, int done);
+/* The same, with the input bytes read so far given (the readers that read are others). */
+void report_progress_read(const struct etl_reader *r, uint64_t read, uint64_t n, int done);
 
 #endif

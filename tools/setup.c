@@ -125,8 +125,7 @@ static void setup_symbols(struct etl_reader *r, const struct options *o, int *ex
 		*exit_code = exit_worse(*exit_code, EXIT_NOMEM);
 }
 
-/* Whether the user named any symbol path. */
-static int symbol_paths_given(const struct options *o)
+int setup_symbol_paths_given(const struct options *o)
 {
 	const char *a = getenv("ETLDUMP_SYMBOLS"), *b = getenv("_NT_SYMBOL_PATH");
 
@@ -154,7 +153,7 @@ int setup_report_symbols(struct etl_reader *r, const struct options *o)
 		if (f.message && !o->quiet) /* a file refused, damaged, or with a damaged part */
 			fprintf(stderr, "%s: symbols: %s\n", progname, f.message);
 	}
-	if (missing && !o->quiet && symbol_paths_given(o)) {
+	if (missing && !o->quiet && setup_symbol_paths_given(o)) {
 		etl_text_escape(names, shown, sizeof(shown)); /* names from the trace */
 		fprintf(stderr, "%s: symbols: no PDB file found for %zu image%s (%s%s)\n", progname, missing,
 			missing == 1 ? "" : "s", shown, missing > 5 ? ", ..." : "");

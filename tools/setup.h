@@ -23,5 +23,7 @@ int setup_open(struct etl_reader *r, char **files, int nfiles, const struct opti
 /* Reports the PDB files that were refused or damaged, and (when symbol paths were given) those
  * not found, unless --quiet; EXIT_DAMAGED when one was damaged, else EXIT_OK. */
 int setup_report_symbols(struct etl_reader *r, const struct options *o);
+/* Whether the user named any symbol path (--symbols, ETLDUMP_SYMBOLS, _NT_SYMBOL_PATH). */
+int setup_symbol_paths_given(const struct options *o);
 
 #endif

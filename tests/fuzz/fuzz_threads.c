@@ -13,7 +13,10 @@
  * threads instead of two, bit 4 --derive, bit 5 --raw, bit 6 a second input
  * (the input's second half, from a 4 KiB boundary) merged with the first,
  * bit 7 filters that the workers apply with what they learnt of the trace
- * (process names, decoded fields).  Any difference aborts.
+ * (process names, decoded fields).  Bit 0 of the byte before it sets
+ * ETLDUMP_SLICES=3 for the threaded run: its workers read time slices of the
+ * input (slicepool.c) wherever a plan of them gives a whole reading's order,
+ * the batches of one reader where not.  Any difference aborts.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -112,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const outputs[] = { "--format=text", "--format=jsonl", "--format=csv", "--format=xml",
 					       "--format=chrome", "--stats", "--providers", "--order=file" };
 	uint8_t ctl = size ? data[size - 1] : 0;
+	int sliced = size >= 2 && (data[size - 2] & 1);
 	size_t half = size / 2 & ~(size_t)4095, n1, n2, e1, e2;
 	char a[256], b[256];
 	char *args[12];
@@ -143,12 +147,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	c1 = run(args, nargs, "1", &o1, &n1, &x1, &e1);
+	if (sliced)
+		setenv("ETLDUMP_SLICES", "3", 1);
 	c2 = run(args, nargs, ctl & 8 ? "3" : "2", &o2, &n2, &x2, &e2);
+	unsetenv("ETLDUMP_SLICES");
 	if (c1 != c2 || !same(o1, n1, o2, n2) || !same(x1, e1, x2, e2)) {
-		fprintf(stderr, "fuzz_threads: %s differs with --threads=%s (%s): exit %d/%d, output %zu/%zu bytes, "
+		fprintf(stderr, "fuzz_threads: %s differs with --threads=%s%s (%s): exit %d/%d, output %zu/%zu bytes, "
 				"diagnostics %zu/%zu bytes\n",
-			outputs[ctl & 7], ctl & 8 ? "3" : "2", ctl & 64 ? "two inputs" : "one input", c1, c2, n1, n2,
-			e1, e2);
+			outputs[ctl & 7], ctl & 8 ? "3" : "2", sliced ? " in slices" : "",
+			ctl & 64 ? "two inputs" : "one input", c1, c2, n1, n2, e1, e2);
 		abort();
 	}
 	free(o1);

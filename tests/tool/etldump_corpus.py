@@ -92,6 +92,14 @@ def main():
         if threaded.returncode != 0 or threaded.stderr or threaded.stdout != run.stdout:
             fail(f"--threads=2: exit {threaded.returncode}, output "
                  f"{'differs' if threaded.stdout != run.stdout else 'equal'}, stderr {threaded.stderr[:200]!r}")
+        # --threads in time slices (forced where a plan of them gives a whole reading's order, on
+        # traces too small for them to be chosen): each worker reads slices with a reader given
+        # the slice's state - the same bytes again
+        sliced = subprocess.run([etldump, "--threads=2", "--format=jsonl", path], capture_output=True,
+                                env=dict(os.environ, ETLDUMP_SLICES="4"))
+        if sliced.returncode != 0 or sliced.stderr or sliced.stdout != run.stdout:
+            fail(f"--threads=2 in 4 slices: exit {sliced.returncode}, output "
+                 f"{'differs' if sliced.stdout != run.stdout else 'equal'}, stderr {sliced.stderr[:200]!r}")
         # --stats and --providers with workers: their tallies merged give one thread's
         summ = ["--stats", "--providers", "--format=jsonl", path]
         one, two = (subprocess.run([etldump] + j + summ, capture_output=True) for j in ([], ["--threads=2"]))
