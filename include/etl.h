@@ -388,7 +388,8 @@ ETL_API int etl_slices_in_order(const struct etl_slices *p);
 ETL_API void etl_slices_free(struct etl_slices *p);
 /**
  * Reads @p r as the time slice @p state describes (from etl_slices_state(), @p len bytes; copied):
- * sets its time window (etl_reader_set_time_window() then refuses another), and when the input the state is of is opened (the same index: open the
+ * sets its time window (etl_reader_set_time_window() then refuses another start; it may move the
+ * end, to read slices i to j - 1 as one), and when the input the state is of is opened (the same index: open the
  * inputs in the order the planning reader did), takes its buffers as the state says instead of
  * indexing the file, and learns from the state's records instead of reading the buffers before
  * the slice.  Before the inputs are opened; once.  The state is checked as untrusted input; an

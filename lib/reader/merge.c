@@ -678,8 +678,9 @@ int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to)
 		return etl__reader_misuse(r, "the time window can only be set before the first event is read");
 	if (to && to <= from)
 		return etl__reader_misuse(r, "the time window ends before it starts");
-	if (r->slice)
-		return etl__reader_misuse(r, "a time slice's state sets the window (etl_reader_set_slice)");
+	if (r->slice && from != r->slice->from)
+		return etl__reader_misuse(r, "a time slice's state sets where the window starts (etl_reader_set_slice): "
+					     "only its end can be moved");
 	r->windowed = from != 0 || to != 0;
 	r->win_from = from;
 	r->win_to = to;

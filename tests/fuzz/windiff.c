@@ -203,11 +203,12 @@ static void push(struct digest *g, uint64_t h)
 	g->h[g->n++] = h;
 }
 
-/* Reads one slice: with state (len bytes), else the window [from, to); with a reader that opens
- * the input again from `same` where given (etl_reader_open_same: it shares its stack index),
- * else from memory.  Its deliveries are appended to g (emptied first unless append). */
+/* Reads one slice: with state (len bytes), else the window [from, to) (0, 0: none), or both when
+ * window (the state's window with its end moved); with a reader that opens the input again from
+ * `same` where given (etl_reader_open_same: it shares its stack index), else from memory.  Its
+ * deliveries are appended to g (emptied first unless append). */
 static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader *same, uint64_t from, uint64_t to,
-			  const void *state, size_t slen, int stacks, int append, struct digest *g)
+			  int window, const void *state, size_t slen, int stacks, int append, struct digest *g)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
@@ -218,7 +219,7 @@ static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader 
 	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
 		    (state && etl_reader_set_slice(r, state, slen) != ETL_OK) ||
 		    (same ? etl_reader_open_same(r, same, 0) : etl_reader_open_memory(r, d, len, "windiff")) != ETL_OK ||
-		    (!state && (from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
+		    ((window || from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
 	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
 		if (st != ETL_OK) {
 			const struct etl_error *e = etl_reader_error(r);
@@ -234,7 +235,7 @@ static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader 
 static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, const void *state, size_t slen,
 		       int stacks, struct digest *g)
 {
-	read_slice_of(d, len, NULL, from, to, state, slen, stacks, 0, g);
+	read_slice_of(d, len, NULL, from, to, 0, state, slen, stacks, 0, g);
 }
 
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
@@ -270,6 +271,25 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
 				 "(%zu against %zu)", i, j, b.n, a.n);
 			rc = -1;
 		}
+		if (rc || i % 2 || i + 2 > w->slices)
+			continue;
+		/* slices i and i + 1 as one: slice i's state, the window's end moved */
+		read_slice(data, len, etl_slices_bound(p, i), etl_slices_bound(p, i + 2), NULL, 0, stacks, &a);
+		state = etl_slices_state(p, i, &slen);
+		read_slice_of(data, len, NULL, etl_slices_bound(p, i), etl_slices_bound(p, i + 2), 1, state, slen, stacks, 0,
+			      &b);
+		if (!state || a.failed || b.failed) {
+			w->skipped |= !state || a.failed != b.failed;
+			continue;
+		}
+		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
+			;
+		if (j < a.n || j < b.n) {
+			snprintf(w->why, sizeof(w->why),
+				 "slices %zu and %zu as one: the reading given the state differs from the time window at "
+				 "delivery %zu (%zu against %zu)", i, i + 1, j, b.n, a.n);
+			rc = -1;
+		}
 	}
 	etl_slices_free(p);
 	free(a.h);
@@ -299,7 +319,7 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 			if (!state)
 				b.failed = 1;
 			else /* (the planning reader made the stack index: its slices share it) */
-				read_slice_of(data, len, r, 0, 0, state, slen, stacks, 1, &b);
+				read_slice_of(data, len, r, 0, 0, 0, state, slen, stacks, 1, &b);
 		}
 		w->whole = a.n;
 		w->parts = b.n;

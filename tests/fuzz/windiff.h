@@ -30,8 +30,9 @@ int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
  * slice's time window, and by one given the slice's state.  0 when each slice's two readings
  * deliver the same, in the same order: events (where they lie, times, CPU, decoding's name and
  * property count, process name, stack frames with ETL_OPTION_STACKS = stacks) and errors
- * (offsets, messages); -1 with w->why set otherwise (whole: the windows' deliveries, parts: the
- * states'). */
+ * (offsets, messages); and slices 2i and 2i + 1 read as one (slice 2i's state, the window's end
+ * moved to slice 2i + 2's start) against that window.  -1 with w->why set otherwise (whole: the
+ * windows' deliveries, parts: the states'). */
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
 
 /* A plan of at most n slices that says it is in order (etl_slices_in_order): its slices read one
