@@ -128,7 +128,7 @@ void pool_report_cpu(double main_cpu, const double *workers, unsigned n)
 }
 
 struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
-			       size_t len)
+			       size_t len, const uint64_t *window)
 {
 	struct etl_reader *r = etl_reader_new();
 	int t, ignored = EXIT_OK;
@@ -136,7 +136,8 @@ struct etl_reader *pool_reader(const struct etl_reader *primary, const struct op
 	if (!r)
 		return NULL;
 	setup_configure(r, o, 1, &ignored);
-	if (state && etl_reader_set_slice(r, state, len) != ETL_OK) {
+	if (state && (etl_reader_set_slice(r, state, len) != ETL_OK ||
+		      (window && etl_reader_set_time_window(r, window[0], window[1]) != ETL_OK))) {
 		etl_reader_free(r);
 		return NULL;
 	}
@@ -184,7 +185,7 @@ static void *worker_main(void *arg)
 
 	report_decode_errors_reset();
 	out_thread_init();
-	r = pool_reader(pl->primary, pl->o, NULL, 0);
+	r = pool_reader(pl->primary, pl->o, NULL, 0, NULL);
 	if (!r) {
 		w->exit_code = EXIT_NOMEM;
 		signal_stop(pl);

@@ -21,9 +21,10 @@ int pool_usable(const struct options *o, const struct etl_reader *r, char **file
 #define POOL_THREADS_MAX 64 /* --threads at most */
 
 /* A reader on primary's inputs, configured as o asks, reading the time slice state says (NULL:
- * all of them); NULL when it cannot be made. */
+ * all of them) with its window's end moved to window[1] (window[0]: the state's start; NULL: its
+ * own); NULL when it cannot be made. */
 struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
-			       size_t len);
+			       size_t len, const uint64_t *window);
 /* The calling thread's CPU seconds so far (-1: unknown). */
 double pool_thread_cpu(void);
 /* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error. */

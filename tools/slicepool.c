@@ -18,6 +18,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@
 #define CHUNK_DIAG ((size_t)1 << 16)   /* or this much diagnostics */
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
 #define TEXT_RATIO 10                    /* text bytes an event's buffer byte gives, about (jsonl) */
-#define SLICE_BUFFERS 4                  /* a slice's buffers of each CPU, at least */
+#define SLICE_BUFFERS 16                 /* a slice's buffers of each CPU, at least */
+#define STATE_SHARE 20                   /* a span's buffer bytes over its state's bytes, at least */
 
 struct chunk {
 	struct chunk *next;
@@ -67,8 +69,13 @@ struct spool {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct etl_slices *plan;
-	size_t k, next, writing; /* slices; the next to take; the one being written */
+	size_t *first;           /* each span's first slice of the plan (k + 1: the plan's count) */
+	size_t k, next, writing; /* spans; the next to take; the one being written */
 	size_t held;             /* text the slots hold, all together */
+	int writer;              /* a thread is writing (drain) */
+	int show_progress;
+	uint64_t events;         /* written (for the progress) */
+	int failed, err;         /* the output failed, its errno */
 	struct slot *slots;
 	struct chunk *free_chunks;
 	const struct etl_reader *primary;
@@ -102,6 +109,63 @@ static struct chunk *chunk_get(struct spool *sp)
 	return c;
 }
 
+/* Writes chunk c (with its diagnostics, held back for the order) to stdout, and reports
+ * progress: by the one thread writing (sp->writer), outside the lock.  0, or -1 when the output
+ * failed. */
+static int write_chunk(struct spool *sp, struct chunk *c)
+{
+	uint64_t total = etl_trace_info_file_size(etl_reader_trace_info(sp->primary, 0));
+
+	sp->events += c->events;
+	if (sp->show_progress) /* (the plan's slices are of about equal bytes) */
+		report_progress_read(sp->primary, total / sp->first[sp->k] * sp->first[sp->writing], sp->events, 0);
+	diag_log_print(&c->log, &c->none);
+	if (c->text.len && fwrite(c->text.data, 1, c->text.len, stdout) != c->text.len) {
+		sp->err = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the chunks that can be written now, in order - the slot being written, and the next
+ * ones once it is done - unless another thread is at it (it writes what comes meanwhile).  Any
+ * thread that queues a chunk calls it, with sp->mu held: the output needs no thread of its own. */
+static void drain(struct spool *sp)
+{
+	if (sp->writer)
+		return;
+	sp->writer = 1;
+	while (!sp->stop && sp->writing < sp->k) {
+		struct slot *s = &sp->slots[sp->writing];
+		struct chunk *c = s->head;
+		int failed, last;
+
+		if (!c) {
+			if (!s->done)
+				break; /* (its reader queues more, and writes it) */
+			sp->writing++;
+			pthread_cond_broadcast(&sp->cv);
+			continue;
+		}
+		s->head = c->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->held -= c->text.len;
+		sp->held -= c->text.len;
+		pthread_mutex_unlock(&sp->mu);
+		failed = write_chunk(sp, c) != 0;
+		last = c->last;
+		pthread_mutex_lock(&sp->mu);
+		c->next = sp->free_chunks;
+		sp->free_chunks = c;
+		if (failed || last) /* (the output failed, or damage that ends the reading) */
+			sp->stop = 1;
+		sp->failed |= failed;
+		pthread_cond_broadcast(&sp->cv);
+	}
+	sp->writer = 0;
+}
+
 /* Queues c (NULL: none) for slice i, done when it is the slice's last; waits while the slice is
  * not being written and the slices ahead hold more than SLICE_AHEAD.  0, or -1 when the run
  * stopped. */
@@ -121,8 +185,10 @@ static int put(struct spool *sp, size_t i, struct chunk *c, int done)
 		sp->held += c->text.len;
 	}
 	s->done = done;
+	drain(sp);
 	pthread_cond_broadcast(&sp->cv);
-	while (!sp->stop && sp->writing != i && sp->held - sp->slots[sp->writing].held > SLICE_AHEAD)
+	while (!sp->stop && sp->writing < sp->k && sp->writing != i &&
+	       sp->held - sp->slots[sp->writing].held > SLICE_AHEAD)
 		pthread_cond_wait(&sp->cv, &sp->mu);
 	stopped = sp->stop;
 	pthread_mutex_unlock(&sp->mu);
@@ -191,9 +257,9 @@ static int read_slice(struct sworker *w, struct etl_reader *r, size_t i)
 	return put(sp, i, c, 1) != 0 || fatal ? -1 : 0; /* (c is the writer's once queued) */
 }
 
-/* The next slice to read, its state copied into *state (cap *cap): its index, -1 when none is
- * left (or the run stopped), -2 without memory. */
-static long take_slice(struct spool *sp, void **state, size_t *cap, size_t *len)
+/* The next span to read, the state of its first slice copied into *state (cap *cap) and its
+ * time window in win: its index, -1 when none is left (or the run stopped), -2 without memory. */
+static long take_span(struct spool *sp, void **state, size_t *cap, size_t *len, uint64_t win[2])
 {
 	const void *s;
 	long i = -1;
@@ -201,7 +267,7 @@ static long take_slice(struct spool *sp, void **state, size_t *cap, size_t *len)
 	pthread_mutex_lock(&sp->mu);
 	if (!sp->stop && sp->next < sp->k) {
 		i = -2;
-		if ((s = etl_slices_state(sp->plan, sp->next, len)) != NULL && *len > *cap) {
+		if ((s = etl_slices_state(sp->plan, sp->first[sp->next], len)) != NULL && *len > *cap) {
 			void *m = realloc(*state, *len);
 			if (m) {
 				*state = m;
@@ -210,6 +276,8 @@ static long take_slice(struct spool *sp, void **state, size_t *cap, size_t *len)
 		}
 		if (s && *len <= *cap) {
 			memcpy(*state, s, *len);
+			win[0] = etl_slices_bound(sp->plan, sp->first[sp->next]);
+			win[1] = etl_slices_bound(sp->plan, sp->first[sp->next + 1]);
 			i = (long)sp->next++;
 		}
 	}
@@ -231,12 +299,13 @@ static void *sworker_main(void *arg)
 	struct spool *sp = w->sp;
 	void *state = NULL;
 	size_t cap = 0, len = 0;
+	uint64_t win[2];
 	long i;
 
 	report_decode_errors_reset();
 	out_thread_init();
-	while ((i = take_slice(sp, &state, &cap, &len)) >= 0) {
-		struct etl_reader *r = pool_reader(sp->primary, sp->o, state, len);
+	while ((i = take_span(sp, &state, &cap, &len, win)) >= 0) {
+		struct etl_reader *r = pool_reader(sp->primary, sp->o, state, len, win);
 		int failed = !r || read_slice(w, r, (size_t)i) != 0;
 
 		etl_reader_free(r);
@@ -257,94 +326,63 @@ static void *sworker_main(void *arg)
 	return NULL;
 }
 
-/* Takes slice i's next chunk (waiting for it): the chunk, or NULL when the slice is done or the
- * run stopped (*stopped). */
-static struct chunk *next_chunk(struct spool *sp, size_t i, int *stopped)
-{
-	struct slot *s = &sp->slots[i];
-	struct chunk *c;
-
-	pthread_mutex_lock(&sp->mu);
-	while (!s->head && !s->done && !sp->stop)
-		pthread_cond_wait(&sp->cv, &sp->mu);
-	if ((c = s->head) != NULL) {
-		s->head = c->next;
-		if (!s->head)
-			s->tail = NULL;
-		s->held -= c->text.len;
-		sp->held -= c->text.len;
-		pthread_cond_broadcast(&sp->cv);
-	}
-	*stopped = !c && !s->done;
-	pthread_mutex_unlock(&sp->mu);
-	return c;
-}
-
-/* The main thread: writes the slices' chunks in order.  -1 when the output failed or a worker
- * stopped the run. */
-static int write_slices(struct spool *sp)
-{
-	int show_progress = !sp->o->quiet && isatty(2);
-	uint64_t total = etl_trace_info_file_size(etl_reader_trace_info(sp->primary, 0)), events = 0;
-	size_t i;
-
-	for (i = 0; i < sp->k; i++) {
-		struct chunk *c;
-		int stopped = 0;
-
-		pthread_mutex_lock(&sp->mu);
-		sp->writing = i;
-		pthread_cond_broadcast(&sp->cv);
-		pthread_mutex_unlock(&sp->mu);
-		while ((c = next_chunk(sp, i, &stopped)) != NULL) {
-			int last = c->last;
-			events += c->events;
-			if (show_progress) /* (the slices are of about equal bytes) */
-				report_progress_read(sp->primary, total / sp->k * i, events, 0);
-			diag_log_print(&c->log, &c->none);
-			if (c->text.len && fwrite(c->text.data, 1, c->text.len, stdout) != c->text.len)
-				out_buf.failed = 1;
-			pthread_mutex_lock(&sp->mu);
-			c->next = sp->free_chunks;
-			sp->free_chunks = c;
-			pthread_mutex_unlock(&sp->mu);
-			if (out_buf.failed || last) {
-				stop_all(sp);
-				return -1;
-			}
-		}
-		if (stopped)
-			return -1;
-	}
-	if (show_progress)
-		report_progress_read(sp->primary, total, events, 1);
-	return 0;
-}
-
-/* How many slices for n workers: 3n at least, and more where a slice's text would take more
- * than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when the input has too
- * few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to two buffers of
- * each CPU that its neighbours read too, and takes up the trace's state: then pool_run's
- * batches do better). */
-static size_t slice_count(const struct etl_reader *r, unsigned n)
+/* The bytes of the input's buffers (as they are read: decompressed). */
+static uint64_t input_bytes(const struct etl_reader *r)
 {
 	const struct etl_trace_info *ti = etl_reader_trace_info(r, 0);
 	uint64_t size = etl_trace_info_file_size(ti), bsize = etl_trace_info_buffer_size(ti);
-	uint64_t bufs = etl_trace_info_buffers_written(ti), cpus = etl_trace_info_cpu_count(ti), k, most;
-	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)n) / TEXT_RATIO; /* buffer bytes a slice */
-	const char *force = getenv("ETLDUMP_SLICES");
+	uint64_t bufs = etl_trace_info_buffers_written(ti);
 
 	if (bsize && size / bsize > bufs)
 		bufs = size / bsize; /* (buffers written: 0 in a trace never closed) */
-	if (force && *force) /* (tests, measures: that many, where slices apply; 0: none) */
+	return bufs * bsize > size ? bufs * bsize : size;
+}
+
+/* How many slices to plan for n workers: 3n at least, and more where a slice's text would take
+ * more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when the input has
+ * too few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to two buffers
+ * of each CPU that its neighbours read too: then pool_run's batches do better).  ETLDUMP_SLICES
+ * (tests, measures) gives the count, 0 for none. */
+static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
+{
+	const struct etl_trace_info *ti = etl_reader_trace_info(r, 0);
+	uint64_t bsize = etl_trace_info_buffer_size(ti), bytes = input_bytes(r);
+	uint64_t bufs = bsize ? bytes / bsize : 0, cpus = etl_trace_info_cpu_count(ti), k, most;
+	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)n) / TEXT_RATIO; /* buffer bytes a slice */
+	const char *force = getenv("ETLDUMP_SLICES");
+
+	*forced = force && *force;
+	if (*forced)
 		return (size_t)strtoul(force, NULL, 10) > 4096 ? 4096 : (size_t)strtoul(force, NULL, 10);
 	most = bufs / SLICE_BUFFERS / (cpus ? cpus : 1);
-	k = bufs * bsize / per;
+	k = bytes / per;
 	if (k < 3 * (uint64_t)n)
 		k = 3 * (uint64_t)n;
 	if (k > most)
 		k = most;
 	return k < 2 * (uint64_t)n ? 0 : k > 4096 ? 4096 : (size_t)k;
+}
+
+/* Joins the plan's slices into spans (sp->first, sp->k): a slice whose state (what its reader
+ * replays: the records before it that describe something) is more than 1/STATE_SHARE of its
+ * bytes starts a span of as many slices as that takes, read by one reader (its state, the window's
+ * end moved).  0 without memory. */
+static size_t make_spans(struct spool *sp, uint64_t bytes)
+{
+	size_t k0 = etl_slices_count(sp->plan), i = 0, len;
+
+	if (!(sp->first = calloc(k0 + 1, sizeof(*sp->first))))
+		return 0;
+	sp->k = 0;
+	while (i < k0) {
+		uint64_t m = 1;
+		sp->first[sp->k++] = i;
+		if (i > 0 && etl_slices_state(sp->plan, i, &len) && bytes)
+			m = (STATE_SHARE * (uint64_t)len * k0 + bytes - 1) / bytes;
+		i = m > k0 - i ? k0 : i + (m ? (size_t)m : 1);
+	}
+	sp->first[sp->k] = k0;
+	return sp->k;
 }
 
 /* Whether the run can be read in slices: one input, time order, event output that a reader of a
@@ -372,6 +410,7 @@ static void spool_free(struct spool *sp)
 		chunk_free(c);
 	}
 	free(sp->slots);
+	free(sp->first);
 	etl_slices_free(sp->plan);
 	pthread_cond_destroy(&sp->cv);
 	pthread_mutex_destroy(&sp->mu);
@@ -395,10 +434,13 @@ static int run_workers(struct spool *sp, unsigned n)
 	if (started == 0) {
 		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
 		exit_code = EXIT_NOMEM;
-	} else {
-		(void)write_slices(sp);
 	}
-	stop_all(sp); /* workers waiting to queue (when writing stopped early) */
+	pthread_mutex_lock(&sp->mu); /* the workers write the output themselves (drain) */
+	while (started && !sp->stop && sp->writing < sp->k)
+		pthread_cond_wait(&sp->cv, &sp->mu);
+	sp->stop = 1; /* workers waiting to queue (when writing stopped early) */
+	pthread_cond_broadcast(&sp->cv);
+	pthread_mutex_unlock(&sp->mu);
 	main_cpu = pool_thread_cpu();
 	for (k = 0; k < started; k++) {
 		pthread_join(w[k].thread, NULL);
@@ -408,6 +450,12 @@ static int run_workers(struct spool *sp, unsigned n)
 		cpu[k] = w[k].cpu;
 	}
 	pool_report_cpu(main_cpu, cpu, started);
+	if (sp->failed) { /* (etldump.c reports it) */
+		out_buf.failed = 1;
+		out_buf.err = sp->err;
+	}
+	if (sp->show_progress)
+		report_progress_read(sp->primary, 0, sp->events, 1);
 	return exit_code;
 }
 
@@ -415,8 +463,9 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 {
 	struct spool sp;
 	size_t k;
+	int forced, err;
 
-	if (!slices_apply(r, o) || (k = slice_count(r, n)) == 0)
+	if (!slices_apply(r, o) || (k = slice_count(r, n, &forced)) == 0)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	/* helper threads decompress the buffers for the plan (the workers have not started) */
@@ -425,21 +474,23 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	/* and split the stack index pass (the first slice reader to need it makes it, for all:
 	 * pool_reader's readers use the primary's), one part a core */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
-	if (!sp.plan || !etl_slices_in_order(sp.plan)) {
-		etl_slices_free(sp.plan);
-		return 0;
-	}
 	pthread_mutex_init(&sp.mu, NULL);
 	pthread_cond_init(&sp.cv, NULL);
-	sp.k = etl_slices_count(sp.plan);
-	sp.primary = r;
-	sp.o = o;
-	if (!(sp.slots = calloc(sp.k, sizeof(*sp.slots)))) {
+	/* (where the states would cost too much against the slices, not enough spans are left: the
+	 * batches then; the plan's stack index serves them) */
+	if (!sp.plan || !etl_slices_in_order(sp.plan) || make_spans(&sp, input_bytes(r)) < (forced ? 1 : 2 * n) ||
+	    !(sp.slots = calloc(sp.k, sizeof(*sp.slots)))) {
 		spool_free(&sp);
 		return 0;
 	}
+	sp.primary = r;
+	sp.o = o;
+	sp.show_progress = !o->quiet && isatty(2);
 	out_flush(); /* what the main thread wrote before the events */
 	*exit_code = run_workers(&sp, n);
+	err = sp.err;
 	spool_free(&sp);
+	if (err)
+		errno = err; /* (what etldump.c says of a failed output: the worker's write failed) */
 	return 1;
 }
