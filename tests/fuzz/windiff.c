@@ -238,12 +238,51 @@ static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to,
 	read_slice_of(d, len, NULL, from, to, 0, state, slen, stacks, 0, g);
 }
 
+/* Where digests a and b first differ (a delivery's index), or SIZE_MAX where they do not. */
+static size_t differ_at(const struct digest *a, const struct digest *b)
+{
+	size_t j;
+
+	for (j = 0; j < a->n && j < b->n && a->h[j] == b->h[j]; j++)
+		;
+	return j < a->n || j < b->n ? j : SIZE_MAX;
+}
+
+/* Slices i to end - 1 of plan p read by a reader with their time window (into a) and by one given
+ * slice i's state (into b; the window's end moved when end > i + 1).  0 when they deliver the
+ * same (or a reading failed: w->skipped), -1 with w->why set. */
+static int compare_span(const uint8_t *data, size_t len, struct etl_slices *p, size_t i, size_t end, int stacks,
+			struct digest *a, struct digest *b, struct windiff *w)
+{
+	uint64_t from = etl_slices_bound(p, i), to = etl_slices_bound(p, end);
+	size_t slen, j;
+	const void *state;
+
+	read_slice(data, len, from, to, NULL, 0, stacks, a);
+	state = etl_slices_state(p, i, &slen);
+	read_slice_of(data, len, NULL, from, to, end > i + 1, state, slen, stacks, 0, b);
+	if (end == i + 1) {
+		w->whole += a->n;
+		w->parts += b->n;
+	}
+	if (!state || a->failed || b->failed) {
+		w->skipped |= !state || a->failed != b->failed;
+		return 0;
+	}
+	if ((j = differ_at(a, b)) == SIZE_MAX)
+		return 0;
+	snprintf(w->why, sizeof(w->why),
+		 "slices %zu to %zu: the reading given the state differs from the time window at delivery %zu "
+		 "(%zu against %zu)", i, end - 1, j, b->n, a->n);
+	return -1;
+}
+
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
 {
 	struct digest a = { 0 }, b = { 0 };
 	struct etl_reader *r;
 	struct etl_slices *p = NULL;
-	size_t i, j, slen;
+	size_t i;
 	int rc = 0;
 
 	memset(w, 0, sizeof(*w));
@@ -254,42 +293,10 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
 	w->slices = etl_slices_count(p);
 	w->skipped = !p;
 	for (i = 0; p && i < w->slices && !rc; i++) {
-		const void *state = etl_slices_state(p, i, &slen);
-		read_slice(data, len, etl_slices_bound(p, i), etl_slices_bound(p, i + 1), NULL, 0, stacks, &a);
-		read_slice(data, len, 0, 0, state, slen, stacks, &b);
-		w->whole += a.n;
-		w->parts += b.n;
-		if (!state || a.failed || b.failed) {
-			w->skipped |= !state || a.failed != b.failed;
-			continue;
-		}
-		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
-			;
-		if (j < a.n || j < b.n) {
-			snprintf(w->why, sizeof(w->why),
-				 "slice %zu: the reading given its state differs from its time window at delivery %zu "
-				 "(%zu against %zu)", i, j, b.n, a.n);
-			rc = -1;
-		}
-		if (rc || i % 2 || i + 2 > w->slices)
-			continue;
+		rc = compare_span(data, len, p, i, i + 1, stacks, &a, &b, w);
 		/* slices i and i + 1 as one: slice i's state, the window's end moved */
-		read_slice(data, len, etl_slices_bound(p, i), etl_slices_bound(p, i + 2), NULL, 0, stacks, &a);
-		state = etl_slices_state(p, i, &slen);
-		read_slice_of(data, len, NULL, etl_slices_bound(p, i), etl_slices_bound(p, i + 2), 1, state, slen, stacks, 0,
-			      &b);
-		if (!state || a.failed || b.failed) {
-			w->skipped |= !state || a.failed != b.failed;
-			continue;
-		}
-		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
-			;
-		if (j < a.n || j < b.n) {
-			snprintf(w->why, sizeof(w->why),
-				 "slices %zu and %zu as one: the reading given the state differs from the time window at "
-				 "delivery %zu (%zu against %zu)", i, i + 1, j, b.n, a.n);
-			rc = -1;
-		}
+		if (!rc && i % 2 == 0 && i + 2 <= w->slices)
+			rc = compare_span(data, len, p, i, i + 2, stacks, &a, &b, w);
 	}
 	etl_slices_free(p);
 	free(a.h);
@@ -326,10 +333,8 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 		w->skipped = a.failed || b.failed;
 	}
 	if (!w->skipped) {
-		for (j = 0; j < a.n && j < b.n && a.h[j] == b.h[j]; j++)
-			;
 		rc = 0;
-		if (j < a.n || j < b.n) {
+		if ((j = differ_at(&a, &b)) != SIZE_MAX) {
 			snprintf(w->why, sizeof(w->why),
 				 "a plan in order: its slices one after another differ from a whole reading at delivery "
 				 "%zu (%zu against %zu)", j, b.n, a.n);
