@@ -2,19 +2,20 @@
  * slicepool.c - several threads (--threads) over time slices:
  *
  * The main thread plans the input's time slices (etl_reader_plan_slices: one
- * light reading) and, where the plan says the slices read one after another
- * give a whole reading's events in its order (etl_slices_in_order), each
- * worker takes the next slice, reads it with a reader of its own given the
- * slice's state (etl_reader_set_slice: it starts at the slice's buffers,
- * knowing the processes, threads, images and metadata described before it)
- * and decodes and formats its events into chunks.  The main thread writes
- * the chunks of slice 0, then those of slice 1, and so on, each with its
- * diagnostics: the same bytes as one thread.  No event is copied and no
- * thread follows every event but the one that reads it, so the main thread
- * only plans and writes.  The slices ahead of the one being written hold at
- * most SLICE_AHEAD bytes of text together; a worker that would hold more
- * waits (the slices are cut small enough that this is rare).  Chunks are
- * reused.
+ * light reading, which also makes the stack index) and, where the plan says
+ * the slices read one after another give a whole reading's events in its
+ * order (etl_slices_in_order), joins them into spans (a slice whose state is
+ * large against it is read with the next ones) and waits.  Each worker takes
+ * the next span, reads it with a reader of its own given its first slice's
+ * state (etl_reader_set_slice: it starts at the slice's buffers, knowing the
+ * processes, threads, images and metadata described before it; the window's
+ * end moved to the span's) and decodes and formats its events into chunks.
+ * The chunks are written in span order, each with its diagnostics, by the
+ * worker whose span is due (drain): the same bytes as one thread.  No event
+ * is copied and no thread but the one that reads it sees it.  The spans
+ * ahead of the one being written hold at most SLICE_AHEAD bytes of text
+ * together; a worker that would hold more waits (the slices are cut small
+ * enough that this is rare).  Chunks are reused.
  *
  * SPDX-License-Identifier: MIT
  */
