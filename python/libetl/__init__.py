@@ -224,7 +224,8 @@ def plan_slices(path: PathLike, n: int) -> list:
 
 def time_slices(path: PathLike, n: int) -> list:
     """At most n + 1 FILETIME bounds that cut the trace at path into time slices of about equal
-    bytes (from its buffers' flush times); bounds[0] is 0 and the last bound 0 means "no end".
+    bytes (from its buffers' flush times, or their records' times where those are not in the
+    trace's clock, as in relogged traces); bounds[0] is 0 and the last bound 0 means "no end".
     Reading each [bounds[i], bounds[i+1]) with open(path, since=..., until=...) gives every
     event exactly once, decoded as in a whole reading."""
     with Reader(_inputs(path, []), stacks=False) as r:
