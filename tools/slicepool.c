@@ -307,11 +307,11 @@ static void *sworker_main(void *arg)
 	out_thread_init();
 	while ((i = take_span(sp, &state, &cap, &len, win)) >= 0) {
 		struct etl_reader *r = pool_reader(sp->primary, sp->o, state, len, win);
-		int failed = !r || read_slice(w, r, (size_t)i) != 0;
+		int failed = !r ? -2 : read_slice(w, r, (size_t)i) != 0 ? -1 : 0;
 
 		etl_reader_free(r);
 		if (failed) {
-			i = r ? -1 : -2;
+			i = failed; /* -2: no reader (memory) */
 			break;
 		}
 	}
