@@ -353,8 +353,10 @@ static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
 	const char *force = getenv("ETLDUMP_SLICES");
 
 	*forced = force && *force;
-	if (*forced)
-		return (size_t)strtoul(force, NULL, 10) > 4096 ? 4096 : (size_t)strtoul(force, NULL, 10);
+	if (*forced) {
+		k = strtoull(force, NULL, 10);
+		return k > 4096 ? 4096 : (size_t)k;
+	}
 	most = bufs / SLICE_BUFFERS / (cpus ? cpus : 1);
 	k = bytes / per;
 	if (k < 3 * (uint64_t)n)

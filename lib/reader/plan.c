@@ -448,7 +448,7 @@ int etl_slices_in_order(const struct etl_slices *p)
 {
 	size_t i;
 
-	if (!p || !p->skip || p->nomem || p->bytes_skipped)
+	if (!p || !p->skip || p->bytes_skipped) /* (a plan short of memory is not made) */
 		return 0;
 	for (i = 0; i < p->ncpus; i++)
 		if (p->clean_last[i] != UINT64_MAX)
