@@ -147,7 +147,7 @@ enum etl_limit {
 	ETL_LIMIT_PROPERTIES = 4,    /**< most properties (values, array elements, structs) per decoded event (default 1 Mi) */
 	ETL_LIMIT_DEPTH = 5,         /**< deepest nesting of structs and arrays in a decoded event (default 32) */
 	ETL_LIMIT_STACK_KEY_BYTES = 6, /**< most memory for a trace's compressed-stack definitions (default 256 MiB) */
-	ETL_LIMIT_KEPT_BUFFER_BYTES = 7, /**< most bytes of decompressed buffers the stack index pass keeps per trace, so that the reader does not decompress them again (default 32 MiB; 0 keeps none) @since 0.2 */
+	ETL_LIMIT_KEPT_BUFFER_BYTES = 7, /**< most bytes of decompressed buffers the stack index pass keeps per trace, so that the reader does not decompress them again, and as many for a slice plan's (etl_reader_plan_slices) (default 32 MiB; 0 keeps none) @since 0.2 */
 	ETL_LIMIT_SYMBOL_BYTES = 8, /**< most memory for what the reader reads of PDB files (tables and streams kept; default 512 MiB): past it, more PDBs are not read (ETL_SYMBOLS_LIMIT) @since 0.2 */
 	ETL_LIMIT_COUNT_
 };

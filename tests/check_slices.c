@@ -16,6 +16,7 @@
 #include "fuzz/windiff.h"
 #include "internal.h"
 #include "io/source.h"
+#include "reader/reader.h"
 #include "scenario.h"
 
 static const char *corpus_dir = "../shared/corpus";
@@ -166,6 +167,76 @@ END_TEST
 
 /* The states skip: a later slice's reader reads fewer bytes than a whole reading, the more so
  * the later it starts; and a slice's state holds the records that describe what is running. */
+/* The readers of a compressed trace's slices, opened from the planning reader, read the buffers
+ * its plan decompressed (each as often as slices read it: lent, not given) and deliver what a
+ * whole reading does; a second plan keeps nothing more; without a budget nothing is kept. */
+static uint64_t lent_reading_slices(const uint8_t *d, size_t len, uint64_t budget, size_t *kept)
+{
+	struct etl_reader *r = etl_reader_new(), *s;
+	const struct etl_event *ev;
+	struct etl_slices *p, *again;
+	uint64_t lent = 0, events = 0, whole = 0;
+	const void *state;
+	size_t i, slen;
+	struct trace *t;
+
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, 2), ETL_OK); /* aimed ahead */
+	ck_assert_int_eq(etl_reader_set_limit(r, ETL_LIMIT_KEPT_BUFFER_BYTES, budget), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 5);
+	ck_assert(etl_slices_in_order(p));
+	t = r->traces[0];
+	*kept = t->planned.n;
+	ck_assert_int_eq(atomic_load(&t->planned_ready), *kept > 0);
+	again = etl_reader_plan_slices(r, 0, 3);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_uint_eq(t->planned.n, *kept);
+	etl_slices_free(again);
+	for (i = 0; i < etl_slices_count(p); i++) {
+		s = etl_reader_new();
+		state = etl_slices_state(p, i, &slen);
+		ck_assert_int_eq(etl_reader_set_slice(s, state, slen), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_same(s, r, 0), ETL_OK);
+		while (etl_reader_next(s, &ev) == ETL_OK)
+			events++;
+		lent += s->lent;
+		etl_reader_free(s);
+	}
+	s = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(s, d, len, "whole"), ETL_OK);
+	while (etl_reader_next(s, &ev) == ETL_OK)
+		whole++;
+	ck_assert_uint_eq(s->lent, 0); /* (not opened from the planning reader) */
+	etl_reader_free(s);
+	ck_assert_uint_eq(events, whole);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	return lent;
+}
+
+START_TEST(slices_borrow_what_the_plan_decompressed)
+{
+	uint8_t *d;
+	size_t len, kept;
+	uint64_t lent;
+
+	build_lifecycle(1, &d, &len);
+	lent = lent_reading_slices(d, len, 32u << 20, &kept);
+	ck_assert_uint_gt(kept, 50);
+	ck_assert_uint_ge(lent, kept); /* every buffer, some by two slices */
+	ck_assert_uint_eq(lent_reading_slices(d, len, 0, &kept), 0);
+	ck_assert_uint_eq(kept, 0);
+	lent = lent_reading_slices(d, len, 16 * 4096 + 100, &kept); /* room for 16 buffers of 4 KiB */
+	ck_assert_uint_eq(kept, 16);
+	ck_assert_uint_ge(lent, kept);
+	free(d);
+	build_lifecycle(0, &d, &len);
+	ck_assert_uint_eq(lent_reading_slices(d, len, 32u << 20, &kept), 0); /* nothing to decompress */
+	ck_assert_uint_eq(kept, 0);
+	free(d);
+}
+END_TEST
+
 START_TEST(states_skip_buffers)
 {
 	struct etl_reader *r = etl_reader_new();
@@ -357,6 +428,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, states_give_what_windows_give);
 	tcase_add_test(t, writer_scenarios_give_what_windows_give);
 	tcase_add_test(t, states_skip_buffers);
+	tcase_add_test(t, slices_borrow_what_the_plan_decompressed);
 	tcase_add_test(t, damaged_traces_give_what_windows_give);
 	tcase_add_test(t, states_are_checked);
 	tcase_add_test(t, corpus_traces_give_what_windows_give);

@@ -162,6 +162,48 @@ START_TEST(kept_buffers_are_given_once_to_their_entry)
 	etl__walk_keep_free(&k);
 	ck_assert_ptr_null(k.region);
 
+	/* aimed ahead (a plan's helpers decompress several buffers at once): each gets space of its
+	 * own and is kept there, in file order, without a copy; lent as often as asked */
+	etl__walk_keep_init(&k, 1000);
+	ck_assert_int_eq(etl__walk_keep_reserve(&k, 1000), 0);
+	etl__walk_keep_aim_ahead(&k, &ld, 300);
+	ck_assert_ptr_eq(ld.into, k.base);
+	ck_assert_uint_eq(ld.into_cap, 300);
+	etl__walk_keep_aim_ahead(&k, &out, 300);
+	ck_assert_ptr_eq(out.into, k.base + 320); /* on a cache line of its own */
+	etl__walk_keep_aim_ahead(&k, &out, 400);
+	ck_assert_ptr_null(out.into); /* 640 + 400 is over the budget */
+	ck_assert_uint_eq(out.into_cap, 0);
+	memset(ld.into, 3, 300);
+	ld.data = ld.into;
+	ld.fill = 290;
+	ld.compressed = 1;
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 1);
+	ck_assert_ptr_eq(k.e[0].data, k.base); /* in place */
+	ck_assert_uint_eq(k.used, 640);            /* the reservations, not the fill */
+	fake_loaded(&ld, mem, 200, 8);              /* decompressed elsewhere: copied after them */
+	e = kept_ent(300);
+	ck_assert_int_eq(etl__walk_keep_take(&k, &ld, &e), 1);
+	ck_assert_ptr_eq(k.e[1].data, k.base + 640);
+	memset(&out, 0, sizeof(out));
+	e = kept_ent(100);
+	ck_assert_int_eq(etl__walk_keep_lend(&k, &out, &e), 1);
+	ck_assert_int_eq(etl__walk_keep_lend(&k, &out, &e), 1); /* again: lent, not given */
+	ck_assert_ptr_eq(out.data, k.base);
+	ck_assert_uint_eq(out.fill, 290);
+	ck_assert_int_eq(out.compressed, 1);
+	ck_assert_uint_eq(out.data[289], 3);
+	e = kept_ent(300);
+	ck_assert_int_eq(etl__walk_keep_lend(&k, &out, &e), 1);
+	ck_assert_uint_eq(out.data[199], 8);
+	e.avail = 99;
+	ck_assert_int_eq(etl__walk_keep_lend(&k, &out, &e), 0); /* another size at that offset */
+	e = kept_ent(200);
+	ck_assert_int_eq(etl__walk_keep_lend(&k, &out, &e), 0); /* nothing kept there */
+	ck_assert_uint_eq(k.given, 0);
+	etl__walk_keep_free(&k);
+
 	/* a budget of 0 keeps nothing */
 	etl__walk_keep_init(&k, 0);
 	ck_assert_int_eq(etl__walk_keep_reserve(&k, 1000), -1);

@@ -35,13 +35,22 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 }
 
 /* Loads compressed buffer e into ld from what the stack index pass kept of it, when it did
- * (the pass published its keep with stacks_ready; this thread alone takes from it). */
-static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
+ * (the pass published its keep with stacks_ready; this thread alone takes from it), or from what
+ * a slice plan of the input kept (published with planned_ready, then only read). */
+static int kept_for(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
 {
-	struct trace *t = s->t;
+	struct trace *t = s->t, *o = t->same ? t->same : t;
 
-	return (e->flags & ETL_BUF_COMPRESSED) && atomic_load_explicit(&t->stacks_ready, memory_order_acquire) &&
-	       t->kept.n && etl__walk_keep_give(&t->kept, ld, e);
+	if (!(e->flags & ETL_BUF_COMPRESSED))
+		return 0;
+	if (atomic_load_explicit(&t->stacks_ready, memory_order_acquire) && t->kept.n &&
+	    etl__walk_keep_give(&t->kept, ld, e))
+		return 1;
+	if (atomic_load_explicit(&o->planned_ready, memory_order_acquire) && etl__walk_keep_lend(&o->planned, ld, e)) {
+		r->lent++;
+		return 1;
+	}
+	return 0;
 }
 
 /* Loads buffer e into s.  On damage, returns < 0 with s->diag set;
@@ -50,7 +59,7 @@ static int kept_for(struct stream *s, const struct etl_bufent *e, struct etl_buf
 static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
 	s->pre.n = s->ipre = 0; /* nothing parsed ahead */
-	if (kept_for(s, e, &s->ld))
+	if (kept_for(r, s, e, &s->ld))
 		return loaded_buffer(r, s, e, ETL_OK);
 	return loaded_buffer(r, s, e, etl__walk_load(&s->ld, e, &s->diag));
 }
@@ -198,7 +207,7 @@ static void prefetch_next(struct etl_reader *r, struct stream *s)
 		}
 		j = &s->pf[(s->pf_head + s->pf_count++) % PF_DEPTH];
 		j->ent = e;
-		j->loaded = kept_for(s, &e, &j->ld); /* decompressed already: the helper only parses */
+		j->loaded = kept_for(r, s, &e, &j->ld); /* decompressed already: the helper only parses */
 		if (j->loaded) {
 			j->status = ETL_OK;
 			j->diag.code = ETL_OK;

@@ -14,7 +14,7 @@
 
 /* The most the trace's decompressed buffers can take in a keep (each buffer is at most its
  * declared size, at a cache line of its own). */
-static uint64_t kept_need(const struct trace *t)
+uint64_t etl__trace_kept_need(const struct trace *t)
 {
 	return t->ix.buffers * ((uint64_t)t->info.buffer_size + 64);
 }
@@ -34,7 +34,7 @@ const struct etl_stacks *etl__reader_stack_index(struct etl_reader *r, struct tr
 			/* the decompressed buffers are kept for the streams, when they fit */
 			int keep;
 			etl__walk_keep_init(&t->kept, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);
-			keep = compressed && etl__walk_keep_reserve(&t->kept, kept_need(t)) == 0;
+			keep = compressed && etl__walk_keep_reserve(&t->kept, etl__trace_kept_need(t)) == 0;
 			etl__stacks_load_threads(&t->stacks, &t->src, compressed, t->info.compression_format,
 						 &t->ix, t->ptr_size, r->limits[ETL_LIMIT_STACK_KEY_BYTES],
 						 (unsigned)r->options[ETL_OPTION_THREADS], keep ? &t->kept : NULL);

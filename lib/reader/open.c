@@ -330,6 +330,7 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 		struct trace *t = r->traces[r->ntraces - 1];
 		t->stacks_reader = ft->stacks_trace ? ft->stacks_reader : (struct etl_reader *)from;
 		t->stacks_trace = ft->stacks_trace ? ft->stacks_trace : (struct trace *)ft;
+		t->same = ft->same ? ft->same : (struct trace *)ft; /* (for what its plans kept) */
 	}
 	return st;
 }

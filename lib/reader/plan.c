@@ -169,6 +169,7 @@ struct plan_reading {
 	struct etl_stacks *stacks; /* the trace's stack index, made in the same pass (NULL: not) */
 	uint64_t stack_bytes;      /* its limit */
 	int stacks_short;          /* a buffer's part did not fit: made again by the reader's pass */
+	struct etl_bufkeep *keep;  /* where the decompressed buffers are kept (NULL: not) */
 };
 
 /* Takes data buffer e of CPU index ci, loaded into ld (status); part: its part of the stack
@@ -184,6 +185,8 @@ static void plan_take(struct etl_slices *p, struct trace *t, struct plan_reading
 	b->ci = ci;
 	plan_buffer(p, t, ld, status, e, b, &pr->last[ci]);
 	b->last_ts = pr->last[ci];
+	if (pr->keep && status == ETL_OK)
+		(void)etl__walk_keep_take(pr->keep, ld, e); /* (when it fits) */
 	if (pr->stacks && part) {
 		if (!pr->stacks_short && etl__stacks_append(pr->stacks, part, pr->stack_bytes) != 0)
 			pr->stacks_short = 1;
@@ -250,6 +253,10 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 				break;
 			jb->ptr_size = t->ptr_size;
 			jb->clock = &t->clock;
+			jb->ld.into = NULL;
+			jb->ld.into_cap = 0;
+			if (pr->keep && (jb->ent.flags & ETL_BUF_COMPRESSED)) /* (decompressed into the keep) */
+				etl__walk_keep_aim_ahead(pr->keep, &jb->ld, t->info.buffer_size);
 			etl__prefetch_submit(pf, jb);
 			count++;
 		}
@@ -322,6 +329,26 @@ static int plan_read_stacks(struct etl_reader *r, struct etl_slices *p, struct t
 	}
 	pthread_mutex_unlock(&t->stack_mu);
 	return st;
+}
+
+/* The keep for the buffers the plan decompresses, when the trace is compressed and has none
+ * yet (trace.planned: the first plan's stays while the reader lives), or NULL. */
+static struct etl_bufkeep *plan_keep_reserve(const struct etl_reader *r, struct trace *t)
+{
+	if (!(t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) || t->same ||
+	    atomic_load_explicit(&t->planned_ready, memory_order_acquire))
+		return NULL;
+	etl__walk_keep_init(&t->planned, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);
+	return etl__walk_keep_reserve(&t->planned, etl__trace_kept_need(t)) == 0 ? &t->planned : NULL;
+}
+
+/* Publishes what the plan kept (then only read), or frees the keep when it holds nothing. */
+static void plan_keep_publish(struct trace *t, struct etl_bufkeep *keep)
+{
+	if (keep && keep->n)
+		atomic_store_explicit(&t->planned_ready, 1, memory_order_release);
+	else if (keep)
+		etl__walk_keep_free(keep);
 }
 
 /* The first slice that starts after FILETIME ft (its bound above it), or UINT32_MAX: the bounds
@@ -420,7 +447,10 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	if (!p->bufs || !pr.f || !pr.g)
 		goto out;
 	p->skip = t->ix.forward && t->ix.ncpus > 0;
-	if (p->skip && (st = plan_read_stacks(r, p, t, &pr)) != ETL_OK)
+	pr.keep = p->skip ? plan_keep_reserve(r, t) : NULL;
+	st = p->skip ? plan_read_stacks(r, p, t, &pr) : ETL_OK;
+	plan_keep_publish(t, pr.keep);
+	if (st != ETL_OK)
 		goto out;
 	if (!p->skip)
 		pr.nf = etl__slices_read_flush_times(t, pr.f);

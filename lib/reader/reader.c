@@ -106,6 +106,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__walk_scan_free(&t->fwd);
 	etl__stacks_free(&t->stacks);
 	etl__walk_keep_free(&t->kept);
+	etl__walk_keep_free(&t->planned);
 	pthread_mutex_destroy(&t->stack_mu);
 	etl__files_free(&t->files);
 	etl__free(t);

@@ -64,6 +64,13 @@ struct trace {
 	 * ETL_LIMIT_KEPT_BUFFER_BYTES): filled with the index, then taken from only by the thread
 	 * that iterates (merge.c), after it sees stacks_ready. */
 	struct etl_bufkeep kept;
+	/* Buffers a slice plan's light reading decompressed (reader/plan.c, within
+	 * ETL_LIMIT_KEPT_BUFFER_BYTES): filled once, by the trace's first plan, then only read - lent
+	 * (not given) to the streams of this reader and of those opened from it, after they see
+	 * planned_ready. */
+	struct etl_bufkeep planned;
+	atomic_int planned_ready;
+	struct trace *same; /* etl_reader_open_same: the trace first opened (outlives this one), or NULL */
 	/* Opened again from another reader's trace (etl_reader_open_same): that trace's index is the
 	 * one used, read once for all the readers of the input (the other reader outlives this one). */
 	struct etl_reader *stacks_reader;
@@ -144,6 +151,7 @@ struct etl_reader {
 	struct etl_error err;
 	int has_err;
 	uint64_t counts[ETL_COUNT_COUNT_];
+	uint64_t lent; /* buffers loaded from a plan's keep (tests, measurements) */
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
 	struct etl_manifests *shared_manifests; /* etl_reader_use_manifests: a reference, or NULL */
@@ -183,6 +191,8 @@ void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t)
 int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status);
 
 /* deliver.c */
+/* The most the trace's decompressed buffers can take in a keep (walk/keep.h). */
+uint64_t etl__trace_kept_need(const struct trace *t);
 /* Attaches to the stream's event the stack records that follow it, and leaves the rest of its
  * stack (from the trace's stack index) to be completed when it is first asked for. */
 void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s);

@@ -6,6 +6,7 @@
 #ifdef __linux__
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and madvise's MADV_HUGEPAGE: Linux only (docs/HACKING.md) */
 #endif
+#include <stdint.h>
 #include <string.h>
 #ifdef __linux__
 #include <sys/mman.h>
@@ -99,19 +100,37 @@ void etl__walk_keep_aim(struct etl_bufkeep *k, struct etl_bufload *ld)
 	ld->into_cap = ld->into ? k->size - k->used : 0;
 }
 
+void etl__walk_keep_aim_ahead(struct etl_bufkeep *k, struct etl_bufload *ld, size_t cap)
+{
+	size_t need = (cap + 63) & ~(size_t)63;
+
+	ld->into = NULL;
+	ld->into_cap = 0;
+	if (k->base && need >= cap && need <= k->size - k->used) {
+		ld->into = k->base + k->used;
+		ld->into_cap = cap;
+		k->used += need;
+	}
+}
+
 int etl__walk_keep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e)
 {
+	uintptr_t at = (uintptr_t)ld->data, base = (uintptr_t)k->base;
+	int ahead = k->base && at >= base && at < base + k->used; /* (etl__walk_keep_aim_ahead) */
 	struct etl_kept *x;
 
-	if (!k->base || !ld->compressed || !ld->data || ld->fill > k->size - k->used || !room_after(k, e->off))
+	if (!k->base || !ld->compressed || !ld->data || (!ahead && ld->fill > k->size - k->used) ||
+	    !room_after(k, e->off))
 		return 0;
 	x = &k->e[k->n++];
 	x->off = e->off;
 	x->avail = e->avail;
 	x->flags = e->flags;
 	x->given = 0;
-	x->data = k->base + k->used;
+	x->data = ahead ? ld->data : k->base + k->used;
 	x->fill = ld->fill;
+	if (ahead)
+		return 1;
 	if (ld->data != x->data) /* (decompressed there: etl__walk_keep_aim) */
 		memcpy(k->base + k->used, ld->data, ld->fill);
 	k->used += (ld->fill + 63) & ~(size_t)63; /* each buffer on a cache line of its own */
@@ -131,10 +150,11 @@ void etl__walk_keep_append(struct etl_bufkeep *k, struct etl_bufkeep *from)
 	from->n = from->cap = 0;
 }
 
-int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
+/* The entry kept for e (its offset, size and flags), or NULL. */
+static const struct etl_kept *find(const struct etl_bufkeep *k, const struct etl_bufent *e)
 {
 	size_t lo = 0, hi = k->n;
-	struct etl_kept *x;
+	const struct etl_kept *x;
 
 	while (lo < hi) { /* the first entry at or after e->off */
 		size_t mid = lo + (hi - lo) / 2;
@@ -144,15 +164,39 @@ int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const str
 			hi = mid;
 	}
 	if (lo == k->n)
-		return 0;
+		return NULL;
 	x = &k->e[lo];
-	if (x->off != e->off || x->given || x->avail != e->avail || x->flags != e->flags)
-		return 0;
-	ld->data = x->data; /* read in place: the region lasts as long as the keep */
+	return x->off == e->off && x->avail == e->avail && x->flags == e->flags ? x : NULL;
+}
+
+/* ld as etl__walk_load leaves it for a fault-free buffer, read in place from x (the region lasts
+ * as long as the keep). */
+static void load_from(struct etl_bufload *ld, const struct etl_kept *x, const struct etl_bufent *e)
+{
+	ld->data = x->data;
 	ld->fill = x->fill;
 	ld->compressed = 1;
 	ld->flags = e->flags;
+}
+
+int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
+{
+	struct etl_kept *x = (struct etl_kept *)find(k, e);
+
+	if (!x || x->given)
+		return 0;
+	load_from(ld, x, e);
 	x->given = 1;
 	k->given++;
+	return 1;
+}
+
+int etl__walk_keep_lend(const struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e)
+{
+	const struct etl_kept *x = find(k, e);
+
+	if (!x)
+		return 0;
+	load_from(ld, x, e);
 	return 1;
 }

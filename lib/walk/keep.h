@@ -7,7 +7,9 @@
  * keep, up to a byte budget, and the stream that later loads that buffer
  * reads them there instead of decompressing the buffer again.  Each kept
  * buffer is given at most once; the keep's memory is freed when the
- * iteration ends, or with the reader.
+ * iteration ends, or with the reader.  A slice plan's light reading keeps
+ * what its helpers decompressed the same way, but lends it: once the plan
+ * is made that keep is only read, by every slice's reader.
  *
  * The bytes go to one region reserved for the keep (on Linux in huge pages
  * where the kernel gives them on request: touching 16 MiB of 4 KiB pages
@@ -53,9 +55,13 @@ void etl__walk_keep_slice(struct etl_bufkeep *k, unsigned i, unsigned n, struct 
 /* Points ld's next decompression at the keep's free space (etl__walk_load's into), or nowhere
  * when the keep has none. */
 void etl__walk_keep_aim(struct etl_bufkeep *k, struct etl_bufload *ld);
+/* Reserves cap bytes of the keep's free space for ld's next decompression, which may be kept
+ * later than others aimed after it (helpers decompress several buffers at once); nowhere when
+ * the keep has no such room.  The space stays reserved whether or not the buffer is kept. */
+void etl__walk_keep_aim_ahead(struct etl_bufkeep *k, struct etl_bufload *ld, size_t cap);
 /* Keeps what ld holds of entry e (decompressed without fault) when it fits the space left, in
- * file order: in place when it was decompressed there (etl__walk_keep_aim), else copied.  1 when
- * kept, 0 when not. */
+ * file order: in place when it was decompressed there (etl__walk_keep_aim, or in space
+ * etl__walk_keep_aim_ahead reserved), else copied.  1 when kept, 0 when not. */
 int etl__walk_keep_take(struct etl_bufkeep *k, const struct etl_bufload *ld, const struct etl_bufent *e);
 /* Moves the entries of from (a slice of k's region, later in the file than k's) to k. */
 void etl__walk_keep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);
@@ -63,6 +69,10 @@ void etl__walk_keep_append(struct etl_bufkeep *k, struct etl_bufkeep *from);
  * fault-free buffer, its data in the keep's region, valid until the keep is freed), else 0 (ld
  * untouched). */
 int etl__walk_keep_give(struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e);
+/* As etl__walk_keep_give, without marking the entry given: a keep that no thread changes any
+ * more lends its buffers to any number of readers, as often as asked (a slice plan's, read by
+ * the slices' readers: reader/plan.c). */
+int etl__walk_keep_lend(const struct etl_bufkeep *k, struct etl_bufload *ld, const struct etl_bufent *e);
 /* Forgets k's entries (its region stays, all free again). */
 void etl__walk_keep_clear(struct etl_bufkeep *k);
 /* Empties k: its entries, and its region when it owns one (the count of buffers given stays). */
