@@ -39,6 +39,7 @@
 #define CHUNK_ITEMS 4096
 #define CHUNK_TEXT ((size_t)1 << 20)   /* a chunk ends at CHUNK_ITEMS events or this much text */
 #define CHUNK_DIAG ((size_t)1 << 16)   /* or this much diagnostics */
+#define CHUNK_CAP (CHUNK_TEXT + 2 * (size_t)OUT_BUFFER_SIZE) /* what a chunk's text takes but for huge events */
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
 #define TEXT_RATIO 10                    /* text bytes an event's buffer byte gives, about (jsonl) */
 #define SLICE_BUFFERS 16                 /* a slice's buffers of each CPU, at least */
@@ -103,6 +104,8 @@ static struct chunk *chunk_get(struct spool *sp)
 	pthread_mutex_unlock(&sp->mu);
 	if (!c && !(c = calloc(1, sizeof(*c))))
 		return NULL;
+	if (!c->text.data && (c->text.data = malloc(CHUNK_CAP)) != NULL) /* (growing it would copy it) */
+		c->text.cap = CHUNK_CAP;
 	c->next = NULL;
 	c->text.len = 0;
 	c->events = 0;
