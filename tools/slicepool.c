@@ -42,8 +42,11 @@
 #define CHUNK_CAP (CHUNK_TEXT + 2 * (size_t)OUT_BUFFER_SIZE) /* what a chunk's text takes but for huge events */
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
 #define TEXT_RATIO 10                    /* text bytes an event's buffer byte gives, about (jsonl) */
-#define SLICE_BUFFERS 16                 /* a slice's buffers of each CPU, at least */
-#define STATE_SHARE 20                   /* a span's buffer bytes over its state's bytes, at least */
+#define SLICE_BUFFERS 4                  /* a slice's buffers of each CPU, at least */
+/* a span's buffer bytes over its state's bytes, at least: a state's byte costs its reader about a
+ * tenth of what a buffer's byte costs to decode and format (perfview_net: a 1.9 MB state 20 M
+ * instructions against about 100 a buffer byte), so a state of half its span adds about 5 % */
+#define STATE_SHARE 2
 
 struct chunk {
 	struct chunk *next;
@@ -345,7 +348,9 @@ static uint64_t input_bytes(const struct etl_reader *r)
 /* How many slices to plan for n workers: 3n at least, and more where a slice's text would take
  * more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when the input has
  * too few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to two buffers
- * of each CPU that its neighbours read too: then pool_run's batches do better).  ETLDUMP_SLICES
+ * of each CPU that its neighbours read too - lightly, and decompressed once by the plan: 64
+ * slices of the 64 MB synthetic trace, 4 buffers a CPU each, cost 1.07 times one reading, 10
+ * slices 1.04; with fewer, pool_run's batches do better).  ETLDUMP_SLICES
  * (tests, measures) gives the count, 0 for none. */
 static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
 {
