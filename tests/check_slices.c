@@ -74,6 +74,32 @@ static void assert_planned(const uint8_t *d, size_t len, size_t n, int stacks, c
 	ck_assert_uint_eq(w.whole, w.parts);
 }
 
+/* Plans made with helper threads and without are the same. */
+static void assert_helped(const uint8_t *d, size_t len, size_t n, int stacks, const char *what)
+{
+	struct windiff w;
+	int rc = windiff_helped(d, len, n, stacks, &w);
+
+	ck_assert_msg(rc == 0, "%s (%zu slices, stacks %d): %s", what, n, stacks, rc > 0 ? "no plan" : w.why);
+	ck_assert_uint_gt(w.slices, 0);
+}
+
+/* Whether a plan of n slices says it is in order. */
+static int windiff_in_order_says(const uint8_t *d, size_t len, size_t n)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etl_slices *p;
+	int in_order;
+
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, n);
+	ck_assert_ptr_nonnull(p);
+	in_order = etl_slices_in_order(p);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	return in_order;
+}
+
 /* A plan in order (etl_slices_in_order): its slices one after another give a whole reading. */
 static void assert_in_order(const uint8_t *d, size_t len, size_t n, int stacks, const char *what)
 {
@@ -130,11 +156,14 @@ START_TEST(states_give_what_windows_give)
 		assert_planned(d, len, n, 0, "lifecycle");
 		assert_planned(d, len, n, 1, "lifecycle");
 		assert_in_order(d, len, n, n & 1, "lifecycle");
+		assert_helped(d, len, n, n & 1, "lifecycle");
 	}
 	free(d);
 	build_lifecycle(1, &d, &len);
 	assert_planned(d, len, 7, 1, "lifecycle, XPRESS");
 	assert_in_order(d, len, 7, 1, "lifecycle, XPRESS");
+	assert_helped(d, len, 7, 1, "lifecycle, XPRESS");
+	assert_helped(d, len, 4, 0, "lifecycle, XPRESS");
 	free(d);
 }
 END_TEST
@@ -274,6 +303,44 @@ END_TEST
 
 /* Damage in the trace: the light reading leaves damaged buffers to the slices, and each still
  * gives what its window gives. */
+/* Samples on two CPUs whose times rise but for sample `back` on CPU 0, earlier than the one before
+ * it: where that falls on a buffer's first record, only the stream's last time shows it. */
+static void build_time_back(unsigned back, uint8_t **out, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	unsigned i;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 4096;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(scen_process(w, &o, 0, 3, o.start_ts + 10, 100, 4, 0, "p.exe", "\\Device\\p.exe"), 0);
+	for (i = 0; i < 600; i++) {
+		uint64_t ts = o.start_ts + 1000 + (uint64_t)i * 1000 - (i >= back ? 2500 : 0);
+		ck_assert_int_eq(scen_sample(w, &o, i % 2 ? 1 : 0, i % 2 ? ts + 500 : ts, 0x1000 + i, 1000 + i % 5), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, out, len), 0);
+	etlw_free(w);
+}
+
+START_TEST(helpers_plan_as_the_planning_thread)
+{
+	uint8_t *d;
+	size_t len;
+	unsigned back, not_in_order = 0;
+
+	for (back = 2; back < 600; back += 2) { /* (some fall on a buffer's first record) */
+		build_time_back(back, &d, &len);
+		assert_helped(d, len, 3 + back % 5, (back & 2) != 0, "time going back");
+		not_in_order += !windiff_in_order_says(d, len, 4);
+		free(d);
+	}
+	ck_assert_uint_eq(not_in_order, 299);
+}
+END_TEST
+
 START_TEST(damaged_traces_give_what_windows_give)
 {
 	uint8_t *d, *m;
@@ -289,6 +356,7 @@ START_TEST(damaged_traces_give_what_windows_give)
 		m[at] ^= 0x5A;
 		m[at + 1] ^= 0x81;
 		assert_planned(m, len, 2 + at % 9, 1, "damaged lifecycle");
+		assert_helped(m, len, 2 + at % 9, at & 1, "damaged lifecycle");
 		rc = windiff_in_order(m, len, 2 + at % 9, 1, &w);
 		ck_assert_msg(rc >= 0, "damaged lifecycle at %zu: %s", at, w.why);
 		out_of_order += rc > 0;
@@ -408,6 +476,8 @@ START_TEST(corpus_traces_give_what_windows_give)
 			continue;
 		assert_planned(d, len, 6, 1, names[i]);
 		assert_in_order(d, len, 6, 1, names[i]);
+		assert_helped(d, len, 6, 1, names[i]);
+		assert_helped(d, len, 5, 0, names[i]);
 		free(d);
 		tried++;
 	}
@@ -428,6 +498,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, states_give_what_windows_give);
 	tcase_add_test(t, writer_scenarios_give_what_windows_give);
 	tcase_add_test(t, states_skip_buffers);
+	tcase_add_test(t, helpers_plan_as_the_planning_thread);
 	tcase_add_test(t, slices_borrow_what_the_plan_decompressed);
 	tcase_add_test(t, damaged_traces_give_what_windows_give);
 	tcase_add_test(t, states_are_checked);

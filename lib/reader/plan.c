@@ -26,21 +26,22 @@
 #define PLAN_STATE_BYTES ((size_t)64 << 20) /* the records that describe something, at most */
 
 /* etl__state_may_change of a kernel hook and version, remembered (a trace repeats a few). */
-static int kernel_may_change(struct etl_slices *p, uint16_t hook, uint8_t version)
+static int kernel_may_change(struct plan_classes *k, uint16_t hook, uint8_t version)
 {
-	uint32_t key = (uint32_t)hook << 8 | version, *slot = &p->kernel_seen[(hook ^ hook >> 7 ^ version) % 256];
+	uint32_t key = (uint32_t)hook << 8 | version, *slot = &k->kernel_seen[(hook ^ hook >> 7 ^ version) % 256];
 
 	if ((*slot >> 1) != key + 1) /* (0: empty) */
-		*slot = (key + 1) << 1 | (uint32_t)etl__state_may_change(&p->dec, hook >> 8, hook & 0xFF, version);
+		*slot = (key + 1) << 1 | (uint32_t)etl__state_may_change(&k->dec, hook >> 8, hook & 0xFF, version);
 	return *slot & 1;
 }
 
 /* Whether the record peek describes would update what the reader keeps, asked of
  * etl_event_updates_state with the fields it reads set as etl__record_parse sets them (a class
- * GUID's answers kept for its 256 opcodes); a kernel record without a layout changes nothing. */
-static int describes(struct etl_slices *p, struct plan_classify *c, const uint8_t *data, size_t pos,
-		     const struct etl_peek *pk)
+ * GUID's answers kept for its 256 opcodes); a kernel record without a layout changes nothing.
+ * The answers depend on the record alone: k holds what was asked (one per thread). */
+static int describes(struct plan_classes *k, const uint8_t *data, size_t pos, const struct etl_peek *pk)
 {
+	struct plan_classify *c = k->cls;
 	unsigned op;
 
 	switch (pk->kind) {
@@ -68,7 +69,7 @@ static int describes(struct etl_slices *p, struct plan_classify *c, const uint8_
 		c->cls.opcode = pk->opcode;
 		return etl_event_updates_state(&c->cls);
 	default: /* a kernel header: a kind the tables keep, with a layout (else it decodes to nothing) */
-		return kernel_may_change(p, pk->hook, data[pos]);
+		return kernel_may_change(k, pk->hook, data[pos]);
 	}
 }
 
@@ -133,14 +134,87 @@ static int plan_record(void *ctx, const uint8_t *buf, size_t pos, const struct e
 {
 	struct plan_at *a = ctx;
 
-	return describes(a->p, a->p->cls, buf, pos, pk) && plan_keep(a->p, a->t, a->ld, a->e, a->b, pos) != 0;
+	return describes(&a->p->classes, buf, pos, pk) && plan_keep(a->p, a->t, a->ld, a->e, a->b, pos) != 0;
+}
+
+/* A buffer read lightly by a helper (plan_prewalk), from a time of 0 - what the planning thread's
+ * reading of it gives but for its first record's time against the stream's last, and for the
+ * describing records it keeps: each such record (cand) with the time and stack flag before it. */
+struct plan_pre {
+	struct plan_classes classes; /* the helper's own */
+	struct etl_light lt;
+	int usable;        /* read clean, its first record with a time of its own (or none) */
+	struct plan_cand {
+		size_t pos;
+		uint64_t last;
+		int stack;
+	} *c;
+	size_t n, cap;
+};
+
+static int pre_record(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk)
+{
+	struct plan_pre *x = ctx;
+
+	if (!describes(&x->classes, buf, pos, pk))
+		return 0;
+	if (x->n == x->cap && etl__grow(&x->c, &x->cap, x->n + 1, sizeof(*x->c), 64) != 0)
+		return 1; /* (not usable: the planning thread reads it) */
+	x->c[x->n].pos = pos;
+	x->c[x->n].last = x->lt.last;
+	x->c[x->n++].stack = x->lt.stack;
+	return 0;
+}
+
+/* A helper's light reading of the buffer its job loaded (etl_pfjob.then), into ctx's plan_pre. */
+static void plan_prewalk(struct etl_pfjob *j, void *ctx)
+{
+	struct plan_pre *x = ctx;
+	const struct etl_bufload *ld = &j->ld;
+
+	x->usable = 0;
+	x->n = 0;
+	if (j->status != ETL_OK || !ld->data)
+		return;
+	memset(&x->lt, 0, sizeof(x->lt));
+	x->lt.each = pre_record;
+	x->lt.ctx = x;
+	x->usable = etl__record_walk_light(ld->data, ld->fill,
+					   etl__walk_padding_start(ld->data, ETL_BUFFER_HEADER_SIZE, ld->fill), j->ptr_size,
+					   &x->lt) == ETL_OK &&
+		    !x->lt.lead_inherited;
+}
+
+/* plan_buffer from a helper's reading x (usable): the walk's checks of the first record against
+ * *last, the describing records kept in order, stopping where one cannot be. */
+static void plan_buffer_pre(struct etl_slices *p, struct trace *t, struct etl_bufload *ld, const struct etl_bufent *e,
+			    struct plan_buf *b, uint64_t *last, const struct plan_pre *x)
+{
+	struct plan_at at = { p, t, ld, e, b };
+	size_t i;
+
+	b->clean = 0;
+	b->stack = 0;
+	if (x->lt.any && x->lt.first_ts < *last)
+		return; /* (the walk stops at its first record: nothing kept, the time stays) */
+	for (i = 0; i < x->n; i++)
+		if (plan_keep(at.p, at.t, at.ld, at.e, at.b, x->c[i].pos) != 0) {
+			if (x->c[i].pos != ETL_BUFFER_HEADER_SIZE)
+				*last = x->c[i].last;
+			b->stack = (uint8_t)x->c[i].stack;
+			return;
+		}
+	b->clean = 1;
+	b->stack = (uint8_t)x->lt.stack;
+	if (x->lt.any)
+		*last = x->lt.last;
 }
 
 /* Reads the buffer e the way a stream would, lightly, once loaded into ld (status: how loading
- * went); its summary in b, its describing records into p.  *last is the stream's last time,
- * carried from buffer to buffer. */
+ * went) - or takes a helper's reading of it (x, NULL: none); its summary in b, its describing
+ * records into p.  *last is the stream's last time, carried from buffer to buffer. */
 static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufload *ld, int status,
-			const struct etl_bufent *e, struct plan_buf *b, uint64_t *last)
+			const struct etl_bufent *e, struct plan_buf *b, uint64_t *last, const struct plan_pre *x)
 {
 	struct plan_at at = { p, t, ld, e, b };
 	struct etl_light lt;
@@ -148,8 +222,12 @@ static void plan_buffer(struct etl_slices *p, struct trace *t, struct etl_bufloa
 	b->clean = 0;
 	if (status != ETL_OK || !ld->data)
 		return;
+	if (x && x->usable) {
+		plan_buffer_pre(p, t, ld, e, b, last, x);
+		return;
+	}
+	memset(&lt, 0, sizeof(lt));
 	lt.last = *last;
-	lt.stack = 0;
 	lt.each = plan_record;
 	lt.ctx = &at;
 	b->clean = etl__record_walk_light(ld->data, ld->fill,
@@ -173,9 +251,10 @@ struct plan_reading {
 };
 
 /* Takes data buffer e of CPU index ci, loaded into ld (status); part: its part of the stack
- * index, loaded by a helper (NULL: load it here). */
+ * index, loaded by a helper (NULL: load it here); x: a helper's light reading of it (NULL:
+ * none). */
 static void plan_take(struct etl_slices *p, struct trace *t, struct plan_reading *pr, const struct etl_bufent *e,
-		      uint32_t ci, struct etl_bufload *ld, int status, struct etl_stacks *part)
+		      uint32_t ci, struct etl_bufload *ld, int status, struct etl_stacks *part, const struct plan_pre *x)
 {
 	struct plan_buf *b = &p->bufs[p->nbufs];
 
@@ -183,7 +262,7 @@ static void plan_take(struct etl_slices *p, struct trace *t, struct plan_reading
 	b->ordinal = e->ordinal;
 	b->off = e->off;
 	b->ci = ci;
-	plan_buffer(p, t, ld, status, e, b, &pr->last[ci]);
+	plan_buffer(p, t, ld, status, e, b, &pr->last[ci], x);
 	b->last_ts = pr->last[ci];
 	if (pr->keep && status == ETL_OK)
 		(void)etl__walk_keep_take(pr->keep, ld, e); /* (when it fits) */
@@ -229,12 +308,14 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 	struct etl_prefetch *pf = etl__prefetch_new(threads);
 	struct etl_pfjob *jobs = pf ? etl__calloc(PLAN_AHEAD, sizeof(*jobs)) : NULL;
 	struct etl_stacks parts[PLAN_AHEAD];
+	struct plan_pre *pres = jobs ? etl__calloc(PLAN_AHEAD, sizeof(*pres)) : NULL;
 	uint32_t cis[PLAN_AHEAD];
 	struct etl_bufiter it;
 	size_t head = 0, count = 0, j;
 	int more = 1;
 
-	if (!jobs) {
+	if (!jobs || !pres) {
+		etl__free(jobs);
 		etl__prefetch_free(pf);
 		return ETL_E_NOMEM;
 	}
@@ -244,6 +325,8 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 				    t->info.compression_format);
 		jobs[j].stack_part = pr->stacks ? &parts[j] : NULL;
 		jobs[j].stack_bytes = pr->stack_bytes;
+		jobs[j].then = plan_prewalk; /* (the planning thread keeps only what it finds) */
+		jobs[j].then_ctx = &pres[j];
 	}
 	etl__walk_iter_init(&it, &t->ix);
 	for (;;) {
@@ -263,7 +346,8 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 		if (!count)
 			break;
 		etl__prefetch_wait(pf, &jobs[head]);
-		plan_take(p, t, pr, &jobs[head].ent, cis[head], &jobs[head].ld, jobs[head].status, jobs[head].stack_part);
+		plan_take(p, t, pr, &jobs[head].ent, cis[head], &jobs[head].ld, jobs[head].status, jobs[head].stack_part,
+			  &pres[head]);
 		head = (head + 1) % PLAN_AHEAD;
 		count--;
 	}
@@ -272,8 +356,11 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 	for (j = 0; j < PLAN_AHEAD; j++) {
 		etl__walk_load_free(&jobs[j].ld);
 		etl__stacks_free(&parts[j]);
+		etl__free(pres[j].c);
+		etl__decode_state_free(&pres[j].classes.dec);
 	}
 	etl__free(jobs);
+	etl__free(pres);
 	return ETL_OK;
 }
 
@@ -299,7 +386,7 @@ static int plan_read(struct etl_slices *p, struct trace *t, struct plan_reading 
 	while (plan_next(p, t, &it, &e, &ci)) {
 		const uint8_t *raw = t->src.mem ? NULL : etl__walk_iter_bytes(&it, &e);
 		int st = raw ? etl__walk_load_raw(&ld, &e, raw, &d) : etl__walk_load(&ld, &e, &d);
-		plan_take(p, t, pr, &e, ci, &ld, st, NULL);
+		plan_take(p, t, pr, &e, ci, &ld, st, NULL, NULL);
 	}
 	etl__walk_iter_stop(&it);
 	etl__walk_load_free(&ld);

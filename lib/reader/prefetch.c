@@ -44,6 +44,8 @@ static void *helper(void *arg)
 		etl__prefetch_parse(j);
 		if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
 			etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
+		if (j->then)
+			j->then(j, j->then_ctx);
 		pthread_mutex_lock(&p->mu);
 		j->state = PF_DONE;
 		pthread_cond_broadcast(&p->done);

@@ -59,6 +59,10 @@ struct etl_pfjob {
 	struct etl_stacks *stack_part; /* where it loads the buffer's part of the stack index pass
 					  (NULL: none; etl__stacks_load_buffer), within stack_bytes */
 	uint64_t stack_bytes;
+	/* called last by the helper, the buffer loaded (NULL: none): a plan's light reading of it
+	 * (reader/plan.c), with then_ctx */
+	void (*then)(struct etl_pfjob *j, void *ctx);
+	void *then_ctx;
 	int state;              /* PF_* (under the pool's lock) */
 	struct etl_pfjob *next; /* in the pool's queue */
 };

@@ -59,6 +59,7 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p->arena);
 	etl__free(p->out);
 	etl__decode_state_free(&p->dec);
+	etl__decode_state_free(&p->classes.dec);
 	etl__state_free(&p->sys);
 	etl__free(p);
 }

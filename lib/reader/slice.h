@@ -62,6 +62,14 @@ struct plan_classify {
 	uint8_t by_opcode[32];
 };
 
+/* What a light reading asked of the record kinds it met, and the answers (plan.c, describes):
+ * the planning thread's and each helper's own. */
+struct plan_classes {
+	struct plan_classify cls[2];
+	uint32_t kernel_seen[256]; /* kernel hooks and versions asked, and the answers */
+	struct etl_decode_state dec; /* scratch for the kernel kinds */
+};
+
 struct etl_slices {
 	int trace;
 	int skip;            /* slices may skip buffers (a trace written in order) */
@@ -78,10 +86,9 @@ struct etl_slices {
 	size_t nrec, rec_cap;
 	uint8_t *arena;
 	size_t arena_len, arena_cap;
-	struct etl_decode_state dec; /* scratch for telling which records change the state */
+	struct etl_decode_state dec; /* scratch for the facts of the records kept */
 	struct etl_state sys;
-	struct plan_classify cls[2];
-	uint32_t kernel_seen[256]; /* kernel hooks and versions asked, and the answers (plan.c) */
+	struct plan_classes classes; /* the planning thread's */
 	uint8_t *out;        /* the state made last (etl_slices_state) */
 	size_t out_cap;
 };

@@ -563,6 +563,11 @@ int etl__record_walk_light(const uint8_t *buf, size_t fill, size_t data_end, uns
 			return (st == ETL_END || st == ETL_E_FORMAT) && pos >= data_end ? ETL_OK : ETL_E_FORMAT;
 		}
 		ts = pk.inherited ? lt->last : pk.ts_raw;
+		if (pos == ETL_BUFFER_HEADER_SIZE) {
+			lt->any = 1;
+			lt->lead_inherited = pk.inherited;
+			lt->first_ts = pk.ts_raw;
+		}
 		if (ts < lt->last || swallowed(buf, pos, adv, pk.payload, ts, ptr_size))
 			return ETL_E_FORMAT;
 		if (pk.kind != ETL_HEADER_MESSAGE && (pk.kind != ETL_HEADER_EVENT || pk.id == 0xFFFE) &&

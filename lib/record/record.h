@@ -58,6 +58,9 @@ struct etl_peek {
 struct etl_light {
 	uint64_t last;  /* in: the stream's last time before the buffer; out: after what was read */
 	int stack;      /* out: a record said it was a stack record or had a stack key */
+	int any;            /* out: the buffer's first record read (peeked) */
+	int lead_inherited; /* out: it takes its time from the one before */
+	uint64_t first_ts;  /* out: else its time */
 	/* called for each record that may describe something (a kernel or classic header, an
 	 * EventSource manifest chunk, id 0xFFFE): nonzero stops the walk */
 	int (*each)(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk);

@@ -347,3 +347,71 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 	free(b.h);
 	return rc;
 }
+
+/* A plan of input data with the given helper threads, or NULL (its reader in *r). */
+static struct etl_slices *plan_with(const uint8_t *data, size_t len, size_t n, int stacks, int threads,
+				    struct etl_reader **r)
+{
+	*r = etl_reader_new();
+	if (!*r || etl_reader_set_option(*r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
+	    etl_reader_set_option(*r, ETL_OPTION_THREADS, threads) != ETL_OK ||
+	    etl_reader_open_memory(*r, data, len, "windiff") != ETL_OK)
+		return NULL;
+	return etl_reader_plan_slices(*r, 0, n > 16 ? 16 : n);
+}
+
+/* Where plans a and b differ (w->why), or 0. */
+static int plans_differ(struct etl_slices *a, struct etl_slices *b, struct windiff *w)
+{
+	size_t i, la, lb;
+
+	if (etl_slices_count(a) != etl_slices_count(b) || etl_slices_in_order(a) != etl_slices_in_order(b)) {
+		snprintf(w->why, sizeof(w->why), "with helpers: %zu slices (in order %d) against %zu (%d)",
+			 etl_slices_count(b), etl_slices_in_order(b), etl_slices_count(a), etl_slices_in_order(a));
+		return 1;
+	}
+	for (i = 0; i <= etl_slices_count(a); i++)
+		if (etl_slices_bound(a, i) != etl_slices_bound(b, i)) {
+			snprintf(w->why, sizeof(w->why), "with helpers: bound %zu differs", i);
+			return 1;
+		}
+	for (i = 0; i < etl_slices_count(a); i++) {
+		const void *sa = etl_slices_state(a, i, &la);
+		void *copy = sa ? malloc(la ? la : 1) : NULL;
+		const void *sb;
+		int differ;
+		if (!copy)
+			return 0; /* (no memory: nothing compared) */
+		memcpy(copy, sa, la);
+		sb = etl_slices_state(b, i, &lb);
+		differ = !sb || la != lb || memcmp(copy, sb, la) != 0;
+		free(copy);
+		if (differ) {
+			snprintf(w->why, sizeof(w->why), "with helpers: the state of slice %zu differs (%zu bytes against %zu)",
+				 i, lb, la);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int windiff_helped(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
+{
+	struct etl_reader *ra, *rb;
+	struct etl_slices *a, *b;
+	int rc = 1;
+
+	memset(w, 0, sizeof(*w));
+	a = plan_with(data, len, n, stacks, 0, &ra);
+	b = plan_with(data, len, n, stacks, 2, &rb);
+	w->skipped = !a || !b;
+	if (!w->skipped) {
+		w->slices = etl_slices_count(a);
+		rc = plans_differ(a, b, w) ? -1 : 0;
+	}
+	etl_slices_free(a);
+	etl_slices_free(b);
+	etl_reader_free(ra);
+	etl_reader_free(rb);
+	return rc;
+}

@@ -42,4 +42,10 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
  * w->why set otherwise, 1 when the plan is not in order or a reading failed (w->skipped). */
 int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
 
+/* Plans of at most n slices made twice, on the planning thread alone and with helper threads
+ * (ETL_OPTION_THREADS = 2: they load and read the buffers lightly, ETL_OPTION_STACKS = stacks):
+ * 0 when the two are the same - slice count, bounds, whether in order, every state's bytes - -1
+ * with w->why set otherwise, 1 when either could not be made (w->skipped). */
+int windiff_helped(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
+
 #endif
