@@ -11,8 +11,9 @@
  * it formats and of those it passes), so that it decodes and names processes
  * as the main reader would.  Stacks the main reader left for later are
  * completed through it when a worker asks (the first such ask makes the stack
- * index pass, which the workers' readers share with it).  The main thread writes the formatted batches in order, so
- * the output is the same bytes as with one thread, and with each batch its
+ * index pass, which the workers' readers share with it).  The formatted batches are written in
+ * order by the worker that makes the next one ready (drain), so the output is the same bytes as
+ * with one thread and the main thread only reads; with each batch go its
  * diagnostics (diag.h: the damage met while reading it and the decoding
  * problems of its worker, held back and merged in event order); a batch's
  * slot is filled again once it is written and every worker has gone past it.
@@ -22,6 +23,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,9 @@ struct pool {
 	const struct options *o;
 	int stop; /* output failed or a worker could not go on */
 	uint64_t damage; /* errors the main thread's reader returned (the summaries count them) */
+	uint64_t written; /* batches written (drain) */
+	int writer;       /* a worker is writing */
+	int failed, err;  /* the output failed, its errno */
 };
 
 static void signal_stop(struct pool *pl)
@@ -175,6 +180,39 @@ static int format_batch(struct worker *w, struct etl_reader *r, struct batch *b)
 	return out_buf.failed ? -1 : 0;
 }
 
+/* Writes the batches that are ready, in order - formatted, and passed by every worker so that
+ * their slots can be filled again - with their diagnostics, unless another worker is at it (it
+ * writes what becomes ready meanwhile).  Called with pl->mu held by the worker that made a batch
+ * ready; the lock is let go while writing. */
+static void drain(struct pool *pl)
+{
+	if (pl->writer)
+		return;
+	pl->writer = 1;
+	while (!pl->stop) {
+		struct batch *b = &pl->b[pl->written % pl->ring];
+		int err = 0;
+
+		if (!(b->filled && b->seq == pl->written && b->formatted && b->passes == 0))
+			break;
+		pthread_mutex_unlock(&pl->mu);
+		diag_log_print(&b->reading, &b->decoding);
+		if (b->text.len && fwrite(b->text.data, 1, b->text.len, stdout) != b->text.len)
+			err = errno ? errno : EIO;
+		pthread_mutex_lock(&pl->mu);
+		if (err) {
+			pl->failed = 1;
+			pl->err = err;
+			pl->stop = 1;
+		} else {
+			b->filled = b->formatted = 0;
+			pl->written++;
+		}
+		pthread_cond_broadcast(&pl->cv);
+	}
+	pl->writer = 0;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -217,6 +255,7 @@ static void *worker_main(void *arg)
 			b->formatted = 1;
 		if (failed)
 			pl->stop = 1;
+		drain(pl); /* (the workers write: the main thread only reads) */
 		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
 		if (failed) {
@@ -313,47 +352,31 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 	return exit_code;
 }
 
-/* Writes the batches up to seq that are formatted, in order (waiting for them when wait); the
- * next one to write in *next.  -1 when the output failed or the run stopped. */
-static int write_batches(struct pool *pl, uint64_t *next, uint64_t upto, int wait)
+/* Waits until the batches before upto are written (drain): 0, or -1 when the run stopped. */
+static int wait_written(struct pool *pl, uint64_t upto)
 {
-	while (*next < upto) {
-		struct batch *b = &pl->b[*next % pl->ring];
-		int have;
+	int rc;
 
-		pthread_mutex_lock(&pl->mu);
-		while (wait && !(b->formatted && b->passes == 0) && !pl->stop)
-			pthread_cond_wait(&pl->cv, &pl->mu);
-		have = b->formatted && b->passes == 0 && !pl->stop;
-		pthread_mutex_unlock(&pl->mu);
-		if (!have)
-			return wait || pl->stop ? -1 : 0;
-		diag_log_print(&b->reading, &b->decoding);
-		if (b->text.len && fwrite(b->text.data, 1, b->text.len, stdout) != b->text.len) {
-			out_buf.failed = 1;
-			signal_stop(pl);
-			return -1;
-		}
-		pthread_mutex_lock(&pl->mu);
-		b->filled = b->formatted = 0;
-		pthread_mutex_unlock(&pl->mu);
-		(*next)++;
-	}
-	return 0;
+	pthread_mutex_lock(&pl->mu);
+	while (pl->written < upto && !pl->stop)
+		pthread_cond_wait(&pl->cv, &pl->mu);
+	rc = pl->written < upto ? -1 : 0;
+	pthread_mutex_unlock(&pl->mu);
+	return rc;
 }
 
-/* The main thread: iterates, hands out batches, writes what comes back.  Its exit status. */
+/* The main thread: iterates and hands out batches (the workers write them).  Its exit status. */
 static int feed(struct pool *pl, struct etl_reader *r)
 {
 	int show_progress = !pl->o->quiet && isatty(2), exit_code = EXIT_OK;
-	uint64_t seq, written = 0, events = 0;
+	uint64_t seq, events = 0;
 
 	for (seq = 0;; seq++) {
 		struct batch *b = &pl->b[seq % pl->ring];
 
 		/* the slot's earlier batch must be written (and so passed by every worker) */
-		if (seq >= pl->ring && write_batches(pl, &written, seq - pl->ring + 1, 1) != 0)
-			return exit_code; /* the output failed (out_buf.failed) or a worker stopped */
+		if (seq >= pl->ring && wait_written(pl, seq - pl->ring + 1) != 0)
+			return exit_code; /* the output failed (pl->failed) or a worker stopped */
 		exit_code = exit_worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
 		pthread_mutex_lock(&pl->mu);
 		b->seq = seq;
@@ -366,10 +389,8 @@ static int feed(struct pool *pl, struct etl_reader *r)
 			report_progress(r, events, 0);
 		if (b->last)
 			break;
-		if (write_batches(pl, &written, seq, 0) != 0)
-			return exit_code;
 	}
-	(void)write_batches(pl, &written, seq + 1, 1);
+	(void)wait_written(pl, seq + 1);
 	if (show_progress)
 		report_progress(r, events, 1);
 	return exit_code;
@@ -456,6 +477,11 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		summary_free(&pl.w[k].sm);
 	}
 	pool_free(&pl);
+	if (pl.failed) { /* (etldump.c reports it: a worker's write failed) */
+		out_buf.failed = 1;
+		out_buf.err = pl.err;
+		errno = pl.err;
+	}
 	return exit_code;
 }
 
