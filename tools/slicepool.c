@@ -43,9 +43,10 @@
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
 #define TEXT_RATIO 10                    /* text bytes an event's buffer byte gives, about (jsonl) */
 #define SLICE_BUFFERS 4                  /* a slice's buffers of each CPU, at least */
-/* a span's buffer bytes over its state's bytes, at least: a state's byte costs its reader about a
- * tenth of what a buffer's byte costs to decode and format (perfview_net: a 1.9 MB state 20 M
- * instructions against about 100 a buffer byte), so a state of half its span adds about 5 % */
+/* the input's bytes over its slices' states' bytes, at least, else a span's bytes over its
+ * state's: a state's byte costs its reader about a tenth of what a buffer's byte costs to decode
+ * and format (perfview_net: a 1.9 MB state 20 M instructions against about 100 a buffer byte),
+ * so states of half the bytes add about 5 % */
 #define STATE_SHARE 2
 
 struct chunk {
@@ -374,21 +375,25 @@ static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
 	return k < 2 * (uint64_t)n ? 0 : k > 4096 ? 4096 : (size_t)k;
 }
 
-/* Joins the plan's slices into spans (sp->first, sp->k): a slice whose state (what its reader
- * replays: the records before it that describe something) is more than 1/STATE_SHARE of its
- * bytes starts a span of as many slices as that takes, read by one reader (its state, the window's
- * end moved).  0 without memory. */
+/* Joins the plan's slices into spans (sp->first, sp->k) where their states (what a slice's
+ * reader replays: the records before it that describe something) cost too much: none where all
+ * the states together are at most 1/STATE_SHARE of the input's bytes; else a slice whose state is
+ * more than 1/STATE_SHARE of its bytes starts a span of as many slices as that takes, read by one
+ * reader (its state, the window's end moved).  0 without memory. */
 static size_t make_spans(struct spool *sp, uint64_t bytes)
 {
-	size_t k0 = etl_slices_count(sp->plan), i = 0, len;
+	size_t k0 = etl_slices_count(sp->plan), i, len;
+	uint64_t all = 0;
 
 	if (!(sp->first = calloc(k0 + 1, sizeof(*sp->first))))
 		return 0;
+	for (i = 1; i < k0; i++)
+		all += etl_slices_state(sp->plan, i, &len) ? len : 0;
 	sp->k = 0;
-	while (i < k0) {
+	for (i = 0; i < k0;) {
 		uint64_t m = 1;
 		sp->first[sp->k++] = i;
-		if (i > 0 && etl_slices_state(sp->plan, i, &len) && bytes)
+		if (i > 0 && STATE_SHARE * all > bytes && etl_slices_state(sp->plan, i, &len) && bytes)
 			m = (STATE_SHARE * (uint64_t)len * k0 + bytes - 1) / bytes;
 		i = m > k0 - i ? k0 : i + (m ? (size_t)m : 1);
 	}
