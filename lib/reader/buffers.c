@@ -39,7 +39,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
  * a slice plan of the input kept (published with planned_ready, then only read). */
 static int kept_for(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, struct etl_bufload *ld)
 {
-	struct trace *t = s->t, *o = t->same ? t->same : t;
+	struct trace *t = s->t, *o = t->origin ? t->origin : t;
 
 	if (!(e->flags & ETL_BUF_COMPRESSED))
 		return 0;

@@ -23,8 +23,8 @@ uint64_t etl__trace_kept_need(const struct trace *t)
  * they are needed, on whatever thread asks (another thread asking meanwhile waits for it). */
 const struct etl_stacks *etl__reader_stack_index(struct etl_reader *r, struct trace *t)
 {
-	if (t->stacks_trace)
-		return etl__reader_stack_index(t->stacks_reader, t->stacks_trace);
+	if (t->origin)
+		return etl__reader_stack_index(t->origin_reader, t->origin);
 	/* nearly every event of a trace with stack records asks: once the index is there, without the
 	 * lock (two threads taking it for every event spend their time passing its cache line) */
 	if (!atomic_load_explicit(&t->stacks_ready, memory_order_acquire)) {

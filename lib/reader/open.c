@@ -326,11 +326,11 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 	if (st == ETL_OK && r->ntraces == before + 1) {
 		/* one stack index for every reader of the input: the pass reads (and decompresses) every
 		 * buffer, once is enough.  The index is built under its trace's lock, by whichever reader
-		 * asks first, and only read after - which is what "from is only read" allows. */
+		 * asks first, and only read after - which is what "from is only read" allows.  The
+		 * buffers a plan of the input kept are lent the same way (buffers.c). */
 		struct trace *t = r->traces[r->ntraces - 1];
-		t->stacks_reader = ft->stacks_trace ? ft->stacks_reader : (struct etl_reader *)from;
-		t->stacks_trace = ft->stacks_trace ? ft->stacks_trace : (struct trace *)ft;
-		t->same = ft->same ? ft->same : (struct trace *)ft; /* (for what its plans kept) */
+		t->origin_reader = ft->origin ? ft->origin_reader : (struct etl_reader *)from;
+		t->origin = ft->origin ? ft->origin : (struct trace *)ft;
 	}
 	return st;
 }

@@ -400,7 +400,7 @@ static int plan_read_stacks(struct etl_reader *r, struct etl_slices *p, struct t
 {
 	int st;
 
-	if (!r->options[ETL_OPTION_STACKS] || t->stacks_trace)
+	if (!r->options[ETL_OPTION_STACKS] || t->origin)
 		return plan_read(p, t, pr, (unsigned)r->options[ETL_OPTION_THREADS]);
 	pthread_mutex_lock(&t->stack_mu);
 	if (!t->stacks.loaded) {
@@ -422,7 +422,7 @@ static int plan_read_stacks(struct etl_reader *r, struct etl_slices *p, struct t
  * yet (trace.planned: the first plan's stays while the reader lives), or NULL. */
 static struct etl_bufkeep *plan_keep_reserve(const struct etl_reader *r, struct trace *t)
 {
-	if (!(t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) || t->same ||
+	if (!(t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) || t->origin ||
 	    atomic_load_explicit(&t->planned_ready, memory_order_acquire))
 		return NULL;
 	etl__walk_keep_init(&t->planned, r->limits[ETL_LIMIT_KEPT_BUFFER_BYTES]);

@@ -222,7 +222,7 @@ uint64_t etl_reader_count(const struct etl_reader *r, enum etl_counter which)
 		return r->counts[which];
 	/* counted by the stack index of each trace, which any thread may be reading in (merge.c) */
 	for (i = 0; i < r->ntraces; i++) {
-		struct trace *t = r->traces[i]->stacks_trace ? r->traces[i]->stacks_trace : r->traces[i];
+		struct trace *t = r->traces[i]->origin ? r->traces[i]->origin : r->traces[i];
 		pthread_mutex_lock(&t->stack_mu);
 		if (t->stacks.loaded) /* image and method records not kept make frames unresolved too */
 			n += t->stacks.dropped + t->stacks.images.dropped + t->stacks.methods.dropped;

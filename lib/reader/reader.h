@@ -70,11 +70,11 @@ struct trace {
 	 * planned_ready. */
 	struct etl_bufkeep planned;
 	atomic_int planned_ready;
-	struct trace *same; /* etl_reader_open_same: the trace first opened (outlives this one), or NULL */
-	/* Opened again from another reader's trace (etl_reader_open_same): that trace's index is the
-	 * one used, read once for all the readers of the input (the other reader outlives this one). */
-	struct etl_reader *stacks_reader;
-	struct trace *stacks_trace;
+	/* Opened again from another reader's trace (etl_reader_open_same): the trace first opened
+	 * and its reader (they outlive this one; NULL otherwise).  Its stack index is the one used,
+	 * read once for all the readers of the input, and what its plans kept is lent to this one. */
+	struct etl_reader *origin_reader;
+	struct trace *origin;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 	/* Read as a time slice whose state stood in for indexing it (resume.c): the reader's. */
 	const struct slice_state *slice;
