@@ -105,6 +105,13 @@ static void signal_stop(struct pool *pl)
 	pthread_mutex_unlock(&pl->mu);
 }
 
+void pool_output_failed(int err)
+{
+	out_buf.failed = 1;
+	out_buf.err = err;
+	errno = err;
+}
+
 /* The calling thread's CPU seconds so far, or -1 where the system cannot say. */
 double pool_thread_cpu(void)
 {
@@ -477,11 +484,8 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		summary_free(&pl.w[k].sm);
 	}
 	pool_free(&pl);
-	if (pl.failed) { /* (etldump.c reports it: a worker's write failed) */
-		out_buf.failed = 1;
-		out_buf.err = pl.err;
-		errno = pl.err;
-	}
+	if (pl.failed)
+		pool_output_failed(pl.err);
 	return exit_code;
 }
 

@@ -25,6 +25,9 @@ int pool_usable(const struct options *o, const struct etl_reader *r, char **file
  * own); NULL when it cannot be made. */
 struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
 			       size_t len, const uint64_t *window);
+/* After the workers: their write of the output failed with errno err - said as the main
+ * thread's own failed write would be (out_buf, errno: etldump.c reports it). */
+void pool_output_failed(int err);
 /* The calling thread's CPU seconds so far (-1: unknown). */
 double pool_thread_cpu(void);
 /* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error. */

@@ -350,13 +350,13 @@ static uint64_t input_bytes(const struct etl_reader *r)
 	return bufs * bsize > size ? bufs * bsize : size;
 }
 
-/* How many slices to plan for n workers: SLICES_PER_WORKER n at least, and more where a slice's text would take
- * more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when the input has
- * too few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to two buffers
- * of each CPU that its neighbours read too - lightly, and decompressed once by the plan: 64
- * slices of the 64 MB synthetic trace, 4 buffers a CPU each, cost 1.07 times one reading, 10
- * slices 1.04; with fewer, pool_run's batches do better).  ETLDUMP_SLICES
- * (tests, measures) gives the count, 0 for none. */
+/* How many slices to plan for n workers: SLICES_PER_WORKER n at least, and more where a slice's
+ * text would take more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when
+ * the input has too few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to
+ * two buffers of each CPU that its neighbours read too - lightly, and decompressed once by the
+ * plan: 64 slices of the 64 MB synthetic trace, 4 buffers a CPU each, cost 1.07 times one
+ * reading, 10 slices 1.04; with fewer, pool_run's batches do better).  ETLDUMP_SLICES (tests,
+ * measures) gives the count, 0 for none. */
 static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
 {
 	const struct etl_trace_info *ti = etl_reader_trace_info(r, 0);
@@ -470,10 +470,6 @@ static int run_workers(struct spool *sp, unsigned n)
 		cpu[k] = w[k].cpu;
 	}
 	pool_report_cpu(main_cpu, cpu, started);
-	if (sp->failed) { /* (etldump.c reports it) */
-		out_buf.failed = 1;
-		out_buf.err = sp->err;
-	}
 	if (sp->show_progress)
 		report_progress_read(sp->primary, 0, sp->events, 1);
 	return exit_code;
@@ -483,7 +479,7 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 {
 	struct spool sp;
 	size_t k;
-	int forced, err;
+	int forced, failed, err;
 
 	if (!slices_apply(r, o) || (k = slice_count(r, n, &forced)) == 0)
 		return 0;
@@ -508,9 +504,10 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	sp.show_progress = !o->quiet && isatty(2);
 	out_flush(); /* what the main thread wrote before the events */
 	*exit_code = run_workers(&sp, n);
+	failed = sp.failed;
 	err = sp.err;
 	spool_free(&sp);
-	if (err)
-		errno = err; /* (what etldump.c says of a failed output: the worker's write failed) */
+	if (failed)
+		pool_output_failed(err);
 	return 1;
 }
