@@ -459,7 +459,12 @@ static size_t peek_message(const uint8_t *p, size_t size, struct etl_peek *pk)
 	} else {
 		pk->inherited = 1;
 	}
-	at += (opt & ETL_MSG_SYSTEMINFO) ? 8 : 0;
+	if (opt & ETL_MSG_SYSTEMINFO) {
+		if (at + 8 > size)
+			return 0;
+		pk->tid = etl_le32(p + at);
+		at += 8;
+	}
 	return at <= size ? at : 0;
 }
 
@@ -491,6 +496,7 @@ static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk
 	pk->inherited = 0;
 	pk->stack = 0;
 	pk->guid_at = 0;
+	pk->tid = ETL_ID_NONE;
 	switch (htype) {
 	case ETL_HT_SYSTEM32: case ETL_HT_SYSTEM64: case ETL_HT_COMPACT32: case ETL_HT_COMPACT64:
 		at = htype <= ETL_HT_SYSTEM64 ? 0x20 : 0x18;
@@ -499,6 +505,7 @@ static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk
 		pk->kind = htype <= ETL_HT_SYSTEM64 ? ETL_HEADER_SYSTEM : ETL_HEADER_COMPACT;
 		pk->hook = etl_le16(p + 6);
 		pk->stack = pk->hook >= 0x1820 && pk->hook <= 0x1826; /* StackWalk and stack keys */
+		pk->tid = etl_le32(p + 8);
 		pk->ts_raw = etl_le64(p + 16);
 		break;
 	case ETL_HT_PERFINFO32: case ETL_HT_PERFINFO64: {
@@ -518,6 +525,7 @@ static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk
 			return ETL_E_FORMAT;
 		pk->kind = at == 0x30 ? ETL_HEADER_FULL : ETL_HEADER_INSTANCE;
 		pk->opcode = p[4];
+		pk->tid = etl_le32(p + 8);
 		pk->ts_raw = etl_le64(p + 16);
 		pk->guid_at = pos + 24;
 		break;
@@ -525,6 +533,7 @@ static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk
 		if (size < 0x50)
 			return ETL_E_FORMAT;
 		pk->kind = ETL_HEADER_EVENT;
+		pk->tid = etl_le32(p + 8);
 		pk->ts_raw = etl_le64(p + 16);
 		pk->id = etl_le16(p + 40);
 		pk->opcode = p[45];
@@ -541,10 +550,16 @@ static int peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk
 		return ETL_E_FORMAT;
 	}
 	pk->payload = pos + at;
+	pk->end = pos + size;
 	*advance = (size + 7) & ~(size_t)7;
 	if (*advance > room)
 		*advance = room;
 	return ETL_OK;
+}
+
+int etl__record_peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk, size_t *advance)
+{
+	return peek(buf, fill, pos, pk, advance);
 }
 
 int etl__record_walk_light(const uint8_t *buf, size_t fill, size_t data_end, unsigned ptr_size, struct etl_light *lt)

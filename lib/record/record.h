@@ -46,10 +46,12 @@ int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned defa
 struct etl_peek {
 	uint64_t ts_raw;  /* unless inherited (a message without a time of its own) */
 	size_t payload;   /* offset of the payload in the buffer */
+	size_t end;       /* where the record ends (its size, without padding) */
 	size_t guid_at;   /* full and instance headers: offset of the class GUID (else 0) */
 	enum etl_header_kind kind;
 	uint16_t hook;    /* kernel headers: HookId */
 	uint16_t id;      /* event headers */
+	uint32_t tid;     /* the thread its header names (ETL_ID_NONE: none) */
 	uint8_t opcode;   /* full, instance and event headers (a kernel header's is the hook's low byte) */
 	uint8_t inherited;
 	uint8_t stack;    /* a StackWalk record (a kernel header's hook), or an event with a stack key */
@@ -66,6 +68,10 @@ struct etl_light {
 	int (*each)(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk);
 	void *ctx;
 };
+/* Reads the header of the record at pos as etl__record_walk_light does: ETL_OK, with *pk and
+ * *advance, only where etl__record_parse would give ETL_OK (with the same advance, payload, time
+ * and thread); else ETL_E_FORMAT, and only etl__record_parse says what the record is. */
+int etl__record_peek(const uint8_t *buf, size_t fill, size_t pos, struct etl_peek *pk, size_t *advance);
 /* Walks the records of an uncompressed or decompressed buffer from its header to fill as the
  * reader reads them (reader/merge.c), without making events: ETL_OK when each, up to where only
  * padding is left (data_end, etl__walk_padding_start), reads as etl__record_parse reads it, at a

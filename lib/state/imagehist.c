@@ -15,15 +15,28 @@
 #define G_IMAGEID 0x40 /* KernelTraceControl ImageID (decode/ktables.h) */
 #define OP_RSDS 36
 
+static int wants_group(int g, unsigned opcode)
+{
+	if (g == G_IMAGE)
+		return opcode == 2 || opcode == 3 || opcode == 4 || opcode == 10;
+	if (g == G_IMAGEID)
+		return opcode == OP_RSDS;
+	return g == G_PROCESS && opcode == 10;
+}
+
 int etl__imagehist_wants(const struct etl_event *ev)
 {
-	int g = etl__decode_kernel_group(ev);
+	return wants_group(etl__decode_kernel_group(ev), ev->opcode);
+}
 
-	if (g == G_IMAGE)
-		return ev->opcode == 2 || ev->opcode == 3 || ev->opcode == 4 || ev->opcode == 10;
-	if (g == G_IMAGEID)
-		return ev->opcode == OP_RSDS;
-	return g == G_PROCESS && ev->opcode == 10;
+int etl__imagehist_wants_hook(unsigned hook)
+{
+	return wants_group((int)(hook >> 8), hook & 0xFF);
+}
+
+int etl__imagehist_wants_class(const struct etl_guid *cls, unsigned opcode)
+{
+	return wants_group(etl__kernel_group_of_class(cls), opcode);
 }
 
 /* Room for one more record (and a PDB entry when dbg), and n more pool bytes, within max bytes

@@ -92,6 +92,10 @@ struct etl_imagehist {
 /* Whether ev is a record of images (kernel Image group, or a MOF-class image record), or a
  * DbgID_RSDS record. */
 int etl__imagehist_wants(const struct etl_event *ev);
+/* The same for a kernel header (system, compact, PerfInfo) of that HookId. */
+int etl__imagehist_wants_hook(unsigned hook);
+/* The same for a classic or instance header of that event class and opcode. */
+int etl__imagehist_wants_class(const struct etl_guid *cls, unsigned opcode);
 /* Reads an image record (decoding it); kept within max_bytes of memory, else counted. */
 void etl__imagehist_add(struct etl_imagehist *h, const struct etl_event *ev, uint64_t max_bytes);
 /* Appends what part holds (read from later buffers than h's) to h. */

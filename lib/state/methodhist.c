@@ -46,6 +46,11 @@ int etl__methodhist_wants(const struct etl_event *ev)
 	return kind_of(ev) != 0;
 }
 
+int etl__methodhist_may_want(uint32_t provider_data1)
+{
+	return provider_data1 == clr_runtime.data1 || provider_data1 == clr_rundown.data1;
+}
+
 /* Room for one more record and n more pool bytes, within max bytes held; 0 or -1. */
 static int room(struct etl_methodhist *h, size_t n, uint64_t max)
 {

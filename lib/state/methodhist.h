@@ -77,6 +77,9 @@ struct etl_methodhist {
 
 /* Whether ev is one of the CLR events above. */
 int etl__methodhist_wants(const struct etl_event *ev);
+/* Whether an event header whose provider GUID starts with provider_data1 may be one (0: it is
+ * not). */
+int etl__methodhist_may_want(uint32_t provider_data1);
 /* Reads one; kept within max_bytes of memory, else counted. */
 void etl__methodhist_add(struct etl_methodhist *h, const struct etl_event *ev, uint64_t max_bytes);
 /* Appends what part holds (read from later buffers than h's) to h. */

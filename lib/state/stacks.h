@@ -110,6 +110,10 @@ void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const 
  * in file order (the header buffer left out) make the index of etl__stacks_load. */
 void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
 			     uint64_t max);
+/* The same, parsing every record (etl__stacks_load_buffer parses only those it takes more than
+ * the header of): what it must equal (tests/check_slices.c). */
+void etl__stacks_load_buffer_whole(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+				   uint64_t max);
 /* Appends what part holds (loaded from later buffers than k's) to k, within max_bytes; 0, or -1
  * when something did not fit (then counted in k->dropped). */
 int etl__stacks_append(struct etl_stacks *k, const struct etl_stacks *part, uint64_t max_bytes);

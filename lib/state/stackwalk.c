@@ -19,6 +19,7 @@
 #include "state/stacks.h"
 #include "util/cursor.h"
 
+#define HOOK_SAMPLE 0x0F2E /* PerfInfo SampledProfile */
 #define HOOK_STACK 0x1820
 #define HOOK_KEY_DELETE 0x1823
 #define HOOK_KEY_RUNDOWN 0x1824
@@ -33,7 +34,7 @@ static int is_kernel_header(const struct etl_event *ev)
 /* The thread a stack record of ev names: its header's, or a CPU sample's payload's. */
 static uint32_t stack_tid(const struct etl_event *ev)
 {
-	if (ev->tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == 0x0F2E &&
+	if (ev->tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == HOOK_SAMPLE &&
 	    ev->payload_len >= (size_t)ev->ptr_size + 4)
 		return etl_le32(ev->payload + ev->ptr_size);
 	return ev->tid;
@@ -167,52 +168,134 @@ static void add_away(struct etl_stacks *k, const uint8_t *p, unsigned hook, size
 	}
 }
 
+/* Where the index is in a buffer: the time of the record before, and the event the stack records
+ * since then follow (in_run: they all do). */
+struct walk {
+	uint64_t last, owner_ts;
+	uint32_t owner_tid;
+	int in_run;
+};
+
+/* A record that is not a stack record, at time ts: the stack records after it are its own. */
+static void note_owner(struct walk *w, uint64_t ts, uint32_t tid)
+{
+	w->owner_ts = ts;
+	w->owner_tid = tid;
+	w->in_run = 1;
+}
+
+/* A kernel record of the stack hooks at p (avail bytes from p on), at time ts: indexed unless it
+ * follows its event (then the main pass attaches it). */
+static void note_stack(struct etl_stacks *k, struct walk *w, const uint8_t *p, size_t avail, uint64_t ts,
+		       uint64_t max)
+{
+	size_t hsz, size;
+	unsigned ptr, hook = stack_record_at(p, avail, &hsz, &ptr, &size);
+
+	if (!hook || (w->in_run && follows_event(p, hsz, w->owner_ts, w->owner_tid)))
+		return;
+	w->in_run = 0;
+	add_away(k, p, hook, hsz, ptr, size, ts, max);
+}
+
+/* Whether the index reads the record peeked at pos whole: an image or .NET method record (maybe),
+ * or a stack key's frames. */
+static int read_whole(const uint8_t *data, size_t pos, const struct etl_peek *pk)
+{
+	struct etl_guid cls;
+
+	switch (pk->kind) {
+	case ETL_HEADER_SYSTEM: case ETL_HEADER_COMPACT: case ETL_HEADER_PERFINFO:
+		return pk->hook == HOOK_KEY_DELETE || pk->hook == HOOK_KEY_RUNDOWN || etl__imagehist_wants_hook(pk->hook);
+	case ETL_HEADER_EVENT:
+		return etl__methodhist_may_want(etl_le32(data + pos + 24)); /* (the provider GUID's first field) */
+	case ETL_HEADER_FULL: case ETL_HEADER_INSTANCE:
+		etl_guid_from_le(data + pk->guid_at, &cls);
+		return etl__imagehist_wants_class(&cls, pk->opcode);
+	default:
+		return 0;
+	}
+}
+
+/* stack_tid of a record peeked at pos. */
+static uint32_t peeked_tid(const uint8_t *data, size_t pos, const struct etl_peek *pk)
+{
+	size_t ptr = data[pos + 2] == ETL_HT_PERFINFO32 ? 4 : 8; /* (the header type, PerfInfo's) */
+
+	if (pk->kind == ETL_HEADER_PERFINFO && pk->hook == HOOK_SAMPLE && pk->end - pk->payload >= ptr + 4)
+		return etl_le32(data + pk->payload + ptr);
+	return pk->tid;
+}
+
+/* The record at pos, parsed whole: *adv its size; -1 where the records end. */
+static int load_whole(struct etl_stacks *k, struct walk *w, const uint8_t *data, size_t fill, size_t pos,
+		      unsigned ptr_size, size_t *adv, uint64_t max)
+{
+	struct etl_event ev;
+	struct etl_diag d;
+	unsigned ptr;
+
+	if (etl__record_parse(data, fill, pos, ptr_size, &ev, adv, &d) != ETL_OK || *adv == 0)
+		return -1;
+	if (ev.flags & ETL_EVF_TS_INHERITED)
+		ev.ts_raw = w->last;
+	w->last = ev.ts_raw;
+	if (!is_kernel_header(&ev) || ev.hook_id < HOOK_STACK || ev.hook_id > HOOK_KEY_USER) {
+		if (etl__imagehist_wants(&ev))
+			etl__imagehist_add(&k->images, &ev, max);
+		else if (etl__methodhist_wants(&ev))
+			etl__methodhist_add(&k->methods, &ev, max);
+		note_owner(w, ev.ts_raw, stack_tid(&ev));
+		return 0;
+	}
+	ptr = ev.ptr_size;
+	if (ev.hook_id == HOOK_KEY_DELETE || ev.hook_id == HOOK_KEY_RUNDOWN) {
+		w->in_run = 0;
+		if (ev.payload_len >= ptr && (ev.payload_len - ptr) % ptr == 0)
+			etl__stacks_add_def(k, ptr == 8 ? etl_le64(ev.payload) : etl_le32(ev.payload), ev.ts_raw,
+					    ev.payload + ptr, (uint32_t)((ev.payload_len - ptr) / ptr), ptr, max);
+		return 0;
+	}
+	note_stack(k, w, data + pos, fill - pos, ev.ts_raw, max);
+	return 0;
+}
+
+/* Most records are peeked at (their header's time and thread); only those the index reads, and
+ * those a peek does not take, are parsed (all of them when whole). */
+static void load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size, uint64_t max,
+			int whole)
+{
+	struct walk w = { 0, 0, ETL_ID_NONE, 0 };
+	size_t pos, adv;
+
+	for (pos = ETL_BUFFER_HEADER_SIZE; pos < fill; pos += adv) {
+		struct etl_peek pk;
+		uint64_t ts;
+
+		if (whole || etl__record_peek(data, fill, pos, &pk, &adv) != ETL_OK || read_whole(data, pos, &pk)) {
+			if (load_whole(k, &w, data, fill, pos, ptr_size, &adv, max) != 0)
+				break;
+			continue;
+		}
+		ts = pk.inherited ? w.last : pk.ts_raw;
+		w.last = ts;
+		if (pk.stack && pk.kind != ETL_HEADER_EVENT) /* (an event's: a stack key, not a stack record) */
+			note_stack(k, &w, data + pos, fill - pos, ts, max);
+		else
+			note_owner(&w, ts, peeked_tid(data, pos, &pk));
+	}
+}
+
 void etl__stacks_load_buffer(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
 			     uint64_t max)
 {
-	uint64_t last = 0, owner_ts = 0;
-	uint32_t owner_tid = ETL_ID_NONE;
-	int in_run = 0; /* the records since the last event are all stacks that follow it */
-	size_t pos, adv;
-	struct etl_event ev;
-	struct etl_diag d;
+	load_buffer(k, data, fill, ptr_size, max, 0);
+}
 
-	for (pos = ETL_BUFFER_HEADER_SIZE; pos < fill; pos += adv) {
-		const uint8_t *p = data + pos;
-		size_t hsz, size;
-		unsigned ptr, hook;
-
-		if (etl__record_parse(data, fill, pos, ptr_size, &ev, &adv, &d) != ETL_OK || adv == 0)
-			break;
-		if (ev.flags & ETL_EVF_TS_INHERITED)
-			ev.ts_raw = last;
-		last = ev.ts_raw;
-		if (!is_kernel_header(&ev) || ev.hook_id < HOOK_STACK || ev.hook_id > HOOK_KEY_USER) {
-			if (etl__imagehist_wants(&ev))
-				etl__imagehist_add(&k->images, &ev, max);
-			else if (etl__methodhist_wants(&ev))
-				etl__methodhist_add(&k->methods, &ev, max);
-			owner_ts = ev.ts_raw;
-			owner_tid = stack_tid(&ev);
-			in_run = 1;
-			continue;
-		}
-		ptr = ev.ptr_size;
-		if (ev.hook_id == HOOK_KEY_DELETE || ev.hook_id == HOOK_KEY_RUNDOWN) {
-			in_run = 0;
-			if (ev.payload_len >= ptr && (ev.payload_len - ptr) % ptr == 0)
-				etl__stacks_add_def(k, ptr == 8 ? etl_le64(ev.payload) : etl_le32(ev.payload), ev.ts_raw,
-						    ev.payload + ptr, (uint32_t)((ev.payload_len - ptr) / ptr), ptr, max);
-			continue;
-		}
-		hook = stack_record_at(p, fill - pos, &hsz, &ptr, &size);
-		if (!hook)
-			continue;
-		if (in_run && follows_event(p, hsz, owner_ts, owner_tid))
-			continue; /* attached when its event is delivered */
-		in_run = 0;
-		add_away(k, p, hook, hsz, ptr, size, ev.ts_raw, max);
-	}
+void etl__stacks_load_buffer_whole(struct etl_stacks *k, const uint8_t *data, size_t fill, unsigned ptr_size,
+				   uint64_t max)
+{
+	load_buffer(k, data, fill, ptr_size, max, 1);
 }
 
 void etl__stacks_load_range(struct etl_stacks *k, struct etl_bufload *ld, const struct etl_bufindex *ix,

@@ -1,0 +1,315 @@
+/*
+ * check_stackindex.c - the stack index pass reads most records by their header alone
+ * (etl__stacks_load_buffer peeks at them, parsing only the image, .NET method and stack key
+ * records): what it indexes from each buffer must equal what parsing every record indexes
+ * (etl__stacks_load_buffer_whole) - key definitions, records logged away from their event, their
+ * frames, images and methods - on writer traces with stacks, images and methods, on the corpus,
+ * and on copies of every buffer with bytes changed where records start and at random.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "reader/reader.h"
+#include "record/record.h"
+#include "scenario.h"
+#include "state/stacks.h"
+#include "util/cursor.h"
+
+static const char *corpus_dir = "../shared/corpus";
+
+#define MAX_BYTES ((uint64_t)1 << 30)
+
+static void assert_defs_equal(const struct etl_stacks *a, const struct etl_stacks *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(a->ndef, b->ndef);
+	for (i = 0; i < a->ndef; i++) {
+		ck_assert_uint_eq(a->def[i].key, b->def[i].key);
+		ck_assert_uint_eq(a->def[i].ts, b->def[i].ts);
+		ck_assert_uint_eq(a->def[i].off, b->def[i].off);
+		ck_assert_uint_eq(a->def[i].count, b->def[i].count);
+		ck_assert_uint_eq(a->def[i].ptr, b->def[i].ptr);
+	}
+}
+
+static void assert_refs_equal(const struct etl_stacks *a, const struct etl_stacks *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(a->nref, b->nref);
+	for (i = 0; i < a->nref; i++) {
+		const struct etl_stackref *x = &a->ref[i], *y = &b->ref[i];
+		ck_assert_uint_eq(x->event_ts, y->event_ts);
+		ck_assert_uint_eq(x->tid, y->tid);
+		ck_assert_uint_eq(x->pid, y->pid);
+		ck_assert_uint_eq(x->ptr, y->ptr);
+		ck_assert_uint_eq(x->is_key, y->is_key);
+		ck_assert_uint_eq(x->key, y->key);
+		ck_assert_uint_eq(x->key_ts, y->key_ts);
+		ck_assert_uint_eq(x->off, y->off);
+		ck_assert_uint_eq(x->count, y->count);
+	}
+}
+
+/* The index of one buffer, read lightly and whole: equal.  Returns what it held (to show that
+ * the inputs exercise it). */
+static size_t assert_buffer_indexes_equal(const uint8_t *data, size_t fill, unsigned ptr)
+{
+	struct etl_stacks a, b;
+	size_t held;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	etl__stacks_load_buffer(&a, data, fill, ptr, MAX_BYTES);
+	etl__stacks_load_buffer_whole(&b, data, fill, ptr, MAX_BYTES);
+	assert_defs_equal(&a, &b);
+	assert_refs_equal(&a, &b);
+	ck_assert_uint_eq(a.pool_len, b.pool_len);
+	ck_assert(a.pool_len == 0 || memcmp(a.pool, b.pool, a.pool_len) == 0);
+	ck_assert_uint_eq(a.dropped, b.dropped);
+	ck_assert_uint_eq(a.images.nrec, b.images.nrec);
+	ck_assert_uint_eq(a.images.ndbg, b.images.ndbg);
+	ck_assert_uint_eq(a.images.pool_len, b.images.pool_len);
+	ck_assert(a.images.pool_len == 0 || memcmp(a.images.pool, b.images.pool, a.images.pool_len) == 0);
+	ck_assert_uint_eq(a.images.dropped, b.images.dropped);
+	ck_assert_uint_eq(a.methods.nrec, b.methods.nrec);
+	ck_assert_uint_eq(a.methods.pool_len, b.methods.pool_len);
+	ck_assert(a.methods.pool_len == 0 || memcmp(a.methods.pool, b.methods.pool, a.methods.pool_len) == 0);
+	ck_assert_uint_eq(a.methods.dropped, b.methods.dropped);
+	held = a.ndef + a.nref + a.images.nrec + a.methods.nrec;
+	etl__stacks_free(&a);
+	etl__stacks_free(&b);
+	return held;
+}
+
+static uint32_t rnd(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(*s >> 33);
+}
+
+/* Copies of the buffer with a byte of a record's header changed (the marker, size, hook, header
+ * type, times, thread, provider), and with bytes changed anywhere: each copy's indexes equal. */
+static void assert_damaged_copies_equal(const uint8_t *data, size_t fill, unsigned ptr, uint64_t *seed)
+{
+	uint8_t *copy = malloc(fill);
+	size_t starts[64], n = 0, pos, adv, i;
+	struct etl_peek pk;
+
+	ck_assert_ptr_nonnull(copy);
+	for (pos = ETL_BUFFER_HEADER_SIZE; n < 64 && etl__record_peek(data, fill, pos, &pk, &adv) == ETL_OK; pos += adv)
+		starts[n++] = pos;
+	for (i = 0; i < 12 && fill > ETL_BUFFER_HEADER_SIZE + 8; i++) {
+		size_t at;
+		memcpy(copy, data, fill);
+		if (n && i < 8)
+			at = starts[rnd(seed) % n] + rnd(seed) % 48;
+		else
+			at = ETL_BUFFER_HEADER_SIZE + rnd(seed) % (fill - ETL_BUFFER_HEADER_SIZE);
+		if (at >= fill)
+			continue;
+		copy[at] = (uint8_t)(i % 3 == 0 ? copy[at] ^ (1u << (rnd(seed) % 8)) : rnd(seed));
+		(void)assert_buffer_indexes_equal(copy, fill, ptr);
+	}
+	free(copy);
+}
+
+/* Every data buffer of trace d (as the index pass loads it) and damaged copies of it; the records
+ * the indexes held. */
+static size_t assert_trace_indexes_equal(const uint8_t *d, size_t len, const char *name, uint64_t seed)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etl_bufiter it;
+	struct etl_bufload ld;
+	struct etl_bufent e;
+	struct etl_diag diag;
+	struct trace *t;
+	size_t held = 0;
+
+	ck_assert_ptr_nonnull(r);
+	if (etl_reader_open_memory(r, d, len, name) != ETL_OK) {
+		etl_reader_free(r);
+		return 0; /* (a container: its traces are read by other tests) */
+	}
+	t = r->traces[0];
+	etl__walk_load_init(&ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+			    t->info.compression_format);
+	etl__walk_iter_init(&it, &t->ix);
+	while (etl__walk_iter_next(&it, &e)) {
+		if (e.type == ETL_BUFTYPE_HEADER)
+			continue;
+		(void)etl__walk_load(&ld, &e, &diag);
+		if (!ld.data)
+			continue;
+		held += assert_buffer_indexes_equal(ld.data, ld.fill, t->ptr_size);
+		assert_damaged_copies_equal(ld.data, ld.fill, t->ptr_size, &seed);
+	}
+	etl__walk_iter_stop(&it);
+	etl__walk_load_free(&ld);
+	etl_reader_free(r);
+	return held;
+}
+
+/* A CPU profile (tests/writer/profile.c) with an image and its PDB record, a .NET module, methods
+ * loaded and unloaded, and samples with stacks. */
+static void build_profile(const struct etlw_opts *o, uint8_t **d, size_t *len)
+{
+	static const char spec[] =
+		"process\t100\tapp.exe\n"
+		"image\t100\t0x140000000\t0x10000\tC:\\app.exe\t11111111-2222-3333-4444-555555555555\t1\tapp.pdb\n"
+		"module\t100\t7\tC:\\app.dll\n"
+		"method\t100\t1\t0x7ff000001000\t0x100\t7\tNs\tRun\tvoid ()\n"
+		"method\t100\t2\t0x7ff000002000\t0x80\t7\tNs\tStep\tint (int)\n"
+		"interval\t10000\n"
+		"sample\t100\t101\t3\t0x140001010,0x7ff000001010\n"
+		"sample\t100\t101\t4\t0x7ff000002010,0x140001020\n"
+		"unload\t100\t5\t0x7ff000002000\t0x80\t7\tNs\tStep\tint (int)\n"
+		"sample\t100\t102\t6\t0x140001030\n";
+	char path[] = "/tmp/check_stackindex_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(spec, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(scen_build_profile(o, path, d, len), 0);
+	unlink(path);
+}
+
+START_TEST(writer_traces_index_alike)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.ptr_size = _i ? 4 : 8;
+	ck_assert_int_eq(scen_build_stackkeys_rounds(&o, 40, &d, &len), 0);
+	ck_assert_uint_gt(assert_trace_indexes_equal(d, len, "stackkeys", 1), 0);
+	free(d);
+	d = NULL;
+	if (!_i) { /* (the profile scenario is 64-bit) */
+		build_profile(&o, &d, &len);
+		ck_assert_uint_gt(assert_trace_indexes_equal(d, len, "profile", 2), 0);
+		free(d);
+		d = NULL;
+	}
+	ck_assert_int_eq(scen_build_images32(&o, &d, &len), 0);
+	ck_assert_uint_gt(assert_trace_indexes_equal(d, len, "images32", 3), 0);
+	free(d);
+}
+END_TEST
+
+static void put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+/* A buffer by hand: a WPP message with a thread (its header's system information), then a
+ * StackWalk record naming its time and a thread, 64-bit. */
+static size_t message_then_stack(uint8_t *b, size_t cap, uint32_t msg_tid, uint32_t stack_tid)
+{
+	size_t at = ETL_BUFFER_HEADER_SIZE;
+
+	ck_assert_uint_ge(cap, at + 32 + 64);
+	memset(b, 0, cap);
+	etl_put_le32(b + at, 0x90000000u | 32);                    /* a message of 32 bytes */
+	put16(b + at + 4, 1);                               /* its number */
+	put16(b + at + 6, ETL_MSG_TIMESTAMP | ETL_MSG_SYSTEMINFO);
+	etl_put_le64(b + at + 8, 5000);                            /* its time */
+	etl_put_le32(b + at + 16, msg_tid);
+	etl_put_le32(b + at + 20, 4);                              /* its process */
+	at += 32;
+	etl_put_le32(b + at, 0xC0000000u | ETL_HT_SYSTEM64 << 16 | 2);
+	put16(b + at + 4, 64);                              /* its size */
+	put16(b + at + 6, 0x1820);                          /* StackWalk/Stack */
+	etl_put_le32(b + at + 8, stack_tid);
+	etl_put_le32(b + at + 12, 4);
+	etl_put_le64(b + at + 16, 5000);
+	etl_put_le64(b + at + 32, 5000);                           /* EventTimeStamp */
+	etl_put_le32(b + at + 40, 4);                              /* StackProcess */
+	etl_put_le32(b + at + 44, stack_tid);                      /* StackThread */
+	etl_put_le64(b + at + 48, 0x140001000u);
+	etl_put_le64(b + at + 56, 0x140002000u);
+	return at + 64;
+}
+
+/* The thread a message's header names is the one its stack records follow it on: peeked as
+ * parsed (the stack record is attached to the message then, not indexed). */
+START_TEST(a_message_owns_the_stack_records_after_it)
+{
+	uint8_t b[256];
+	size_t fill = message_then_stack(b, sizeof(b), 77, 77);
+	struct etl_stacks k;
+
+	(void)assert_buffer_indexes_equal(b, fill, 8);
+	memset(&k, 0, sizeof(k));
+	etl__stacks_load_buffer(&k, b, fill, 8, MAX_BYTES);
+	ck_assert_uint_eq(k.nref, 0); /* follows its event */
+	etl__stacks_free(&k);
+	fill = message_then_stack(b, sizeof(b), 77, 78);
+	ck_assert_uint_eq(assert_buffer_indexes_equal(b, fill, 8), 1); /* another thread's: indexed */
+}
+END_TEST
+
+START_TEST(corpus_traces_index_alike)
+{
+	char dir[4096], path[8192];
+	DIR *dh;
+	struct dirent *de;
+	size_t tried = 0, held = 0;
+
+	snprintf(dir, sizeof(dir), "%s/etl", corpus_dir);
+	if (!(dh = opendir(dir))) {
+		fprintf(stderr, "check_stackindex: no corpus under %s\n", corpus_dir);
+		return;
+	}
+	while ((de = readdir(dh)) != NULL) {
+		size_t n = strlen(de->d_name), len;
+		uint8_t *d;
+		struct etl_diag diag;
+		if (n < 4 || strcmp(de->d_name + n - 4, ".etl") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (etl__read_file(path, 1u << 30, "trace", &d, &len, &diag) != ETL_OK)
+			continue;
+		held += assert_trace_indexes_equal(d, len, de->d_name, tried + 11);
+		free(d);
+		tried++;
+	}
+	closedir(dh);
+	if (tried)
+		ck_assert_uint_gt(held, 0); /* (the corpus has stacks, images and methods) */
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("stackindex");
+	TCase *t = tcase_create("stackindex");
+	SRunner *sr;
+	int failed;
+
+	if (argc > 1)
+		corpus_dir = argv[1];
+	tcase_add_loop_test(t, writer_traces_index_alike, 0, 2);
+	tcase_add_test(t, a_message_owns_the_stack_records_after_it);
+	tcase_add_test(t, corpus_traces_index_alike);
+	tcase_set_timeout(t, 600);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
