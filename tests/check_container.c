@@ -260,8 +260,8 @@ START_TEST(gzip_truncated_and_corrupt)
 }
 END_TEST
 
-/* A gzip member whose trailer's CRC-32 does not match its data: inflate checks it (the spool
- * computes no CRC of its own for gzip), the member is reported damaged, every event is read. */
+/* A gzip member whose trailer's CRC-32 does not match its data: inflate_into checks it (zlib
+ * does not), the member is reported damaged, every event is read. */
 START_TEST(gzip_crc_mismatch_is_reported)
 {
 	size_t len;

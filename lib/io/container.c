@@ -24,12 +24,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <zlib.h>
-
 #include "io/container.h"
+#include "io/inflate.h"
 #include "util/cursor.h"
 
-#define CHUNK 65536u
 #define ZIP_LOCAL 0x04034b50u
 #define ZIP_CENTRAL 0x02014b50u
 #define ZIP_EOCD 0x06054b50u
@@ -48,207 +46,6 @@ enum etl_container etl__container_sniff(const struct etl_source *src)
 	if (etl_le32(b) == ZIP_LOCAL || etl_le32(b) == ZIP_EOCD)
 		return ETL_CONTAINER_ZIP;
 	return ETL_CONTAINER_NONE;
-}
-
-/* ---- output: windows of one temporary file ---- */
-
-struct spool {
-	struct etl_tempfile *file; /* shared by every member of the archive (NULL until needed) */
-	uint64_t end;              /* bytes written so far, all members */
-	uint64_t limit;            /* what may be written in all */
-	uint64_t start;            /* where the member being written begins */
-	uint32_t crc;              /* of the member being written, where wanted */
-	int want_crc;              /* zip members (zlib checks a gzip member's own CRC-32) */
-};
-
-static int spool_begin(struct spool *s, int want_crc, struct etl_diag *d)
-{
-	if (!s->file && !(s->file = etl__tempfile_new(d)))
-		return d->code;
-	s->start = s->end;
-	s->crc = (uint32_t)crc32(0L, Z_NULL, 0);
-	s->want_crc = want_crc;
-	return ETL_OK;
-}
-
-static uint64_t spool_len(const struct spool *s)
-{
-	return s->end - s->start;
-}
-
-static int spool_write(struct spool *s, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
-{
-	if (n > s->limit - s->end) {
-		/* keep what fits: the trace up to the limit stays readable */
-		size_t fit = (size_t)(s->limit - s->end);
-		if (fit && etl__tempfile_write(s->file, p, fit, s->end, d) == ETL_OK)
-			s->end += fit;
-		etl__diag_set(d, ETL_E_LIMIT, at,
-			      "unpacked data exceeds the spool limit of %llu bytes (the archive's size times %u, at most "
-			      "the spool-size limit)", (unsigned long long)s->limit, ETL_SPOOL_RATIO);
-		return ETL_E_LIMIT;
-	}
-	if (n && etl__tempfile_write(s->file, p, n, s->end, d) != ETL_OK)
-		return ETL_E_IO;
-	if (s->want_crc)
-		s->crc = (uint32_t)crc32(s->crc, p, (uInt)n);
-	s->end += n;
-	return ETL_OK;
-}
-
-/* The member written last, as a source. */
-static void spool_finish(struct spool *s, struct etl_source *src)
-{
-	etl__source_open_window(src, s->file, s->start, spool_len(s));
-}
-
-/* ---- inflating and copying a member ---- */
-
-/* Where unpacked bytes go: the spool, or a peek at a member's first bytes.  A sink returns
- * ETL_OK to go on, ETL_END when it has had enough, or an error. */
-typedef int (*sink_fn)(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d);
-
-static int to_spool(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
-{
-	return spool_write(ctx, p, n, at, d);
-}
-
-struct peek {
-	uint8_t b[ETL_CONTAINER_HEAD];
-	size_t n;
-};
-
-static int to_peek(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
-{
-	struct peek *k = ctx;
-	size_t take = n < sizeof(k->b) - k->n ? n : sizeof(k->b) - k->n;
-
-	(void)at, (void)d;
-	memcpy(k->b + k->n, p, take);
-	k->n += take;
-	return k->n == sizeof(k->b) ? ETL_END : ETL_OK;
-}
-
-static int to_count(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct etl_diag *d)
-{
-	(void)ctx, (void)p, (void)n, (void)at, (void)d;
-	return ETL_OK;
-}
-
-/* One step of inflate; what it produced goes to the sink.  ETL_OK to go on, ETL_END at the end of
- * the stream (or when the sink has had enough), or an error. */
-static int inflate_step(z_stream *z, uint8_t *buf, int raw, sink_fn sink, void *ctx, uint64_t at,
-			struct etl_diag *d)
-{
-	int zr, st;
-
-	z->next_out = buf;
-	z->avail_out = CHUNK;
-	zr = inflate(z, Z_NO_FLUSH);
-	/* keep what this call produced, even when it then failed */
-	st = sink(ctx, buf, CHUNK - z->avail_out, at, d);
-	if (st != ETL_OK)
-		return st;
-	if (zr == Z_STREAM_END)
-		return ETL_END;
-	if ((zr != Z_OK && zr != Z_BUF_ERROR) || (zr == Z_BUF_ERROR && z->avail_in != 0)) {
-		int code = zr == Z_MEM_ERROR ? ETL_E_NOMEM : ETL_E_FORMAT;
-		etl__diag_set(d, code, at, "%s data is corrupt: %s", raw ? "deflate" : "gzip",
-			      z->msg ? z->msg : "inflate failed");
-		return code;
-	}
-	return ETL_OK;
-}
-
-/*
- * Inflates from src at off (at most avail_in bytes) into the sink.  raw: a raw deflate stream
- * (zip); else a gzip stream, whose later members are inflated too.  *used receives the compressed
- * bytes consumed.  ETL_OK at the end of the stream or when the sink has had enough; on damage
- * < 0 with d set, the sink keeping what came before.
- */
-static int inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail_in, int raw, sink_fn sink,
-			void *ctx, uint64_t *used, struct etl_diag *d)
-{
-	uint8_t *in = etl__malloc(CHUNK), *buf = etl__malloc(CHUNK);
-	uint64_t pos = off, end = off + avail_in;
-	z_stream z;
-	int st = ETL_OK;
-
-	memset(&z, 0, sizeof(z));
-	if (!in || !buf || inflateInit2(&z, raw ? -15 : 15 + 16) != Z_OK) {
-		etl__free(in);
-		etl__free(buf);
-		etl__diag_set(d, ETL_E_NOMEM, off, "out of memory for inflate");
-		return ETL_E_NOMEM;
-	}
-	for (;;) {
-		uint8_t magic[2];
-		uint64_t here;
-
-		if (z.avail_in == 0) {
-			size_t n = end - pos > CHUNK ? CHUNK : (size_t)(end - pos);
-			if (n == 0) {
-				etl__diag_set(d, st = ETL_E_TRUNCATED, pos, "%s stream ends early after %llu compressed bytes",
-					      raw ? "deflate" : "gzip", (unsigned long long)(pos - off));
-				break;
-			}
-			if ((st = etl__source_read(src, pos, in, n, d)) != ETL_OK)
-				break;
-			pos += n;
-			z.next_in = in;
-			z.avail_in = (uInt)n;
-		}
-		st = inflate_step(&z, buf, raw, sink, ctx, pos - z.avail_in, d);
-		if (st == ETL_OK)
-			continue;
-		here = pos - z.avail_in;
-		/* gzip: another member may follow (as `cat a.gz b.gz` makes) */
-		if (st == ETL_END && !raw && end - here >= 2 && etl__source_read(src, here, magic, 2, d) == ETL_OK &&
-		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK)
-			continue;
-		*used = here - off;
-		if (st == ETL_END)
-			st = ETL_OK;
-		break;
-	}
-	inflateEnd(&z);
-	etl__free(in);
-	etl__free(buf);
-	return st;
-}
-
-/* Copies n stored bytes from src at off into the sink. */
-static int copy_into(const struct etl_source *src, uint64_t off, uint64_t n, sink_fn sink, void *ctx,
-		     struct etl_diag *d)
-{
-	uint8_t *buf = etl__malloc(CHUNK);
-	int st = ETL_OK;
-
-	if (!buf) {
-		etl__diag_set(d, ETL_E_NOMEM, off, "out of memory");
-		return ETL_E_NOMEM;
-	}
-	while (n > 0) {
-		size_t k = n > CHUNK ? CHUNK : (size_t)n;
-		if (off > src->size || k > src->size - off) {
-			k = off < src->size ? (size_t)(src->size - off) : 0;
-			if (k == 0) {
-				etl__diag_set(d, ETL_E_TRUNCATED, off, "stored member ends early: %llu bytes missing",
-					      (unsigned long long)n);
-				st = ETL_E_TRUNCATED;
-				break;
-			}
-		}
-		st = etl__source_read(src, off, buf, k, d);
-		if (st == ETL_OK)
-			st = sink(ctx, buf, k, off, d);
-		if (st != ETL_OK)
-			break;
-		off += k;
-		n -= k;
-	}
-	etl__free(buf);
-	return st == ETL_END ? ETL_OK : st;
 }
 
 /* ---- members ---- */
@@ -316,7 +113,7 @@ static int overlaps(struct unpack *u, uint64_t from, uint64_t to)
 
 /* The member's first bytes (ETL_CONTAINER_HEAD at most) into k; damage is recorded in m. */
 static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
-		       int sizes_known, struct peek *k, struct etl_diag *fatal)
+		       int sizes_known, struct etl_peek_head *k, struct etl_diag *fatal)
 {
 	uint64_t used, avail = u->src->size > data_off ? u->src->size - data_off : 0;
 	int st;
@@ -324,8 +121,8 @@ static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, 
 	k->n = 0;
 	if (sizes_known && csize < avail)
 		avail = csize;
-	st = method == 0 ? copy_into(u->src, data_off, avail < sizeof(k->b) ? avail : sizeof(k->b), to_peek, k, &m->diag)
-			 : inflate_into(u->src, data_off, avail, 1, to_peek, k, &used, &m->diag);
+	st = method == 0 ? etl__copy_into(u->src, data_off, avail < sizeof(k->b) ? avail : sizeof(k->b), etl__sink_peek, k, &m->diag)
+			 : etl__inflate_into(u->src, data_off, avail, 1, etl__sink_peek, k, &used, &m->diag);
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 		*fatal = m->diag;
 		return st;
@@ -342,17 +139,17 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 			uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used, struct etl_diag *fatal)
 {
 	uint64_t avail = u->src->size > data_off ? u->src->size - data_off : 0;
-	int st = spool_begin(&u->sp, 1, fatal);
+	int st = etl__spool_begin(&u->sp, 1, fatal);
 
 	if (st != ETL_OK)
 		return st;
 	if (method == 0) {
-		st = copy_into(u->src, data_off, csize, to_spool, &u->sp, &m->diag);
+		st = etl__copy_into(u->src, data_off, csize, etl__sink_spool, &u->sp, &m->diag);
 		*used = csize;
 	} else {
 		if (sizes_known && csize < avail)
 			avail = csize;
-		st = inflate_into(u->src, data_off, avail, 1, to_spool, &u->sp, used, &m->diag);
+		st = etl__inflate_into(u->src, data_off, avail, 1, etl__sink_spool, &u->sp, used, &m->diag);
 	}
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 		*fatal = m->diag;
@@ -361,16 +158,16 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 	if (st != ETL_OK) {
 		m->damaged = 1;
 		etl__diag_append(&m->diag, " (zip member '%s', %llu bytes recovered)", m->shown,
-				 (unsigned long long)spool_len(&u->sp));
-	} else if (sizes_known && (spool_len(&u->sp) != usize || u->sp.crc != crc)) {
+				 (unsigned long long)etl__spool_len(&u->sp));
+	} else if (sizes_known && (etl__spool_len(&u->sp) != usize || u->sp.crc != crc)) {
 		m->damaged = 1;
 		etl__diag_set(&m->diag, ETL_E_FORMAT, data_off,
 			      "zip member '%s': %s (%llu bytes, CRC-32 %08x; the directory says %llu, %08x)", m->shown,
-			      spool_len(&u->sp) != usize ? "size mismatch" : "CRC-32 mismatch",
-			      (unsigned long long)spool_len(&u->sp), (unsigned)u->sp.crc, (unsigned long long)usize,
+			      etl__spool_len(&u->sp) != usize ? "size mismatch" : "CRC-32 mismatch",
+			      (unsigned long long)etl__spool_len(&u->sp), (unsigned)u->sp.crc, (unsigned long long)usize,
 			      (unsigned)crc);
 	}
-	spool_finish(&u->sp, &m->src);
+	etl__spool_finish(&u->sp, &m->src);
 	m->unpacked = 1;
 	return ETL_OK;
 }
@@ -382,7 +179,7 @@ static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method
 			 struct etl_diag *fatal)
 {
 	enum etl_member_use use;
-	struct peek k;
+	struct etl_peek_head k;
 	int st;
 
 	*used = 0;
@@ -405,9 +202,9 @@ static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method
 	if (use == ETL_MEMBER_SKIP) {
 		/* not a trace: not unpacked; the size of a deflated one is found by reading it through */
 		if (!sizes_known) {
-			struct peek skip;
+			struct etl_peek_head skip;
 			skip.n = 0;
-			st = inflate_into(u->src, data_off, u->src->size - data_off, 1, to_count, &skip, used, &m->diag);
+			st = etl__inflate_into(u->src, data_off, u->src->size - data_off, 1, etl__sink_count, &skip, used, &m->diag);
 			if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 				*fatal = m->diag;
 				return st;
@@ -695,19 +492,19 @@ static int unpack_gzip(struct unpack *u, struct etl_diag *d)
 	if (st != ETL_OK)
 		return st;
 	m = &u->ms->m[0];
-	/* inflate checks each gzip member's CRC-32 and length against its trailer */
-	if ((st = spool_begin(&u->sp, 0, d)) != ETL_OK)
+	/* etl__inflate_into checks each gzip member's CRC-32 and length against its trailer */
+	if ((st = etl__spool_begin(&u->sp, 0, d)) != ETL_OK)
 		return st;
-	st = inflate_into(u->src, 0, u->src->size, 0, to_spool, &u->sp, &used, &m->diag);
+	st = etl__inflate_into(u->src, 0, u->src->size, 0, etl__sink_spool, &u->sp, &used, &m->diag);
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 		*d = m->diag;
 		return st;
 	}
 	if (st != ETL_OK) {
 		m->damaged = 1;
-		etl__diag_append(&m->diag, " (%llu bytes recovered)", (unsigned long long)spool_len(&u->sp));
+		etl__diag_append(&m->diag, " (%llu bytes recovered)", (unsigned long long)etl__spool_len(&u->sp));
 	}
-	spool_finish(&u->sp, &m->src);
+	etl__spool_finish(&u->sp, &m->src);
 	m->unpacked = 1;
 	m->is_trace = 1; /* one stream: the caller tells whether it holds a trace */
 	return ETL_OK;
