@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "io/source.h"
 #include "reader/reader.h"
+#include "reader/slice.h"
 #include "scenario.h"
 
 static const char *corpus_dir = "../shared/corpus";
@@ -266,6 +267,26 @@ START_TEST(slices_borrow_what_the_plan_decompressed)
 }
 END_TEST
 
+/* Each state's bytes are all written (the padding and the reserved fields too): made again over
+ * memory filled with another byte, they are the same. */
+static void assert_states_every_byte_written(struct etl_slices *p)
+{
+	size_t i, len, again;
+
+	for (i = 0; i < etl_slices_count(p); i++) {
+		const void *state = etl_slices_state(p, i, &len);
+		uint8_t *copy = malloc(len);
+		ck_assert_ptr_nonnull(state);
+		ck_assert_ptr_nonnull(copy);
+		memcpy(copy, state, len);
+		memset(p->out, 0xA5, p->out_cap);
+		state = etl_slices_state(p, i, &again);
+		ck_assert_uint_eq(again, len);
+		ck_assert_int_eq(memcmp(copy, state, len), 0);
+		free(copy);
+	}
+}
+
 START_TEST(states_skip_buffers)
 {
 	struct etl_reader *r = etl_reader_new();
@@ -293,6 +314,7 @@ START_TEST(states_skip_buffers)
 	ck_assert_ptr_nonnull(state);
 	ck_assert_uint_eq(slen, 96); /* the first slice skips nothing */
 	ck_assert_ptr_null(etl_slices_state(p, k, &slen));
+	assert_states_every_byte_written(p);
 	ck_assert_ptr_null(etl_reader_plan_slices(r, 0, 4097));
 	ck_assert_ptr_null(etl_reader_plan_slices(r, 1, 4));
 	etl_slices_free(p);

@@ -121,7 +121,7 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 	if (etl__grow(&p->out, &p->out_cap, need, 1, 4096) != 0)
 		return NULL;
 	out = p->out;
-	memset(out, 0, need);
+	memset(out, 0, skip ? SLICE_HEAD + p->ncpus * SLICE_CPU : SLICE_HEAD); /* (each record's below) */
 	memcpy(out, SLICE_MAGIC, 8);
 	etl_put_le32(out + 8, SLICE_VERSION);
 	etl_put_le32(out + 16, (uint32_t)p->trace);
@@ -147,13 +147,17 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 			out[at + 12] = (uint8_t)rc->ci;
 			out[at + 13] = (uint8_t)(rc->ci >> 8);
 			out[at + 14] = (uint8_t)rc->flags;
+			out[at + 15] = (uint8_t)(rc->flags >> 8);
 			etl_put_le64(out + at + 16, rc->ordinal);
 			etl_put_le64(out + at + 24, rc->file_offset);
 			etl_put_le32(out + at + 32, rc->fact_len);
+			etl_put_le32(out + at + 36, 0);
 			memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
+			memset(out + at + SLICE_REC + rc->len, 0, slice_pad8(rc->len) - rc->len);
 			at += SLICE_REC + slice_pad8(rc->len);
 			if (rc->fact_len)
 				etl__fact_to_le(p->arena + rc->fact_at, rc->fact_len, out + at);
+			memset(out + at + rc->fact_len, 0, slice_pad8(rc->fact_len) - rc->fact_len);
 			at += slice_pad8(rc->fact_len);
 		}
 	}
