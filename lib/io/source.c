@@ -3,7 +3,10 @@
  *
  * Files are read with pread() into buffers the reader owns, never mapped:
  * memory stays bounded whatever the file size, and a file that shrinks
- * while it is read gives an I/O error rather than a SIGBUS.
+ * while it is read gives an I/O error rather than a SIGBUS.  The one
+ * exception is the library's own temporary file (an unpacked container, a
+ * spooled pipe): unlinked, written before it is read, nobody else can
+ * shrink it, so its windows are mapped and read in place.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -103,12 +107,12 @@ int etl__source_open_regular(struct etl_source *s, const char *path, struct etl_
 int etl__source_dup(struct etl_source *dst, const struct etl_source *src, struct etl_diag *d)
 {
 	etl__source_init(dst);
-	if (src->mem) {
-		etl__source_open_memory(dst, src->mem, (size_t)src->size);
+	if (src->temp) { /* (before mem: a mapped window's pages are its own) */
+		etl__source_open_window(dst, src->temp, src->base, src->size);
 		return ETL_OK;
 	}
-	if (src->temp) {
-		etl__source_open_window(dst, src->temp, src->base, src->size);
+	if (src->mem) {
+		etl__source_open_memory(dst, src->mem, (size_t)src->size);
 		return ETL_OK;
 	}
 	if ((dst->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
@@ -163,6 +167,26 @@ void etl__tempfile_release(struct etl_tempfile *t)
 	}
 }
 
+void etl__source_map(struct etl_source *s)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t from, len;
+	void *p;
+
+	if (page <= 0 || s->size == 0)
+		return;
+	from = s->base - s->base % (uint64_t)page;
+	len = s->base - from + s->size;
+	if (len > SIZE_MAX || (uint64_t)(off_t)from != from)
+		return; /* (a 32-bit system's address space) */
+	p = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, s->fd, (off_t)from);
+	if (p == MAP_FAILED)
+		return;
+	s->map = p;
+	s->map_len = (size_t)len;
+	s->mem = (const uint8_t *)p + (s->base - from);
+}
+
 void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint64_t base, uint64_t size)
 {
 	etl__source_init(s);
@@ -171,6 +195,7 @@ void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint6
 	s->fd = t->fd;
 	s->base = base;
 	s->size = size;
+	etl__source_map(s);
 }
 
 /* Writes all of p at off; 0, or -1 with errno. */
@@ -300,6 +325,8 @@ const uint8_t *etl__source_view(const struct etl_source *s, uint64_t off, size_t
 
 void etl__source_close(struct etl_source *s)
 {
+	if (s->map)
+		munmap(s->map, s->map_len);
 	if (s->temp)
 		etl__tempfile_release(s->temp);
 	else if (s->close_fd && s->fd >= 0)

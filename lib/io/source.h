@@ -1,6 +1,7 @@
 /*
  * source.h - where trace bytes come from: a file read with pread(), or
- * memory (the caller's, or a container unpacked by the library).
+ * memory (the caller's, or a container unpacked by the library into a
+ * temporary file of its own, mapped where it can be).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -23,6 +24,8 @@ struct etl_source {
 	int close_fd;       /* the library opened fd and closes it */
 	struct etl_tempfile *temp; /* a window [base, base + size) of a temporary file (one reference) */
 	uint64_t base;
+	void *map;          /* the window's pages mapped (mem points into them), or NULL */
+	size_t map_len;
 };
 
 /* A new temporary file in $TMPDIR (else /tmp), already unlinked; NULL with d set. */
@@ -30,8 +33,13 @@ struct etl_tempfile *etl__tempfile_new(struct etl_diag *d);
 void etl__tempfile_release(struct etl_tempfile *t);
 /* Writes n bytes at off of the temporary file. */
 int etl__tempfile_write(struct etl_tempfile *t, const uint8_t *p, size_t n, uint64_t off, struct etl_diag *d);
-/* The window [base, base + size) of t as a source (it takes a reference). */
+/* The window [base, base + size) of t as a source (it takes a reference); mapped where the system
+ * lets it (then read in place: the file is the library's, unlinked, written before, so nothing
+ * shrinks it under the mapping), else read with pread(). */
 void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint64_t base, uint64_t size);
+/* Maps the pages of s's [base, base + size) of its descriptor, where the system lets it (s then
+ * reads them in place, and unmaps them when closed): for the library's temporary files only. */
+void etl__source_map(struct etl_source *s);
 
 void etl__source_init(struct etl_source *s);
 int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d);

@@ -308,7 +308,7 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 		return etl__reader_misuse(r, "no such input to open again");
 	ft = from->traces[trace];
 	etl__source_init(&src);
-	if (ft->src.mem) {
+	if (ft->src.mem && !ft->src.temp) {
 		etl__source_open_memory(&src, ft->src.mem, (size_t)ft->src.size); /* borrowed from `from` */
 	} else {
 		int fd = fcntl(ft->src.fd, F_DUPFD_CLOEXEC, 0); /* its own descriptor: pread needs no lock */
@@ -320,6 +320,8 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 		src.close_fd = 1;
 		src.base = ft->src.base;
 		src.size = ft->src.size;
+		if (ft->src.temp)
+			etl__source_map(&src); /* (its own pages: this reader may outlive `from`) */
 	}
 	before = r->ntraces;
 	st = open_source(r, &src, etl_trace_info_name(&ft->info));
