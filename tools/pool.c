@@ -24,6 +24,9 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +504,14 @@ static int any_compressed(const struct etl_reader *r)
 		if (etl_trace_info_log_file_mode(etl_reader_trace_info(r, t)) & LOG_MODE_COMPRESSED)
 			return 1;
 	return 0;
+}
+
+void pool_keep_freed_memory(void)
+{
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+	(void)mallopt(M_MMAP_THRESHOLD, 32 << 20); /* (refused where above glibc's most: 32-bit) */
+	(void)mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 /* Whether --threads applies: event output in a stateless format (not chrome, whose

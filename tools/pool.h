@@ -17,6 +17,11 @@ struct summary;
 int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct summary *sm);
 /* Whether --threads applies to this run. */
 int pool_usable(const struct options *o, const struct etl_reader *r, char **files, int nfiles);
+/* With several threads, each slice's reader and each chunk of text take memory that others freed
+ * just before: glibc's malloc would have given it back to the system, to fault it in again a page
+ * at a time (a tenth of the page faults of perfview_net -j 2).  It keeps it (what the process held
+ * at its peak, at most), with blocks below 32 MiB taken from its heaps. */
+void pool_keep_freed_memory(void);
 
 #define POOL_THREADS_MAX 64 /* --threads at most */
 

@@ -66,6 +66,7 @@ static int read_and_write(struct etl_reader *r, int threaded, const struct optio
 	if (threaded) {
 		/* this reader iterates; the workers decode and format (or count) copies of its events
 		 * with readers of their own on the same inputs (pool.c) */
+		pool_keep_freed_memory();
 		if (!slicepool_run(r, o, o->threads, &exit_code)) /* time slices, where they apply */
 			exit_code = pool_run(r, o, o->threads, &sm);
 		if (summarise)
