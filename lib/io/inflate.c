@@ -129,7 +129,11 @@ static int member_end(const struct etl_source *src, uint64_t end, struct member_
 
 	if (!mc->own || !mc->ended)
 		return ETL_END;
-	if (end < 8 || etl__source_read(src, end - 8, trailer, 8, d) != ETL_OK)
+	if (end < 8) { /* (inflate read a header and a trailer: cannot be) */
+		etl__diag_set(d, ETL_E_FORMAT, end, "gzip member without its trailer");
+		return ETL_E_FORMAT;
+	}
+	if (etl__source_read(src, end - 8, trailer, 8, d) != ETL_OK)
 		return d->code;
 	if (etl_le32(trailer) != mc->crc)
 		etl__diag_set(d, st = ETL_E_FORMAT, end - 8, "gzip data is corrupt: incorrect data check");
