@@ -158,8 +158,22 @@ static size_t assert_trace_indexes_equal(const uint8_t *d, size_t len, const cha
 	return held;
 }
 
-/* A CPU profile (tests/writer/profile.c) with an image and its PDB record, a .NET module, methods
- * loaded and unloaded, and samples with stacks. */
+/* A profile trace (tests/writer/profile.c) from spec. */
+static void build_spec(const struct etlw_opts *o, const char *spec, uint8_t **d, size_t *len)
+{
+	char path[] = "/tmp/check_stackindex_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(spec, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(scen_build_profile(o, path, d, len), 0);
+	unlink(path);
+}
+
+/* A CPU profile with an image and its PDB record, a .NET module, methods loaded and unloaded,
+ * and samples with stacks. */
 static void build_profile(const struct etlw_opts *o, uint8_t **d, size_t *len)
 {
 	static const char spec[] =
@@ -173,16 +187,60 @@ static void build_profile(const struct etlw_opts *o, uint8_t **d, size_t *len)
 		"sample\t100\t101\t4\t0x7ff000002010,0x140001020\n"
 		"unload\t100\t5\t0x7ff000002000\t0x80\t7\tNs\tStep\tint (int)\n"
 		"sample\t100\t102\t6\t0x140001030\n";
-	char path[] = "/tmp/check_stackindex_XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(spec, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(scen_build_profile(o, path, d, len), 0);
-	unlink(path);
+	build_spec(o, spec, d, len);
 }
+
+/* Images and methods that lie inside a larger one: a lookup goes down past the small ones to the
+ * large one that holds the address (each stops where no image or method below reaches it). */
+START_TEST(frames_inside_large_images_and_methods)
+{
+	static const char spec[] =
+		"process\t100\tapp.exe\n"
+		"image\t100\t0x10000000\t0x1000000\tC:\\a.dll\n"
+		"image\t100\t0x10100000\t0x1000\tC:\\b.dll\n"
+		"image\t100\t0x10200000\t0x1000\tC:\\c.dll\n"
+		"image\t100\t0x20000000\t0x1000\tC:\\d.dll\n"
+		"module\t100\t7\tC:\\m.dll\n"
+		"method\t100\t1\t0x7ff000000000\t0x100000\t7\tNs\tBig\tvoid ()\n"
+		"method\t100\t1\t0x7ff000010000\t0x100\t7\tNs\tSmall\tvoid ()\n"
+		"method\t100\t1\t0x7ff000020000\t0x100\t7\tNs\tOther\tvoid ()\n"
+		"sample\t100\t101\t3\t0x10100010,0x10500000,0x11000010,0x20000010,0x7ff000010010,"
+		"0x7ff000050000,0x7ff000200000\n";
+	static const struct { int kind; const char *name; } want[] = {
+		{ ETL_FRAME_IMAGE, "b.dll" }, { ETL_FRAME_IMAGE, "a.dll" }, { ETL_FRAME_ADDRESS, NULL },
+		{ ETL_FRAME_IMAGE, "d.dll" }, { ETL_FRAME_METHOD, "Ns.Small" }, { ETL_FRAME_METHOD, "Ns.Big" },
+		{ ETL_FRAME_ADDRESS, NULL },
+	};
+	struct etlw_opts o;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint8_t *d = NULL;
+	size_t len = 0, i, samples = 0;
+
+	etlw_default_opts(&o);
+	build_spec(&o, spec, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "nested"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_hook_id(ev) != 0x0F2E)
+			continue;
+		samples++;
+		ck_assert_uint_eq(etl_event_stack_depth(ev), 7);
+		for (i = 0; i < 7; i++) {
+			struct etl_frame f;
+			ck_assert_int_eq(etl_reader_frame(r, ev, etl_event_stack_frame(ev, i), 0, &f), ETL_OK);
+			ck_assert_int_eq((int)f.kind, want[i].kind);
+			if (want[i].kind == ETL_FRAME_IMAGE)
+				ck_assert_str_eq(f.module, want[i].name);
+			else if (want[i].kind == ETL_FRAME_METHOD)
+				ck_assert_str_eq(f.function, want[i].name);
+		}
+	}
+	ck_assert_uint_eq(samples, 1);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
 
 START_TEST(writer_traces_index_alike)
 {
@@ -304,6 +362,7 @@ int main(int argc, char **argv)
 		corpus_dir = argv[1];
 	tcase_add_loop_test(t, writer_traces_index_alike, 0, 2);
 	tcase_add_test(t, a_message_owns_the_stack_records_after_it);
+	tcase_add_test(t, frames_inside_large_images_and_methods);
 	tcase_add_test(t, corpus_traces_index_alike);
 	tcase_set_timeout(t, 600);
 	suite_add_tcase(s, t);

@@ -374,6 +374,15 @@ void etl__imagehist_finish(struct etl_imagehist *h)
 		if (h->img[i].size > p->max_size)
 			p->max_size = h->img[i].size;
 	}
+	if ((h->reach = etl__malloc((h->nimg ? h->nimg : 1) * sizeof(*h->reach))) != NULL)
+		for (i = 0; i < h->nimg; i++) {
+			uint64_t end = h->img[i].base + h->img[i].size;
+			if (end < h->img[i].base)
+				end = UINT64_MAX; /* (an image that would wrap: reaches everything above) */
+			if (i > 0 && h->img[i - 1].pid == h->img[i].pid && h->reach[i - 1] > end)
+				end = h->reach[i - 1];
+			h->reach[i] = end;
+		}
 }
 
 static const struct etl_hpid *find_pid(const struct etl_imagehist *h, uint32_t pid)
@@ -408,8 +417,9 @@ const struct etl_himage *etl__imagehist_find(const struct etl_imagehist *h, uint
 		else
 			hi = mid;
 	}
-	/* the images based at or below addr, back to those too far below to reach it */
-	while (lo-- > 0 && addr - img[lo].base < p->max_size) {
+	/* the images based at or below addr, back to those too far below to reach it: none of the
+	 * images up to one reaches addr, or each is based more than the largest's size below it */
+	while (lo-- > 0 && addr - img[lo].base < p->max_size && (!h->reach || h->reach[p->first + lo] > addr)) {
 		const struct etl_himage *im = &img[lo];
 		if (addr - im->base < im->size && im->from <= ts && ts <= im->to && (!best || im->from > best->from))
 			best = im;
@@ -446,6 +456,7 @@ void etl__imagehist_free(struct etl_imagehist *h)
 	etl__free(h->rec);
 	etl__free(h->pool);
 	etl__free(h->img);
+	etl__free(h->reach);
 	etl__free(h->pids);
 	etl__free(h->dbg);
 	memset(h, 0, sizeof(*h));

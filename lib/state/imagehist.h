@@ -80,6 +80,8 @@ struct etl_imagehist {
 	/* built by etl__imagehist_finish: images sorted by (pid, base, from) */
 	struct etl_himage *img;
 	size_t nimg;
+	uint64_t *reach;       /* by image: the highest end of its process's images up to it (NULL:
+				  not made, no memory) - where a lookup stops going down */
 	struct etl_hpid {
 		uint32_t pid;
 		size_t first, count;

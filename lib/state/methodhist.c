@@ -316,6 +316,23 @@ static int replay(struct etl_methodhist *h)
 	return st;
 }
 
+/* Each method's reach: the highest end of its process's methods up to it in (pid, start) order. */
+static void make_reach(struct etl_methodhist *h)
+{
+	size_t i;
+
+	if (!h->nm || !(h->reach = etl__malloc(h->nm * sizeof(*h->reach))))
+		return;
+	for (i = 0; i < h->nm; i++) {
+		uint64_t end = h->m[i].start + h->m[i].size;
+		if (end < h->m[i].start)
+			end = UINT64_MAX;
+		if (i > 0 && h->m[i - 1].pid == h->m[i].pid && h->reach[i - 1] > end)
+			end = h->reach[i - 1];
+		h->reach[i] = end;
+	}
+}
+
 void etl__methodhist_finish(struct etl_methodhist *h)
 {
 	h->built = 1;
@@ -329,6 +346,7 @@ void etl__methodhist_finish(struct etl_methodhist *h)
 	h->nrec = h->caprec = 0;
 	if (h->nm > 1)
 		qsort(h->m, h->nm, sizeof(*h->m), method_cmp);
+	make_reach(h);
 	if (h->nmod > 1)
 		qsort(h->mod, h->nmod, sizeof(*h->mod), module_cmp);
 }
@@ -349,8 +367,10 @@ const struct etl_method *etl__methodhist_find(const struct etl_methodhist *h, ui
 		else
 			hi = mid;
 	}
-	/* the methods of pid starting at or below addr, back to those too far below to reach it */
-	while (lo-- > 0 && h->m[lo].pid == pid && addr - h->m[lo].start < h->max_size) {
+	/* the methods of pid starting at or below addr, back to those too far below to reach it (none
+	 * up to one reaches addr, or each starts more than the largest's size below it) */
+	while (lo-- > 0 && h->m[lo].pid == pid && addr - h->m[lo].start < h->max_size &&
+	       (!h->reach || h->reach[lo] > addr)) {
 		const struct etl_method *m = &h->m[lo];
 		if (addr - m->start < m->size && m->from <= ts && ts <= m->to && (!best || m->from > best->from))
 			best = m;
@@ -383,6 +403,7 @@ void etl__methodhist_free(struct etl_methodhist *h)
 	etl__free(h->rec);
 	etl__free(h->pool);
 	etl__free(h->m);
+	etl__free(h->reach);
 	etl__free(h->mod);
 	memset(h, 0, sizeof(*h));
 }

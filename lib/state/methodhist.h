@@ -69,6 +69,8 @@ struct etl_methodhist {
 	/* built by etl__methodhist_finish */
 	struct etl_method *m;   /* sorted by (pid, start, from) */
 	size_t nm;
+	uint64_t *reach;        /* by method: the highest end of its process's methods up to it (NULL:
+				   not made) - where a lookup stops going down */
 	struct etl_clrmodule *mod; /* sorted by (pid, id) */
 	size_t nmod;
 	uint32_t max_size;      /* the largest method, for lookups */
