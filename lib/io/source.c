@@ -155,19 +155,21 @@ struct etl_tempfile *etl__tempfile_new(struct etl_diag *d)
 		return NULL;
 	}
 	t->fd = fd;
-	t->refs = 1;
+	atomic_init(&t->refs, 1);
 	return t;
 }
 
 void etl__tempfile_release(struct etl_tempfile *t)
 {
-	if (t && --t->refs == 0) {
+	if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) {
 		close(t->fd);
 		etl__free(t);
 	}
 }
 
-void etl__source_map(struct etl_source *s)
+/* Maps the pages of s's window, where the system lets it: s then reads them in place, and unmaps
+ * them when closed. */
+static void map_window(struct etl_source *s)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t from, len;
@@ -191,11 +193,11 @@ void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint6
 {
 	etl__source_init(s);
 	s->temp = t;
-	t->refs++;
+	atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 	s->fd = t->fd;
 	s->base = base;
 	s->size = size;
-	etl__source_map(s);
+	map_window(s);
 }
 
 /* Writes all of p at off; 0, or -1 with errno. */

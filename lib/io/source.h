@@ -8,13 +8,15 @@
 #ifndef ETL_IO_SOURCE_H
 #define ETL_IO_SOURCE_H
 
+#include <stdatomic.h>
+
 #include "internal.h"
 
 /* A temporary file several sources read windows of (the members of one archive): one descriptor
  * whatever the number of members, closed with its last source. */
 struct etl_tempfile {
 	int fd;
-	size_t refs;
+	atomic_size_t refs; /* (readers opened with etl_reader_open_same take theirs on their threads) */
 };
 
 struct etl_source {
@@ -37,15 +39,13 @@ int etl__tempfile_write(struct etl_tempfile *t, const uint8_t *p, size_t n, uint
  * lets it (then read in place: the file is the library's, unlinked, written before, so nothing
  * shrinks it under the mapping), else read with pread(). */
 void etl__source_open_window(struct etl_source *s, struct etl_tempfile *t, uint64_t base, uint64_t size);
-/* Maps the pages of s's [base, base + size) of its descriptor, where the system lets it (s then
- * reads them in place, and unmaps them when closed): for the library's temporary files only. */
-void etl__source_map(struct etl_source *s);
 
 void etl__source_init(struct etl_source *s);
 int etl__source_open_path(struct etl_source *s, const char *path, struct etl_diag *d);
 /* A regular file only (a FIFO, a device or a directory is refused without blocking). */
 int etl__source_open_regular(struct etl_source *s, const char *path, struct etl_diag *d);
-/* A second source of what src reads (its own descriptor, or a reference to its temporary file). */
+/* A second source of what src reads (its own descriptor, or a reference to its temporary file and
+ * pages of its own), which may outlive src; memory is borrowed. */
 int etl__source_dup(struct etl_source *dst, const struct etl_source *src, struct etl_diag *d);
 /* fd must be seekable; it is not closed. */
 int etl__source_open_fd(struct etl_source *s, int fd, struct etl_diag *d);

@@ -7,7 +7,6 @@
  * SPDX-License-Identifier: MIT
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -307,21 +306,12 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 	if (!from || trace < 0 || trace >= from->ntraces)
 		return etl__reader_misuse(r, "no such input to open again");
 	ft = from->traces[trace];
-	etl__source_init(&src);
-	if (ft->src.mem && !ft->src.temp) {
-		etl__source_open_memory(&src, ft->src.mem, (size_t)ft->src.size); /* borrowed from `from` */
-	} else {
-		int fd = fcntl(ft->src.fd, F_DUPFD_CLOEXEC, 0); /* its own descriptor: pread needs no lock */
-		if (fd < 0) {
-			etl__diag_set(&d, ETL_E_IO, ETL_OFFSET_NONE, "cannot open the input again: %s", strerror(errno));
-			return etl__reader_set_error(r, &d, -1, 0);
-		}
-		src.fd = fd;
-		src.close_fd = 1;
-		src.base = ft->src.base;
-		src.size = ft->src.size;
-		if (ft->src.temp)
-			etl__source_map(&src); /* (its own pages: this reader may outlive `from`) */
+	/* the caller's memory borrowed from `from`; a file on a descriptor of its own (pread needs
+	 * no lock); a window of the library's temporary file with a reference to it and pages of its
+	 * own (this reader may outlive `from`) */
+	if (etl__source_dup(&src, &ft->src, &d) != ETL_OK) {
+		etl__diag_set(&d, ETL_E_IO, ETL_OFFSET_NONE, "cannot open the input again: %s", strerror(errno));
+		return etl__reader_set_error(r, &d, -1, 0);
 	}
 	before = r->ntraces;
 	st = open_source(r, &src, etl_trace_info_name(&ft->info));
