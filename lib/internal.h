@@ -83,6 +83,15 @@ static inline int etl__mul_size(size_t a, size_t b, size_t *out)
 	return 1;
 }
 
+/* The higher of before and the end of [start, start + size) (UINT64_MAX where that wraps): the
+ * reach of sorted ranges, kept running, says where none below reaches an address. */
+static inline uint64_t etl__reach(uint64_t before, uint64_t start, uint64_t size)
+{
+	uint64_t end = start + size < start ? UINT64_MAX : start + size;
+
+	return before > end ? before : end;
+}
+
 /*
  * Makes room for `need` elements of `size` bytes in the array *arrp (a pointer to the array
  * pointer) whose capacity is *cap: doubles the capacity (from `first`, or 16, when empty) until

@@ -375,14 +375,9 @@ void etl__imagehist_finish(struct etl_imagehist *h)
 			p->max_size = h->img[i].size;
 	}
 	if ((h->reach = etl__malloc((h->nimg ? h->nimg : 1) * sizeof(*h->reach))) != NULL)
-		for (i = 0; i < h->nimg; i++) {
-			uint64_t end = h->img[i].base + h->img[i].size;
-			if (end < h->img[i].base)
-				end = UINT64_MAX; /* (an image that would wrap: reaches everything above) */
-			if (i > 0 && h->img[i - 1].pid == h->img[i].pid && h->reach[i - 1] > end)
-				end = h->reach[i - 1];
-			h->reach[i] = end;
-		}
+		for (i = 0; i < h->nimg; i++) /* (running within each process's images) */
+			h->reach[i] = etl__reach(i > 0 && h->img[i - 1].pid == h->img[i].pid ? h->reach[i - 1] : 0,
+						 h->img[i].base, h->img[i].size);
 }
 
 static const struct etl_hpid *find_pid(const struct etl_imagehist *h, uint32_t pid)

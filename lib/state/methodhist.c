@@ -323,14 +323,9 @@ static void make_reach(struct etl_methodhist *h)
 
 	if (!h->nm || !(h->reach = etl__malloc(h->nm * sizeof(*h->reach))))
 		return;
-	for (i = 0; i < h->nm; i++) {
-		uint64_t end = h->m[i].start + h->m[i].size;
-		if (end < h->m[i].start)
-			end = UINT64_MAX;
-		if (i > 0 && h->m[i - 1].pid == h->m[i].pid && h->reach[i - 1] > end)
-			end = h->reach[i - 1];
-		h->reach[i] = end;
-	}
+	for (i = 0; i < h->nm; i++)
+		h->reach[i] = etl__reach(i > 0 && h->m[i - 1].pid == h->m[i].pid ? h->reach[i - 1] : 0, h->m[i].start,
+					 h->m[i].size);
 }
 
 void etl__methodhist_finish(struct etl_methodhist *h)

@@ -31,13 +31,19 @@ static int is_kernel_header(const struct etl_event *ev)
 	return ev->kind == ETL_HEADER_SYSTEM || ev->kind == ETL_HEADER_COMPACT || ev->kind == ETL_HEADER_PERFINFO;
 }
 
-/* The thread a stack record of ev names: its header's, or a CPU sample's payload's. */
+/* The thread a stack record of a record names: its header's (tid), or for a CPU sample (a
+ * PerfInfo header, which names none) its payload's, after the instruction pointer. */
+static uint32_t owner_tid(uint32_t tid, int sample, const uint8_t *payload, size_t len, size_t ptr)
+{
+	if (tid == ETL_ID_NONE && sample && len >= ptr + 4)
+		return etl_le32(payload + ptr);
+	return tid;
+}
+
 static uint32_t stack_tid(const struct etl_event *ev)
 {
-	if (ev->tid == ETL_ID_NONE && ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == HOOK_SAMPLE &&
-	    ev->payload_len >= (size_t)ev->ptr_size + 4)
-		return etl_le32(ev->payload + ev->ptr_size);
-	return ev->tid;
+	return owner_tid(ev->tid, ev->kind == ETL_HEADER_PERFINFO && ev->hook_id == HOOK_SAMPLE, ev->payload,
+			 ev->payload_len, ev->ptr_size);
 }
 
 static void add_key_part(struct etl_event *ev, uint64_t key, uint64_t ts, unsigned ptr)
@@ -220,11 +226,8 @@ static int read_whole(const uint8_t *data, size_t pos, const struct etl_peek *pk
 /* stack_tid of a record peeked at pos. */
 static uint32_t peeked_tid(const uint8_t *data, size_t pos, const struct etl_peek *pk)
 {
-	size_t ptr = data[pos + 2] == ETL_HT_PERFINFO32 ? 4 : 8; /* (the header type, PerfInfo's) */
-
-	if (pk->kind == ETL_HEADER_PERFINFO && pk->hook == HOOK_SAMPLE && pk->end - pk->payload >= ptr + 4)
-		return etl_le32(data + pk->payload + ptr);
-	return pk->tid;
+	return owner_tid(pk->tid, pk->kind == ETL_HEADER_PERFINFO && pk->hook == HOOK_SAMPLE, data + pk->payload,
+			 pk->end - pk->payload, data[pos + 2] == ETL_HT_PERFINFO32 ? 4 : 8 /* (its header type) */);
 }
 
 /* The record at pos, parsed whole: *adv its size; -1 where the records end. */
