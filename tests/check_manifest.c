@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "manifest/mxml.h"
 #include "clock.h"
 #include "scenario.h"
 
@@ -912,6 +913,155 @@ START_TEST(corpus_eventsource_manifests_in_the_trace)
 }
 END_TEST
 
+/* The manifest with its provider named otherwise and event 1 gone: a second document of the GUID. */
+static char *manifest_v2(void)
+{
+	char *m = strdup(manifest), *at;
+
+	ck_assert_ptr_nonnull(m);
+	at = strstr(m, "name='Test-Provider'");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "name='Test-Providr2'", 20);
+	at = strstr(m, "<event value='1'");
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "<event value='9'", 16);
+	return m;
+}
+
+START_TEST(documents_parsed_once_for_every_reader)
+{
+	static const struct etl_guid g = { 0x11223344, 0x5566, 0x7788, { 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x00 } };
+	struct etl_mdoc_cache *c = etl__mdoc_cache_new();
+	struct etl_manifest_db *a = etl__manifest_db_new_replacing(), *b = etl__manifest_db_new_replacing(),
+			       *own = etl__manifest_db_new_replacing();
+	const struct etl_mevent *ea, *eb, *eo;
+	char *v2 = manifest_v2();
+	struct etl_diag d;
+	unsigned w = 0;
+	size_t i;
+
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(etl__mdoc_cache_load(c, a, (const uint8_t *)manifest, strlen(manifest), "es", &w, &d), ETL_OK);
+	ck_assert_int_eq(etl__mdoc_cache_load(c, b, (const uint8_t *)manifest, strlen(manifest), "es", &w, &d), ETL_OK);
+	ck_assert_int_eq(etl__manifest_db_load_memory(own, (const uint8_t *)manifest, strlen(manifest), "es", &w, &d),
+			 ETL_OK);
+	ck_assert_uint_eq(w, 0);
+	ea = etl__manifest_db_find(a, &g, 1, 0);
+	eb = etl__manifest_db_find(b, &g, 1, 0);
+	eo = etl__manifest_db_find(own, &g, 1, 0);
+	ck_assert_ptr_nonnull(ea);
+	ck_assert_ptr_eq(ea, eb); /* parsed once: the same provider in both */
+	ck_assert_ptr_ne(ea, eo);
+	ck_assert_uint_eq(ea->schema->nfields, eo->schema->nfields);
+	ck_assert_str_eq(etl__manifest_provider_name(ea->provider), "Test-Provider");
+	/* the same document again into a: itself, unchanged */
+	ck_assert_int_eq(etl__mdoc_cache_load(c, a, (const uint8_t *)manifest, strlen(manifest), "es", &w, &d), ETL_OK);
+	ck_assert_ptr_eq(etl__manifest_db_find(a, &g, 1, 0), ea);
+	/* another document of the GUID replaces it in a only, the cached one staying for b */
+	ck_assert_int_eq(etl__mdoc_cache_load(c, a, (const uint8_t *)v2, strlen(v2), "es", &w, &d), ETL_OK);
+	ck_assert_ptr_null(etl__manifest_db_find(a, &g, 1, 0));
+	ck_assert_ptr_nonnull(etl__manifest_db_find(a, &g, 9, 0));
+	ck_assert_str_eq(etl__manifest_provider_name(etl__manifest_db_find(a, &g, 9, 0)->provider), "Test-Providr2");
+	etl__manifest_db_free(a); /* borrowed: b still reads them */
+	ck_assert_ptr_eq(etl__manifest_db_find(b, &g, 1, 0), eb);
+	ck_assert_str_eq(etl__manifest_provider_name(eb->provider), "Test-Provider");
+	ck_assert_int_eq(eb->schema->nfields, eo->schema->nfields);
+	/* a document the cache cannot keep (past its count) is loaded by the database itself */
+	for (i = 0; i < 300; i++) {
+		char doc[400];
+		struct etl_guid gi = g;
+		gi.data1 = (uint32_t)i;
+		snprintf(doc, sizeof(doc),
+			 "<instrumentationManifest><instrumentation><events><provider name='P%zu'"
+			 " guid='{%08X-5566-7788-99AA-BBCCDDEEFF00}'><events><event value='4'/></events></provider>"
+			 "</events></instrumentation></instrumentationManifest>", i, (unsigned)i);
+		ck_assert_int_eq(etl__mdoc_cache_load(c, b, (const uint8_t *)doc, strlen(doc), "es", &w, &d), ETL_OK);
+		ck_assert_ptr_nonnull(etl__manifest_db_find(b, &gi, 4, 0));
+	}
+	ck_assert_ptr_eq(etl__manifest_db_find(b, &g, 1, 0), eb);
+	etl__manifest_db_free(b);
+	etl__manifest_db_free(own);
+	etl__mdoc_cache_free(c);
+	free(v2);
+}
+END_TEST
+
+START_TEST(cached_documents_fail_as_parsed_ones)
+{
+	static const char *const docs[] = {
+		"not xml at all",
+		"<root/>",
+		"<instrumentationManifest><instrumentation><events><provider name='P'"
+		" guid='{00000000-0000-0000-0000-000000000001}'><events><event value='1' template='Nope'/>"
+		"</events></provider></events></instrumentation></instrumentationManifest>",
+	};
+	struct etl_mdoc_cache *c = etl__mdoc_cache_new();
+	size_t i, k;
+
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct etl_manifest_db *own = etl__manifest_db_new_replacing();
+		struct etl_diag d0;
+		unsigned w0 = 0;
+		int st0;
+
+		memset(&d0, 0, sizeof(d0));
+		st0 = etl__manifest_db_load_memory(own, (const uint8_t *)docs[i], strlen(docs[i]), "es", &w0, &d0);
+		for (k = 0; k < 2; k++) { /* parsed, then found */
+			struct etl_manifest_db *db = etl__manifest_db_new_replacing();
+			struct etl_diag d;
+			unsigned w = 0;
+			memset(&d, 0, sizeof(d));
+			ck_assert_int_eq(etl__mdoc_cache_load(c, db, (const uint8_t *)docs[i], strlen(docs[i]), "es", &w, &d), st0);
+			ck_assert_uint_eq(w, w0);
+			ck_assert_int_eq(d.code, d0.code);
+			ck_assert_str_eq(d.msg, d0.msg);
+			etl__manifest_db_free(db);
+		}
+		ck_assert_int_ne(d0.code, 0);
+		etl__manifest_db_free(own);
+	}
+	etl__mdoc_cache_free(c);
+}
+END_TEST
+
+/* The first property's name of the first event decoded from an EventSource manifest. */
+static const char *first_eventsource_name(struct etl_reader *r)
+{
+	const struct etl_event *ev;
+	const char *name = NULL;
+
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		if (etl_reader_decode(r, ev, &d) == ETL_OK && etl_decoded_source(d) == ETL_DECODER_EVENTSOURCE &&
+		    etl_decoded_property_count(d) > 0 && !name)
+			name = etl_property_name(etl_decoded_property_at(d, 0));
+	}
+	return name;
+}
+
+START_TEST(corpus_eventsource_manifest_shared_by_readers_of_an_input)
+{
+	char path[4096];
+	struct etl_reader *a = etl_reader_new(), *b = etl_reader_new(), *c = etl_reader_new();
+	const char *na, *nb, *nc;
+
+	snprintf(path, sizeof(path), "%s/etl/Tx_BondEtwSample.etl", corpus_dir);
+	ck_assert_int_eq(etl_reader_open_path(a, path), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_same(b, a, 0), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_path(c, path), ETL_OK);
+	na = first_eventsource_name(a);
+	nb = first_eventsource_name(b);
+	nc = first_eventsource_name(c);
+	ck_assert_ptr_nonnull(na);
+	ck_assert_str_eq(na, nc);
+	ck_assert_ptr_eq(na, nb); /* b borrowed what a parsed */
+	ck_assert_ptr_ne(na, nc); /* c, another input, parsed its own */
+	etl_reader_free(b);
+	etl_reader_free(c);
+	etl_reader_free(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("manifest");
@@ -937,6 +1087,8 @@ int main(int argc, char **argv)
 	tcase_add_test(t, many_templates_load_fast);
 	tcase_add_test(t, big_value_maps_are_searched_by_value);
 	tcase_add_test(t, big_bit_maps_cost_a_bounded_walk);
+	tcase_add_test(t, documents_parsed_once_for_every_reader);
+	tcase_add_test(t, cached_documents_fail_as_parsed_ones);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	snprintf(probe, sizeof(probe), "%s/etl/Tx_Process.etl", corpus_dir);
@@ -945,6 +1097,7 @@ int main(int argc, char **argv)
 		tcase_add_loop_test(c, corpus_manifest_traces_fully_decoded, 0, 3);
 		tcase_add_test(c, corpus_without_manifest_is_raw_never_an_error);
 		tcase_add_test(c, corpus_eventsource_manifests_in_the_trace);
+		tcase_add_test(c, corpus_eventsource_manifest_shared_by_readers_of_an_input);
 		tcase_set_timeout(c, 300);
 		suite_add_tcase(s, c);
 	} else {

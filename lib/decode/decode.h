@@ -26,6 +26,10 @@ struct etl_decode_state {
 	struct etl_manifest_db *manifests;   /* loaded by the caller */
 	const struct etl_manifest_db *shared; /* a set shared with other readers (not owned), or NULL */
 	struct etl_manifest_db *eventsource; /* manifests logged inside the traces */
+	/* where input `trace`'s EventSource manifests are parsed once for all its readers, or NULL
+	 * (set by the reader: ctx is it) */
+	struct etl_mdoc_cache *(*es_cache)(void *ctx, int trace);
+	void *es_cache_ctx;
 	struct etl_manifest_db *lazy;        /* files of manifest folders, parsed on first use */
 	struct etl_htab lazy_tried;          /* which of those files were parsed, and why one failed */
 	unsigned lazy_warnings;              /* problems found in them */

@@ -313,12 +313,14 @@ static void es_load(struct etl_decode_state *st, struct es_chunks *c)
 {
 	struct etl_diag d;
 	unsigned warnings = 0;
+	struct etl_mdoc_cache *cache = st->es_cache ? st->es_cache(st->es_cache_ctx, c->trace) : NULL;
+	const char *name = "(EventSource manifest in the trace)";
 
 	if (!st->eventsource) /* a manifest logged again (another process) replaces the one before */
 		st->eventsource = etl__manifest_db_new_replacing();
 	if (!st->eventsource ||
-	    etl__manifest_db_load_memory(st->eventsource, c->buf, c->len, "(EventSource manifest in the trace)", &warnings,
-				 &d) != ETL_OK)
+	    (cache ? etl__mdoc_cache_load(cache, st->eventsource, c->buf, c->len, name, &warnings, &d)
+		   : etl__manifest_db_load_memory(st->eventsource, c->buf, c->len, name, &warnings, &d)) != ETL_OK)
 		st->metadata_rejected++;
 	es_drop(st, (size_t)(c - st->es));
 }

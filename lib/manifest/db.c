@@ -53,6 +53,13 @@ struct etl_manifest_db *etl__manifest_db_new_replacing(void)
 	return db;
 }
 
+/* A provider the database lets go of: freed, unless a document cache keeps it (doccache.c). */
+static void drop_provider(struct etl_mprovider *p)
+{
+	if (p && !p->cached)
+		etl__manifest_provider_free(p);
+}
+
 void etl__manifest_db_free(struct etl_manifest_db *db)
 {
 	size_t i;
@@ -60,7 +67,7 @@ void etl__manifest_db_free(struct etl_manifest_db *db)
 	if (!db)
 		return;
 	for (i = 0; i < db->nproviders; i++)
-		etl__manifest_provider_free(db->providers[i]);
+		drop_provider(db->providers[i]);
 	etl__free(db->providers);
 	etl__htab_free(&db->index);
 	etl__htab_free(&db->by_guid);
@@ -251,17 +258,19 @@ static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p, str
 	struct etl_mprovider *older = k ? db->providers[*k] : NULL;
 
 	if (k && db->replace) {
-		etl__manifest_provider_free(db->providers[*k]);
+		if (db->providers[*k] != p)
+			drop_provider(db->providers[*k]);
 		db->providers[*k] = p;
 		db->stale = 1; /* the index still points at the old one's events */
 		return ETL_OK;
 	}
 	if (etl__grow(&db->providers, &db->cap, db->nproviders + 1, sizeof(*db->providers), 16) != 0 ||
 	    (!k && !(k = etl__htab_insert(&db->by_guid, h)))) {
-		etl__manifest_provider_free(p);
+		drop_provider(p);
 		return ETL_E_NOMEM;
 	}
-	p->older = older;
+	if (!db->replace) /* (a replacing database has none: a cached provider is not written) */
+		p->older = older;
 	*k = db->nproviders;
 	db->providers[db->nproviders++] = p;
 	if (!db->stale && index_provider(&db->index, p, x) != ETL_OK)
@@ -350,6 +359,21 @@ int etl__manifest_db_load_filtered(struct etl_manifest_db *db, const uint8_t *xm
 		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
 	if (warnings)
 		*warnings += x.warnings;
+	return st;
+}
+
+int etl__manifest_db_add_cached(struct etl_manifest_db *db, struct etl_mprovider *const *p, size_t n)
+{
+	size_t i;
+	int st = ETL_OK;
+
+	for (i = 0; i < n && st == ETL_OK; i++)
+		st = add_provider(db, p[i], NULL);
+	if (db->stale) {
+		int ri = rebuild_index(db);
+		if (st == ETL_OK)
+			st = ri;
+	}
 	return st;
 }
 

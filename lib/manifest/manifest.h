@@ -60,6 +60,21 @@ int etl__manifest_db_scan(struct etl_manifest_db *db, const uint8_t *text, size_
 int etl__manifest_db_load_pending(struct etl_manifest_db *into, const struct etl_manifest_db *from, long doc,
 			  const struct etl_guid *g, unsigned *warnings, struct etl_diag *d);
 
+/* Manifests parsed once for several readers (doccache.c): documents by their bytes, each with
+ * the providers it gave and how its loading went.  Thread-safe; what it holds is read only. */
+struct etl_mdoc_cache;
+
+/* NULL without memory. */
+struct etl_mdoc_cache *etl__mdoc_cache_new(void);
+/* After every database that borrowed its providers. */
+void etl__mdoc_cache_free(struct etl_mdoc_cache *c);
+/* etl__manifest_db_load_memory(db, ...) through the cache: a document met before (the same bytes)
+ * is not parsed again, db borrowing its providers (same status, warnings and first message). */
+int etl__mdoc_cache_load(struct etl_mdoc_cache *c, struct etl_manifest_db *db, const uint8_t *xml, size_t len,
+			 const char *name, unsigned *warnings, struct etl_diag *d);
+/* Adds cached providers to db (borrowed), as loading their document would; for doccache.c. */
+int etl__manifest_db_add_cached(struct etl_manifest_db *db, struct etl_mprovider *const *p, size_t n);
+
 const struct etl_mevent *etl__manifest_db_find(const struct etl_manifest_db *db, const struct etl_guid *provider,
 				       uint16_t id, uint8_t version);
 /* The same event at the nearest version (for names, which do not change across versions). */

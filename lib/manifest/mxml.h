@@ -40,6 +40,9 @@ struct etl_mprovider {
 	struct etl_map **maps;
 	size_t nmaps, cap_maps;
 	struct etl_htab map_index; /* of struct etl_map *, by name */
+	/* Kept by a document cache (doccache.c), read only from then on: the databases it is added
+	 * to borrow it and never free it. */
+	int cached;
 };
 
 struct etl_manifest_db {

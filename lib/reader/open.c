@@ -124,6 +124,7 @@ static struct trace *new_trace(void)
 	}
 	atomic_init(&t->stacks_ready, 0);
 	etl__source_init(&t->src);
+	t->mdocs = etl__mdoc_cache_new(); /* (NULL: not shared, no harm) */
 	return t;
 }
 

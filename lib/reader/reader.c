@@ -81,6 +81,19 @@ static void set_decode_limits(struct etl_reader *r)
 	r->dec.out.max_depth = (unsigned)r->limits[ETL_LIMIT_DEPTH];
 }
 
+/* The cache of input i's EventSource manifests: its origin's when it was opened from another
+ * reader's (set when it was opened, then only read), so that each is parsed once. */
+static struct etl_mdoc_cache *trace_mdocs(void *ctx, int i)
+{
+	const struct etl_reader *r = ctx;
+	const struct trace *t;
+
+	if (i < 0 || i >= r->ntraces)
+		return NULL;
+	t = r->traces[i];
+	return t->origin ? t->origin->mdocs : t->mdocs;
+}
+
 struct etl_reader *etl_reader_new(void)
 {
 	struct etl_reader *r = etl__calloc(1, sizeof(*r));
@@ -92,6 +105,8 @@ struct etl_reader *etl_reader_new(void)
 	r->options[ETL_OPTION_STACKS] = 1;
 	r->options[ETL_OPTION_SYMBOLS] = 1;
 	r->order = ETL_ORDER_TIME;
+	r->dec.es_cache = trace_mdocs;
+	r->dec.es_cache_ctx = r;
 	etl__symbols_init(&r->symbols, r->limits[ETL_LIMIT_SYMBOL_BYTES]);
 	return r;
 }
@@ -109,6 +124,7 @@ void etl__reader_trace_free(struct trace *t)
 	etl__walk_keep_free(&t->planned);
 	pthread_mutex_destroy(&t->stack_mu);
 	etl__files_free(&t->files);
+	etl__mdoc_cache_free(t->mdocs); /* after the readers' databases that borrow from it */
 	etl__free(t);
 }
 
@@ -133,11 +149,11 @@ void etl_reader_free(struct etl_reader *r)
 	}
 	etl__free(r->streams);
 	etl__free(r->heap);
+	etl__decode_state_free(&r->dec); /* first: its manifests may be borrowed from the traces' */
 	for (i = 0; i < (size_t)r->ntraces; i++)
 		etl__reader_trace_free(r->traces[i]);
 	etl__free(r->traces);
 	etl__free(r->queue);
-	etl__decode_state_free(&r->dec);
 	etl__state_free(&r->sys);
 	etl__symbols_free(&r->symbols);
 	etl_manifests_free(r->shared_manifests);

@@ -75,6 +75,9 @@ struct trace {
 	 * read once for all the readers of the input, and what its plans kept is lent to this one. */
 	struct etl_reader *origin_reader;
 	struct trace *origin;
+	/* The EventSource manifests its readers parse (this trace's, or its origin's: their readers
+	 * share the origin's), made with the trace; NULL without memory (each parses its own). */
+	struct etl_mdoc_cache *mdocs;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 	/* Read as a time slice whose state stood in for indexing it (resume.c): the reader's. */
 	const struct slice_state *slice;
