@@ -19,6 +19,7 @@
 #include "decoded_text.h"
 #include "scenario.h"
 #include "reader/reader.h"
+#include "state/state.h"
 
 #define NREC 600u
 
@@ -608,6 +609,102 @@ START_TEST(helper_threads_change_nothing_but_time)
 	ck_assert_uint_eq(er3, er0);
 	ck_assert_uint_eq(h1, h0);
 	ck_assert_uint_eq(h3, h0);
+	free(d);
+}
+END_TEST
+
+/* The digest of every event's decoding, with the name of the process it belongs to (what the
+ * state the reader keeps says), reading with `threads` helpers; *helped counts the state records
+ * whose facts a helper read (the reader did not decode them as it delivered them: state.c), and
+ * each state record's fact must be what reading it here gives. */
+static uint64_t state_digest(const uint8_t *d, size_t len, int threads, unsigned *state, unsigned *helped)
+{
+	struct etl_reader *r = etl_reader_new();
+	struct etl_state st;
+	struct etl_decode_state dec;
+	const struct etl_event *ev;
+	uint64_t h = 1469598103934665603ull;
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	memset(&dec, 0, sizeof(dec));
+	*state = *helped = 0;
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "facts"), ETL_OK);
+	while ((rc = etl_reader_next(r, &ev)) != ETL_END) {
+		const struct etl_process *p;
+		char *text;
+		const char *c;
+		if (rc != ETL_OK)
+			continue;
+		if (ev->kind != ETL_HEADER_EVENT && etl_event_updates_state(ev) && ev->state_fact) {
+			struct etl_event plain = *ev;
+			size_t flen = 0;
+			(*state)++;
+			*helped += r->dec.out_event != ev;
+			plain.state_fact = NULL;
+			plain.state_fact_len = 0;
+			ck_assert(etl__state_changes(&st, &dec, &plain, &flen));
+			ck_assert_uint_eq(flen, ev->state_fact_len);
+			ck_assert(memcmp(st.fact, ev->state_fact, flen) == 0);
+		}
+		p = etl_reader_event_process(r, ev);
+		for (c = p && etl_process_image_name(p) ? etl_process_image_name(p) : "-"; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		ck_assert_ptr_nonnull(text = decoded_text(r, ev));
+		for (c = text; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		free(text);
+	}
+	etl_reader_free(r);
+	etl__decode_state_free(&dec);
+	etl__state_free(&st);
+	return h;
+}
+
+/* With helper threads, the facts of the records that describe processes, threads and images
+ * (state/facts.h) are read ahead by the helpers, for the buffers they load: the reader takes
+ * them instead of decoding those records, and keeps the same state - each fact the one it reads
+ * itself, every decoding and process name the same as without helpers.  Compressed or not, 32-
+ * and 64-bit. */
+START_TEST(facts_read_ahead_are_the_readers_own)
+{
+	struct etlw_opts o;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	unsigned s0, h0, s2, h2;
+
+	struct etlw *w;
+	uint64_t ts;
+	unsigned i;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 4096;
+	o.compress = _i & 1;
+	o.ptr_size = _i & 2 ? 4 : 8;
+	ck_assert_ptr_nonnull(w = etlw_new(&o));
+	ts = o.start_ts + 100;
+	for (i = 0; i < 300; i++) { /* processes, their threads, images and samples, on both CPUs */
+		char name[32];
+		uint32_t pid = 1000 + 4 * (i % 60);
+		snprintf(name, sizeof(name), "p%u.exe", i);
+		ck_assert_int_eq(scen_process(w, &o, i % 2, i < 60 ? 1 : 3, ts++, pid, 4, 0, name, name), 0);
+		ck_assert_int_eq(scen_thread(w, &o, (i + 1) % 2, 1, ts++, pid, pid + 1), 0);
+		snprintf(name, sizeof(name), "\\m%u.dll", i);
+		ck_assert_int_eq(scen_image(w, &o, i % 2, i % 3 ? 10 : 4, ts++, pid, 0x10000000ull + i * 0x10000ull, 0x10000, name), 0);
+		ck_assert_int_eq(scen_sample(w, &o, i % 2, ts++, 0x10000010ull + i * 0x10000ull, pid + 1), 0);
+		ck_assert_int_eq(scen_sample(w, &o, (i + 1) % 2, ts++, 0x1234, pid + 1), 0);
+		if (i % 7 == 6)
+			ck_assert_int_eq(scen_image(w, &o, i % 2, 2, ts++, pid, 0x10000000ull + i * 0x10000ull, 0x10000, name), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	ck_assert_uint_eq(state_digest(d, len, 2, &s2, &h2), state_digest(d, len, 0, &s0, &h0));
+	ck_assert_uint_eq(s2, s0);
+	ck_assert_uint_gt(s0, 900);
+	ck_assert_uint_eq(h0, 0);      /* alone, the reader reads every one as it delivers it */
+	ck_assert_uint_ge(h2, s2 / 2); /* the helpers read those of the buffers they load */
 	free(d);
 }
 END_TEST
@@ -1661,6 +1758,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(api, allocation_failures_are_clean);
 	tcase_add_test(api, pipe_is_spooled);
 	tcase_add_test(api, path_and_fd_sources);
+	tcase_add_loop_test(api, facts_read_ahead_are_the_readers_own, 0, 4);
 	tcase_set_timeout(t, 60);
 	tcase_set_timeout(dmg, 120);
 	tcase_set_timeout(api, 120);

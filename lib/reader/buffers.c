@@ -59,6 +59,7 @@ static int kept_for(struct etl_reader *r, struct stream *s, const struct etl_buf
 static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
 	s->pre.n = s->ipre = 0; /* nothing parsed ahead */
+	s->fx.n = s->ifx = 0;
 	if (kept_for(r, s, e, &s->ld))
 		return loaded_buffer(r, s, e, ETL_OK);
 	return loaded_buffer(r, s, e, etl__walk_load(&s->ld, e, &s->diag));
@@ -71,6 +72,7 @@ static int take_prefetched(struct etl_reader *r, struct stream *s)
 	struct etl_pfjob *j = &s->pf[s->pf_head];
 	struct etl_bufload spare;
 	struct etl_prerecs parsed;
+	struct etl_prefacts facts;
 
 	etl__prefetch_wait(r->pf, j);
 	s->pf_head = (s->pf_head + 1) % PF_DEPTH;
@@ -82,6 +84,10 @@ static int take_prefetched(struct etl_reader *r, struct stream *s)
 	s->pre = j->pre;
 	j->pre = parsed;
 	s->ipre = 0;
+	facts = s->fx; /* and their facts */
+	s->fx = j->fx;
+	j->fx = facts;
+	s->ifx = 0;
 	s->diag = j->diag;
 	return loaded_buffer(r, s, &j->ent, j->status);
 }

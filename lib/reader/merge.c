@@ -158,6 +158,19 @@ static void slice_step(struct stream *s)
 	s->key_raw = ev->ts_raw;
 }
 
+/* The fact a helper read of the record the stream just parsed, if it read one (prefetch.h). */
+static void take_fact(struct stream *s)
+{
+	const struct etl_prefacts *fx = &s->fx;
+
+	while (s->ifx < fx->n && fx->v[s->ifx].pos < s->pos)
+		s->ifx++;
+	if (s->ifx < fx->n && fx->v[s->ifx].pos == s->pos) {
+		s->ev.state_fact = fx->bytes + fx->v[s->ifx].at;
+		s->ev.state_fact_len = fx->v[s->ifx].len;
+	}
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_step(struct etl_reader *r, struct stream *s)
 {
@@ -223,6 +236,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 		}
 		if (st == ETL_OK) {
 			finish_event(s, parsed != NULL);
+			take_fact(s);
 			s->swallow_at = parsed ? parsed->swallow
 					       : etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
 								       s->ev.ts_raw, s->t->ptr_size);
@@ -530,6 +544,7 @@ static int start_iteration(struct etl_reader *r)
 				s->pf[j].stacks = r->options[ETL_OPTION_STACKS] != 0;
 				s->pf[j].clock = &s->t->clock;
 				s->pf[j].parse_max = etl__prefetch_parse_max(k * PF_DEPTH);
+				s->pf[j].fact_max = etl__prefetch_fact_max(k * PF_DEPTH);
 			}
 		}
 	}

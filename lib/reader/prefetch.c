@@ -7,9 +7,12 @@
  * SPDX-License-Identifier: MIT
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "reader/prefetch.h"
+#include "reader/slice.h"
 #include "record/record.h"
+#include "state/state.h"
 
 struct etl_prefetch {
 	pthread_mutex_t mu;
@@ -20,9 +23,85 @@ struct etl_prefetch {
 	pthread_t threads[64];
 };
 
+/* What a helper keeps to read facts (made when a job first asks for them). */
+struct fact_scratch {
+	struct plan_classes classes; /* which records may be state records; the kernel layouts */
+	struct etl_state sys;        /* where etl__state_changes reads a record's fact */
+};
+
+/* Keeps the fact of state record ev at pos of j's buffer, if it has one: 0, or 1 when the job's
+ * room is spent (the stream reads the rest). */
+static int keep_fact(struct etl_pfjob *j, struct fact_scratch *fs, const struct etl_event *ev, size_t pos)
+{
+	struct etl_prefacts *fx = &j->fx;
+	size_t len = 0;
+
+	if (!etl__state_changes(&fs->sys, &fs->classes.dec, ev, &len) || !len)
+		return 0;
+	if (len > j->fact_max - fx->len || etl__grow(&fx->v, &fx->cap, fx->n + 1, sizeof(*fx->v), 64) != 0 ||
+	    etl__grow(&fx->bytes, &fx->bytes_cap, fx->len + len, 1, 4096) != 0)
+		return 1;
+	fx->v[fx->n].pos = pos;
+	fx->v[fx->n].at = fx->len;
+	fx->v[fx->n].len = (uint32_t)len;
+	memcpy(fx->bytes + fx->len, fs->sys.fact, len);
+	fx->len += len;
+	fx->n++;
+	return 0;
+}
+
+/* The facts of the state records of the buffer j loaded, into j->fx: those it parsed ahead, then
+ * the records after them, found by their headers (etl__record_peek: the sizes the stream follows)
+ * and parsed where they may describe something.  None where it could not be loaded or the
+ * scratch not made; where a record does not read, the stream reads on. */
+static void read_facts(struct etl_pfjob *j, struct fact_scratch **fs)
+{
+	const uint8_t *buf = j->ld.data;
+	size_t fill = j->ld.fill, pos = ETL_BUFFER_HEADER_SIZE, adv, i;
+
+	j->fx.n = j->fx.len = 0;
+	if (j->status != ETL_OK || !buf || (!*fs && !(*fs = etl__calloc(1, sizeof(**fs)))))
+		return;
+	for (i = 0; i < j->pre.n; i++) {
+		const struct etl_prerec *x = &j->pre.v[i];
+		if (x->ev.kind != ETL_HEADER_EVENT && x->ev.kind != ETL_HEADER_MESSAGE && keep_fact(j, *fs, &x->ev, x->pos))
+			return;
+		pos = x->pos + x->adv;
+	}
+	for (; pos < fill; pos += adv) {
+		struct etl_peek pk;
+		struct etl_event ev;
+		struct etl_diag ignored;
+		if (etl__record_peek(buf, fill, pos, &pk, &adv) != ETL_OK)
+			return;
+		if (pk.kind == ETL_HEADER_EVENT || pk.kind == ETL_HEADER_MESSAGE ||
+		    !etl__plan_describes(&(*fs)->classes, buf, pos, &pk))
+			continue;
+		if (etl__record_parse(buf, fill, pos, j->ptr_size, &ev, &adv, &ignored) != ETL_OK || keep_fact(j, *fs, &ev, pos))
+			return;
+	}
+}
+
+static void fact_scratch_free(struct fact_scratch *fs)
+{
+	if (!fs)
+		return;
+	etl__decode_state_free(&fs->classes.dec);
+	etl__state_free(&fs->sys);
+	etl__free(fs);
+}
+
+void etl__prefacts_free(struct etl_prefacts *fx)
+{
+	etl__free(fx->v);
+	etl__free(fx->bytes);
+	memset(fx, 0, sizeof(*fx));
+}
+
 static void *helper(void *arg)
 {
 	struct etl_prefetch *p = arg;
+	struct fact_scratch *fs = NULL;
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -42,6 +121,8 @@ static void *helper(void *arg)
 			j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
 		}
 		etl__prefetch_parse(j);
+		if (j->fact_max)
+			read_facts(j, &fs);
 		if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
 			etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
 		if (j->then)
@@ -51,6 +132,7 @@ static void *helper(void *arg)
 		pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
+	fact_scratch_free(fs);
 	return NULL;
 }
 
@@ -130,6 +212,13 @@ size_t etl__prefetch_parse_max(size_t njobs)
 	size_t n = PF_PARSE_BYTES / (njobs ? njobs : 1) / sizeof(struct etl_prerec);
 
 	return n < PF_PARSE_MIN ? 0 : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
+}
+
+size_t etl__prefetch_fact_max(size_t njobs)
+{
+	size_t n = PF_FACT_BYTES / (njobs ? njobs : 1);
+
+	return n < PF_FACT_MIN ? 0 : n > PF_FACT_MAX ? PF_FACT_MAX : n;
 }
 
 void etl__prefetch_parse(struct etl_pfjob *j)

@@ -44,6 +44,28 @@ struct etl_prerecs {
 #define PF_PARSE_MIN 32
 #define PF_PARSE_MAX 4096
 
+/* What the state records of a loaded buffer tell the tables (state/facts.h), read by a helper
+ * (etl__state_changes: the same whatever thread reads it, as it depends on the record alone), by
+ * the record's place in the buffer: the stream gives it to the event it parses there, and the
+ * reader does not decode the record for it (state.c).  The facts of all the jobs of a reader's
+ * streams take at most PF_FACT_BYTES together (each job its share, at most PF_FACT_MAX, none
+ * below PF_FACT_MIN); the records past a job's share are read on the stream's thread. */
+struct etl_prefact {
+	size_t pos, at; /* the record's place; its fact's in bytes */
+	uint32_t len;
+};
+
+struct etl_prefacts {
+	struct etl_prefact *v;
+	size_t n, cap;
+	uint8_t *bytes;
+	size_t len, bytes_cap;
+};
+
+#define PF_FACT_BYTES ((size_t)32 << 20)
+#define PF_FACT_MIN ((size_t)16 << 10)
+#define PF_FACT_MAX ((size_t)1 << 20)
+
 /* One stream's job: owned by the stream, lent to the pool while queued or running. */
 struct etl_pfjob {
 	struct etl_bufload ld;  /* where the helper loads the buffer */
@@ -56,6 +78,8 @@ struct etl_pfjob {
 	const struct etl_clockconv *clock; /* the trace's, for the times of the records it parses */
 	size_t parse_max;       /* records it parses at most */
 	struct etl_prerecs pre; /* its records, parsed */
+	size_t fact_max;        /* read the facts of its state records into fx, this many bytes at most */
+	struct etl_prefacts fx;
 	struct etl_stacks *stack_part; /* where it loads the buffer's part of the stack index pass
 					  (NULL: none; etl__stacks_load_buffer), within stack_bytes */
 	uint64_t stack_bytes;
@@ -86,8 +110,11 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Parses the records of the buffer j loaded into j->pre (see struct etl_prerecs), at most
  * j->parse_max; none where it could not be loaded whole or memory is short. */
 void etl__prefetch_parse(struct etl_pfjob *j);
+void etl__prefacts_free(struct etl_prefacts *fx);
 /* The records each of njobs jobs parses at most. */
 size_t etl__prefetch_parse_max(size_t njobs);
+/* The bytes of facts each of njobs jobs reads at most (0: none). */
+size_t etl__prefetch_fact_max(size_t njobs);
 /* etl__stacks_load on up to 4 threads (the caller's and up to `threads` more; 0: the caller's
  * alone, in one pass): each loads a contiguous part of the buffers into an index of its own,
  * with a share of max_bytes; the parts

@@ -114,6 +114,8 @@ struct stream {
 	struct etl_bufload ld; /* the loaded buffer */
 	struct etl_prerecs pre; /* its records a helper parsed ahead, the next of them at ipre */
 	size_t ipre;
+	struct etl_prefacts fx; /* the facts a helper read of its state records, the next at ifx */
+	size_t ifx;
 	const struct etl_prerec *head_pre; /* the head's record, when it was parsed ahead */
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;

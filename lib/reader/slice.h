@@ -70,6 +70,10 @@ struct plan_classes {
 	struct etl_decode_state dec; /* scratch for the kernel kinds */
 };
 
+/* Whether the record peek pk describes (at pos of data) would update what the reader keeps
+ * (etl_event_updates_state), by its header alone; k remembers the answers (classify.c). */
+int etl__plan_describes(struct plan_classes *k, const uint8_t *data, size_t pos, const struct etl_peek *pk);
+
 struct etl_slices {
 	int trace;
 	int skip;            /* slices may skip buffers (a trace written in order) */
