@@ -613,6 +613,8 @@ START_TEST(helper_threads_change_nothing_but_time)
 }
 END_TEST
 
+static struct etlw *big_process_trace(struct etlw_opts *o, uint64_t *ts);
+
 /* The digest of every event's decoding, with the name of the process it belongs to (what the
  * state the reader keeps says), reading with `threads` helpers; *helped counts the state records
  * whose facts a helper read (the reader did not decode them as it delivered them: state.c), and
@@ -705,6 +707,40 @@ START_TEST(facts_read_ahead_are_the_readers_own)
 	ck_assert_uint_gt(s0, 900);
 	ck_assert_uint_eq(h0, 0);      /* alone, the reader reads every one as it delivers it */
 	ck_assert_uint_ge(h2, s2 / 2); /* the helpers read those of the buffers they load */
+	free(d);
+}
+END_TEST
+
+/* An Image/DCStop whose image the process does not have yet (a rundown at the end of a trace
+ * that began after the image was loaded) is kept; one that repeats a DCStart is not.  Below the
+ * size where a process's images get an index, a filter says which extents may be known, so that
+ * each new one costs no walk over all of them. */
+START_TEST(rundown_stops_keep_each_image_once)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint8_t *d = NULL;
+	size_t len = 0;
+	struct etl_reader *r;
+	const struct etl_event *ev;
+	uint64_t ts, base0 = 0x10000000ull;
+	unsigned i;
+
+	w = big_process_trace(&o, &ts);
+	for (i = 0; i < 100; i++) /* DCStart of 100 images */
+		ck_assert_int_eq(scen_image(w, &o, 0, 3, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x10000, "\\a.dll"), 0);
+	for (i = 0; i < 200; i++) /* DCStop of those (again: not kept) and of 100 more (kept) */
+		ck_assert_int_eq(scen_image(w, &o, 0, 4, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x10000,
+					    i < 100 ? "\\a.dll" : "\\b.dll"), 0);
+	for (i = 0; i < 100; i++) /* and the same base with another size: another image */
+		ck_assert_int_eq(scen_image(w, &o, 0, 4, ts++, 500, base0 + (uint64_t)i * 0x10000, 0x20000, "\\c.dll"), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = open_mem(d, len);
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		;
+	ck_assert_uint_eq(etl_process_image_count(etl_reader_find_process(r, 0, 500)), 300);
+	etl_reader_free(r);
 	free(d);
 }
 END_TEST
@@ -1759,6 +1795,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(api, pipe_is_spooled);
 	tcase_add_test(api, path_and_fd_sources);
 	tcase_add_loop_test(api, facts_read_ahead_are_the_readers_own, 0, 4);
+	tcase_add_test(api, rundown_stops_keep_each_image_once);
 	tcase_set_timeout(t, 60);
 	tcase_set_timeout(dmg, 120);
 	tcase_set_timeout(api, 120);

@@ -311,8 +311,28 @@ static struct etl_image_index *image_index(struct etl_process *p)
 	return p->ix;
 }
 
+/* The two bits of the extent (base, size) in a process's filter (extents): where either is clear,
+ * none of its images has that extent.  A rundown's DCStops of images loaded before the trace
+ * are each new, and would each walk all the process's images. */
+static void extent_bits(uint64_t base, uint64_t size, unsigned b[2])
+{
+	uint64_t h = etl__hash_mix(base ^ (size * 0x9E3779B97F4A7C15ull));
+
+	b[0] = (unsigned)(h & 1023);
+	b[1] = (unsigned)(h >> 54);
+}
+
+static int extent_may_be_kept(const struct etl_process *p, uint64_t base, uint64_t size)
+{
+	unsigned b[2];
+
+	extent_bits(base, size, b);
+	return (p->extents[b[0] / 64] >> (b[0] % 64) & 1) && (p->extents[b[1] / 64] >> (b[1] % 64) & 1);
+}
+
 static void on_image(struct etl_state *st, const struct etl_event *ev, const struct fact *d)
 {
+	unsigned bits[2];
 	uint64_t base, size, pid = 0;
 	struct etl_process *p;
 	struct etl_image_rec *im;
@@ -349,7 +369,7 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	if (ev->opcode == 4) { /* DCStop repeats what DCStart said */
 		if (x && etl__images_seen(x, base, size))
 			return;
-		for (i = 0; !x && i < p->nimages; i++)
+		for (i = 0; !x && i < p->nimages && extent_may_be_kept(p, base, size); i++)
 			if (p->images[i].base == base && p->images[i].size == size)
 				return;
 	}
@@ -373,6 +393,9 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	}
 	p->nimages++;
 	st->images++;
+	extent_bits(base, size, bits);
+	p->extents[bits[0] / 64] |= (uint64_t)1 << (bits[0] % 64);
+	p->extents[bits[1] / 64] |= (uint64_t)1 << (bits[1] % 64);
 	if (x && etl__images_added(x, p->images, p->nimages - 1) != 0)
 		drop_image_index(p); /* no memory: one by one from now on */
 }

@@ -43,6 +43,7 @@ struct etl_process {
 	struct etl_resolve_cache *rc;    /* address lookups (etl__process_resolve), made on first use */
 	struct etl_image_index *ix;      /* images by address and base (images.h), made on first use */
 	int ix_failed;                   /* no memory for it once: the images are searched one by one */
+	uint64_t extents[16];            /* without it: a Bloom filter of its images' (base, size) */
 };
 
 struct etl_state_slot {
