@@ -1024,6 +1024,60 @@ START_TEST(cached_documents_fail_as_parsed_ones)
 }
 END_TEST
 
+struct cache_worker {
+	struct etl_mdoc_cache *c;
+	unsigned id, found;
+};
+
+/* Loads a document common to every worker and 80 of its own through the cache, the shared one
+ * between each, and counts the events its database then finds. */
+static void *cache_worker_main(void *arg)
+{
+	struct cache_worker *cw = arg;
+	struct etl_manifest_db *db = etl__manifest_db_new_replacing();
+	unsigned i;
+
+	for (i = 0; i < 80; i++) {
+		char doc[400];
+		struct etl_diag d;
+		unsigned w = 0;
+		struct etl_guid g = { cw->id << 16 | i, 0x5566, 0x7788, { 0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x01 } };
+		snprintf(doc, sizeof(doc),
+			 "<instrumentationManifest><instrumentation><events><provider name='W%u'"
+			 " guid='{%08X-5566-7788-99AA-BBCCDDEEFF01}'><events><event value='4'/></events></provider>"
+			 "</events></instrumentation></instrumentationManifest>", i, (unsigned)g.data1);
+		if (etl__mdoc_cache_load(cw->c, db, (const uint8_t *)doc, strlen(doc), "es", &w, &d) == ETL_OK &&
+		    etl__mdoc_cache_load(cw->c, db, (const uint8_t *)manifest, strlen(manifest), "es", &w, &d) == ETL_OK &&
+		    etl__manifest_db_find(db, &g, 4, 0))
+			cw->found++;
+	}
+	etl__manifest_db_free(db);
+	return NULL;
+}
+
+/* Four threads load through one cache at once: each document is kept once (the cache's array
+ * grows under the others), and every database finds what it loaded. */
+START_TEST(document_cache_shared_by_threads)
+{
+	struct etl_mdoc_cache *c = etl__mdoc_cache_new();
+	struct cache_worker cw[4];
+	pthread_t t[4];
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		cw[i].c = c;
+		cw[i].id = i + 1;
+		cw[i].found = 0;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, cache_worker_main, &cw[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_uint_eq(cw[i].found, 80);
+	}
+	etl__mdoc_cache_free(c);
+}
+END_TEST
+
 /* The first property's name of the first event decoded from an EventSource manifest. */
 static const char *first_eventsource_name(struct etl_reader *r)
 {
@@ -1089,6 +1143,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, big_bit_maps_cost_a_bounded_walk);
 	tcase_add_test(t, documents_parsed_once_for_every_reader);
 	tcase_add_test(t, cached_documents_fail_as_parsed_ones);
+	tcase_add_test(t, document_cache_shared_by_threads);
 	tcase_set_timeout(t, 60);
 	suite_add_tcase(s, t);
 	snprintf(probe, sizeof(probe), "%s/etl/Tx_Process.etl", corpus_dir);

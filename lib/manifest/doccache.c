@@ -8,8 +8,9 @@
  * database borrows them (db.c never frees a cached provider) and only reads
  * them, until the cache is freed with the input first opened, which outlives
  * the readers opened from it.  A document is looked up by its bytes (hash,
- * then compared whole), under the cache's lock; a reader that finds it being
- * parsed waits for it rather than parsing it too.
+ * then compared whole) and its name, under the cache's lock, which a reader
+ * parsing one holds: another that asks for it waits rather than parsing it
+ * too.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -126,24 +127,27 @@ int etl__mdoc_cache_load(struct etl_mdoc_cache *c, struct etl_manifest_db *db, c
 {
 	uint64_t h = etl__hash_bytes(xml, len);
 	const struct cached_doc *doc;
+	struct cached_doc got;
 	int st;
 
-	pthread_mutex_lock(&c->mu);
 	if (!name)
 		name = "(memory)";
+	pthread_mutex_lock(&c->mu);
 	if (!(doc = find(c, h, xml, len, name)))
 		doc = parse(c, h, xml, len, name);
-	pthread_mutex_unlock(&c->mu); /* a document, once kept, does not change */
+	if (doc) /* a copy: the array moves when another thread keeps a document (its providers do not) */
+		got = *doc;
+	pthread_mutex_unlock(&c->mu);
 	if (!doc)
 		return etl__manifest_db_load_memory(db, xml, len, name, warnings, d);
-	st = etl__manifest_db_add_cached(db, doc->p, doc->np);
+	st = etl__manifest_db_add_cached(db, got.p, got.np);
 	if (st != ETL_OK) {
 		etl__diag_set(d, st, ETL_OFFSET_NONE, "out of memory");
 		return st;
 	}
-	if (doc->diag.code != DIAG_UNSET)
-		*d = doc->diag;
+	if (got.diag.code != DIAG_UNSET)
+		*d = got.diag;
 	if (warnings)
-		*warnings += doc->warnings;
-	return doc->status;
+		*warnings += got.warnings;
+	return got.status;
 }
