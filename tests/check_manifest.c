@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "manifest/mxml.h"
+#include "reader/reader.h"
 #include "clock.h"
 #include "scenario.h"
 
@@ -1110,6 +1111,8 @@ START_TEST(corpus_eventsource_manifest_shared_by_readers_of_an_input)
 	ck_assert_str_eq(na, nc);
 	ck_assert_ptr_eq(na, nb); /* b borrowed what a parsed */
 	ck_assert_ptr_ne(na, nc); /* c, another input, parsed its own */
+	ck_assert_uint_eq(etl__mdoc_cache_count(a->traces[0]->mdocs), 1);
+	ck_assert_uint_eq(etl__mdoc_cache_count(c->traces[0]->mdocs), 0); /* alone: no copy kept */
 	etl_reader_free(b);
 	etl_reader_free(c);
 	etl_reader_free(a);

@@ -72,6 +72,16 @@ void etl__mdoc_cache_free(struct etl_mdoc_cache *c)
 	etl__free(c);
 }
 
+size_t etl__mdoc_cache_count(struct etl_mdoc_cache *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->mu);
+	n = c->n;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
 static const struct cached_doc *find(const struct etl_mdoc_cache *c, uint64_t h, const uint8_t *xml, size_t len,
 				     const char *name)
 {

@@ -72,6 +72,8 @@ void etl__mdoc_cache_free(struct etl_mdoc_cache *c);
  * is not parsed again, db borrowing its providers (same status, warnings and first message). */
 int etl__mdoc_cache_load(struct etl_mdoc_cache *c, struct etl_manifest_db *db, const uint8_t *xml, size_t len,
 			 const char *name, unsigned *warnings, struct etl_diag *d);
+/* The documents kept (for tests). */
+size_t etl__mdoc_cache_count(struct etl_mdoc_cache *c);
 /* Adds cached providers to db (borrowed), as loading their document would; for doccache.c. */
 int etl__manifest_db_add_cached(struct etl_manifest_db *db, struct etl_mprovider *const *p, size_t n);
 

@@ -123,6 +123,7 @@ static struct trace *new_trace(void)
 		return NULL;
 	}
 	atomic_init(&t->stacks_ready, 0);
+	atomic_init(&t->shared, 0);
 	etl__source_init(&t->src);
 	t->mdocs = etl__mdoc_cache_new(); /* (NULL: not shared, no harm) */
 	return t;
@@ -324,6 +325,7 @@ int etl_reader_open_same(struct etl_reader *r, const struct etl_reader *from, in
 		struct trace *t = r->traces[r->ntraces - 1];
 		t->origin_reader = ft->origin ? ft->origin_reader : (struct etl_reader *)from;
 		t->origin = ft->origin ? ft->origin : (struct trace *)ft;
+		atomic_store(&t->origin->shared, 1); /* its readers parse manifests once from now on */
 	}
 	return st;
 }

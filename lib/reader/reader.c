@@ -82,16 +82,19 @@ static void set_decode_limits(struct etl_reader *r)
 }
 
 /* The cache of input i's EventSource manifests: its origin's when it was opened from another
- * reader's (set when it was opened, then only read), so that each is parsed once. */
+ * reader's (set when it was opened, then only read), so that each is parsed once; none for an
+ * input no other reader was opened from. */
 static struct etl_mdoc_cache *trace_mdocs(void *ctx, int i)
 {
 	const struct etl_reader *r = ctx;
-	const struct trace *t;
+	struct trace *t;
 
 	if (i < 0 || i >= r->ntraces)
 		return NULL;
 	t = r->traces[i];
-	return t->origin ? t->origin->mdocs : t->mdocs;
+	if (t->origin)
+		return t->origin->mdocs;
+	return atomic_load(&t->shared) ? t->mdocs : NULL;
 }
 
 struct etl_reader *etl_reader_new(void)

@@ -76,8 +76,11 @@ struct trace {
 	struct etl_reader *origin_reader;
 	struct trace *origin;
 	/* The EventSource manifests its readers parse (this trace's, or its origin's: their readers
-	 * share the origin's), made with the trace; NULL without memory (each parses its own). */
+	 * share the origin's), made with the trace; NULL without memory (each parses its own).  Used
+	 * once another reader was opened from it (shared): a reader alone parses as before, and
+	 * keeps no copy of the documents' text. */
 	struct etl_mdoc_cache *mdocs;
+	atomic_int shared;
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 	/* Read as a time slice whose state stood in for indexing it (resume.c): the reader's. */
 	const struct slice_state *slice;
