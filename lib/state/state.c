@@ -322,11 +322,8 @@ static void extent_bits(uint64_t base, uint64_t size, unsigned b[2])
 	b[1] = (unsigned)(h >> 54);
 }
 
-static int extent_may_be_kept(const struct etl_process *p, uint64_t base, uint64_t size)
+static int extent_may_be_kept(const struct etl_process *p, const unsigned b[2])
 {
-	unsigned b[2];
-
-	extent_bits(base, size, b);
 	return (p->extents[b[0] / 64] >> (b[0] % 64) & 1) && (p->extents[b[1] / 64] >> (b[1] % 64) & 1);
 }
 
@@ -366,10 +363,11 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 		}
 		return;
 	}
+	extent_bits(base, size, bits);
 	if (ev->opcode == 4) { /* DCStop repeats what DCStart said */
 		if (x && etl__images_seen(x, base, size))
 			return;
-		for (i = 0; !x && i < p->nimages && extent_may_be_kept(p, base, size); i++)
+		for (i = 0; !x && extent_may_be_kept(p, bits) && i < p->nimages; i++)
 			if (p->images[i].base == base && p->images[i].size == size)
 				return;
 	}
@@ -393,7 +391,6 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	}
 	p->nimages++;
 	st->images++;
-	extent_bits(base, size, bits);
 	p->extents[bits[0] / 64] |= (uint64_t)1 << (bits[0] % 64);
 	p->extents[bits[1] / 64] |= (uint64_t)1 << (bits[1] % 64);
 	if (x && etl__images_added(x, p->images, p->nimages - 1) != 0)
