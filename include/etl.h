@@ -76,7 +76,8 @@ ETL_API const char *etl_text_escape(const char *text, char *out, size_t cap);
 
 /** Library version, e.g. "0.1.0".  Static storage. @since 0.1 */
 ETL_API const char *etl_version_string(void);
-/** Library version with its dependencies, e.g. "libetl 0.1.0 (zlib 1.2.13, libxml2 2.9.14)". @since 0.1 */
+/** Library version with its dependencies, e.g. "libetl 0.1.0 (zlib 1.2.13, libdeflate 1.14, libxml2 2.9.14)"
+ * (libdeflate where the build has it). @since 0.1 */
 ETL_API const char *etl_version_details(void);
 /** ETL_VERSION_NUMBER of the library actually loaded. @since 0.1 */
 ETL_API unsigned long etl_version_number(void);

@@ -5,6 +5,12 @@
  */
 #include <zlib.h>
 #include <libxml/xmlversion.h>
+#ifdef ETL_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#define DEFLATE_PART ", libdeflate " LIBDEFLATE_VERSION_STRING
+#else
+#define DEFLATE_PART ""
+#endif
 
 #include "internal.h"
 
@@ -21,5 +27,5 @@ unsigned long etl_version_number(void)
 const char *etl_version_details(void)
 {
 	/* Versions the library was built against (a constant: thread-safe). */
-	return "libetl " ETL_VERSION_STRING " (zlib " ZLIB_VERSION ", libxml2 " LIBXML_DOTTED_VERSION ")";
+	return "libetl " ETL_VERSION_STRING " (zlib " ZLIB_VERSION DEFLATE_PART ", libxml2 " LIBXML_DOTTED_VERSION ")";
 }

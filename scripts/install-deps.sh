@@ -11,7 +11,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 PKGS="build-essential meson ninja-build pkg-config python3
-	libxml2-dev zlib1g-dev check libxml2-utils clang lld llvm libclang-rt-14-dev valgrind golang-go
+	libxml2-dev zlib1g-dev libdeflate-dev check libxml2-utils clang lld llvm libclang-rt-14-dev valgrind golang-go
 	python3-dev python3-numpy python3-pandas python3-dask python3-distributed
 	python3-pip python3-venv python3-mesonpy python3-build patchelf python3-mypy"
 # optional: the HTML report's browser tests (skipped without it)

@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
 
 #include "internal.h"
+#include "io/inflate.h"
 #include "scenario.h"
 
 #define NREC 500u
@@ -281,6 +283,140 @@ START_TEST(gzip_crc_mismatch_is_reported)
 	ck_assert_uint_eq(t.events, NREC + 1);
 	ck_assert_ptr_nonnull(strstr(t.first_msg, "gzip data is corrupt: incorrect length check"));
 	free(g.p);
+	free(d);
+}
+END_TEST
+
+/* ---- inflating at once (whole.c) against zlib ---- */
+
+/* The spool's file's size on disk, and its bytes from start (n of them, into out). */
+static uint64_t spool_file(const struct spool *sp, uint64_t start, uint8_t *out, size_t n)
+{
+	struct etl_source w;
+	struct etl_diag d;
+	struct stat st;
+
+	ck_assert_int_eq(fstat(sp->file->fd, &st), 0);
+	if (n) {
+		etl__source_open_window(&w, sp->file, start, n);
+		ck_assert_int_eq(etl__source_read(&w, 0, out, n, &d), ETL_OK);
+		etl__source_close(&w);
+	}
+	return (uint64_t)st.st_size;
+}
+
+/* What the faster way does not take leaves the spool as it was: its end and its file's size. */
+static void whole_gzip_refused(const uint8_t *p, size_t n, uint64_t limit)
+{
+	struct etl_source src;
+	struct spool sp;
+	struct etl_diag d;
+	uint64_t used = 12345;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.limit = limit;
+	ck_assert_int_eq(etl__spool_begin(&sp, 0, &d), ETL_OK);
+	etl__source_init(&src);
+	etl__source_open_memory(&src, p, n);
+	ck_assert_int_eq(etl__inflate_whole_gzip(&src, &sp, &used), ETL_END);
+	ck_assert_uint_eq(used, 12345);
+	ck_assert_uint_eq(sp.end, 0);
+	ck_assert_uint_eq(spool_file(&sp, 0, NULL, 0), 0);
+	etl__tempfile_release(sp.file);
+}
+
+/* A whole gzip member inflates at once to zlib's bytes; several members, bytes after it, a CRC-32
+ * or length that its data do not have, a cut and a length beyond the spool limit are left to
+ * zlib, the spool untouched.  (Without libdeflate every input is left to zlib.) */
+START_TEST(gzip_inflated_at_once_as_zlib_does)
+{
+	size_t len;
+	uint8_t *d = trace(0, &len), *back = malloc(len);
+	struct blob g = deflate_bytes(d, len, 31), two = { 0 }, h;
+	struct etl_source src;
+	struct spool sp;
+	struct etl_diag dg;
+	uint64_t used = 0;
+	int possible = etl__inflate_whole_possible();
+
+	memset(&sp, 0, sizeof(sp));
+	sp.limit = UINT64_MAX;
+	ck_assert_int_eq(etl__spool_begin(&sp, 0, &dg), ETL_OK);
+	etl__source_init(&src);
+	etl__source_open_memory(&src, g.p, g.len);
+	ck_assert_int_eq(etl__inflate_whole_gzip(&src, &sp, &used), possible ? ETL_OK : ETL_END);
+	if (possible) {
+		ck_assert_uint_eq(used, g.len);
+		ck_assert_uint_eq(sp.end, len);
+		ck_assert_uint_eq(spool_file(&sp, 0, back, len), len);
+		ck_assert_mem_eq(back, d, len);
+	}
+	etl__tempfile_release(sp.file);
+	put(&two, g.p, g.len);
+	put(&two, g.p, g.len);
+	whole_gzip_refused(two.p, two.len, UINT64_MAX);   /* two members */
+	whole_gzip_refused(g.p, g.len, len - 1);          /* more than the spool limit */
+	whole_gzip_refused(g.p, g.len - 1, UINT64_MAX);   /* cut */
+	h = deflate_bytes(d, len, 31);
+	put(&h, "\0", 1);
+	whole_gzip_refused(h.p, h.len, UINT64_MAX);       /* a byte after the member */
+	g.p[g.len - 8] ^= 1;                              /* its CRC-32 */
+	whole_gzip_refused(g.p, g.len, UINT64_MAX);
+	g.p[g.len - 8] ^= 1;
+	g.p[g.len - 4] ^= 1;                              /* its length, one more */
+	whole_gzip_refused(g.p, g.len, UINT64_MAX);
+	g.p[g.len - 4] ^= 3;                              /* one less */
+	whole_gzip_refused(g.p, g.len, UINT64_MAX);
+	free(h.p);
+	free(two.p);
+	free(g.p);
+	free(back);
+	free(d);
+}
+END_TEST
+
+/* A zip member inflated at once where the spool does not start on a page (after another
+ * member): zlib's bytes and CRC-32, at its place; a size the data do not have is left to zlib. */
+START_TEST(zip_member_inflated_at_once_after_another)
+{
+	size_t len;
+	uint8_t *d = trace(1, &len), *back = malloc(len);
+	struct blob raw = deflate_bytes(d, len, -15), first = deflate_bytes(d, 1001, -15);
+	struct etl_source a, b;
+	struct spool sp;
+	struct etl_diag dg;
+	uint64_t used = 0, at;
+	int possible = etl__inflate_whole_possible();
+
+	memset(&sp, 0, sizeof(sp));
+	sp.limit = UINT64_MAX;
+	etl__source_init(&a);
+	etl__source_open_memory(&a, first.p, first.len);
+	ck_assert_int_eq(etl__spool_begin(&sp, 1, &dg), ETL_OK);
+	ck_assert_int_eq(etl__inflate_into(&a, 0, first.len, 1, etl__sink_spool, &sp, &used, &dg), ETL_OK);
+	ck_assert_uint_eq(sp.end, 1001);
+	ck_assert_int_eq(etl__spool_begin(&sp, 1, &dg), ETL_OK);
+	at = sp.end;
+	etl__source_init(&b);
+	etl__source_open_memory(&b, raw.p, raw.len);
+	ck_assert_int_eq(etl__inflate_whole_raw(&b, 0, raw.len, len + 1, &sp, &used), ETL_END);
+	ck_assert_int_eq(etl__inflate_whole_raw(&b, 0, raw.len - 1, len, &sp, &used), ETL_END);
+	ck_assert_uint_eq(sp.end, at);
+	ck_assert_uint_eq(spool_file(&sp, 0, NULL, 0), at);
+	ck_assert_int_eq(etl__inflate_whole_raw(&b, 0, raw.len, len, &sp, &used), possible ? ETL_OK : ETL_END);
+	if (possible) {
+		ck_assert_uint_eq(used, raw.len);
+		ck_assert_uint_eq(sp.end, at + len);
+		ck_assert_uint_eq(sp.crc, (uint32_t)crc32(0, d, (uInt)len));
+		ck_assert_uint_eq(spool_file(&sp, at, back, len), at + len);
+		ck_assert_mem_eq(back, d, len);
+		ck_assert_uint_eq(spool_file(&sp, 0, back, 1001), at + len); /* the first is as it was */
+		ck_assert_mem_eq(back, d, 1001);
+	}
+	etl__tempfile_release(sp.file);
+	free(raw.p);
+	free(first.p);
+	free(back);
 	free(d);
 }
 END_TEST
@@ -686,6 +822,8 @@ int main(void)
 	tcase_add_test(t, open_same_shares_the_unpacked_traces);
 	tcase_add_test(t, gzip_truncated_and_corrupt);
 	tcase_add_test(t, gzip_crc_mismatch_is_reported);
+	tcase_add_test(t, gzip_inflated_at_once_as_zlib_does);
+	tcase_add_test(t, zip_member_inflated_at_once_after_another);
 	tcase_add_test(t, zip_two_traces_and_a_log);
 	tcase_add_test(t, zip_without_central_directory);
 	tcase_add_test(t, zip_member_damage);

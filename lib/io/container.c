@@ -149,7 +149,8 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 	} else {
 		if (sizes_known && csize < avail)
 			avail = csize;
-		st = etl__inflate_into(u->src, data_off, avail, 1, etl__sink_spool, &u->sp, used, &m->diag);
+		if (!sizes_known || etl__inflate_whole_raw(u->src, data_off, csize, usize, &u->sp, used) != ETL_OK)
+			st = etl__inflate_into(u->src, data_off, avail, 1, etl__sink_spool, &u->sp, used, &m->diag);
 	}
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 		*fatal = m->diag;
@@ -495,7 +496,8 @@ static int unpack_gzip(struct unpack *u, struct etl_diag *d)
 	/* etl__inflate_into checks each gzip member's CRC-32 and length against its trailer */
 	if ((st = etl__spool_begin(&u->sp, 0, d)) != ETL_OK)
 		return st;
-	st = etl__inflate_into(u->src, 0, u->src->size, 0, etl__sink_spool, &u->sp, &used, &m->diag);
+	if ((st = etl__inflate_whole_gzip(u->src, &u->sp, &used)) != ETL_OK)
+		st = etl__inflate_into(u->src, 0, u->src->size, 0, etl__sink_spool, &u->sp, &used, &m->diag);
 	if (st == ETL_E_NOMEM || st == ETL_E_IO) {
 		*d = m->diag;
 		return st;

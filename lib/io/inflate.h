@@ -46,6 +46,19 @@ int etl__sink_count(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct e
  * came before. */
 int etl__inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail_in, int raw, etl_sink_fn sink,
 		      void *ctx, uint64_t *used, struct etl_diag *d);
+/* The largest gzip input inflated at once (etl__inflate_whole_gzip reads it into memory). */
+#define ETL_WHOLE_INPUT_MAX ((uint64_t)256 << 20)
+/* Inflates the whole of src - one gzip member, up to ETL_WHOLE_INPUT_MAX bytes, which ends
+ * where src does - into the spool at once (whole.c): ETL_OK with the spool holding it and *used
+ * set, else ETL_END with the spool as it was: this way does not apply (the build lacks it,
+ * several members, damage, sizes beyond the bounds), and etl__inflate_into is the one to use. */
+int etl__inflate_whole_gzip(const struct etl_source *src, struct spool *sp, uint64_t *used);
+/* The same for a zip member's raw deflate data, csize bytes of src at off that the directory
+ * says inflate to usize (the spool computes their CRC-32 as etl__sink_spool does). */
+int etl__inflate_whole_raw(const struct etl_source *src, uint64_t off, uint64_t csize, uint64_t usize,
+			   struct spool *sp, uint64_t *used);
+/* Whether this build has etl__inflate_whole_gzip's way (libdeflate, fallocate). */
+int etl__inflate_whole_possible(void);
 /* Copies n stored bytes from src at off into the sink. */
 int etl__copy_into(const struct etl_source *src, uint64_t off, uint64_t n, etl_sink_fn sink, void *ctx,
 		   struct etl_diag *d);
