@@ -18,8 +18,46 @@
 #include "util/htab.h"
 #include "state/images.h"
 #include "state/state.h"
+#include "walk/buffer.h"
 #include "walk/keep.h"
 #include "etlw.h"
+
+/* ---- buffer padding ---- */
+
+/* The padding walked a word at a time ends where the byte walk ends: padding of zeros, of 0xFF,
+ * of both in runs of 8 bytes and mixed byte by byte, with one byte of anything else (each bit
+ * alone, and 0x7F, 0xFE, 0x81, 0x3C) at every place, from every start and to every end. */
+START_TEST(padding_start_is_the_bytewise_one)
+{
+	static const uint8_t odd[] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x7F, 0xFE, 0x81, 0x3C };
+	uint8_t b[80];
+	size_t from, end, at, k, pat, checked = 0;
+
+	for (pat = 0; pat < 4; pat++) {
+		for (k = 0; k < sizeof(b); k++)
+			b[k] = pat == 0 ? 0x00 : pat == 1 ? 0xFF : pat == 2 ? ((k / 8) % 2 ? 0xFF : 0x00)
+									: ((k * 7 + k / 3) % 3 == 0 ? 0xFF : 0x00);
+		ck_assert_uint_eq(etl__walk_padding_start(b, 0, sizeof(b)), 0); /* all padding */
+		for (at = 0; at < sizeof(b); at++) {
+			for (k = 0; k < sizeof(odd); k++) {
+				uint8_t keep = b[at];
+				b[at] = odd[k];
+				for (from = 0; from < 12; from++)
+					for (end = 0; end <= sizeof(b); end++) {
+						size_t want = end;
+						while (want > from && (b[want - 1] == 0xFF || b[want - 1] == 0))
+							want--;
+						ck_assert_uint_eq(etl__walk_padding_start(b, from, end), want);
+						checked++;
+					}
+				b[at] = keep;
+			}
+		}
+	}
+	ck_assert_uint_eq(etl__walk_padding_start(b, 30, 20), 20); /* from past end */
+	ck_assert_uint_gt(checked, 100000);
+}
+END_TEST
 
 /* ---- cursor ---- */
 
@@ -1017,6 +1055,7 @@ static Suite *units_suite(void)
 	Suite *s = suite_create("units");
 	TCase *t = tcase_create("core");
 
+	tcase_add_test(t, padding_start_is_the_bytewise_one);
 	tcase_add_test(t, cursor_reads_little_endian);
 	tcase_add_test(t, htab_remove_keeps_the_others);
 	tcase_add_test(t, cursor_short_read_is_sticky);

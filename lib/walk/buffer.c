@@ -91,8 +91,24 @@ static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
 	return 1;
 }
 
+/* Whether each byte of w is 0x00 or 0xFF: all its bits equal, each (but a byte's lowest) the
+ * one below it.  A property of the bytes, whatever the host's byte order. */
+static int padding_word(uint64_t w)
+{
+	return ((w ^ (w << 1)) & UINT64_C(0xFEFEFEFEFEFEFEFE)) == 0;
+}
+
 size_t etl__walk_padding_start(const uint8_t *p, size_t from, size_t end)
 {
+	/* eight bytes at a time, then byte by byte: a partly filled 1 MiB buffer's padding walked
+	 * a byte at a time was 7 % of a conversion of TraceLoggingTester */
+	while (end > from && end - from >= 8) {
+		uint64_t w;
+		memcpy(&w, p + end - 8, 8);
+		if (!padding_word(w))
+			break;
+		end -= 8;
+	}
 	while (end > from && (p[end - 1] == 0xFF || p[end - 1] == 0))
 		end--;
 	return end;
