@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "reader/prefetch.h"
 #include "reader/reader.h"
 #include "record/record.h"
 #include "scenario.h"
@@ -351,6 +352,114 @@ START_TEST(corpus_traces_index_alike)
 }
 END_TEST
 
+/* Two indexes whose pools are laid out apart (parts appended): the same records, frames and
+ * order, their frames compared where each pool holds them. */
+static void assert_records_equal_apart(const struct etl_stacks *a, const struct etl_stacks *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(a->ndef, b->ndef);
+	ck_assert_uint_eq(a->nref, b->nref);
+	ck_assert_uint_eq(a->pool_len, b->pool_len);
+	for (i = 0; i < a->ndef; i++) {
+		const struct etl_stackdef *x = &a->def[i], *y = &b->def[i];
+		ck_assert(x->key == y->key && x->ts == y->ts && x->count == y->count && x->ptr == y->ptr);
+		ck_assert(x->count == 0 || memcmp(a->pool + x->off, b->pool + y->off, (size_t)x->count * x->ptr) == 0);
+	}
+	for (i = 0; i < a->nref; i++) {
+		const struct etl_stackref *x = &a->ref[i], *y = &b->ref[i];
+		ck_assert(x->event_ts == y->event_ts && x->tid == y->tid && x->pid == y->pid && x->ptr == y->ptr);
+		ck_assert(x->is_key == y->is_key && x->key == y->key && x->key_ts == y->key_ts && x->count == y->count);
+		ck_assert(x->is_key || x->count == 0 ||
+			  memcmp(a->pool + x->off, b->pool + y->off, (size_t)x->count * x->ptr) == 0);
+	}
+}
+
+/* The finished histories of two indexes: the same images and methods, in the same order. */
+static void assert_histories_equal(const struct etl_stacks *a, const struct etl_stacks *b)
+{
+	const struct etl_imagehist *x = &a->images, *y = &b->images;
+	const struct etl_methodhist *u = &a->methods, *v = &b->methods;
+	size_t i;
+
+	ck_assert(a->loaded && b->loaded && x->built && y->built && u->built && v->built);
+	ck_assert_uint_eq(x->nimg, y->nimg);
+	ck_assert_uint_eq(x->npids, y->npids);
+	ck_assert_uint_eq(x->dropped, y->dropped);
+	ck_assert((x->reach == NULL) == (y->reach == NULL));
+	for (i = 0; i < x->nimg; i++) {
+		const struct etl_himage *p = &x->img[i], *q = &y->img[i];
+		ck_assert(p->base == q->base && p->size == q->size && p->from == q->from && p->to == q->to);
+		ck_assert(p->pid == q->pid && p->checksum == q->checksum && p->stamp == q->stamp && p->dbg == q->dbg);
+		ck_assert_str_eq(x->pool + p->name, y->pool + q->name);
+		ck_assert(!x->reach || x->reach[i] == y->reach[i]);
+	}
+	for (i = 0; i < x->npids; i++)
+		ck_assert(x->pids[i].pid == y->pids[i].pid && x->pids[i].first == y->pids[i].first &&
+			  x->pids[i].count == y->pids[i].count && x->pids[i].max_size == y->pids[i].max_size);
+	ck_assert_uint_eq(u->nm, v->nm);
+	ck_assert_uint_eq(u->nmod, v->nmod);
+	ck_assert_uint_eq(u->max_size, v->max_size);
+	for (i = 0; i < u->nm; i++) {
+		const struct etl_method *p = &u->m[i], *q = &v->m[i];
+		ck_assert(p->start == q->start && p->module == q->module && p->from == q->from && p->to == q->to);
+		ck_assert(p->size == q->size && p->pid == q->pid);
+		ck_assert_str_eq(u->pool + p->name, v->pool + q->name);
+		ck_assert(!u->reach || u->reach[i] == v->reach[i]);
+	}
+	for (i = 0; i < u->nmod; i++)
+		ck_assert(u->mod[i].pid == v->mod[i].pid && u->mod[i].id == v->mod[i].id);
+}
+
+/* The index made on several threads - its parts loaded apart, then its stack records sorted here
+ * while the image and .NET method histories are finished on threads of their own - equals the
+ * one-thread pass's, on every corpus trace (TraceLoggingTester's 46,628 image records and
+ * perfview_net's methods are past the size where the histories get threads). */
+START_TEST(corpus_indexes_made_on_threads_alike)
+{
+	char dir[4096], path[8192];
+	DIR *dh;
+	struct dirent *de;
+	size_t tried = 0, threaded = 0;
+
+	snprintf(dir, sizeof(dir), "%s/etl", corpus_dir);
+	if (!(dh = opendir(dir))) {
+		fprintf(stderr, "check_stackindex: no corpus under %s\n", corpus_dir);
+		return;
+	}
+	while ((de = readdir(dh)) != NULL) {
+		struct etl_reader *r = etl_reader_new();
+		struct etl_stacks a, b;
+		struct trace *t;
+		int compressed;
+		if (de->d_name[0] == '.')
+			goto next;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (etl_reader_open_path(r, path) != ETL_OK || r->ntraces < 1 || r->traces[0]->ix.buffers < 2)
+			goto next;
+		t = r->traces[0];
+		compressed = (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		etl__stacks_load_threads(&a, &t->src, compressed, t->info.compression_format, &t->ix, t->ptr_size,
+					 MAX_BYTES, 0, NULL);
+		etl__stacks_load_threads(&b, &t->src, compressed, t->info.compression_format, &t->ix, t->ptr_size,
+					 MAX_BYTES, 3, NULL);
+		assert_records_equal_apart(&a, &b);
+		assert_histories_equal(&a, &b);
+		threaded += a.images.nimg >= 4096 || a.methods.nm >= 4096;
+		etl__stacks_free(&a);
+		etl__stacks_free(&b);
+		tried++;
+	next:
+		etl_reader_free(r);
+	}
+	closedir(dh);
+	if (tried)
+		ck_assert_uint_ge(threaded, 1);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("stackindex");
@@ -364,6 +473,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, a_message_owns_the_stack_records_after_it);
 	tcase_add_test(t, frames_inside_large_images_and_methods);
 	tcase_add_test(t, corpus_traces_index_alike);
+	tcase_add_test(t, corpus_indexes_made_on_threads_alike);
 	tcase_set_timeout(t, 600);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

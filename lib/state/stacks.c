@@ -157,12 +157,17 @@ static int cmp_ref(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-void etl__stacks_finish(struct etl_stacks *k)
+void etl__stacks_sort(struct etl_stacks *k)
 {
 	if (k->ndef > 1)
 		qsort(k->def, k->ndef, sizeof(*k->def), cmp_def);
 	if (k->nref > 1)
 		qsort(k->ref, k->nref, sizeof(*k->ref), cmp_ref);
+}
+
+void etl__stacks_finish(struct etl_stacks *k)
+{
+	etl__stacks_sort(k);
 	etl__imagehist_finish(&k->images);
 	etl__methodhist_finish(&k->methods);
 	k->loaded = 1;

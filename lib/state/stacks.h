@@ -77,8 +77,12 @@ int etl__stacks_add_def(struct etl_stacks *k, uint64_t key, uint64_t ts, const u
 			uint32_t count, unsigned ptr, uint64_t max_bytes);
 int etl__stacks_add_ref(struct etl_stacks *k, const struct etl_stackref *ref, const uint8_t *frames,
 			uint64_t max_bytes);
-/* Sorts what was added; marks the index loaded. */
+/* Sorts what was added (the stack records, and the image and .NET method histories: their
+ * etl__imagehist_finish, etl__methodhist_finish); marks the index loaded. */
 void etl__stacks_finish(struct etl_stacks *k);
+/* The stack records' part of it alone (the histories are independent of them: another thread
+ * may finish those meanwhile, reader/stackpass.c). */
+void etl__stacks_sort(struct etl_stacks *k);
 /* The definition a reference to key at raw time ts means, or NULL. */
 const struct etl_stackdef *etl__stacks_find_def(const struct etl_stacks *k, uint64_t key, uint64_t ts);
 /* The first deferred record naming event_ts with a thread >= tid (the next ones follow, sorted
