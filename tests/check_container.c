@@ -326,13 +326,14 @@ static void whole_gzip_refused(const uint8_t *p, size_t n, uint64_t limit)
 }
 
 /* A whole gzip member inflates at once to zlib's bytes; several members, bytes after it, a CRC-32
- * or length that its data do not have, a cut and a length beyond the spool limit are left to
- * zlib, the spool untouched.  (Without libdeflate every input is left to zlib.) */
+ * or length that its data do not have, a cut, a length beyond the spool limit and one more than
+ * 64 times the compressed bytes (WHOLE_RATIO) are left to zlib, the spool untouched.  (Without libdeflate every input is left to zlib.) */
 START_TEST(gzip_inflated_at_once_as_zlib_does)
 {
 	size_t len;
 	uint8_t *d = trace(0, &len), *back = malloc(len);
-	struct blob g = deflate_bytes(d, len, 31), two = { 0 }, h;
+	struct blob g = deflate_bytes(d, len, 31), two = { 0 }, h, z;
+	uint8_t *zeros;
 	struct etl_source src;
 	struct spool sp;
 	struct etl_diag dg;
@@ -367,6 +368,13 @@ START_TEST(gzip_inflated_at_once_as_zlib_does)
 	whole_gzip_refused(g.p, g.len, UINT64_MAX);
 	g.p[g.len - 4] ^= 3;                              /* one less */
 	whole_gzip_refused(g.p, g.len, UINT64_MAX);
+	zeros = calloc(1, (size_t)1 << 20);
+	ck_assert_ptr_nonnull(zeros);
+	z = deflate_bytes(zeros, (size_t)1 << 20, 31);    /* 1 MiB in about 1 KiB: more than 64 times */
+	ck_assert_uint_lt(z.len * 64, (size_t)1 << 20);
+	whole_gzip_refused(z.p, z.len, UINT64_MAX);
+	free(z.p);
+	free(zeros);
 	free(h.p);
 	free(two.p);
 	free(g.p);

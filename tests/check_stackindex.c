@@ -321,6 +321,17 @@ START_TEST(a_message_owns_the_stack_records_after_it)
 }
 END_TEST
 
+/* The corpus's trace folder (its path into dir), or NULL when there is none (said on stderr). */
+static DIR *open_corpus(char *dir, size_t cap)
+{
+	DIR *dh;
+
+	snprintf(dir, cap, "%s/etl", corpus_dir);
+	if (!(dh = opendir(dir)))
+		fprintf(stderr, "check_stackindex: no corpus under %s\n", corpus_dir);
+	return dh;
+}
+
 START_TEST(corpus_traces_index_alike)
 {
 	char dir[4096], path[8192];
@@ -328,11 +339,8 @@ START_TEST(corpus_traces_index_alike)
 	struct dirent *de;
 	size_t tried = 0, held = 0;
 
-	snprintf(dir, sizeof(dir), "%s/etl", corpus_dir);
-	if (!(dh = opendir(dir))) {
-		fprintf(stderr, "check_stackindex: no corpus under %s\n", corpus_dir);
+	if (!(dh = open_corpus(dir, sizeof(dir))))
 		return;
-	}
 	while ((de = readdir(dh)) != NULL) {
 		size_t n = strlen(de->d_name), len;
 		uint8_t *d;
@@ -422,11 +430,8 @@ START_TEST(corpus_indexes_made_on_threads_alike)
 	struct dirent *de;
 	size_t tried = 0, threaded = 0;
 
-	snprintf(dir, sizeof(dir), "%s/etl", corpus_dir);
-	if (!(dh = opendir(dir))) {
-		fprintf(stderr, "check_stackindex: no corpus under %s\n", corpus_dir);
+	if (!(dh = open_corpus(dir, sizeof(dir))))
 		return;
-	}
 	while ((de = readdir(dh)) != NULL) {
 		struct etl_reader *r = etl_reader_new();
 		struct etl_stacks a, b;

@@ -1,7 +1,8 @@
 /*
  * whole.c - a gzip input inflated at once: libdeflate, where the build has it, decompresses the
  * whole member - or a zip member whose sizes are known - straight into the spool's temporary
- * file (mapped, its space reserved first).
+ * file (mapped, its space reserved first), where the size it claims is at most WHOLE_RATIO times
+ * its compressed bytes.
  * About three times zlib's speed, and no copy through write().  It is only a faster way to
  * the same bytes: any input it does not take whole and clean - several members, bytes after
  * the member, damage, a trailer whose length is not the data's, a size beyond the spool limit
@@ -11,7 +12,7 @@
  * SPDX-License-Identifier: MIT
  */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* fallocate, MADV_POPULATE_WRITE */
+#define _GNU_SOURCE /* fallocate */
 #endif
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -26,6 +27,11 @@
 #include "util/cursor.h"
 
 #define GZIP_MIN 18u /* a header of 10 bytes and a trailer of 8, around an empty block at least */
+/* The most a member may claim to unpack to, over its compressed size, for this way: what a
+ * trace compresses to is far below it (TraceLoggingTester 10:1), and what a damaged or hostile
+ * archive claims then costs at most that much reserved space, never more than zlib's way would
+ * have written for its bytes (an archive of many members each claiming the spool limit) */
+#define WHOLE_RATIO 64u
 
 int etl__inflate_whole_possible(void)
 {
@@ -90,9 +96,6 @@ static uint8_t *map_spool(struct spool *sp, size_t want, size_t *map_len, uint8_
 		(void)ftruncate(sp->file->fd, (off_t)sp->end);
 		return NULL;
 	}
-#ifdef MADV_POPULATE_WRITE
-	(void)madvise(p, (size_t)len, MADV_POPULATE_WRITE); /* (one call, not a fault a page) */
-#endif
 	*map_len = (size_t)len;
 	*at = (uint8_t *)p + (sp->end - from);
 	return p;
@@ -107,7 +110,8 @@ static int whole(const struct etl_source *src, uint64_t off, uint64_t n, int raw
 	size_t map_len = 0;
 	int ok;
 
-	if (n > ETL_WHOLE_INPUT_MAX || want == 0 || want > sp->limit - sp->end || want > SIZE_MAX || !sp->file)
+	if (n == 0 || n > ETL_WHOLE_INPUT_MAX || want == 0 || want > n * WHOLE_RATIO || want > sp->limit - sp->end ||
+	    want > SIZE_MAX || !sp->file)
 		return ETL_END;
 	/* (a source in memory, or a mapped window of the temporary file, is read in place) */
 	if (!(in = src->mem ? src->mem + off : (copy = read_input(src, off, (size_t)n))))
