@@ -5,8 +5,8 @@
  * its compressed bytes.
  * About three times zlib's speed, and no copy through write().  It is only a faster way to
  * the same bytes: any input it does not take whole and clean - several members, bytes after
- * the member, damage, a trailer whose length is not the data's, a size beyond the spool limit
- * or the memory bound - comes back to the caller untouched, which then inflates it with zlib
+ * the member, damage, a trailer whose length is not the data's, a size beyond the spool limit,
+ * the ratio or the memory bound - comes back to the caller untouched, which then inflates it with zlib
  * (inflate.c), with zlib's diagnostics and what it recovers.
  *
  * SPDX-License-Identifier: MIT
@@ -89,8 +89,10 @@ static uint8_t *map_spool(struct spool *sp, size_t want, size_t *map_len, uint8_
 	/* reserved first: a page of a mapping the file system has no room for would kill the
 	 * process (SIGBUS) where write() reports it; fallocate, not posix_fallocate, which would
 	 * write every block where the file system cannot reserve */
-	if (fallocate(sp->file->fd, 0, (off_t)sp->end, (off_t)want) != 0)
+	if (fallocate(sp->file->fd, 0, (off_t)sp->end, (off_t)want) != 0) {
+		(void)ftruncate(sp->file->fd, (off_t)sp->end); /* (what a failed call may have left) */
 		return NULL;
+	}
 	p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, sp->file->fd, (off_t)from);
 	if (p == MAP_FAILED) {
 		(void)ftruncate(sp->file->fd, (off_t)sp->end);
