@@ -327,7 +327,8 @@ static void whole_gzip_refused(const uint8_t *p, size_t n, uint64_t limit)
 
 /* A whole gzip member inflates at once to zlib's bytes; several members, bytes after it, a CRC-32
  * or length that its data do not have, a cut, a length beyond the spool limit and one more than
- * 64 times the compressed bytes (WHOLE_RATIO) are left to zlib, the spool untouched.  (Without libdeflate every input is left to zlib.) */
+ * 64 times the compressed bytes (WHOLE_RATIO) are left to zlib, the spool untouched.  (Without
+ * libdeflate every input is left to zlib.) */
 START_TEST(gzip_inflated_at_once_as_zlib_does)
 {
 	size_t len;
