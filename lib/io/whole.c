@@ -44,19 +44,6 @@ int etl__inflate_whole_possible(void)
 
 #if defined(ETL_HAVE_LIBDEFLATE) && defined(ETL_HAVE_FALLOCATE)
 
-/* n compressed bytes of src at off, read into memory: NULL when they cannot be. */
-static uint8_t *read_input(const struct etl_source *src, uint64_t off, size_t n)
-{
-	struct etl_diag ignored;
-	uint8_t *in = etl__malloc(n ? n : 1);
-
-	if (in && etl__source_read(src, off, in, n, &ignored) != ETL_OK) {
-		etl__free(in);
-		in = NULL;
-	}
-	return in;
-}
-
 /* Inflates in (n bytes: one gzip member, or raw deflate) into out (exactly want bytes); whether
  * it all went, every input byte used. */
 static int inflate_all(const uint8_t *in, size_t n, int raw, uint8_t *out, size_t want)
@@ -110,14 +97,19 @@ static int whole(const struct etl_source *src, uint64_t off, uint64_t n, int raw
 	uint8_t *copy = NULL, *map, *out;
 	const uint8_t *in;
 	size_t map_len = 0;
+	struct etl_diag ignored;
 	int ok;
 
 	if (n == 0 || n > ETL_WHOLE_INPUT_MAX || want == 0 || want > n * WHOLE_RATIO || want > sp->limit - sp->end ||
 	    want > SIZE_MAX || !sp->file)
 		return ETL_END;
 	/* (a source in memory, or a mapped window of the temporary file, is read in place) */
-	if (!(in = src->mem ? src->mem + off : (copy = read_input(src, off, (size_t)n))))
+	if (!src->mem && !(copy = etl__malloc((size_t)n)))
 		return ETL_END;
+	if (!(in = etl__source_view(src, off, (size_t)n, copy, &ignored))) {
+		etl__free(copy);
+		return ETL_END;
+	}
 	if (!(map = map_spool(sp, (size_t)want, &map_len, &out))) {
 		etl__free(copy);
 		return ETL_END;
