@@ -361,10 +361,7 @@ static int plan_read_stacks(struct etl_reader *r, struct etl_slices *p, struct t
 	}
 	st = plan_read(p, t, pr, (unsigned)r->options[ETL_OPTION_THREADS]);
 	if (pr->stacks && st == ETL_OK && !pr->stacks_short) {
-		if (r->options[ETL_OPTION_THREADS])
-			etl__stacks_finish_threads(&t->stacks);
-		else
-			etl__stacks_finish(&t->stacks);
+		etl__stacks_finish_threads(&t->stacks, (unsigned)r->options[ETL_OPTION_THREADS]);
 		atomic_store_explicit(&t->stacks_ready, 1, memory_order_release);
 	} else if (pr->stacks) {
 		etl__stacks_free(&t->stacks); /* (the reader's own pass makes it when asked) */

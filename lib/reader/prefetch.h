@@ -115,9 +115,9 @@ void etl__prefacts_free(struct etl_prefacts *fx);
 size_t etl__prefetch_parse_max(size_t njobs);
 /* The bytes of facts each of njobs jobs reads at most (0: none). */
 size_t etl__prefetch_fact_max(size_t njobs);
-/* etl__stacks_finish, its image and .NET method histories sorted on threads of their own where
- * they are large (the same index). */
-void etl__stacks_finish_threads(struct etl_stacks *k);
+/* etl__stacks_finish; with threads (ETL_OPTION_THREADS) not 0, its image and .NET method
+ * histories sorted on threads of their own where they are large (the same index). */
+void etl__stacks_finish_threads(struct etl_stacks *k, unsigned threads);
 /* etl__stacks_load on up to 4 threads (the caller's and up to `threads` more; 0: the caller's
  * alone, in one pass): each loads a contiguous part of the buffers into an index of its own,
  * with a share of max_bytes; the parts

@@ -50,15 +50,18 @@ static void *finish_methods(void *arg)
 	return NULL;
 }
 
-/* etl__stacks_finish with its three independent parts on threads of their own where they are
- * large: the image history and the .NET method history (each a sort, a replay and another
- * sort: 39 and 38 M instructions of TraceLoggingTester's), the stack records here.  Each part
- * is the one-thread code on data no other part touches, so the index is the same. */
-void etl__stacks_finish_threads(struct etl_stacks *k)
+/* etl__stacks_finish with, where threads are allowed, its three independent parts on threads of
+ * their own where they are large: the image history and the .NET method history (each a sort, a
+ * replay and another sort: 39 and 38 M instructions of TraceLoggingTester's), the stack records
+ * here.  Each part is the one-thread code on data no other part touches, so the index is the
+ * same. */
+void etl__stacks_finish_threads(struct etl_stacks *k, unsigned threads)
 {
 	pthread_t ti, tm;
-	int si = k->images.nrec >= FINISH_ALONE && pthread_create(&ti, NULL, finish_images, &k->images) == 0;
-	int sm = k->methods.nrec >= FINISH_ALONE && pthread_create(&tm, NULL, finish_methods, &k->methods) == 0;
+	int si = threads && k->images.nrec >= FINISH_ALONE &&
+		 pthread_create(&ti, NULL, finish_images, &k->images) == 0;
+	int sm = threads && k->methods.nrec >= FINISH_ALONE &&
+		 pthread_create(&tm, NULL, finish_methods, &k->methods) == 0;
 
 	etl__stacks_sort(k);
 	if (si)
@@ -140,7 +143,7 @@ void etl__stacks_load_threads(struct etl_stacks *k, const struct etl_source *src
 		etl__walk_keep_free(&parts[i].keep);
 	}
 	if (whole)
-		etl__stacks_finish_threads(k);
+		etl__stacks_finish_threads(k, threads);
 	else
 		load_one(k, src, compressed, compression_format, ix, ptr_size, max_bytes, keep);
 }
