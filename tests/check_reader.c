@@ -580,6 +580,8 @@ static uint64_t run_digest(const uint8_t *d, size_t len, int threads, unsigned *
 	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
 	h = digest_events(r, 0, events, errors);
 	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, 1), ETL_E_MISUSE); /* too late */
+	/* with helpers, every buffer is loaded by them, each stream's first one too */
+	ck_assert_uint_eq(r->loaded_here, 0);
 	etl_reader_free(r);
 	return h;
 }

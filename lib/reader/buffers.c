@@ -196,12 +196,12 @@ static int take_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 	return next_entry(r, s, e);
 }
 
-/* With helpers: hands the stream's next buffers to them, up to PF_DEPTH: they load
- * (decompress) each and parse its records ahead (etl__prefetch_parse), the work worth moving off
- * this thread. */
-static void prefetch_next(struct etl_reader *r, struct stream *s)
+/* With helpers: hands the stream's next buffers to them, up to depth (at most PF_DEPTH): they
+ * load (decompress) each and parse its records ahead (etl__prefetch_parse), the work worth moving
+ * off this thread. */
+void etl__stream_prefetch(struct etl_reader *r, struct stream *s, unsigned depth)
 {
-	while (s->pf && s->pf_count < PF_DEPTH && !s->take_failed) {
+	while (s->pf && s->pf_count < depth && s->pf_count < PF_DEPTH && !s->take_failed) {
 		struct etl_bufent e;
 		struct etl_pfjob *j;
 		int got = next_entry(r, s, &e);
@@ -233,8 +233,9 @@ int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status)
 		got = take_entry(r, s, &e);
 		if (got <= 0)
 			return got;
+		r->loaded_here += s->pf != NULL;
 		*status = load_buffer(r, s, &e);
 	}
-	prefetch_next(r, s);
+	etl__stream_prefetch(r, s, PF_DEPTH);
 	return 1;
 }

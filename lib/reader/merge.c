@@ -551,7 +551,10 @@ static int start_iteration(struct etl_reader *r)
 	for (ti = 0; ti < r->ntraces; ti++) /* (with per-CPU streams: make_streams) */
 		if (r->traces[ti]->slice && r->order == ETL_ORDER_TIME && r->traces[ti]->ix.buffers > 1)
 			slice_start(r, r->traces[ti]);
-	/* primed in order: a CPU stream's first buffer may queue the buffers of later streams */
+	/* the helpers load each stream's first buffer (and parse it) while the streams are primed;
+	 * handed over in order: a CPU stream's first buffer may queue the buffers of later streams */
+	for (i = 0; r->pf && i < k; i++)
+		etl__stream_prefetch(r, &r->streams[i], 1);
 	for (i = 0; i < k; i++) {
 		struct stream *s = &r->streams[i];
 		stream_advance(r, s);

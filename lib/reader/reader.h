@@ -160,6 +160,7 @@ struct etl_reader {
 	int has_err;
 	uint64_t counts[ETL_COUNT_COUNT_];
 	uint64_t lent; /* buffers loaded from a plan's keep (tests, measurements) */
+	uint64_t loaded_here; /* buffers a stream with helpers loaded on this thread (tests) */
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
 	struct etl_manifests *shared_manifests; /* etl_reader_use_manifests: a reference, or NULL */
@@ -197,6 +198,9 @@ void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t)
 /* Loads the stream's next buffer: 1 with *status that of the load (s->diag set when it is not
  * ETL_OK), 0 at the stream's end, -1 out of memory (s->diag set). */
 int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status);
+/* With helpers (r->pf, s->pf): hands the stream's next buffers to them until depth (at most
+ * PF_DEPTH) are with them; etl__stream_load_next takes the oldest. */
+void etl__stream_prefetch(struct etl_reader *r, struct stream *s, unsigned depth);
 
 /* deliver.c */
 /* The most the trace's decompressed buffers can take in a keep (walk/keep.h). */
