@@ -287,6 +287,78 @@ START_TEST(gzip_crc_mismatch_is_reported)
 }
 END_TEST
 
+/* Member g (as zlib writes it: no optional field) with a header CRC (FLG.FHCRC) - right, or one
+ * bit off - after optional fields: extra bytes (xlen; none: -1), a name and a comment (their
+ * lengths before the zero; none: -1). */
+static struct blob header_crc_member(const struct blob *g, int xlen, int name, int comment, int right)
+{
+	struct blob h = { 0 };
+	uint8_t flg = 2 | (xlen >= 0 ? 4 : 0) | (name >= 0 ? 8 : 0) | (comment >= 0 ? 16 : 0), fill[600];
+	uint32_t c;
+
+	ck_assert_uint_eq(g->p[3], 0);
+	memset(fill, 'n', sizeof(fill));
+	put(&h, g->p, 3);
+	put(&h, &flg, 1);
+	put(&h, g->p + 4, 6);
+	if (xlen >= 0) {
+		put16(&h, (unsigned)xlen);
+		put(&h, fill, (size_t)xlen); /* (no zero: it does not end at one) */
+	}
+	if (name >= 0)
+		put(&h, fill, (size_t)name + 1), h.p[h.len - 1] = 0;
+	if (comment >= 0)
+		put(&h, fill, (size_t)comment + 1), h.p[h.len - 1] = 0;
+	c = (uint32_t)crc32(0, h.p, (uInt)h.len) ^ (right ? 0 : 0x100);
+	put16(&h, c & 0xFFFF);
+	put(&h, g->p + 10, g->len - 10);
+	return h;
+}
+
+/* A gzip header with its own CRC (FLG.FHCRC: the low 16 bits of the CRC-32 of the header's bytes
+ * before it) is checked, in every build: one that matches opens as without it, whatever optional
+ * fields come before it (names longer than what is read at once, an empty extra field); one that
+ * does not is damage at the CRC, said as zlib says it (the open's error: that damage, then what it
+ * left), and nothing of its member is read. */
+START_TEST(gzip_header_crc_is_checked)
+{
+	static const int fields[][3] = { { -1, -1, -1 }, { 0, -1, 0 }, { 300, 257, -1 }, { -1, 0, 511 }, { 1, 256, 255 } };
+	size_t len, i;
+	uint8_t *d = trace(0, &len);
+	struct blob g = deflate_bytes(d, len, 31), h, two = { 0 };
+	struct tally t;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		struct etl_reader *r = etl_reader_new();
+		h = header_crc_member(&g, fields[i][0], fields[i][1], fields[i][2], 1);
+		ck_assert_int_eq(open_and_drain(h.p, h.len, &t, NULL), ETL_OK);
+		ck_assert_uint_eq(t.events, NREC + 1);
+		ck_assert_uint_eq(t.errors, 0);
+		free(h.p);
+		h = header_crc_member(&g, fields[i][0], fields[i][1], fields[i][2], 0);
+		ck_assert_int_ne(etl_reader_open_memory(r, h.p, h.len, "archive"), ETL_OK);
+		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)), h.len - g.len + 10 - 2);
+		ck_assert_msg(strstr(etl_error_message(etl_reader_error(r)),
+				     "gzip data is corrupt: header crc mismatch (0 bytes recovered): not a trace"),
+			      "%s", etl_error_message(etl_reader_error(r)));
+		etl_reader_free(r);
+		if (i + 1 < sizeof(fields) / sizeof(fields[0]))
+			free(h.p);
+	}
+	/* a second member whose header's differs: the first one's trace, then that damage */
+	put(&two, g.p, g.len);
+	put(&two, h.p, h.len);
+	ck_assert_int_eq(open_and_drain(two.p, two.len, &t, NULL), ETL_OK);
+	ck_assert_uint_eq(t.events, NREC + 1);
+	ck_assert_uint_eq(t.errors, 1);
+	ck_assert_msg(strstr(t.first_msg, "gzip data is corrupt: header crc mismatch") != NULL, "%s", t.first_msg);
+	free(two.p);
+	free(h.p);
+	free(g.p);
+	free(d);
+}
+END_TEST
+
 /* ---- inflating at once (whole.c) against zlib ---- */
 
 /* The spool's file's size on disk, and its bytes from start (n of them, into out). */
@@ -831,6 +903,7 @@ int main(void)
 	tcase_add_test(t, open_same_shares_the_unpacked_traces);
 	tcase_add_test(t, gzip_truncated_and_corrupt);
 	tcase_add_test(t, gzip_crc_mismatch_is_reported);
+	tcase_add_test(t, gzip_header_crc_is_checked);
 	tcase_add_test(t, gzip_inflated_at_once_as_zlib_does);
 	tcase_add_test(t, zip_member_inflated_at_once_after_another);
 	tcase_add_test(t, zip_two_traces_and_a_log);

@@ -145,6 +145,68 @@ static int member_end(const struct etl_source *src, uint64_t end, struct member_
 	return st;
 }
 
+#define GZIP_FEXTRA 4u
+#define GZIP_FHCRC 2u
+#define GZIP_FNAME 8u
+#define GZIP_FCOMMENT 16u
+
+/* The CRC-32 of the header bytes from *pos on - n of them, or (to_zero) those up to and with the
+ * first zero byte - continued into *crc, *pos moved past them: 0, or -1 where the stream ends
+ * first. */
+static int header_span(const struct etl_source *src, uint64_t *pos, uint64_t end, uint64_t n, int to_zero,
+		       uint32_t *crc)
+{
+	uint8_t b[256];
+	struct etl_diag ignored;
+	int more = to_zero || n > 0;
+
+	while (more) {
+		size_t k = !to_zero && n < sizeof(b) ? (size_t)n : sizeof(b), z = 0;
+		if (end - *pos < k)
+			k = (size_t)(end - *pos);
+		if (k == 0 || etl__source_read(src, *pos, b, k, &ignored) != ETL_OK)
+			return -1;
+		if (to_zero) {
+			while (z < k && b[z])
+				z++;
+			more = z == k;
+			k = more ? k : z + 1; /* (with its zero) */
+		} else {
+			more = (n -= k) > 0;
+		}
+		*crc = etl__crc32(*crc, b, k);
+		*pos += k;
+	}
+	return 0;
+}
+
+int etl__gzip_header_check(const struct etl_source *src, uint64_t at, uint64_t end, struct etl_diag *d)
+{
+	uint8_t h[10], x[2];
+	uint64_t pos = at + 10;
+	uint32_t crc;
+	struct etl_diag ignored;
+
+	if (at > end || end - at < 12 || etl__source_read(src, at, h, 10, &ignored) != ETL_OK || h[0] != 0x1f ||
+	    h[1] != 0x8b || !(h[3] & GZIP_FHCRC))
+		return ETL_OK;
+	crc = etl__crc32(0, h, 10);
+	if (h[3] & GZIP_FEXTRA) {
+		if (end - pos < 2 || etl__source_read(src, pos, x, 2, &ignored) != ETL_OK)
+			return ETL_OK;
+		pos += 2;
+		crc = etl__crc32(crc, x, 2);
+		if (header_span(src, &pos, end, etl_le16(x), 0, &crc) != 0)
+			return ETL_OK;
+	}
+	if (((h[3] & GZIP_FNAME) && header_span(src, &pos, end, 0, 1, &crc) != 0) ||
+	    ((h[3] & GZIP_FCOMMENT) && header_span(src, &pos, end, 0, 1, &crc) != 0) || end - pos < 2 ||
+	    etl__source_read(src, pos, x, 2, &ignored) != ETL_OK || etl_le16(x) == (crc & 0xFFFFu))
+		return ETL_OK;
+	etl__diag_set(d, ETL_E_FORMAT, pos, "gzip data is corrupt: header crc mismatch");
+	return ETL_E_FORMAT;
+}
+
 /*
  * Inflates from src at off (at most avail_in bytes) into the sink.  raw: a raw deflate stream
  * (zip); else a gzip stream, whose later members are inflated too.  *used receives the compressed
@@ -168,9 +230,11 @@ int etl__inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail
 		return ETL_E_NOMEM;
 	}
 #if ZLIB_VERNUM >= 0x1290
-	mc.own = !raw && inflateValidate(&z, 0) == Z_OK; /* (zlib then checks no member's CRC-32) */
+	mc.own = !raw && inflateValidate(&z, 0) == Z_OK; /* (zlib then checks no CRC: header nor data) */
 #endif
-	for (;;) {
+	if (mc.own)
+		st = etl__gzip_header_check(src, off, end, d); /* (its member not inflated, as zlib does) */
+	while (st == ETL_OK) {
 		uint8_t magic[2];
 		uint64_t here;
 
@@ -195,8 +259,12 @@ int etl__inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail
 			st = member_end(src, here, &mc, d);
 		/* gzip: another member may follow (as `cat a.gz b.gz` makes) */
 		if (st == ETL_END && !raw && end - here >= 2 && etl__source_read(src, here, magic, 2, d) == ETL_OK &&
-		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK)
-			continue;
+		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK) {
+			if (!mc.own || (st = etl__gzip_header_check(src, here, end, d)) == ETL_OK)
+				continue;
+			*used = here - off;
+			break;
+		}
 		*used = here - off;
 		if (st == ETL_END)
 			st = ETL_OK;

@@ -46,6 +46,11 @@ int etl__sink_count(void *ctx, const uint8_t *p, size_t n, uint64_t at, struct e
  * came before. */
 int etl__inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail_in, int raw, etl_sink_fn sink,
 		      void *ctx, uint64_t *used, struct etl_diag *d);
+/* Checks the header CRC of the gzip member at `at` (of a stream ending at `end`) where its FLG
+ * says it has one (FHCRC: the low 16 bits of the CRC-32 of the header's bytes before it), as zlib
+ * does when it checks the member's data itself: ETL_E_FORMAT with d set when it differs, else
+ * ETL_OK - also where the header is cut or is not one, which inflating then says. */
+int etl__gzip_header_check(const struct etl_source *src, uint64_t at, uint64_t end, struct etl_diag *d);
 /* The largest gzip input inflated at once (etl__inflate_whole_gzip reads it into memory). */
 #define ETL_WHOLE_INPUT_MAX ((uint64_t)256 << 20)
 /* Inflates the whole of src - one gzip member, up to ETL_WHOLE_INPUT_MAX bytes, which ends

@@ -132,7 +132,9 @@ int etl__inflate_whole_gzip(const struct etl_source *src, struct spool *sp, uint
 	uint8_t trailer[4];
 	struct etl_diag ignored;
 
+	/* (libdeflate skips a header CRC: a member whose header's differs is zlib's to say) */
 	if (src->size < GZIP_MIN || etl__source_read(src, src->size - 4, trailer, 4, &ignored) != ETL_OK ||
+	    etl__gzip_header_check(src, 0, src->size, &ignored) != ETL_OK ||
 	    whole(src, 0, src->size, 0, etl_le32(trailer), sp) != ETL_OK) /* (the length mod 2^32) */
 		return ETL_END;
 	*used = src->size;

@@ -256,7 +256,13 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 			if (m->damaged) /* the cause first, then what it did to the buffers */
 				push_diag(r, &m->diag, r->ntraces - 1, q_at);
 		} else if (st != ETL_E_NOMEM && !have_first) {
-			etl__diag_set(&first, r->err.code, r->err.offset, "%.*s", (int)sizeof(first.msg) - 1, r->err.msg);
+			if (m->damaged) { /* what unpacking it met first, then what that left */
+				first = m->diag;
+				etl__diag_append(&first, ": %s", r->err.msg);
+			} else {
+				etl__diag_set(&first, r->err.code, r->err.offset, "%.*s", (int)sizeof(first.msg) - 1,
+					      r->err.msg);
+			}
 			have_first = 1;
 		}
 	}
