@@ -168,6 +168,7 @@ static uint8_t *trace(int ptr32, size_t *len)
 struct tally {
 	unsigned events, errors;
 	int fatal, first_trace; /* the first error's trace index */
+	uint64_t first_off;     /* and its offset */
 	char first_msg[320];
 	unsigned per_trace[4];
 };
@@ -190,6 +191,7 @@ static int open_and_drain(const uint8_t *p, size_t n, struct tally *t, struct et
 			if (t->errors++ == 0) {
 				snprintf(t->first_msg, sizeof(t->first_msg), "%s", etl_error_message(etl_reader_error(r)));
 				t->first_trace = etl_error_trace_index(etl_reader_error(r));
+				t->first_off = etl_error_offset(etl_reader_error(r));
 			}
 			if (etl_error_is_fatal(etl_reader_error(r))) {
 				t->fatal = 1;
@@ -249,12 +251,27 @@ START_TEST(gzip_truncated_and_corrupt)
 	ck_assert_uint_ge(t.errors, 1);
 	ck_assert(!t.fatal);
 	ck_assert_ptr_nonnull(strstr(t.first_msg, "gzip stream ends early"));
-	/* corruption in the middle: what inflated before it is kept */
+	/* corruption in the middle: what inflated before it is kept; the damage is said where it is
+	 * found - never before the bytes set (here the trailer's check finds it) */
 	memset(g.p + g.len / 2, 0xA5, 64);
 	ck_assert_int_eq(open_and_drain(g.p, g.len, &t, NULL), ETL_OK);
 	ck_assert_uint_ge(t.errors, 1);
 	ck_assert_uint_gt(t.events, 0);
 	ck_assert(!t.fatal);
+	ck_assert_ptr_nonnull(strstr(t.first_msg, "gzip data is corrupt"));
+	ck_assert_uint_ge(t.first_off, g.len / 2);
+	/* a block type that does not exist, in the first byte of the data: said where inflate
+	 * stopped reading, just past it - not at the start of what inflate was given */
+	g.p[10] = 0x07; /* BFINAL 1, BTYPE 3 */
+	ck_assert_int_lt(open_and_drain(g.p, g.len, &t, NULL), 0);
+	{
+		struct etl_reader *r = etl_reader_new();
+		ck_assert_int_ne(etl_reader_open_memory(r, g.p, g.len, "archive"), ETL_OK);
+		ck_assert_msg(strstr(etl_error_message(etl_reader_error(r)), "gzip data is corrupt: invalid block type"), "%s",
+			      etl_error_message(etl_reader_error(r)));
+		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)), 11);
+		etl_reader_free(r);
+	}
 	/* cut inside the gzip header: nothing to read */
 	ck_assert_int_lt(open_and_drain(g.p, 12, &t, NULL), 0);
 	free(g.p);

@@ -94,6 +94,7 @@ struct member_check {
 static int inflate_step(z_stream *z, uint8_t *buf, int raw, etl_sink_fn sink, void *ctx, uint64_t at,
 			struct member_check *mc, struct etl_diag *d)
 {
+	uInt had = z->avail_in;
 	int zr, st;
 
 	z->next_out = buf;
@@ -113,7 +114,8 @@ static int inflate_step(z_stream *z, uint8_t *buf, int raw, etl_sink_fn sink, vo
 	}
 	if ((zr != Z_OK && zr != Z_BUF_ERROR) || (zr == Z_BUF_ERROR && z->avail_in != 0)) {
 		int code = zr == Z_MEM_ERROR ? ETL_E_NOMEM : ETL_E_FORMAT;
-		etl__diag_set(d, code, at, "%s data is corrupt: %s", raw ? "deflate" : "gzip",
+		/* where inflate stopped reading: at the damage or just past it (zlib names no bit) */
+		etl__diag_set(d, code, at + (had - z->avail_in), "%s data is corrupt: %s", raw ? "deflate" : "gzip",
 			      z->msg ? z->msg : "inflate failed");
 		return code;
 	}
