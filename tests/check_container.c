@@ -168,7 +168,7 @@ static uint8_t *trace(int ptr32, size_t *len)
 struct tally {
 	unsigned events, errors;
 	int fatal, first_trace; /* the first error's trace index */
-	uint64_t first_off;     /* and its offset */
+	uint64_t first_off;     /* and its offset (or the open's error's) */
 	char first_msg[320];
 	unsigned per_trace[4];
 };
@@ -201,6 +201,7 @@ static int open_and_drain(const uint8_t *p, size_t n, struct tally *t, struct et
 		st = ETL_OK;
 	} else {
 		snprintf(t->first_msg, sizeof(t->first_msg), "%s", etl_error_message(etl_reader_error(r)));
+		t->first_off = etl_error_offset(etl_reader_error(r));
 	}
 	if (keep)
 		*keep = r;
@@ -264,14 +265,8 @@ START_TEST(gzip_truncated_and_corrupt)
 	 * stopped reading, just past it - not at the start of what inflate was given */
 	g.p[10] = 0x07; /* BFINAL 1, BTYPE 3 */
 	ck_assert_int_lt(open_and_drain(g.p, g.len, &t, NULL), 0);
-	{
-		struct etl_reader *r = etl_reader_new();
-		ck_assert_int_ne(etl_reader_open_memory(r, g.p, g.len, "archive"), ETL_OK);
-		ck_assert_msg(strstr(etl_error_message(etl_reader_error(r)), "gzip data is corrupt: invalid block type"), "%s",
-			      etl_error_message(etl_reader_error(r)));
-		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)), 11);
-		etl_reader_free(r);
-	}
+	ck_assert_msg(strstr(t.first_msg, "gzip data is corrupt: invalid block type"), "%s", t.first_msg);
+	ck_assert_uint_eq(t.first_off, 11);
 	/* cut inside the gzip header: nothing to read */
 	ck_assert_int_lt(open_and_drain(g.p, 12, &t, NULL), 0);
 	free(g.p);
@@ -346,19 +341,16 @@ START_TEST(gzip_header_crc_is_checked)
 	struct tally t;
 
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		struct etl_reader *r = etl_reader_new();
 		h = header_crc_member(&g, fields[i][0], fields[i][1], fields[i][2], 1);
 		ck_assert_int_eq(open_and_drain(h.p, h.len, &t, NULL), ETL_OK);
 		ck_assert_uint_eq(t.events, NREC + 1);
 		ck_assert_uint_eq(t.errors, 0);
 		free(h.p);
 		h = header_crc_member(&g, fields[i][0], fields[i][1], fields[i][2], 0);
-		ck_assert_int_ne(etl_reader_open_memory(r, h.p, h.len, "archive"), ETL_OK);
-		ck_assert_uint_eq(etl_error_offset(etl_reader_error(r)), h.len - g.len + 10 - 2);
-		ck_assert_msg(strstr(etl_error_message(etl_reader_error(r)),
-				     "gzip data is corrupt: header crc mismatch (0 bytes recovered): not a trace"),
-			      "%s", etl_error_message(etl_reader_error(r)));
-		etl_reader_free(r);
+		ck_assert_int_ne(open_and_drain(h.p, h.len, &t, NULL), ETL_OK);
+		ck_assert_uint_eq(t.first_off, h.len - g.len + 10 - 2);
+		ck_assert_msg(strstr(t.first_msg, "gzip data is corrupt: header crc mismatch (0 bytes recovered): not a trace"),
+			      "%s", t.first_msg);
 		if (i + 1 < sizeof(fields) / sizeof(fields[0]))
 			free(h.p);
 	}

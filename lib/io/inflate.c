@@ -261,12 +261,9 @@ int etl__inflate_into(const struct etl_source *src, uint64_t off, uint64_t avail
 			st = member_end(src, here, &mc, d);
 		/* gzip: another member may follow (as `cat a.gz b.gz` makes) */
 		if (st == ETL_END && !raw && end - here >= 2 && etl__source_read(src, here, magic, 2, d) == ETL_OK &&
-		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK) {
-			if (!mc.own || (st = etl__gzip_header_check(src, here, end, d)) == ETL_OK)
-				continue;
-			*used = here - off;
-			break;
-		}
+		    magic[0] == 0x1f && magic[1] == 0x8b && inflateReset(&z) == Z_OK &&
+		    (!mc.own || (st = etl__gzip_header_check(src, here, end, d)) == ETL_OK))
+			continue;
 		*used = here - off;
 		if (st == ETL_END)
 			st = ETL_OK;
