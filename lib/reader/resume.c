@@ -20,7 +20,6 @@ void etl__slice_state_free(struct slice_state *s)
 	etl__free(s->cpus);
 	etl__free(s->recs);
 	etl__free(s->mem);
-	etl__free(s->facts);
 	etl__free(s);
 }
 
@@ -92,9 +91,8 @@ static int read_cpus(struct etl_cursor *c, struct slice_state *s, struct etl_dia
 }
 
 /* One record: its fields, its bytes a record that describes something, and its fact, made of
- * this host into *facts (moved on past it). */
-static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, uint8_t **facts,
-		    struct etl_diag *d)
+ * this host where it lies (the state's bytes are the reader's own copy). */
+static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_rec *x, struct etl_diag *d)
 {
 	size_t at = c->pos, adv, padded, fpadded;
 	const uint8_t *fact;
@@ -118,10 +116,9 @@ static int read_rec(struct etl_cursor *c, struct slice_state *s, struct slice_re
 	fact = cur_take(c, fpadded);
 	x->fact = NULL;
 	if (x->fact_len) {
-		if (etl__fact_from_le(fact, x->fact_len, *facts) != 0)
+		if (etl__fact_from_le(fact, x->fact_len, (uint8_t *)fact) != 0)
 			return bad(d, at + SLICE_REC + padded, "a record's fact that is not one");
-		x->fact = *facts;
-		*facts += fpadded;
+		x->fact = fact;
 	}
 	if (x->ci >= s->ncpus || s->cpus[x->ci].cpu != x->cpu || (x->flags & ~(unsigned)SLICE_REC_COMPRESSED) ||
 	    x->ordinal == 0 || x->ordinal >= s->buffers)
@@ -138,7 +135,6 @@ static int slice_parse(const void *bytes, size_t len, struct slice_state *s, str
 	struct etl_cursor c;
 	uint64_t nrec;
 	size_t ncpus, i;
-	uint8_t *facts;
 	int st;
 
 	if (!(s->mem = etl__malloc(len ? len : 1)))
@@ -151,13 +147,12 @@ static int slice_parse(const void *bytes, size_t len, struct slice_state *s, str
 	s->nrec = (size_t)nrec;
 	s->cpus = etl__calloc(ncpus + 1, sizeof(*s->cpus));
 	s->recs = etl__calloc(s->nrec + 1, sizeof(*s->recs));
-	facts = s->facts = etl__malloc(len + 8); /* (the facts take no more than the bytes hold) */
-	if (!s->cpus || !s->recs || !facts)
+	if (!s->cpus || !s->recs)
 		goto nomem;
 	if ((st = read_cpus(&c, s, d)) != ETL_OK)
 		return st;
 	for (i = 0; i < s->nrec; i++)
-		if ((st = read_rec(&c, s, &s->recs[i], &facts, d)) != ETL_OK)
+		if ((st = read_rec(&c, s, &s->recs[i], d)) != ETL_OK)
 			return st;
 	if (cur_left(&c))
 		return bad(d, c.pos, "bytes after the last record");

@@ -139,8 +139,7 @@ struct slice_state {
 	size_t ncpus;
 	struct slice_rec *recs;
 	size_t nrec;
-	uint8_t *mem;
-	uint8_t *facts; /* the records' facts, of this host */
+	uint8_t *mem;   /* a copy of the bytes: the records, and their facts made of this host in place */
 };
 void etl__slice_state_free(struct slice_state *s);
 /* At the opening of input t (its header buffer h read): takes its buffers as the state says

@@ -115,7 +115,8 @@ int etl__fact_from_le(const uint8_t *in, size_t n, uint8_t *out)
 			return -1;
 	}
 	memcpy(out, &f, sizeof(f));
-	memcpy(out + FACT_HEAD, in + FACT_HEAD, n - FACT_HEAD);
+	if (out != in)
+		memcpy(out + FACT_HEAD, in + FACT_HEAD, n - FACT_HEAD);
 	return 0;
 }
 

@@ -36,8 +36,9 @@ size_t etl__fact_build(uint8_t **buf, size_t *cap, const struct etl_decoded *d, 
 /* A blob as bytes of the same meaning on every host (little-endian; a time slice's state
  * carries them, reader/slice.c): len bytes into out. */
 void etl__fact_to_le(const uint8_t *blob, size_t len, uint8_t *out);
-/* The blob of this host from n such bytes, into out (n bytes): 0, or -1 when they are not one
- * (fewer than a header, a bit of no field, a text outside them or without its NUL). */
+/* The blob of this host from n such bytes, into out (n bytes; out may be in: made in place): 0,
+ * or -1 when they are not one (fewer than a header, a bit of no field, a text outside them or
+ * without its NUL). */
 int etl__fact_from_le(const uint8_t *in, size_t n, uint8_t *out);
 /* The header of a blob made by etl__fact_build. */
 void etl__fact_read(const uint8_t *blob, struct etl_fact *f);
