@@ -378,6 +378,12 @@ ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
  */
 ETL_API const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len);
 /**
+ * The bytes etl_slices_state() gives for slice @p i, without writing them (it counts the records
+ * the state holds): what a caller weighs the slices by.  0 on a bad argument.
+ * @since 0.2
+ */
+ETL_API size_t etl_slices_state_size(const struct etl_slices *p, size_t i);
+/**
  * Whether the plan's slices, read one after another, deliver exactly the events of a whole
  * reading, in its order: every data buffer read lightly as the reader reads it (records that
  * parse, none taken in by another's size, each CPU's times never going back) and nothing the

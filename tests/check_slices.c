@@ -268,7 +268,7 @@ START_TEST(slices_borrow_what_the_plan_decompressed)
 END_TEST
 
 /* Each state's bytes are all written (the padding and the reserved fields too): made again over
- * memory filled with another byte, they are the same. */
+ * memory filled with another byte, they are the same; etl_slices_state_size says how many. */
 static void assert_states_every_byte_written(struct etl_slices *p)
 {
 	size_t i, len, again;
@@ -277,6 +277,7 @@ static void assert_states_every_byte_written(struct etl_slices *p)
 		const void *state = etl_slices_state(p, i, &len);
 		uint8_t *copy = malloc(len);
 		ck_assert_ptr_nonnull(state);
+		ck_assert_uint_eq(etl_slices_state_size(p, i), len);
 		ck_assert_ptr_nonnull(copy);
 		memcpy(copy, state, len);
 		memset(p->out, 0xA5, p->out_cap);
@@ -314,6 +315,8 @@ START_TEST(states_skip_buffers)
 	ck_assert_ptr_nonnull(state);
 	ck_assert_uint_eq(slen, 96); /* the first slice skips nothing */
 	ck_assert_ptr_null(etl_slices_state(p, k, &slen));
+	ck_assert_uint_eq(etl_slices_state_size(p, k), 0);
+	ck_assert_uint_eq(etl_slices_state_size(NULL, 0), 0);
 	assert_states_every_byte_written(p);
 	ck_assert_ptr_null(etl_reader_plan_slices(r, 0, 4097));
 	ck_assert_ptr_null(etl_reader_plan_slices(r, 1, 4));

@@ -413,19 +413,19 @@ static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
  * reader (its state, the window's end moved).  0 without memory. */
 static size_t make_spans(struct spool *sp, uint64_t bytes)
 {
-	size_t k0 = etl_slices_count(sp->plan), i, len;
+	size_t k0 = etl_slices_count(sp->plan), i;
 	uint64_t all = 0;
 
 	if (!(sp->first = calloc(k0 + 1, sizeof(*sp->first))))
 		return 0;
 	for (i = 1; i < k0; i++)
-		all += etl_slices_state(sp->plan, i, &len) ? len : 0;
+		all += etl_slices_state_size(sp->plan, i);
 	sp->k = 0;
 	for (i = 0; i < k0;) {
 		uint64_t m = 1;
 		sp->first[sp->k++] = i;
-		if (i > 0 && STATE_SHARE * all > bytes && etl_slices_state(sp->plan, i, &len) && bytes)
-			m = (STATE_SHARE * (uint64_t)len * k0 + bytes - 1) / bytes;
+		if (i > 0 && STATE_SHARE * all > bytes && bytes)
+			m = (STATE_SHARE * (uint64_t)etl_slices_state_size(sp->plan, i) * k0 + bytes - 1) / bytes;
 		i = m > k0 - i ? k0 : i + (m ? (size_t)m : 1);
 	}
 	sp->first[sp->k] = k0;

@@ -100,9 +100,33 @@ static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint3
 	etl_put_le64(out + 80, scan_ord);
 }
 
+/* The bytes of slice i's state, and its records into *nrec. */
+static size_t state_size(const struct etl_slices *p, size_t i, size_t *nrec)
+{
+	size_t need = SLICE_HEAD, j;
+
+	*nrec = 0;
+	if (!p->skip || i == 0)
+		return need;
+	need += p->ncpus * SLICE_CPU;
+	for (j = 0; j < p->nrec; j++)
+		if (p->bufs[p->recs[j].buf].j0 <= i) {
+			need += SLICE_REC + slice_pad8(p->recs[j].len) + slice_pad8(p->recs[j].fact_len);
+			(*nrec)++;
+		}
+	return need;
+}
+
+size_t etl_slices_state_size(const struct etl_slices *p, size_t i)
+{
+	size_t nrec;
+
+	return p && i < p->k ? state_size(p, i, &nrec) : 0;
+}
+
 const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 {
-	size_t need = SLICE_HEAD, j, nrec = 0, at;
+	size_t need, j, nrec, at;
 	int skip;
 	uint32_t flags = 0;
 	uint8_t *out;
@@ -110,14 +134,7 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 	if (!p || i >= p->k || !len)
 		return NULL;
 	skip = p->skip && i > 0;
-	if (skip) {
-		need += p->ncpus * SLICE_CPU;
-		for (j = 0; j < p->nrec; j++)
-			if (p->bufs[p->recs[j].buf].j0 <= i) {
-				need += SLICE_REC + slice_pad8(p->recs[j].len) + slice_pad8(p->recs[j].fact_len);
-				nrec++;
-			}
-	}
+	need = state_size(p, i, &nrec);
 	if (etl__grow(&p->out, &p->out_cap, need, 1, 4096) != 0)
 		return NULL;
 	out = p->out;
