@@ -107,6 +107,7 @@ static void chunk_free(struct chunk *c)
 	free(c);
 }
 
+/* Maps the pages of [p, p + n) now (a hint: chunk_text_new says why). */
 static void prefault(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
