@@ -58,6 +58,7 @@ struct etl_state {
 	size_t named_threads;
 	uint64_t images, dropped;   /* images kept; records (or strings) not kept (limits, memory) */
 	size_t string_bytes;        /* held by names and command lines */
+	struct etl_arena image_names; /* the images' file names (kept as long as the tables) */
 	struct etl_decoded scratch; /* decoding of the kernel events that feed the state */
 	uint8_t *fact;              /* what the last of them gave the tables (facts.h) */
 	size_t fact_cap;
