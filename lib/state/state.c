@@ -101,6 +101,17 @@ static char *fact_str(struct etl_state *st, const struct fact *x, enum etl_fact_
 	return out;
 }
 
+/* An image's file name, in the tables' arena: images are never forgotten while the tables live,
+ * and with the batches each worker's reader learns them all (TraceLoggingTester: 24,000 names a
+ * reader, which had been a malloc and a free each).  NULL without memory. */
+static char *image_name(struct etl_state *st, const struct fact *x)
+{
+	size_t len = 0;
+	const char *s = fact_text_budgeted(st, x, FT_FILE_NAME, &len);
+
+	return etl__arena_strndup(&st->image_names, s, len);
+}
+
 static void replace_str(char **dst, char *src)
 {
 	if (!src)
@@ -391,12 +402,7 @@ static void on_image(struct etl_state *st, const struct etl_event *ev, const str
 	im->base = base;
 	im->size = size;
 	im->load_time = ev->opcode == 10 ? ev->filetime : 0;
-	{ /* in the tables' arena: images are never forgotten, and a reader of each worker learns
-	   * them all (TraceLoggingTester: 24,000 names a reader, a malloc and a free each) */
-		size_t len = 0;
-		const char *s = fact_text_budgeted(st, d, FT_FILE_NAME, &len);
-		im->file_name = etl__arena_strndup(&st->image_names, s, len);
-	}
+	im->file_name = image_name(st, d);
 	if (!im->file_name) {
 		st->dropped++;
 		return;
