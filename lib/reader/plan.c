@@ -501,7 +501,7 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	plan_skips(p, t);
 	if (p->nrec) /* (qsort of no array: NULL is not allowed) */
 		qsort(p->recs, p->nrec, sizeof(*p->recs), cmp_rec);
-	st = ETL_OK;
+	st = etl__slices_weigh(p) == 0 ? ETL_OK : ETL_E_NOMEM;
 out:
 	etl__free(pr.f);
 	etl__free(pr.g);

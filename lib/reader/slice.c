@@ -58,6 +58,8 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p->recs);
 	etl__free(p->arena);
 	etl__free(p->out);
+	etl__free(p->state_bytes);
+	etl__free(p->state_nrec);
 	etl__decode_state_free(&p->dec);
 	etl__decode_state_free(&p->classes.dec);
 	etl__state_free(&p->sys);
@@ -100,21 +102,35 @@ static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint3
 	etl_put_le64(out + 80, scan_ord);
 }
 
+int etl__slices_weigh(struct etl_slices *p)
+{
+	size_t i, j;
+
+	p->state_bytes = etl__calloc(p->k + 1, sizeof(*p->state_bytes));
+	p->state_nrec = etl__calloc(p->k + 1, sizeof(*p->state_nrec));
+	if (!p->state_bytes || !p->state_nrec)
+		return -1;
+	for (j = 0; j < p->nrec; j++) { /* a record is in the states of its buffer's j0 on */
+		uint32_t j0 = p->bufs[p->recs[j].buf].j0;
+		if (j0 < p->k) {
+			p->state_bytes[j0] += SLICE_REC + slice_pad8(p->recs[j].len) + slice_pad8(p->recs[j].fact_len);
+			p->state_nrec[j0]++;
+		}
+	}
+	for (i = 1; i < p->k; i++) {
+		p->state_bytes[i] += p->state_bytes[i - 1];
+		p->state_nrec[i] += p->state_nrec[i - 1];
+	}
+	return 0;
+}
+
 /* The bytes of slice i's state, and its records into *nrec. */
 static size_t state_size(const struct etl_slices *p, size_t i, size_t *nrec)
 {
-	size_t need = SLICE_HEAD, j;
+	int skip = p->skip && i > 0;
 
-	*nrec = 0;
-	if (!p->skip || i == 0)
-		return need;
-	need += p->ncpus * SLICE_CPU;
-	for (j = 0; j < p->nrec; j++)
-		if (p->bufs[p->recs[j].buf].j0 <= i) {
-			need += SLICE_REC + slice_pad8(p->recs[j].len) + slice_pad8(p->recs[j].fact_len);
-			(*nrec)++;
-		}
-	return need;
+	*nrec = skip ? p->state_nrec[i] : 0;
+	return SLICE_HEAD + (skip ? p->ncpus * SLICE_CPU + p->state_bytes[i] : 0);
 }
 
 size_t etl_slices_state_size(const struct etl_slices *p, size_t i)

@@ -95,7 +95,12 @@ struct etl_slices {
 	struct plan_classes classes; /* the planning thread's */
 	uint8_t *out;        /* the state made last (etl_slices_state) */
 	size_t out_cap;
+	size_t *state_bytes; /* k: the bytes of the records each slice's state holds, and how many */
+	size_t *state_nrec;  /*    (etl__slices_weigh) */
 };
+/* slice.c: the records of each slice's state and their bytes, in one pass over the plan's
+ * records (once plan_skips said which slices skip each buffer): 0, or -1 without memory. */
+int etl__slices_weigh(struct etl_slices *p);
 
 
 /* slice.c: the state's bytes (their layout: slice.c, docs/API.md) */
