@@ -378,8 +378,8 @@ ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
  */
 ETL_API const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len);
 /**
- * The bytes etl_slices_state() gives for slice @p i, without writing them (it counts the records
- * the state holds): what a caller weighs the slices by.  0 on a bad argument.
+ * The bytes etl_slices_state() gives for slice @p i, without writing them (the plan counted each
+ * state's records once): what a caller weighs the slices by.  0 on a bad argument.
  * @since 0.2
  */
 ETL_API size_t etl_slices_state_size(const struct etl_slices *p, size_t i);
