@@ -237,9 +237,10 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 		if (st == ETL_OK) {
 			finish_event(s, parsed != NULL);
 			take_fact(s);
-			s->swallow_at = parsed ? parsed->swallow
-					       : etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
-								       s->ev.ts_raw, s->t->ptr_size);
+			s->swallow_at = parsed && parsed->swallow != PF_SWALLOW_UNKNOWN
+					? parsed->swallow
+					: etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
+								s->ev.ts_raw, s->t->ptr_size);
 			if (s->swallow_at)
 				s->swallow_from = s->pos;
 			s->pos += adv;

@@ -227,6 +227,8 @@ void etl__prefetch_parse(struct etl_pfjob *j)
 	const struct etl_bufload *ld = &j->ld;
 	size_t pos = ETL_BUFFER_HEADER_SIZE;
 	unsigned ptr_size = j->ptr_size;
+	uint64_t last = 0;
+	int timed = 0;
 
 	pre->n = 0;
 	if (j->status != ETL_OK || !ld->data)
@@ -246,14 +248,20 @@ void etl__prefetch_parse(struct etl_pfjob *j)
 			x->ev.filetime = etl__clock_filetime(j->clock, x->ev.ts_raw);
 			x->ev.unix_ns = etl__filetime_to_unix_ns(x->ev.filetime);
 		}
-		x->swallow = etl__record_swallowed(ld->data, pos, x->adv, (size_t)(x->ev.payload - ld->data),
-						   x->ev.ts_raw, ptr_size);
+		if (!(x->ev.flags & ETL_EVF_TS_INHERITED)) {
+			last = x->ev.ts_raw;
+			timed = 1;
+		}
+		/* the time the stream gives a record that takes it from the one before */
+		x->swallow = !timed ? PF_SWALLOW_UNKNOWN
+				    : etl__record_swallowed(ld->data, pos, x->adv, (size_t)(x->ev.payload - ld->data),
+							    last, ptr_size);
 		seen = 0; /* without stacks, the stream attaches none (etl__reader_attach_stacks) */
 		x->stack_rec = j->stacks && !etl__stacks_attach(&seen, &x->ev, ld->data, ld->fill, pos + x->adv) &&
 			       seen;
 		x->stack_seen = seen;
 		pre->n++;
-		if (x->swallow)
+		if (x->swallow && x->swallow != PF_SWALLOW_UNKNOWN)
 			return; /* the stream goes back into this record next */
 		pos += x->adv;
 	}

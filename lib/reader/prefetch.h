@@ -20,13 +20,18 @@ struct etl_prefetch;
 
 /* A record a helper parsed ahead (etl__record_parse at pos, ETL_OK), with its times converted
  * unless it takes them from the record before (ETL_EVF_TS_INHERITED), what etl__record_swallowed
- * says of it, and what etl__stacks_attach finds after it: the stream takes it instead of doing
+ * says of it (at the time of the record before where it takes that: PF_SWALLOW_UNKNOWN below),
+ * and what etl__stacks_attach finds after it: the stream takes it instead of doing
  * the same again (all of them depend on the buffer's bytes alone). */
 struct etl_prerec {
 	size_t pos, adv, swallow;
 	int stack_seen, stack_rec; /* etl__stacks_attach: the record shows stack records; it is one */
 	struct etl_event ev;       /* with the stack records that follow it attached */
 };
+
+/* Where a message takes its time from the record before and no record of the buffer before it
+ * has a time of its own, only the stream knows that time: it looks for a record swallowed then. */
+#define PF_SWALLOW_UNKNOWN ((size_t)-1)
 
 /* The records parsed ahead in a loaded buffer: those from its first, up to the first that does
  * not parse (damage, the end marker), that swallows another, or PF_PARSE_MAX. */
