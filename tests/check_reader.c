@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "decoded_text.h"
 #include "scenario.h"
+#include "reader/prefetch.h"
 #include "reader/reader.h"
 #include "state/state.h"
 
@@ -611,6 +612,42 @@ START_TEST(helper_threads_change_nothing_but_time)
 	ck_assert_uint_eq(er3, er0);
 	ck_assert_uint_eq(h1, h0);
 	ck_assert_uint_eq(h3, h0);
+	free(d);
+}
+END_TEST
+
+/* A buffer holds more records than a helper parses ahead (PF_PARSE_MAX): it peeks the rest, and
+ * the stream, parsing them itself, takes what it saw (times, the swallowed-record check, whether
+ * a stack may follow) - the same events (check_threads tests the damaged and stack cases). */
+START_TEST(records_past_the_parsed_share_are_peeked)
+{
+	struct etlw_opts o;
+	struct etl_reader *r;
+	size_t len;
+	uint8_t *d = NULL;
+	unsigned ev0, er0, ev2, er2;
+	uint64_t h0, h2;
+
+	variant_opts(0, &o);
+	o.ncpu = 2;
+	o.buffer_size = 1u << 20;
+	o.compress = _i;
+	ck_assert_int_eq(scen_build_mixed(&o, 30000, &d, &len), 0);
+	r = open_mem(d, len);
+	h0 = digest_events(r, 1, &ev0, &er0);
+	etl_reader_free(r);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, 2), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, NULL), ETL_OK);
+	h2 = digest_events(r, 1, &ev2, &er2);
+	ck_assert_uint_eq(h2, h0);
+	ck_assert_uint_eq(ev2, ev0);
+	ck_assert_uint_eq(er2, 0);
+	/* two CPUs' two buffers each (of up to about 12,500 records), the first PF_PARSE_MAX of
+	 * each parsed, the rest peeked */
+	ck_assert_uint_gt(r->peeked, 30000 - 4 * PF_PARSE_MAX);
+	ck_assert_uint_lt(r->peeked, ev0);
+	etl_reader_free(r);
 	free(d);
 }
 END_TEST
@@ -1774,6 +1811,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(t, forward_scan_keeps_only_the_header_buffer, 0, 2);
 	tcase_add_loop_test(t, buffers_out_of_sequence_are_sorted, 0, 2);
 	tcase_add_loop_test(t, helper_threads_change_nothing_but_time, 0, 3);
+	tcase_add_loop_test(t, records_past_the_parsed_share_are_peeked, 0, 2);
 	tcase_add_loop_test(t, kept_buffers_change_nothing_but_time, 0, 3);
 	tcase_add_test(t, two_inputs_merge_by_time);
 	tcase_add_test(dmg, zeroed_buffer_header_costs_only_that_buffer);

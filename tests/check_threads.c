@@ -322,9 +322,10 @@ static uint32_t rd32(const uint8_t *p)
 	return rd16(p) | rd16(p + 2) << 16;
 }
 
-/* Makes some records of the uncompressed trace d swallow the record after them (the size of one
- * takes in the next, as check_damage does): the reader says so and goes back into it. */
-static unsigned swallow_some(uint8_t *d, size_t len)
+/* Makes some records of the uncompressed trace d, from its first-th on, swallow the record after
+ * them (the size of one takes in the next, as check_damage does): the reader says so and goes
+ * back into it. */
+static unsigned swallow_some(uint8_t *d, size_t len, size_t first)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
@@ -340,7 +341,7 @@ static unsigned swallow_some(uint8_t *d, size_t len)
 		off[n++] = etl_event_file_offset(ev);
 	}
 	etl_reader_free(r);
-	for (i = 5; i + 1 < n; i += 41) {
+	for (i = first; i + 1 < n; i += 41) {
 		uint32_t m = rd32(d + off[i]), mb = rd32(d + off[i + 1]);
 		/* the size: after the marker of the system, compact and PerfInfo headers, else in its low half */
 		unsigned ht = (m >> 16) & 0xFF, htb = (mb >> 16) & 0xFF;
@@ -358,32 +359,42 @@ static unsigned swallow_some(uint8_t *d, size_t len)
 }
 
 /* Helper threads load each buffer and parse its records ahead of the merge (times, the swallowed
- * record check, the stack records that follow); what the reader delivers is what it delivers
- * parsing them itself - on whole traces and on damaged ones (records that swallow the next in
- * the uncompressed ones; sizes, markers and times hit at random in the compressed ones, where
- * they are damage in the compressed stream), compressed or not, with stack records and with
- * ETL_OPTION_STACKS off. */
+ * record check, the stack records that follow), and peek those past their share (the same but
+ * the parsing); what the reader delivers is what it delivers reading them itself - on whole
+ * traces and on damaged ones (records that swallow the next in the uncompressed ones; sizes,
+ * markers and times hit at random in the compressed ones, where they are damage in the
+ * compressed stream), compressed or not, with stack records and with ETL_OPTION_STACKS off, in
+ * small buffers and in buffers of more records than a helper parses. */
 START_TEST(records_parsed_ahead_are_delivered_as_read_here)
 {
 	struct etlw_opts o;
 	uint8_t *d = NULL;
 	size_t len = 0, i;
 	uint64_t e0, x0, e1, x1, e3, x3, h0, seed = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+	int keyed = _i >= 16, damaged = !keyed && (_i & 4) != 0, big = keyed || (_i & 8) != 0;
+	size_t skip;
 
 	etlw_default_opts(&o);
 	o.ncpu = 3;
-	o.buffer_size = 2048;
+	/* big: buffers of more records than a helper parses (PF_PARSE_MAX): it peeks the rest */
+	o.buffer_size = big ? (_i & 2 ? 256u << 10 : 1u << 20) : 2048;
 	o.compress = _i & 1;
-	/* the stack records come after several buffers of samples: the helpers see them first */
-	ck_assert_int_eq(_i & 2 ? scen_build_stackkeys_lead(&o, 600, 80, &d, &len) : scen_build_mixed(&o, 3000, &d, &len), 0);
-	if (_i >= 4 && (_i & 1)) /* damage: 60 bytes past the first buffers, each set to a value records hold */
+	/* the stack records come after several buffers of samples: the helpers see them first;
+	 * keyed: events that name a stack key in an item of their own */
+	if (keyed)
+		ck_assert_int_eq(scen_build_keyed_events(&o, 60000, &d, &len), 0);
+	else
+		ck_assert_int_eq(_i & 2 ? scen_build_stackkeys_lead(&o, big ? 9000 : 600, 80, &d, &len)
+					: scen_build_mixed(&o, big ? 40000 : 3000, &d, &len), 0);
+	skip = big ? len / 4 : 2 * o.buffer_size;
+	if (damaged && (_i & 1)) /* damage: 60 bytes past the first buffers, each set to a value records hold */
 		for (i = 0; i < 60; i++) {
 			static const uint8_t vals[] = { 0x00, 0xff, 0xc0, 0x90, 0x14, 0x08, 0x7f, 0x41 };
 			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			d[2 * o.buffer_size + (size_t)((seed >> 33) % (len - 2 * o.buffer_size))] = vals[(seed >> 20) & 7];
+			d[skip + (size_t)((seed >> 33) % (len - skip))] = vals[(seed >> 20) & 7];
 		}
-	if (_i == 4 || _i == 6) /* and records that swallow the next, in the uncompressed ones */
-		ck_assert_uint_ge(swallow_some(d, len), 5);
+	if (damaged && !(_i & 1)) /* and records that swallow the next, in the uncompressed ones */
+		ck_assert_uint_ge(swallow_some(d, len, big ? 6000 : 5), 5); /* (big: past the share parsed) */
 	h0 = delivered(d, len, 0, 1, &e0, &x0);
 	ck_assert_uint_eq(delivered(d, len, 1, 1, &e1, &x1), h0);
 	ck_assert_uint_eq(delivered(d, len, 3, 1, &e3, &x3), h0);
@@ -394,8 +405,8 @@ START_TEST(records_parsed_ahead_are_delivered_as_read_here)
 	ck_assert_uint_eq(e3, e0);
 	ck_assert_uint_eq(x1, x0);
 	ck_assert_uint_eq(x3, x0);
-	ck_assert_uint_gt(e0, 500);
-	if (_i >= 4)
+	ck_assert_uint_gt(e0, big && !damaged ? 9000 : 500);
+	if (damaged)
 		ck_assert_uint_gt(x0, 0); /* the damage was met */
 	free(d);
 }
@@ -674,7 +685,7 @@ static Suite *threads_suite(void)
 	tcase_add_test(t, observe_checks_the_input);
 	tcase_add_loop_test(t, stack_pass_on_threads_gives_the_same_stacks, 0, 4);
 	tcase_add_loop_test(t, stack_index_is_read_when_a_stack_is_asked_for, 0, 2);
-	tcase_add_loop_test(t, records_parsed_ahead_are_delivered_as_read_here, 0, 8);
+	tcase_add_loop_test(t, records_parsed_ahead_are_delivered_as_read_here, 0, 18);
 	tcase_add_test(t, a_message_first_in_its_buffer_takes_the_streams_time);
 	tcase_add_loop_test(t, copies_complete_their_stack_when_asked, 0, 4);
 	tcase_add_test(t, copies_without_the_flag_outlive_the_reader);

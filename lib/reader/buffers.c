@@ -59,6 +59,7 @@ static int kept_for(struct etl_reader *r, struct stream *s, const struct etl_buf
 static int load_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e)
 {
 	s->pre.n = s->ipre = 0; /* nothing parsed ahead */
+	s->pre.ln = s->ilt = 0;
 	s->fx.n = s->ifx = 0;
 	if (kept_for(r, s, e, &s->ld))
 		return loaded_buffer(r, s, e, ETL_OK);
@@ -83,7 +84,7 @@ static int take_prefetched(struct etl_reader *r, struct stream *s)
 	parsed = s->pre; /* its records, parsed in the loader's memory, which moved with it */
 	s->pre = j->pre;
 	j->pre = parsed;
-	s->ipre = 0;
+	s->ipre = s->ilt = 0;
 	facts = s->fx; /* and their facts */
 	s->fx = j->fx;
 	j->fx = facts;

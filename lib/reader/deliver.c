@@ -71,6 +71,10 @@ void etl__reader_attach_stacks(struct etl_reader *r, struct stream *s)
 		t->stacks_seen |= s->head_pre->stack_seen;
 		if (s->head_pre->stack_rec || !t->stacks_seen)
 			return;
+	} else if (s->head_light && !(s->head_light->flags & PL_STACK)) {
+		ev->stack_pid = ev->pid; /* what etl__stacks_attach finds there: no stack of its own */
+		if (!t->stacks_seen)
+			return;
 	} else if (!etl__stacks_attach(&t->stacks_seen, ev, s->data, s->fill, s->pos)) {
 		return;
 	}

@@ -154,6 +154,7 @@ static void slice_step(struct stream *s)
 	s->id = (uint32_t)(s->t->fwd_streams + x->ci);
 	s->head = HEAD_EVENT;
 	s->head_pre = NULL;
+	s->head_light = NULL;
 	s->key_ft = ev->filetime;
 	s->key_raw = ev->ts_raw;
 }
@@ -171,6 +172,25 @@ static void take_fact(struct stream *s)
 	}
 }
 
+/* What a helper saw of the record the stream just parsed, past those it parsed ahead, if it
+ * peeked it (prefetch.h); its time, where it has one of its own, converted there. */
+static const struct etl_prelight *take_light(struct stream *s)
+{
+	const struct etl_prerecs *pre = &s->pre;
+	const struct etl_prelight *l;
+
+	while (s->ilt < pre->ln && pre->lv[s->ilt].pos < s->pos)
+		s->ilt++;
+	if (s->ilt >= pre->ln || pre->lv[s->ilt].pos != s->pos)
+		return NULL;
+	l = &pre->lv[s->ilt++];
+	if (l->flags & PL_TIMED) {
+		s->ev.filetime = l->filetime;
+		s->ev.unix_ns = etl__filetime_to_unix_ns(l->filetime);
+	}
+	return l;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_step(struct etl_reader *r, struct stream *s)
 {
@@ -184,6 +204,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 	}
 	for (;;) {
 		const struct etl_prerec *parsed;
+		const struct etl_prelight *lit;
 		size_t adv = 0;
 		int st;
 
@@ -205,6 +226,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			}
 			continue;
 		}
+		lit = NULL;
 		if (s->ipre < s->pre.n && s->pre.v[s->ipre].pos == s->pos) {
 			parsed = &s->pre.v[s->ipre++]; /* parsed ahead by a helper: the same bytes */
 			s->ev = parsed->ev;
@@ -215,6 +237,8 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			s->ipre = s->pre.n; /* past what was parsed ahead (its cap, damage, a record that
 					       swallowed this one): parsed here to the buffer's end */
 			st = etl__record_parse(s->data, s->fill, s->pos, s->t->ptr_size, &s->ev, &adv, &s->diag);
+			if (st == ETL_OK && (lit = take_light(s)) != NULL)
+				r->peeked++;
 		}
 		if (st == ETL_E_TRUNCATED && offset_cuts_record(s)) {
 			s->head = HEAD_ERROR; /* said; the record is read next */
@@ -235,17 +259,21 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 					      rest - 4);
 		}
 		if (st == ETL_OK) {
-			finish_event(s, parsed != NULL);
+			finish_event(s, parsed != NULL || (lit && (lit->flags & PL_TIMED)));
 			take_fact(s);
-			s->swallow_at = parsed && parsed->swallow != PF_SWALLOW_UNKNOWN
-					? parsed->swallow
-					: etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
-								s->ev.ts_raw, s->t->ptr_size);
+			if (lit)
+				s->swallow_at = 0; /* (a helper peeked it: it takes in no record) */
+			else if (parsed && parsed->swallow != PF_SWALLOW_UNKNOWN)
+				s->swallow_at = parsed->swallow;
+			else
+				s->swallow_at = etl__record_swallowed(s->data, s->pos, adv, (size_t)(s->ev.payload - s->data),
+								      s->ev.ts_raw, s->t->ptr_size);
 			if (s->swallow_at)
 				s->swallow_from = s->pos;
 			s->pos += adv;
 			s->head = HEAD_EVENT;
 			s->head_pre = parsed;
+			s->head_light = lit;
 			s->key_ft = s->ev.filetime;
 			s->key_raw = s->ev.ts_raw;
 			return;
@@ -511,7 +539,8 @@ static void slice_start(struct etl_reader *r, struct trace *t)
 static int start_iteration(struct etl_reader *r)
 {
 	struct etl_diag d;
-	size_t total = 0, k = 0, i, j;
+	size_t total = 0, k = 0, i, j, jobs;
+	uint64_t nbuf = 0;
 	int ti;
 
 	for (ti = 0; ti < r->ntraces; ti++) {
@@ -528,6 +557,12 @@ static int start_iteration(struct etl_reader *r)
 		if (r->traces[ti]->ix.buffers > 0)
 			make_streams(r, r->traces[ti], &k);
 	r->nstreams = k;
+	/* the jobs that may hold a buffer's records: each stream's, but no more than the buffers
+	 * (records parsed into a job's memory stay there while the stream reads them, and a job or
+	 * stream whose memory never held a buffer's records has none) */
+	for (ti = 0; ti < r->ntraces; ti++)
+		nbuf += r->traces[ti]->ix.buffers;
+	jobs = k * PF_DEPTH < nbuf ? k * PF_DEPTH : (size_t)nbuf;
 	if (r->options[ETL_OPTION_THREADS] > 0)
 		r->pf = etl__prefetch_new((unsigned)r->options[ETL_OPTION_THREADS]); /* NULL: no helpers */
 	for (i = 0; i < k; i++) {
@@ -544,8 +579,9 @@ static int start_iteration(struct etl_reader *r)
 				s->pf[j].ptr_size = s->t->ptr_size;
 				s->pf[j].stacks = r->options[ETL_OPTION_STACKS] != 0;
 				s->pf[j].clock = &s->t->clock;
-				s->pf[j].parse_max = etl__prefetch_parse_max(k * PF_DEPTH);
-				s->pf[j].fact_max = etl__prefetch_fact_max(k * PF_DEPTH);
+				s->pf[j].parse_max = etl__prefetch_parse_max(jobs);
+				s->pf[j].light_max = etl__prefetch_light_max(jobs);
+				s->pf[j].fact_max = etl__prefetch_fact_max(jobs);
 			}
 		}
 	}

@@ -50,35 +50,100 @@ static int keep_fact(struct etl_pfjob *j, struct fact_scratch *fs, const struct 
 	return 0;
 }
 
-/* The facts of the state records of the buffer j loaded, into j->fx: those it parsed ahead, then
- * the records after them, found by their headers (etl__record_peek: the sizes the stream follows)
- * and parsed where they may describe something.  None where it could not be loaded or the
- * scratch not made; where a record does not read, the stream reads on. */
-static void read_facts(struct etl_pfjob *j, struct fact_scratch **fs)
+/* The time of the last record of j's buffer parsed ahead that has one of its own, in *last:
+ * 0 where none has. */
+static int parsed_last_time(const struct etl_pfjob *j, uint64_t *last)
+{
+	size_t i = j->pre.n;
+
+	while (i-- > 0)
+		if (!(j->pre.v[i].ev.flags & ETL_EVF_TS_INHERITED)) {
+			*last = j->pre.v[i].ev.ts_raw;
+			return 1;
+		}
+	return 0;
+}
+
+/* The walk of a buffer's records after those parsed ahead (read_rest). */
+struct rest_walk {
+	int light, facts;   /* still peeking records into lights; still reading facts */
+	int timed;          /* last holds the time of the record before */
+	uint64_t last;
+};
+
+/* Adds the record at pos, peeked as pk (advance adv), to j's lights, unless the stream must read
+ * it closer: its time unknown here, a record swallowed, no room.  Nonzero where the lights go on. */
+static int add_light(struct etl_pfjob *j, struct rest_walk *w, size_t pos, size_t adv, const struct etl_peek *pk)
+{
+	struct etl_prerecs *pre = &j->pre;
+	struct etl_prelight *l;
+	uint64_t ts = pk->inherited ? w->last : pk->ts_raw;
+
+	if (pre->ln && pk->stack)
+		pre->lv[pre->ln - 1].flags |= PL_STACK; /* a stack record may follow the one before */
+	if ((pk->inherited && !w->timed) || pre->ln >= j->light_max || pos > UINT32_MAX ||
+	    (pre->ln == pre->lcap && etl__grow(&pre->lv, &pre->lcap, pre->ln + 1, sizeof(*pre->lv), 256) != 0) ||
+	    etl__record_swallowed(j->ld.data, pos, adv, pk->payload, ts, j->ptr_size))
+		return 0;
+	l = &pre->lv[pre->ln++];
+	l->pos = (uint32_t)pos;
+	l->flags = PL_STACK; /* until the record after it is peeked */
+	if (!pk->stack && pos + adv < j->ld.fill)
+		l->flags = 0; /* (PL_STACK set again by the next one, or left where there is none) */
+	l->filetime = 0;
+	if (!pk->inherited) {
+		l->flags |= PL_TIMED;
+		l->filetime = etl__clock_filetime(j->clock, pk->ts_raw);
+		w->last = pk->ts_raw;
+		w->timed = 1;
+	}
+	return 1;
+}
+
+/* The records of the buffer j loaded after those it parsed ahead: into j->pre's lights (to the
+ * first the stream must read closer), and the facts of the state records among all of them into
+ * j->fx - those it parsed ahead, then those after them found by their headers (etl__record_peek:
+ * the sizes the stream follows) and parsed where they may describe something.  None where it could
+ * not be loaded or the scratch not made; where a record does not read, the stream reads on. */
+static void read_rest(struct etl_pfjob *j, struct fact_scratch **fs)
 {
 	const uint8_t *buf = j->ld.data;
 	size_t fill = j->ld.fill, pos = ETL_BUFFER_HEADER_SIZE, adv, i;
+	struct rest_walk w;
 
 	j->fx.n = j->fx.len = 0;
-	if (j->status != ETL_OK || !buf || (!*fs && !(*fs = etl__calloc(1, sizeof(**fs)))))
+	j->pre.ln = 0;
+	if (j->status != ETL_OK || !buf)
 		return;
+	w.light = j->light_max > 0;
+	w.facts = j->fact_max > 0 && (*fs || (*fs = etl__calloc(1, sizeof(**fs))) != NULL);
+	w.last = 0;
+	w.timed = parsed_last_time(j, &w.last);
 	for (i = 0; i < j->pre.n; i++) {
 		const struct etl_prerec *x = &j->pre.v[i];
-		if (x->ev.kind != ETL_HEADER_EVENT && x->ev.kind != ETL_HEADER_MESSAGE && keep_fact(j, *fs, &x->ev, x->pos))
-			return;
+		if (w.facts && x->ev.kind != ETL_HEADER_EVENT && x->ev.kind != ETL_HEADER_MESSAGE &&
+		    keep_fact(j, *fs, &x->ev, x->pos))
+			w.facts = 0;
+		if (x->swallow)
+			w.light = 0; /* the stream goes back into it, or may (and then reads on itself) */
 		pos = x->pos + x->adv;
 	}
-	for (; pos < fill; pos += adv) {
+	for (; (w.light || w.facts) && pos < fill; pos += adv) {
 		struct etl_peek pk;
 		struct etl_event ev;
 		struct etl_diag ignored;
-		if (etl__record_peek(buf, fill, pos, &pk, &adv) != ETL_OK)
+		if (etl__record_peek(buf, fill, pos, &pk, &adv) != ETL_OK) {
+			if (w.light && j->pre.ln)
+				j->pre.lv[j->pre.ln - 1].flags |= PL_STACK; /* (what follows it unknown) */
 			return;
-		if (pk.kind == ETL_HEADER_EVENT || pk.kind == ETL_HEADER_MESSAGE ||
+		}
+		if (w.light)
+			w.light = add_light(j, &w, pos, adv, &pk);
+		if (!w.facts || pk.kind == ETL_HEADER_EVENT || pk.kind == ETL_HEADER_MESSAGE ||
 		    !etl__plan_describes(&(*fs)->classes, buf, pos, &pk))
 			continue;
 		if (etl__record_parse(buf, fill, pos, j->ptr_size, &ev, &adv, &ignored) != ETL_OK || keep_fact(j, *fs, &ev, pos))
-			return;
+			w.facts = 0;
 	}
 }
 
@@ -96,6 +161,13 @@ void etl__prefacts_free(struct etl_prefacts *fx)
 	etl__free(fx->v);
 	etl__free(fx->bytes);
 	memset(fx, 0, sizeof(*fx));
+}
+
+void etl__prerecs_free(struct etl_prerecs *pre)
+{
+	etl__free(pre->v);
+	etl__free(pre->lv);
+	memset(pre, 0, sizeof(*pre));
 }
 
 static void *helper(void *arg)
@@ -121,8 +193,7 @@ static void *helper(void *arg)
 			j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
 		}
 		etl__prefetch_parse(j);
-		if (j->fact_max)
-			read_facts(j, &fs);
+		read_rest(j, &fs);
 		if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
 			etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
 		if (j->then)
@@ -212,6 +283,13 @@ size_t etl__prefetch_parse_max(size_t njobs)
 	size_t n = PF_PARSE_BYTES / (njobs ? njobs : 1) / sizeof(struct etl_prerec);
 
 	return n < PF_PARSE_MIN ? 0 : n > PF_PARSE_MAX ? PF_PARSE_MAX : n;
+}
+
+size_t etl__prefetch_light_max(size_t njobs)
+{
+	size_t n = PF_LIGHT_BYTES / (njobs ? njobs : 1) / sizeof(struct etl_prelight);
+
+	return n < PF_LIGHT_MIN ? 0 : n > PF_LIGHT_MAX ? PF_LIGHT_MAX : n;
 }
 
 size_t etl__prefetch_fact_max(size_t njobs)

@@ -33,11 +33,27 @@ struct etl_prerec {
  * has a time of its own, only the stream knows that time: it looks for a record swallowed then. */
 #define PF_SWALLOW_UNKNOWN ((size_t)-1)
 
+/* A record after those parsed ahead, as a helper peeked it (etl__record_peek): the stream parses
+ * it itself, but knows what etl__record_swallowed says of it (nothing: the helper stops before the
+ * first record it must not vouch for), its time converted where it has one of its own, and
+ * whether etl__stacks_attach may find a stack there (PL_STACK: it or the record after it may be a
+ * stack record or name a stack key; where the record after it was not peeked, it may). */
+struct etl_prelight {
+	uint32_t pos;
+	uint32_t flags; /* PL_* */
+	uint64_t filetime;
+};
+
+enum { PL_STACK = 1, PL_TIMED = 2 };
+
 /* The records parsed ahead in a loaded buffer: those from its first, up to the first that does
- * not parse (damage, the end marker), that swallows another, or PF_PARSE_MAX. */
+ * not parse (damage, the end marker), that swallows another, or PF_PARSE_MAX; then, in lv, the
+ * records after them peeked (at most the job's light_max). */
 struct etl_prerecs {
 	struct etl_prerec *v;
 	size_t n, cap;
+	struct etl_prelight *lv;
+	size_t ln, lcap;
 };
 
 /* The memory of the records parsed ahead, for all the jobs of a reader's streams together: each
@@ -48,6 +64,11 @@ struct etl_prerecs {
 #define PF_PARSE_BYTES ((size_t)32 << 20)
 #define PF_PARSE_MIN 32
 #define PF_PARSE_MAX 4096
+/* The same of the records peeked after them: PF_LIGHT_BYTES together, a share each (at most
+ * PF_LIGHT_MAX, none below PF_LIGHT_MIN). */
+#define PF_LIGHT_BYTES ((size_t)8 << 20)
+#define PF_LIGHT_MIN 64
+#define PF_LIGHT_MAX 65536
 
 /* What the state records of a loaded buffer tell the tables (state/facts.h), read by a helper
  * (etl__state_changes: the same whatever thread reads it, as it depends on the record alone), by
@@ -83,6 +104,7 @@ struct etl_pfjob {
 	const struct etl_clockconv *clock; /* the trace's, for the times of the records it parses */
 	size_t parse_max;       /* records it parses at most */
 	struct etl_prerecs pre; /* its records, parsed */
+	size_t light_max;       /* records it peeks after them at most */
 	size_t fact_max;        /* read the facts of its state records into fx, this many bytes at most */
 	struct etl_prefacts fx;
 	struct etl_stacks *stack_part; /* where it loads the buffer's part of the stack index pass
@@ -116,8 +138,10 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
  * j->parse_max; none where it could not be loaded whole or memory is short. */
 void etl__prefetch_parse(struct etl_pfjob *j);
 void etl__prefacts_free(struct etl_prefacts *fx);
-/* The records each of njobs jobs parses at most. */
+void etl__prerecs_free(struct etl_prerecs *pre);
+/* The records each of njobs jobs parses at most; peeks at most after them. */
 size_t etl__prefetch_parse_max(size_t njobs);
+size_t etl__prefetch_light_max(size_t njobs);
 /* The bytes of facts each of njobs jobs reads at most (0: none). */
 size_t etl__prefetch_fact_max(size_t njobs);
 /* etl__stacks_finish; with threads (ETL_OPTION_THREADS) not 0, its image and .NET method

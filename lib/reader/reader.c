@@ -141,12 +141,12 @@ void etl_reader_free(struct etl_reader *r)
 	for (i = 0; i < r->nstreams; i++) {
 		etl__walk_load_free(&r->streams[i].ld);
 		etl__free(r->streams[i].q);
-		etl__free(r->streams[i].pre.v);
+		etl__prerecs_free(&r->streams[i].pre);
 		etl__prefacts_free(&r->streams[i].fx);
 		if (r->streams[i].pf) {
 			for (j = 0; j < PF_DEPTH; j++) {
 				etl__walk_load_free(&r->streams[i].pf[j].ld);
-				etl__free(r->streams[i].pf[j].pre.v);
+				etl__prerecs_free(&r->streams[i].pf[j].pre);
 				etl__prefacts_free(&r->streams[i].pf[j].fx);
 			}
 			etl__free(r->streams[i].pf);

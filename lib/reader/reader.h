@@ -120,6 +120,8 @@ struct stream {
 	struct etl_prefacts fx; /* the facts a helper read of its state records, the next at ifx */
 	size_t ifx;
 	const struct etl_prerec *head_pre; /* the head's record, when it was parsed ahead */
+	const struct etl_prelight *head_light; /* else what a helper saw of it, when it peeked it */
+	size_t ilt;                        /* the next of pre's lights */
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;
 	size_t data_end;     /* past it, only padding up to fill (merge.c) */
@@ -161,6 +163,7 @@ struct etl_reader {
 	uint64_t counts[ETL_COUNT_COUNT_];
 	uint64_t lent; /* buffers loaded from a plan's keep (tests, measurements) */
 	uint64_t loaded_here; /* buffers a stream with helpers loaded on this thread (tests) */
+	uint64_t peeked; /* records a stream parsed itself that a helper had peeked (tests) */
 	struct etl_decode_state dec;
 	unsigned manifest_warnings;
 	struct etl_manifests *shared_manifests; /* etl_reader_use_manifests: a reference, or NULL */

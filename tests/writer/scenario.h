@@ -62,6 +62,10 @@ int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint
 /* The same rounds after lead samples without stack records (the trace shows stacks only later). */
 int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned rounds, uint8_t **out, size_t *len);
 
+/* n events with a stack key item (EVENT_HEADER_EXT_TYPE_STACK_KEY64) every fifth, on o->ncpu
+ * CPUs in turn, then the KeyRundown records that define their two keys. */
+int scen_build_keyed_events(const struct etlw_opts *o, unsigned n, uint8_t **out, size_t *len);
+
 /* The "showcase" scenario (showcase.c): the system scenario with TraceLogging and manifest events
  * (fixtures/manifests/showcase.man); damaged = 1 cuts one event short. */
 extern const struct etl_guid scen_showcase_manifest;

@@ -254,6 +254,43 @@ int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned
 	return rc ? -1 : 0;
 }
 
+int scen_build_keyed_events(const struct etlw_opts *o, unsigned n, uint8_t **out, size_t *len)
+{
+	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
+	const uint64_t frames[2] = { kb + 0x10, kb + 0x20 };
+	struct etlw *w = etlw_new(o);
+	unsigned i;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct etlw_event e;
+		struct etlw_ext key = { 18, NULL, 16 }; /* EVENT_HEADER_EXT_TYPE_STACK_KEY64 */
+		uint8_t item[16], payload[4];
+		memset(&e, 0, sizeof(e));
+		e.provider = scen_provider;
+		e.id = (uint16_t)(i % 9);
+		e.level = 4;
+		e.tid = 6000 + i % 3;
+		e.pid = 60;
+		e.ts = o->start_ts + 10 * (uint64_t)i;
+		etlw_put64(item, i);                            /* MatchId */
+		etlw_put64(item + 8, kb + 0x9000 + 0x100 * (i % 2)); /* the key */
+		key.data = item;
+		etlw_put32(payload, i);
+		rc |= etlw_event(w, i % o->ncpu, &e, i % 5 == 2 ? &key : NULL, i % 5 == 2, payload, sizeof(payload));
+	}
+	/* the keys' definitions, as a session's end logs them (KeyRundown) */
+	for (i = 0; i < 2; i++)
+		rc |= scen_key_def(w, o, 0, 0x1824, o->start_ts + 10 * (uint64_t)n + i, kb + 0x9000 + 0x100 * i, frames,
+				   2 - i);
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
+	return rc ? -1 : 0;
+}
+
 int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len)
 {
 	return scen_build_stackkeys_rounds(o, 1, out, len);
