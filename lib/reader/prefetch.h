@@ -63,7 +63,11 @@ struct etl_prerecs {
  * records. */
 #define PF_PARSE_BYTES ((size_t)32 << 20)
 #define PF_PARSE_MIN 32
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define PF_PARSE_MAX 8 /* (a fuzzer's small buffers: a few records parsed ahead, the rest peeked) */
+#else
 #define PF_PARSE_MAX 4096
+#endif
 /* The same of the records peeked after them: PF_LIGHT_BYTES together, a share each (at most
  * PF_LIGHT_MAX, none below PF_LIGHT_MIN). */
 #define PF_LIGHT_BYTES ((size_t)8 << 20)
