@@ -142,27 +142,24 @@ void pool_report_cpu(double main_cpu, const double *workers, unsigned n)
 	fputc('\n', stderr);
 }
 
-struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
-			       size_t len, const uint64_t *window)
+struct etl_reader *pool_reader_new(const struct options *o)
 {
 	struct etl_reader *r = etl_reader_new();
-	int t, ignored = EXIT_OK;
+	int ignored = EXIT_OK;
 
-	if (!r)
-		return NULL;
-	setup_configure(r, o, 1, &ignored);
-	if (state && (etl_reader_set_slice(r, state, len) != ETL_OK ||
-		      (window && etl_reader_set_time_window(r, window[0], window[1]) != ETL_OK))) {
-		etl_reader_free(r);
-		return NULL;
-	}
-	for (t = 0; t < etl_reader_trace_count(primary); t++) {
-		if (etl_reader_open_same(r, primary, t) != ETL_OK) {
-			etl_reader_free(r);
-			return NULL;
-		}
-	}
+	if (r)
+		setup_configure(r, o, 1, &ignored);
 	return r;
+}
+
+int pool_reader_open(struct etl_reader *r, const struct etl_reader *primary)
+{
+	int t;
+
+	for (t = 0; t < etl_reader_trace_count(primary); t++)
+		if (etl_reader_open_same(r, primary, t) != ETL_OK)
+			return -1;
+	return 0;
 }
 
 /* Decodes and formats the worker's own batch into its text. */
@@ -233,7 +230,11 @@ static void *worker_main(void *arg)
 
 	report_decode_errors_reset();
 	out_thread_init();
-	r = pool_reader(pl->primary, pl->o, NULL, 0, NULL);
+	r = pool_reader_new(pl->o);
+	if (r && pool_reader_open(r, pl->primary) != 0) {
+		etl_reader_free(r);
+		r = NULL;
+	}
 	if (!r) {
 		w->exit_code = EXIT_NOMEM;
 		signal_stop(pl);

@@ -25,11 +25,11 @@ void pool_keep_freed_memory(void);
 
 #define POOL_THREADS_MAX 64 /* --threads at most */
 
-/* A reader on primary's inputs, configured as o asks, reading the time slice state says (NULL:
- * all of them) with its window's end moved to window[1] (window[0]: the state's start; NULL: its
- * own); NULL when it cannot be made. */
-struct etl_reader *pool_reader(const struct etl_reader *primary, const struct options *o, const void *state,
-			       size_t len, const uint64_t *window);
+/* A reader configured as o asks, no input opened yet (a time slice may be given it first); NULL
+ * without memory. */
+struct etl_reader *pool_reader_new(const struct options *o);
+/* Opens primary's inputs in r as primary has them (sharing what primary read of them): 0, or -1. */
+int pool_reader_open(struct etl_reader *r, const struct etl_reader *primary);
 /* After the workers: their write of the output failed with errno err - said as the main
  * thread's own failed write would be (out_buf, errno: etldump.c reports it). */
 void pool_output_failed(int err);

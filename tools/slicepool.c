@@ -314,29 +314,24 @@ static int read_slice(struct sworker *w, struct etl_reader *r, size_t i)
 	return put(sp, i, c, 1) != 0 || fatal ? -1 : 0; /* (c is the writer's once queued) */
 }
 
-/* The next span to read, the state of its first slice copied into *state (cap *cap) and its
- * time window in win: its index, -1 when none is left (or the run stopped), -2 without memory. */
-static long take_span(struct spool *sp, void **state, size_t *cap, size_t *len, uint64_t win[2])
+/* The next span to read, given to r (the state of its first slice, straight from the plan's
+ * buffer: set while the plan is not asked for another, and the time window's end moved to the
+ * span's): its index, -1 when none is left (or the run stopped), -2 where r takes no state (no
+ * memory: r cannot be read then). */
+static long take_span(struct spool *sp, struct etl_reader *r)
 {
 	const void *s;
+	size_t len;
 	long i = -1;
 
 	pthread_mutex_lock(&sp->mu);
 	if (!sp->stop && sp->next < sp->k) {
 		i = -2;
-		if ((s = etl_slices_state(sp->plan, sp->first[sp->next], len)) != NULL && *len > *cap) {
-			void *m = realloc(*state, *len);
-			if (m) {
-				*state = m;
-				*cap = *len;
-			}
-		}
-		if (s && *len <= *cap) {
-			memcpy(*state, s, *len);
-			win[0] = etl_slices_bound(sp->plan, sp->first[sp->next]);
-			win[1] = etl_slices_bound(sp->plan, sp->first[sp->next + 1]);
+		if ((s = etl_slices_state(sp->plan, sp->first[sp->next], &len)) != NULL &&
+		    etl_reader_set_slice(r, s, len) == ETL_OK &&
+		    etl_reader_set_time_window(r, etl_slices_bound(sp->plan, sp->first[sp->next]),
+					       etl_slices_bound(sp->plan, sp->first[sp->next + 1])) == ETL_OK)
 			i = (long)sp->next++;
-		}
 	}
 	pthread_mutex_unlock(&sp->mu);
 	return i;
@@ -354,17 +349,22 @@ static void *sworker_main(void *arg)
 {
 	struct sworker *w = arg;
 	struct spool *sp = w->sp;
-	void *state = NULL;
-	size_t cap = 0, len = 0;
-	uint64_t win[2];
 	long i;
 
 	report_decode_errors_reset();
 	out_thread_init();
-	while ((i = take_span(sp, &state, &cap, &len, win)) >= 0) {
-		struct etl_reader *r = pool_reader(sp->primary, sp->o, state, len, win);
-		int failed = !r ? -2 : read_slice(w, r, (size_t)i) != 0 ? -1 : 0;
-
+	for (;;) {
+		struct etl_reader *r = pool_reader_new(sp->o);
+		int failed;
+		if (!r) {
+			i = -2; /* (no memory) */
+			break;
+		}
+		if ((i = take_span(sp, r)) < 0) {
+			etl_reader_free(r);
+			break;
+		}
+		failed = pool_reader_open(r, sp->primary) != 0 ? -2 : read_slice(w, r, (size_t)i) != 0 ? -1 : 0;
 		etl_reader_free(r);
 		if (failed) {
 			i = failed; /* -2: no reader (memory) */
@@ -377,7 +377,6 @@ static void *sworker_main(void *arg)
 	}
 	if (i != -1 || w->exit_code == EXIT_NOMEM)
 		stop_all(sp);
-	free(state);
 	w->decode_errors = report_decode_errors();
 	w->cpu = pool_thread_cpu();
 	return NULL;
