@@ -557,12 +557,13 @@ static int start_iteration(struct etl_reader *r)
 		if (r->traces[ti]->ix.buffers > 0)
 			make_streams(r, r->traces[ti], &k);
 	r->nstreams = k;
-	/* the jobs that may hold a buffer's records: each stream's, but no more than the buffers
-	 * (records parsed into a job's memory stay there while the stream reads them, and a job or
-	 * stream whose memory never held a buffer's records has none) */
+	/* the memories that may hold a buffer's records: each stream's jobs' and its own (a job's
+	 * moves to the stream that reads its buffer, the stream's to the job), but no more than the
+	 * buffers (one that never held a buffer's records holds none): the shares then add up to
+	 * the PF_*_BYTES bounds */
 	for (ti = 0; ti < r->ntraces; ti++)
 		nbuf += r->traces[ti]->ix.buffers;
-	jobs = k * PF_DEPTH < nbuf ? k * PF_DEPTH : (size_t)nbuf;
+	jobs = k * (PF_DEPTH + 1) < nbuf ? k * (PF_DEPTH + 1) : (size_t)nbuf;
 	if (r->options[ETL_OPTION_THREADS] > 0)
 		r->pf = etl__prefetch_new((unsigned)r->options[ETL_OPTION_THREADS]); /* NULL: no helpers */
 	for (i = 0; i < k; i++) {
