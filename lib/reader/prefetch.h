@@ -57,10 +57,11 @@ struct etl_prerecs {
 };
 
 /* The memory of the records parsed ahead, for all the jobs of a reader's streams together: each
- * job parses at most its share of it (PF_PARSE_BYTES / jobs, at most PF_PARSE_MAX records, and
- * none where the share is below PF_PARSE_MIN - thousands of CPU streams; the rest of a buffer is
- * parsed on the stream's thread).  A 64 KiB buffer holds a few hundred to a few thousand
- * records. */
+ * job parses at most its share of it (PF_PARSE_BYTES over the memories that may hold a buffer's
+ * records - five a stream, its jobs' and its own, or the buffers where fewer: merge.c - at most
+ * PF_PARSE_MAX records, and none where the share is below PF_PARSE_MIN - thousands of CPU
+ * streams; the rest of a buffer is peeked, and parsed on the stream's thread).  A 64 KiB buffer
+ * holds a few hundred to a few thousand records. */
 #define PF_PARSE_BYTES ((size_t)32 << 20)
 #define PF_PARSE_MIN 32
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
