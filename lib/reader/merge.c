@@ -548,6 +548,7 @@ static int start_iteration(struct etl_reader *r)
 		if (runs == 0 && r->traces[ti]->ix.buffers > 0)
 			return etl__reader_set_error(r, &d, ti, 1);
 		total += runs;
+		nbuf += r->traces[ti]->ix.buffers;
 	}
 	r->streams = etl__calloc(total ? total : 1, sizeof(*r->streams));
 	r->heap = etl__calloc(total ? total : 1, sizeof(*r->heap));
@@ -561,8 +562,6 @@ static int start_iteration(struct etl_reader *r)
 	 * moves to the stream that reads its buffer, the stream's to the job), but no more than the
 	 * buffers (one that never held a buffer's records holds none): the shares then add up to
 	 * the PF_*_BYTES bounds */
-	for (ti = 0; ti < r->ntraces; ti++)
-		nbuf += r->traces[ti]->ix.buffers;
 	jobs = k * (PF_DEPTH + 1) < nbuf ? k * (PF_DEPTH + 1) : (size_t)nbuf;
 	if (r->options[ETL_OPTION_THREADS] > 0)
 		r->pf = etl__prefetch_new((unsigned)r->options[ETL_OPTION_THREADS]); /* NULL: no helpers */

@@ -87,9 +87,9 @@ static int add_light(struct etl_pfjob *j, struct rest_walk *w, size_t pos, size_
 		return 0;
 	l = &pre->lv[pre->ln++];
 	l->pos = (uint32_t)pos;
-	l->flags = PL_STACK; /* until the record after it is peeked */
-	if (!pk->stack && pos + adv < j->ld.fill)
-		l->flags = 0; /* (PL_STACK set again by the next one, or left where there is none) */
+	/* a stack record of its own, else none until the record after it says so (add_light, or
+	 * read_rest where it does not peek); none can follow the buffer's last record */
+	l->flags = pk->stack ? PL_STACK : 0;
 	l->filetime = 0;
 	if (!pk->inherited) {
 		l->flags |= PL_TIMED;
