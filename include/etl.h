@@ -406,6 +406,16 @@ ETL_API void etl_slices_free(struct etl_slices *p);
  * @retval ETL_E_MISUSE @retval ETL_E_NOMEM @since 0.2
  */
 ETL_API int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len);
+/**
+ * Reads @p r as slice @p i of plan @p p, as etl_reader_set_slice() would with the state
+ * etl_slices_state() gives, but takes the slice's records from the plan instead of bytes: nothing
+ * written, copied or checked again.  The plan is only read, so readers in several threads may
+ * take their slices of one plan at once (but not while etl_slices_free() runs); it must outlive
+ * @p r.  For a reader in the process that planned; a state for another process is bytes.
+ * @retval ETL_OK @retval ETL_E_MISUSE (no such slice, a state given already, the state's input
+ * open already) @retval ETL_E_NOMEM @since 0.2
+ */
+ETL_API int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *p, size_t i);
 
 /** The last error (borrowed until the next call on the reader), or NULL. @since 0.1 */
 ETL_API const struct etl_error *etl_reader_error(const struct etl_reader *r);

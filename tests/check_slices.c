@@ -9,6 +9,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,6 +458,105 @@ START_TEST(states_are_checked)
 }
 END_TEST
 
+/* A plan's slice is given as its state is, and refused where a state would be. */
+START_TEST(plans_slices_are_refused_as_states_are)
+{
+	struct etl_reader *r = etl_reader_new(), *x;
+	struct etl_slices *p;
+	uint8_t *d, *other;
+	size_t len, olen, slen;
+	const void *state;
+
+	build_lifecycle(0, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 4);
+	ck_assert_uint_eq(etl_slices_count(p), 4);
+	ck_assert_int_eq(etl_reader_set_slice_planned(NULL, p, 0), ETL_E_MISUSE);
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, NULL, 0), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, p, 4), ETL_E_MISUSE); /* (slices 0 to 3) */
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "no such slice"));
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, p, 3), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, p, 2), ETL_E_MISUSE); /* once */
+	state = etl_slices_state(p, 2, &slen);
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_time_window(x, 0, 0), ETL_E_MISUSE); /* the slice's window stays */
+	build_lifecycle(1, &other, &olen);
+	ck_assert_int_eq(etl_reader_open_memory(x, other, olen, "another"), ETL_E_MISUSE);
+	etl_reader_free(x);
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "opened first"), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, p, 1), ETL_E_MISUSE);
+	etl_reader_free(x);
+	free(other);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+struct taker {
+	const uint8_t *d;
+	size_t len;
+	const struct etl_slices *p;
+	size_t first, k, events;
+	int failed;
+};
+
+static void *take_slices(void *arg)
+{
+	struct taker *t = arg;
+	size_t i;
+
+	for (i = t->first; i < t->k; i += 2) {
+		struct etl_reader *r = etl_reader_new();
+		const struct etl_event *ev;
+		int st;
+		t->failed |= etl_reader_set_slice_planned(r, t->p, i) != ETL_OK ||
+			     etl_reader_open_memory(r, t->d, t->len, "taker") != ETL_OK;
+		while (!t->failed && (st = etl_reader_next(r, &ev)) != ETL_END)
+			t->failed |= st != ETL_OK, t->events++;
+		etl_reader_free(r);
+	}
+	return NULL;
+}
+
+/* Two threads take the slices of one plan at once (TSan's to watch): together they deliver the
+ * whole reading's events. */
+START_TEST(threads_take_slices_of_one_plan_at_once)
+{
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	struct taker t[2];
+	pthread_t th[2];
+	struct etl_slices *p;
+	uint8_t *d;
+	size_t len, whole = 0;
+	int k;
+
+	build_lifecycle(1, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 8);
+	ck_assert_uint_gt(etl_slices_count(p), 2);
+	ck_assert(etl_slices_in_order(p));
+	for (k = 0; k < 2; k++) {
+		t[k] = (struct taker){ d, len, p, (size_t)k, etl_slices_count(p), 0, 0 };
+		ck_assert_int_eq(pthread_create(&th[k], NULL, take_slices, &t[k]), 0);
+	}
+	for (k = 0; k < 2; k++) {
+		pthread_join(th[k], NULL);
+		ck_assert(!t[k].failed);
+	}
+	while (etl_reader_next(r, &ev) == ETL_OK)
+		whole++;
+	ck_assert_uint_gt(whole, 100);
+	ck_assert_uint_eq(t[0].events + t[1].events, whole);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 /* The light reading asks about a record only if it is of a kind that can describe something (a
  * kernel or classic header, an event with id 0xFFFE): no other kind does. */
 START_TEST(light_reading_asks_about_every_describing_kind)
@@ -527,6 +627,8 @@ int main(int argc, char **argv)
 	tcase_add_test(t, slices_borrow_what_the_plan_decompressed);
 	tcase_add_test(t, damaged_traces_give_what_windows_give);
 	tcase_add_test(t, states_are_checked);
+	tcase_add_test(t, plans_slices_are_refused_as_states_are);
+	tcase_add_test(t, threads_take_slices_of_one_plan_at_once);
 	tcase_add_test(t, corpus_traces_give_what_windows_give);
 	tcase_add_test(t, light_reading_asks_about_every_describing_kind);
 	tcase_set_timeout(t, 900);

@@ -314,26 +314,26 @@ static int read_slice(struct sworker *w, struct etl_reader *r, size_t i)
 	return put(sp, i, c, 1) != 0 || fatal ? -1 : 0; /* (c is the writer's once queued) */
 }
 
-/* The next span to read, given to r (the state of its first slice, straight from the plan's
- * buffer: set while the plan is not asked for another, and the time window's end moved to the
- * span's): its index, -1 when none is left (or the run stopped), -2 where r takes no state (no
- * memory: r cannot be read then). */
+/* The next span to read, given to r (its first slice, taken from the plan, and the time
+ * window's end moved to the span's): its index, -1 when none is left (or the run stopped), -2
+ * where r takes no state (no memory: r cannot be read then). */
 static long take_span(struct spool *sp, struct etl_reader *r)
 {
-	const void *s;
-	size_t len;
 	long i = -1;
+	size_t a, b;
 
 	pthread_mutex_lock(&sp->mu);
-	if (!sp->stop && sp->next < sp->k) {
-		i = -2;
-		if ((s = etl_slices_state(sp->plan, sp->first[sp->next], &len)) != NULL &&
-		    etl_reader_set_slice(r, s, len) == ETL_OK &&
-		    etl_reader_set_time_window(r, etl_slices_bound(sp->plan, sp->first[sp->next]),
-					       etl_slices_bound(sp->plan, sp->first[sp->next + 1])) == ETL_OK)
-			i = (long)sp->next++;
-	}
+	if (!sp->stop && sp->next < sp->k)
+		i = (long)sp->next++;
 	pthread_mutex_unlock(&sp->mu);
+	if (i < 0)
+		return i;
+	a = sp->first[i];
+	b = sp->first[i + 1];
+	/* (the plan is only read: the workers take their slices at once) */
+	if (etl_reader_set_slice_planned(r, sp->plan, a) != ETL_OK ||
+	    etl_reader_set_time_window(r, etl_slices_bound(sp->plan, a), etl_slices_bound(sp->plan, b)) != ETL_OK)
+		return -2;
 	return i;
 }
 

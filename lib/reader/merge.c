@@ -123,19 +123,19 @@ static void say_swallowed(struct etl_reader *r, struct stream *s)
 	s->head = HEAD_ERROR;
 }
 
-/* The next record of a time slice's state (resume.c checked that it parses): it sorts as the
+/* The next record of a time slice's state (resume.c checked that it parses, or the plan kept
+ * it): it sorts as the
  * stream it came from would have it. */
 static void slice_step(struct stream *s)
 {
-	const struct slice_rec *x;
+	struct slice_rec rec, *x = &rec;
 	struct etl_event *ev = &s->ev;
 	size_t adv;
 
-	if (s->next >= s->end) {
+	if (!etl__slice_next(s->t->slice, &s->next, s->end, x)) {
 		s->head = HEAD_NONE;
 		return;
 	}
-	x = &s->t->slice->recs[s->next++];
 	if (etl__record_parse(x->bytes, slice_pad8(x->len), 0, s->t->ptr_size, ev, &adv, &s->diag) != ETL_OK) {
 		s->head = HEAD_NONE;
 		return;
@@ -510,7 +510,7 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);
 		if (t->slice && t->slice->nrec)
-			add_stream(r, k, t, FROM_SLICE, 0, t->slice->nrec);
+			add_stream(r, k, t, FROM_SLICE, 0, t->slice->scan);
 		return;
 	}
 	for (start = 1; start < n;) {

@@ -41,10 +41,10 @@ static int plan_keep(struct etl_slices *p, struct trace *t, const struct etl_buf
 	if (!etl__decode_observes(&ev) && !etl__state_changes(&p->sys, &p->dec, &ev, &flen))
 		return 0; /* (a kernel record without a layout, or damaged, changes nothing) */
 	len = ev.record_size;
-	if (p->arena_len + len + flen + 8 > PLAN_STATE_BYTES)
+	if (p->arena_len + slice_pad8(len) + slice_pad8(flen) > PLAN_STATE_BYTES)
 		return 1;
 	if (etl__grow(&p->recs, &p->rec_cap, p->nrec + 1, sizeof(*p->recs), 256) != 0 ||
-	    etl__grow(&p->arena, &p->arena_cap, p->arena_len + len + flen, 1, 65536) != 0) {
+	    etl__grow(&p->arena, &p->arena_cap, p->arena_len + slice_pad8(len) + slice_pad8(flen), 1, 65536) != 0) {
 		p->nomem = 1;
 		return 1;
 	}
@@ -61,14 +61,17 @@ static int plan_keep(struct etl_slices *p, struct trace *t, const struct etl_buf
 	rec->buf = (uint32_t)p->nbufs;
 	rec->seq = (uint32_t)p->nrec;
 	rec->flags = ld->compressed ? SLICE_REC_COMPRESSED : 0;
+	/* (each padded with zeros to 8, as a state holds them: a reader may take them from here) */
 	memcpy(p->arena + p->arena_len, ld->data + pos, len);
-	p->arena_len += len;
+	memset(p->arena + p->arena_len + len, 0, slice_pad8(len) - len);
+	p->arena_len += slice_pad8(len);
 	/* and what it tells the tables, read once here: the slices take it instead of decoding it */
 	rec->fact_at = p->arena_len;
 	rec->fact_len = (uint32_t)flen;
 	if (flen)
 		memcpy(p->arena + p->arena_len, p->sys.fact, flen);
-	p->arena_len += flen;
+	memset(p->arena + p->arena_len + flen, 0, slice_pad8(flen) - flen);
+	p->arena_len += slice_pad8(flen);
 	p->nrec++;
 	return 0;
 }

@@ -162,6 +162,33 @@ nomem:
 	return ETL_E_NOMEM;
 }
 
+/* Gives r state s (ETL_OK), or frees it. */
+static int give(struct etl_reader *r, struct slice_state *s)
+{
+	int st;
+
+	if (s->trace < r->ntraces)
+		st = etl__reader_misuse(r, "the slice state's input is open already: give the state first");
+	else
+		st = etl_reader_set_time_window(r, s->from, s->to);
+	if (st != ETL_OK) {
+		etl__slice_state_free(s);
+		return st;
+	}
+	r->slice = s; /* (after the window: the window is the state's from now on) */
+	return ETL_OK;
+}
+
+/* A new state for r into *s: ETL_OK, or the reason (set in r). */
+static int state_new(struct etl_reader *r, struct slice_state **s)
+{
+	if (r->state != ST_NEW || r->slice)
+		return etl__reader_misuse(r, "a slice state can only be given once, before the first event is read");
+	if (!(*s = etl__calloc(1, sizeof(**s))))
+		return etl__reader_nomem(r);
+	return ETL_OK;
+}
+
 int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
 {
 	struct slice_state *s;
@@ -172,23 +199,82 @@ int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
 		return ETL_E_MISUSE;
 	if (!state)
 		return etl__reader_misuse(r, "NULL slice state");
-	if (r->state != ST_NEW || r->slice)
-		return etl__reader_misuse(r, "a slice state can only be given once, before the first event is read");
-	if (!(s = etl__calloc(1, sizeof(*s))))
-		return etl__reader_nomem(r);
-	st = slice_parse(state, len, s, &d);
-	if (st != ETL_OK)
+	if ((st = state_new(r, &s)) != ETL_OK)
+		return st;
+	if ((st = slice_parse(state, len, s, &d)) != ETL_OK) {
 		etl__reader_set_error(r, &d, -1, 0);
-	else if (s->trace < r->ntraces)
-		st = etl__reader_misuse(r, "the slice state's input is open already: give the state first");
-	else
-		st = etl_reader_set_time_window(r, s->from, s->to);
-	if (st != ETL_OK) {
 		etl__slice_state_free(s);
 		return st;
 	}
-	r->slice = s; /* (after the window: the window is the state's from now on) */
-	return ETL_OK;
+	s->scan = s->nrec;
+	return give(r, s);
+}
+
+int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *p, size_t i)
+{
+	struct slice_state *s;
+	struct slice_where w;
+	int st;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if (!p || i >= p->k)
+		return etl__reader_misuse(r, "no such slice of the plan");
+	if ((st = state_new(r, &s)) != ETL_OK)
+		return st;
+	s->trace = p->trace;
+	s->skip = p->skip && i > 0;
+	s->from = p->bounds[i];
+	s->to = p->bounds[i + 1];
+	s->file_size = p->file_size;
+	s->ident = p->ident;
+	s->buffers = p->buffers;
+	s->bytes_skipped = p->bytes_skipped;
+	if (s->skip) {
+		if (!(s->cpus = etl__calloc(p->ncpus + 1, sizeof(*s->cpus)))) {
+			etl__slice_state_free(s);
+			return etl__reader_nomem(r);
+		}
+		s->ncpus = p->ncpus;
+		etl__slice_cpus(p, i, s->cpus, &w);
+		s->stacks_seen = w.stacks;
+		s->scan_off = w.scan_off;
+		s->scan_ordinal = w.scan_ordinal;
+		s->nrec = p->state_nrec[i];
+		s->scan = p->nrec;
+		s->plan = p;
+		s->slice = i;
+	}
+	return give(r, s);
+}
+
+int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struct slice_rec *x)
+{
+	const struct etl_slices *p = s->plan;
+
+	if (!p) {
+		if (*next >= end)
+			return 0;
+		*x = s->recs[(*next)++];
+		return 1;
+	}
+	while (*next < end) {
+		const struct plan_rec *rc = &p->recs[(*next)++];
+		if (p->bufs[rc->buf].j0 > s->slice)
+			continue; /* (a record of the buffers this slice reads, or later) */
+		x->bytes = p->arena + rc->at;
+		x->fact = rc->fact_len ? p->arena + rc->fact_at : NULL;
+		x->fact_len = rc->fact_len;
+		x->len = rc->len;
+		x->cpu = rc->cpu;
+		x->buffer_offset = rc->buffer_offset;
+		x->ci = rc->ci;
+		x->ordinal = rc->ordinal;
+		x->file_offset = rc->file_offset;
+		x->flags = rc->flags;
+		return 1;
+	}
+	return 0;
 }
 
 int etl__slice_install(struct etl_reader *r, struct trace *t, const struct etl_bufhdr *h, struct etl_diag *d)

@@ -66,40 +66,62 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p);
 }
 
-/* Where slice i takes up each CPU (into cpu entries at out + SLICE_HEAD), whether the buffers
- * it skips hold stack records, and where its scan starts. */
-static void write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint32_t *flags)
+void etl__slice_cpus(const struct etl_slices *p, size_t i, struct slice_cpu *cpus, struct slice_where *w)
 {
-	uint8_t *c = out + SLICE_HEAD;
-	uint64_t scan_off = p->file_size, scan_ord = p->buffers;
 	size_t j, found = 0;
 
+	w->scan_off = p->file_size;
+	w->scan_ordinal = p->buffers;
+	w->stacks = 0;
 	for (j = 0; j < p->ncpus; j++) {
-		etl_put_le32(c + j * SLICE_CPU, p->cpus[j]);
-		etl_put_le32(c + j * SLICE_CPU + 4, 0);
-		etl_put_le64(c + j * SLICE_CPU + 8, UINT64_MAX);
-		etl_put_le64(c + j * SLICE_CPU + 16, p->start_raw);
-		etl_put_le64(c + j * SLICE_CPU + 24, p->clean_last[j]);
+		cpus[j].cpu = p->cpus[j];
+		cpus[j].resume = UINT64_MAX;
+		cpus[j].last_ts = p->start_raw;
+		cpus[j].clean_last = p->clean_last[j];
 	}
 	for (j = 0; j < p->nbufs && found < p->ncpus; j++) {
 		const struct plan_buf *b = &p->bufs[j];
-		uint8_t *e = c + (size_t)b->ci * SLICE_CPU;
-		if (etl_le64(e + 8) != UINT64_MAX)
+		struct slice_cpu *c = &cpus[b->ci];
+		if (c->resume != UINT64_MAX)
 			continue; /* past this CPU's start */
 		if (b->j0 <= i) { /* skipped */
-			etl_put_le64(e + 16, b->last_ts);
-			*flags |= b->stack ? SLICE_STACKS : 0;
+			c->last_ts = b->last_ts;
+			w->stacks |= b->stack != 0;
 			continue;
 		}
-		etl_put_le64(e + 8, b->ordinal);
+		c->resume = b->ordinal;
 		found++;
-		if (b->ordinal < scan_ord) {
-			scan_ord = b->ordinal;
-			scan_off = b->off;
+		if (b->ordinal < w->scan_ordinal) {
+			w->scan_ordinal = b->ordinal;
+			w->scan_off = b->off;
 		}
 	}
-	etl_put_le64(out + 72, scan_off);
-	etl_put_le64(out + 80, scan_ord);
+}
+
+/* Where slice i takes up each CPU (into cpu entries at out + SLICE_HEAD), whether the buffers
+ * it skips hold stack records, and where its scan starts: 0, or -1 without memory. */
+static int write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint32_t *flags)
+{
+	struct slice_cpu *cpus = etl__calloc(p->ncpus + 1, sizeof(*cpus));
+	uint8_t *c = out + SLICE_HEAD;
+	struct slice_where w;
+	size_t j;
+
+	if (!cpus)
+		return -1;
+	etl__slice_cpus(p, i, cpus, &w);
+	for (j = 0; j < p->ncpus; j++, c += SLICE_CPU) {
+		etl_put_le32(c, cpus[j].cpu);
+		etl_put_le32(c + 4, 0);
+		etl_put_le64(c + 8, cpus[j].resume);
+		etl_put_le64(c + 16, cpus[j].last_ts);
+		etl_put_le64(c + 24, cpus[j].clean_last);
+	}
+	*flags |= w.stacks ? SLICE_STACKS : 0;
+	etl_put_le64(out + 72, w.scan_off);
+	etl_put_le64(out + 80, w.scan_ordinal);
+	etl__free(cpus);
+	return 0;
 }
 
 int etl__slices_weigh(struct etl_slices *p)
@@ -168,7 +190,8 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 	etl_put_le64(out + 88, nrec);
 	if (skip) {
 		flags |= SLICE_SKIPS;
-		write_cpus(p, i, out, &flags);
+		if (write_cpus(p, i, out, &flags) != 0)
+			return NULL;
 		at = SLICE_HEAD + p->ncpus * SLICE_CPU;
 		for (j = 0; j < p->nrec; j++) {
 			const struct plan_rec *rc = &p->recs[j];

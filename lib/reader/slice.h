@@ -143,10 +143,23 @@ struct slice_state {
 	struct slice_cpu *cpus;
 	size_t ncpus;
 	struct slice_rec *recs;
-	size_t nrec;
+	size_t nrec;    /* its records */
+	size_t scan;    /* what a stream of them goes through: recs, or the plan's records */
 	uint8_t *mem;   /* a copy of the bytes: the records, and their facts made of this host in place */
+	/* or the records are those of a plan's slice, borrowed (etl_reader_set_slice_planned) */
+	const struct etl_slices *plan;
+	size_t slice;
 };
 void etl__slice_state_free(struct slice_state *s);
+/* Record *next of s (or, of a plan's, the next on that is slice's), up to end: 1 with *x set
+ * and *next past it, or 0 at the end. */
+int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struct slice_rec *x);
+/* slice.c: where slice i of p takes up each CPU (p->ncpus entries), of this host */
+struct slice_where {
+	uint64_t scan_off, scan_ordinal; /* where the slice's scan starts */
+	int stacks;                      /* the buffers it skips hold stack records */
+};
+void etl__slice_cpus(const struct etl_slices *p, size_t i, struct slice_cpu *cpus, struct slice_where *w);
 /* At the opening of input t (its header buffer h read): takes its buffers as the state says
  * instead of indexing them, when the state is t's: 1 taken, 0 not the state's input (indexed as
  * usual), < 0 with d set (the state was made of another file). */

@@ -203,12 +203,28 @@ static void push(struct digest *g, uint64_t h)
 	g->h[g->n++] = h;
 }
 
-/* Reads one slice: with state (len bytes), else the window [from, to) (0, 0: none), or both when
- * window (the state's window with its end moved); with a reader that opens the input again from
- * `same` where given (etl_reader_open_same: it shares its stack index), else from memory.  Its
+/* A slice's state as a reader is given it: bytes (etl_slices_state), or slice i of a plan
+ * (etl_reader_set_slice_planned). */
+struct given {
+	const void *state;
+	size_t len;
+	const struct etl_slices *plan;
+	size_t i;
+};
+
+static int give(struct etl_reader *r, const struct given *s)
+{
+	if (!s)
+		return ETL_OK;
+	return s->plan ? etl_reader_set_slice_planned(r, s->plan, s->i) : etl_reader_set_slice(r, s->state, s->len);
+}
+
+/* Reads one slice: with state s, else the window [from, to) (0, 0: none), or both when window
+ * (the state's window with its end moved); with a reader that opens the input again from `same`
+ * where given (etl_reader_open_same: it shares its stack index), else from memory.  Its
  * deliveries are appended to g (emptied first unless append). */
 static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader *same, uint64_t from, uint64_t to,
-			  int window, const void *state, size_t slen, int stacks, int append, struct digest *g)
+			  int window, const struct given *s, int stacks, int append, struct digest *g)
 {
 	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
@@ -216,8 +232,7 @@ static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader 
 
 	if (!append)
 		g->n = 0;
-	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
-		    (state && etl_reader_set_slice(r, state, slen) != ETL_OK) ||
+	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK || give(r, s) != ETL_OK ||
 		    (same ? etl_reader_open_same(r, same, 0) : etl_reader_open_memory(r, d, len, "windiff")) != ETL_OK ||
 		    ((window || from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
 	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
@@ -232,10 +247,9 @@ static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader 
 	etl_reader_free(r);
 }
 
-static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, const void *state, size_t slen,
-		       int stacks, struct digest *g)
+static void read_slice(const uint8_t *d, size_t len, uint64_t from, uint64_t to, int stacks, struct digest *g)
 {
-	read_slice_of(d, len, NULL, from, to, 0, state, slen, stacks, 0, g);
+	read_slice_of(d, len, NULL, from, to, 0, NULL, stacks, 0, g);
 }
 
 /* Where digests a and b first differ (a delivery's index), or SIZE_MAX where they do not. */
@@ -249,32 +263,44 @@ static size_t differ_at(const struct digest *a, const struct digest *b)
 }
 
 /* Slices i to end - 1 of plan p read by a reader with their time window (into a) and by one given
- * slice i's state (into b; the window's end moved when end > i + 1).  0 when they deliver the
- * same (or a reading failed: w->skipped), -1 with w->why set. */
-static int compare_span(const uint8_t *data, size_t len, struct etl_slices *p, size_t i, size_t end, int stacks,
-			struct digest *a, struct digest *b, struct windiff *w)
+ * slice i's state as s says (into b; the window's end moved when end > i + 1).  0 when they
+ * deliver the same (or a reading failed: w->skipped), -1 with w->why set. */
+static int compare_given(const uint8_t *data, size_t len, struct etl_slices *p, size_t i, size_t end, int stacks,
+			 const struct given *s, struct digest *a, struct digest *b, struct windiff *w)
 {
-	uint64_t from = etl_slices_bound(p, i), to = etl_slices_bound(p, end);
-	size_t slen, j;
-	const void *state;
+	size_t j;
 
-	read_slice(data, len, from, to, NULL, 0, stacks, a);
-	state = etl_slices_state(p, i, &slen);
-	read_slice_of(data, len, NULL, from, to, end > i + 1, state, slen, stacks, 0, b);
-	if (end == i + 1) {
-		w->whole += a->n;
+	read_slice_of(data, len, NULL, etl_slices_bound(p, i), etl_slices_bound(p, end), end > i + 1, s, stacks, 0, b);
+	if (end == i + 1 && !s->plan)
 		w->parts += b->n;
-	}
-	if (!state || a->failed || b->failed) {
-		w->skipped |= !state || a->failed != b->failed;
+	if (a->failed || b->failed) {
+		w->skipped |= a->failed != b->failed;
 		return 0;
 	}
 	if ((j = differ_at(a, b)) == SIZE_MAX)
 		return 0;
 	snprintf(w->why, sizeof(w->why),
-		 "slices %zu to %zu: the reading given the state differs from the time window at delivery %zu "
-		 "(%zu against %zu)", i, end - 1, j, b->n, a->n);
+		 "slices %zu to %zu: the reading given the %s differs from the time window at delivery %zu "
+		 "(%zu against %zu)", i, end - 1, s->plan ? "plan's slice" : "state", j, b->n, a->n);
 	return -1;
+}
+
+/* Slices i to end - 1 of plan p read with their time window, against readers given slice i's
+ * state as bytes and as the plan's slice (compare_given). */
+static int compare_span(const uint8_t *data, size_t len, struct etl_slices *p, size_t i, size_t end, int stacks,
+			struct digest *a, struct digest *b, struct windiff *w)
+{
+	struct given bytes = { NULL, 0, NULL, 0 }, planned = { NULL, 0, p, i };
+
+	read_slice(data, len, etl_slices_bound(p, i), etl_slices_bound(p, end), stacks, a);
+	if (end == i + 1)
+		w->whole += a->n;
+	if (!(bytes.state = etl_slices_state(p, i, &bytes.len))) {
+		w->skipped = 1;
+		return 0;
+	}
+	return compare_given(data, len, p, i, end, stacks, &bytes, a, b, w) ||
+	       compare_given(data, len, p, i, end, stacks, &planned, a, b, w);
 }
 
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
@@ -309,7 +335,7 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 	struct digest a = { 0 }, b = { 0 };
 	struct etl_reader *r;
 	struct etl_slices *p = NULL;
-	size_t i, j, slen;
+	size_t i, j;
 	int rc = 1;
 
 	memset(w, 0, sizeof(*w));
@@ -320,13 +346,14 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 	w->slices = etl_slices_count(p);
 	w->skipped = !etl_slices_in_order(p);
 	if (!w->skipped) {
-		read_slice(data, len, 0, 0, NULL, 0, stacks, &a);
+		read_slice(data, len, 0, 0, stacks, &a);
 		for (i = 0; i < w->slices && !b.failed; i++) {
-			const void *state = etl_slices_state(p, i, &slen);
-			if (!state)
+			/* (each other slice given as the plan's slice: both ways add up to the whole) */
+			struct given s = { NULL, 0, i % 2 ? p : NULL, i };
+			if (!s.plan && !(s.state = etl_slices_state(p, i, &s.len)))
 				b.failed = 1;
 			else /* (the planning reader made the stack index: its slices share it) */
-				read_slice_of(data, len, r, 0, 0, 0, state, slen, stacks, 1, &b);
+				read_slice_of(data, len, r, 0, 0, 0, &s, stacks, 1, &b);
 		}
 		w->whole = a.n;
 		w->parts = b.n;

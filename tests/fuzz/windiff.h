@@ -26,8 +26,9 @@ struct windiff {
  * set otherwise. */
 int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
 
-/* Reads each of at most n slices of a plan (etl_reader_plan_slices) twice: by a reader with the
- * slice's time window, and by one given the slice's state.  0 when each slice's two readings
+/* Reads each of at most n slices of a plan (etl_reader_plan_slices) three times: by a reader with
+ * the slice's time window, by one given the slice's state, and by one given the plan's slice
+ * (etl_reader_set_slice_planned).  0 when each slice's readings
  * deliver the same, in the same order: events (where they lie, times, CPU, decoding's name and
  * property count, process name, stack frames with ETL_OPTION_STACKS = stacks) and errors
  * (offsets, messages); and slices 2i and 2i + 1 read as one (slice 2i's state, the window's end
@@ -36,7 +37,8 @@ int windiff_run(const uint8_t *data, size_t len, size_t n, struct windiff *w);
 int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
 
 /* A plan of at most n slices that says it is in order (etl_slices_in_order): its slices read one
- * after another, each given its state by a reader opened from the planning reader (which made
+ * after another, each given its state (every other one as the plan's slice) by a reader opened
+ * from the planning reader (which made
  * the stack index while planning, with ETL_OPTION_STACKS = stacks), against a whole reading:
  * 0 when they deliver the same in the same order (as windiff_planned compares them), -1 with
  * w->why set otherwise, 1 when the plan is not in order or a reading failed (w->skipped). */
