@@ -187,6 +187,12 @@ START_TEST(writer_scenarios_give_what_windows_give)
 	assert_planned(d, len, 6, 1, "stack keys after stackless samples");
 	assert_in_order(d, len, 6, 1, "stack keys after stackless samples");
 	free(d);
+	/* slices that skip the one stack record, and then give the last sample its stack logged
+	 * away from it: the state says the skipped buffers hold stack records */
+	ck_assert_int_eq(scen_build_stack_then_quiet(&o, 3000, &d, &len), 0);
+	assert_planned(d, len, 6, 1, "a stack record, then none till one logged away");
+	assert_in_order(d, len, 6, 1, "a stack record, then none till one logged away");
+	free(d);
 	ck_assert_int_eq(scen_build_showcase(&o, 0, &d, &len), 0);
 	assert_planned(d, len, 4, 1, "showcase");
 	free(d);

@@ -61,6 +61,11 @@ int scen_build_stackkeys(const struct etlw_opts *o, uint8_t **out, size_t *len);
 int scen_build_stackkeys_rounds(const struct etlw_opts *o, unsigned rounds, uint8_t **out, size_t *len);
 /* The same rounds after lead samples without stack records (the trace shows stacks only later). */
 int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned rounds, uint8_t **out, size_t *len);
+/* One sample with its stack record, then `quiet` samples without any (a tick apart, on CPUs 0
+ * and 1 in turn), then a sample on CPU 0 whose stack record is logged a tick later on CPU 1:
+ * what only the trace's stack index gives it, which a reader asks only once the trace showed a
+ * stack record. */
+int scen_build_stack_then_quiet(const struct etlw_opts *o, unsigned quiet, uint8_t **out, size_t *len);
 
 /* n events with a stack key item (EVENT_HEADER_EXT_TYPE_STACK_KEY64) every fifth, on o->ncpu
  * CPUs in turn, then the KeyRundown records that define their two keys. */

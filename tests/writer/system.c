@@ -254,6 +254,34 @@ int scen_build_stackkeys_lead(const struct etlw_opts *o, unsigned lead, unsigned
 	return rc ? -1 : 0;
 }
 
+int scen_build_stack_then_quiet(const struct etlw_opts *o, unsigned quiet, uint8_t **out, size_t *len)
+{
+	uint64_t tick = o->perf_freq / 1000, t = o->start_ts;
+	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
+	uint64_t ub = o->ptr_size == 8 ? 0x140000000ULL : 0x400000ULL;
+	const uint64_t fk[2] = { kb + 0x10, kb + 0x11 }, fe[1] = { ub + 1 };
+	struct etlw *w = etlw_new(o);
+	unsigned k;
+	int rc = 0;
+
+	if (!w)
+		return -1;
+	/* one stack record first: from here on the trace shows stacks */
+	rc |= scen_sample(w, o, 0, t, kb + 0x10, 5001);
+	rc |= scen_stack_at(w, o, 0, t + 1, t, 500, 5001, fk, 2);
+	/* then samples without stack records on both CPUs, a tick apart */
+	for (k = 0; k < quiet; k++)
+		rc |= scen_sample(w, o, k & 1, t + (k + 1) * tick, kb + 0x20, 5001);
+	/* last, a sample whose stack record is logged away from it, on the other CPU, a tick later */
+	t += (uint64_t)(quiet + 2) * tick;
+	rc |= scen_sample(w, o, 0, t, ub + 1, 5002);
+	rc |= scen_stack_at(w, o, 1, t + tick, t, 500, 5002, fe, 1);
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
+	return rc ? -1 : 0;
+}
+
 int scen_build_keyed_events(const struct etlw_opts *o, unsigned n, uint8_t **out, size_t *len)
 {
 	uint64_t kb = o->ptr_size == 8 ? 0xfffff80000000000ULL : 0x80000000ULL;
