@@ -589,10 +589,10 @@ START_TEST(hostile_entity_amplification_is_refused)
 	for (i = 0; i < 20000; i++)
 		gen_str(&g, "&big;");
 	gen_str(&g, "'/></valueMap></maps>" PROVIDER_CLOSE "</instrumentationManifest>");
-	t0 = test_seconds();
+	t0 = test_cpu_seconds();
 	st = etl_reader_add_manifest_memory(r, g.p, g.len, "entities");
 	ck_assert_int_eq(st, ETL_E_FORMAT);
-	ck_assert_double_lt(test_seconds() - t0, 1.0 * test_slowdown());
+	ck_assert_double_lt(test_cpu_seconds() - t0, 1.0 * test_slowdown());
 	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(r)), "declares DTD entities"));
 	free(g.p);
 	etl_reader_free(r);
@@ -669,9 +669,9 @@ START_TEST(many_templates_load_fast)
 		gen_str(&g, line);
 	}
 	gen_str(&g, "</events>" PROVIDER_CLOSE "</instrumentationManifest>");
-	t0 = test_seconds();
+	t0 = test_cpu_seconds();
 	ck_assert_int_eq(etl_reader_add_manifest_memory(r, g.p, g.len, "templates"), ETL_OK);
-	ck_assert_double_lt(test_seconds() - t0, 10.0 * test_slowdown()); /* (seconds in a normal build; the bound is for sanitizer builds) */
+	ck_assert_double_lt(test_cpu_seconds() - t0, 10.0 * test_slowdown()); /* (seconds in a normal build; the bound is for sanitizer builds) */
 	ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
 	free(g.p);
 	etl_reader_free(r);
@@ -762,7 +762,7 @@ START_TEST(big_value_maps_are_searched_by_value)
 		    "<data name='A' inType='win:UInt32' map='M' count='4000'/></template></templates>"
 		    "<events><event value='1' template='T'/></events>" PROVIDER_CLOSE "</instrumentationManifest>");
 	trace = open_mapped_trace(r, &x, EVENTS, VALUES, value_map_value);
-	t0 = test_seconds();
+	t0 = test_cpu_seconds();
 	while ((a = next_mapped_array(r, VALUES)) != NULL) {
 		for (i = 0; i < VALUES; i++) {
 			const char *t = etl_property_format(etl_property_child_at(a, i));
@@ -776,7 +776,7 @@ START_TEST(big_value_maps_are_searched_by_value)
 		n++;
 	}
 	ck_assert_uint_eq(n, EVENTS);
-	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown()); /* about 0.2 s here */
+	ck_assert_double_lt(test_cpu_seconds() - t0, 5.0 * test_slowdown()); /* about 0.2 s here */
 	etl_reader_free(r);
 	free(trace);
 }
@@ -817,14 +817,14 @@ START_TEST(big_bit_maps_cost_a_bounded_walk)
 		    "<data name='A' inType='win:UInt32' map='B' count='4000'/></template></templates>"
 		    "<events><event value='1' template='T'/></events>" PROVIDER_CLOSE "</instrumentationManifest>");
 	trace = open_mapped_trace(r, &x, EVENTS, VALUES, bit_map_value);
-	t0 = test_seconds();
+	t0 = test_cpu_seconds();
 	while ((a = next_mapped_array(r, VALUES)) != NULL) {
 		for (i = 0; i < VALUES; i++)
 			ck_assert_str_eq(etl_property_format(etl_property_child_at(a, i)), texts[i % 6]);
 		n++;
 	}
 	ck_assert_uint_eq(n, EVENTS);
-	ck_assert_double_lt(test_seconds() - t0, 5.0 * test_slowdown());
+	ck_assert_double_lt(test_cpu_seconds() - t0, 5.0 * test_slowdown());
 	etl_reader_free(r);
 	free(trace);
 }
