@@ -124,8 +124,7 @@ static void say_swallowed(struct etl_reader *r, struct stream *s)
 }
 
 /* The next record of a time slice's state (resume.c checked that it parses, or the plan kept
- * it): it sorts as the
- * stream it came from would have it. */
+ * it): it sorts as the stream it came from would have it. */
 static void slice_step(struct stream *s)
 {
 	struct slice_rec rec, *x = &rec;

@@ -151,8 +151,8 @@ struct slice_state {
 	size_t slice;
 };
 void etl__slice_state_free(struct slice_state *s);
-/* Record *next of s (or, of a plan's, the next on that is slice's), up to end: 1 with *x set
- * and *next past it, or 0 at the end. */
+/* The record of s at *next - or, where s borrows a plan's records, the first from *next on that
+ * is in s's slice's state - before end: 1 with *x set and *next past it, or 0 at the end. */
 int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struct slice_rec *x);
 /* slice.c: where slice i of p takes up each CPU (p->ncpus entries), of this host */
 struct slice_where {
