@@ -520,8 +520,10 @@ static void *take_slices(void *arg)
 		int st;
 		t->failed |= etl_reader_set_slice_planned(r, t->p, i) != ETL_OK ||
 			     etl_reader_open_memory(r, t->d, t->len, "taker") != ETL_OK;
-		while (!t->failed && (st = etl_reader_next(r, &ev)) != ETL_END)
-			t->failed |= st != ETL_OK, t->events++;
+		while (!t->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
+			t->failed |= st != ETL_OK;
+			t->events++;
+		}
 		etl_reader_free(r);
 	}
 	return NULL;
