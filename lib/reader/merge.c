@@ -509,7 +509,7 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);
 		if (t->slice && t->slice->nrec)
-			add_stream(r, k, t, FROM_SLICE, 0, t->slice->scan);
+			add_stream(r, k, t, FROM_SLICE, 0, etl__slice_scan_end(t->slice));
 		return;
 	}
 	for (start = 1; start < n;) {

@@ -206,14 +206,12 @@ int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
 		etl__slice_state_free(s);
 		return st;
 	}
-	s->scan = s->nrec;
 	return give(r, s);
 }
 
 int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *p, size_t i)
 {
 	struct slice_state *s;
-	struct slice_where w;
 	int st;
 
 	if (!r)
@@ -222,27 +220,12 @@ int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *
 		return etl__reader_misuse(r, "no such slice of the plan");
 	if ((st = state_new(r, &s)) != ETL_OK)
 		return st;
-	s->trace = p->trace;
-	s->skip = p->skip && i > 0;
-	s->from = p->bounds[i];
-	s->to = p->bounds[i + 1];
-	s->file_size = p->file_size;
-	s->ident = p->ident;
-	s->buffers = p->buffers;
-	s->bytes_skipped = p->bytes_skipped;
+	if (etl__slice_head(p, i, s) != 0) {
+		etl__slice_state_free(s);
+		return etl__reader_nomem(r);
+	}
 	if (s->skip) {
-		if (!(s->cpus = etl__calloc(p->ncpus + 1, sizeof(*s->cpus)))) {
-			etl__slice_state_free(s);
-			return etl__reader_nomem(r);
-		}
-		s->ncpus = p->ncpus;
-		etl__slice_cpus(p, i, s->cpus, &w);
-		s->stacks_seen = w.stacks;
-		s->scan_off = w.scan_off;
-		s->scan_ordinal = w.scan_ordinal;
-		s->nrec = p->state_nrec[i];
-		s->scan = p->nrec;
-		s->plan = p;
+		s->plan = p; /* (its records: the plan's, of slice i) */
 		s->slice = i;
 	}
 	return give(r, s);

@@ -66,62 +66,85 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p);
 }
 
-void etl__slice_cpus(const struct etl_slices *p, size_t i, struct slice_cpu *cpus, struct slice_where *w)
+/* Where the reader of slice i takes up each CPU (s->cpus), whether the buffers it skips hold
+ * stack records, and where its scan starts. */
+static void slice_cpus(const struct etl_slices *p, size_t i, struct slice_state *s)
 {
 	size_t j, found = 0;
 
-	w->scan_off = p->file_size;
-	w->scan_ordinal = p->buffers;
-	w->stacks = 0;
+	s->scan_off = p->file_size;
+	s->scan_ordinal = p->buffers;
 	for (j = 0; j < p->ncpus; j++) {
-		cpus[j].cpu = p->cpus[j];
-		cpus[j].resume = UINT64_MAX;
-		cpus[j].last_ts = p->start_raw;
-		cpus[j].clean_last = p->clean_last[j];
+		s->cpus[j].cpu = p->cpus[j];
+		s->cpus[j].resume = UINT64_MAX;
+		s->cpus[j].last_ts = p->start_raw;
+		s->cpus[j].clean_last = p->clean_last[j];
 	}
 	for (j = 0; j < p->nbufs && found < p->ncpus; j++) {
 		const struct plan_buf *b = &p->bufs[j];
-		struct slice_cpu *c = &cpus[b->ci];
+		struct slice_cpu *c = &s->cpus[b->ci];
 		if (c->resume != UINT64_MAX)
 			continue; /* past this CPU's start */
 		if (b->j0 <= i) { /* skipped */
 			c->last_ts = b->last_ts;
-			w->stacks |= b->stack != 0;
+			s->stacks_seen |= b->stack != 0;
 			continue;
 		}
 		c->resume = b->ordinal;
 		found++;
-		if (b->ordinal < w->scan_ordinal) {
-			w->scan_ordinal = b->ordinal;
-			w->scan_off = b->off;
+		if (b->ordinal < s->scan_ordinal) {
+			s->scan_ordinal = b->ordinal;
+			s->scan_off = b->off;
 		}
 	}
 }
 
-/* Where slice i takes up each CPU (into cpu entries at out + SLICE_HEAD), whether the buffers
- * it skips hold stack records, and where its scan starts: 0, or -1 without memory. */
-static int write_cpus(const struct etl_slices *p, size_t i, uint8_t *out, uint32_t *flags)
+int etl__slice_head(const struct etl_slices *p, size_t i, struct slice_state *s)
 {
-	struct slice_cpu *cpus = etl__calloc(p->ncpus + 1, sizeof(*cpus));
+	s->trace = p->trace;
+	s->skip = p->skip && i > 0;
+	s->from = p->bounds[i];
+	s->to = p->bounds[i + 1];
+	s->file_size = p->file_size;
+	s->ident = p->ident;
+	s->buffers = p->buffers;
+	s->bytes_skipped = p->bytes_skipped;
+	if (!s->skip)
+		return 0;
+	if (!(s->cpus = etl__calloc(p->ncpus + 1, sizeof(*s->cpus))))
+		return -1;
+	s->ncpus = p->ncpus;
+	s->nrec = p->state_nrec[i];
+	slice_cpus(p, i, s);
+	return 0;
+}
+
+/* The header and CPU entries of state h (out: SLICE_HEAD + its CPUs' bytes, zeroed). */
+static void write_head(const struct slice_state *h, uint8_t *out)
+{
 	uint8_t *c = out + SLICE_HEAD;
-	struct slice_where w;
 	size_t j;
 
-	if (!cpus)
-		return -1;
-	etl__slice_cpus(p, i, cpus, &w);
-	for (j = 0; j < p->ncpus; j++, c += SLICE_CPU) {
-		etl_put_le32(c, cpus[j].cpu);
-		etl_put_le32(c + 4, 0);
-		etl_put_le64(c + 8, cpus[j].resume);
-		etl_put_le64(c + 16, cpus[j].last_ts);
-		etl_put_le64(c + 24, cpus[j].clean_last);
+	memcpy(out, SLICE_MAGIC, 8);
+	etl_put_le32(out + 8, SLICE_VERSION);
+	etl_put_le32(out + 12, (h->skip ? SLICE_SKIPS : 0) | (h->stacks_seen ? SLICE_STACKS : 0));
+	etl_put_le32(out + 16, (uint32_t)h->trace);
+	etl_put_le32(out + 20, (uint32_t)h->ncpus);
+	etl_put_le64(out + 24, h->from);
+	etl_put_le64(out + 32, h->to);
+	etl_put_le64(out + 40, h->file_size);
+	etl_put_le64(out + 48, h->ident);
+	etl_put_le64(out + 56, h->buffers);
+	etl_put_le64(out + 64, h->bytes_skipped);
+	etl_put_le64(out + 72, h->scan_off);
+	etl_put_le64(out + 80, h->scan_ordinal);
+	etl_put_le64(out + 88, h->nrec);
+	for (j = 0; j < h->ncpus; j++, c += SLICE_CPU) {
+		etl_put_le32(c, h->cpus[j].cpu);
+		etl_put_le64(c + 8, h->cpus[j].resume);
+		etl_put_le64(c + 16, h->cpus[j].last_ts);
+		etl_put_le64(c + 24, h->cpus[j].clean_last);
 	}
-	*flags |= w.stacks ? SLICE_STACKS : 0;
-	etl_put_le64(out + 72, w.scan_off);
-	etl_put_le64(out + 80, w.scan_ordinal);
-	etl__free(cpus);
-	return 0;
 }
 
 int etl__slices_weigh(struct etl_slices *p)
@@ -164,60 +187,46 @@ size_t etl_slices_state_size(const struct etl_slices *p, size_t i)
 
 const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 {
-	size_t need, j, nrec, at;
-	int skip;
-	uint32_t flags = 0;
+	struct slice_state h;
+	size_t need, j, at;
 	uint8_t *out;
 
 	if (!p || i >= p->k || !len)
 		return NULL;
-	skip = p->skip && i > 0;
-	need = state_size(p, i, &nrec);
-	if (etl__grow(&p->out, &p->out_cap, need, 1, 4096) != 0)
+	memset(&h, 0, sizeof(h));
+	need = etl_slices_state_size(p, i);
+	if (etl__slice_head(p, i, &h) != 0 || etl__grow(&p->out, &p->out_cap, need, 1, 4096) != 0) {
+		etl__free(h.cpus);
 		return NULL;
-	out = p->out;
-	memset(out, 0, skip ? SLICE_HEAD + p->ncpus * SLICE_CPU : SLICE_HEAD); /* (each record's below) */
-	memcpy(out, SLICE_MAGIC, 8);
-	etl_put_le32(out + 8, SLICE_VERSION);
-	etl_put_le32(out + 16, (uint32_t)p->trace);
-	etl_put_le32(out + 20, skip ? (uint32_t)p->ncpus : 0);
-	etl_put_le64(out + 24, p->bounds[i]);
-	etl_put_le64(out + 32, p->bounds[i + 1]);
-	etl_put_le64(out + 40, p->file_size);
-	etl_put_le64(out + 48, p->ident);
-	etl_put_le64(out + 56, p->buffers);
-	etl_put_le64(out + 64, p->bytes_skipped);
-	etl_put_le64(out + 88, nrec);
-	if (skip) {
-		flags |= SLICE_SKIPS;
-		if (write_cpus(p, i, out, &flags) != 0)
-			return NULL;
-		at = SLICE_HEAD + p->ncpus * SLICE_CPU;
-		for (j = 0; j < p->nrec; j++) {
-			const struct plan_rec *rc = &p->recs[j];
-			if (p->bufs[rc->buf].j0 > i)
-				continue;
-			etl_put_le32(out + at, rc->len);
-			etl_put_le32(out + at + 4, rc->cpu);
-			etl_put_le32(out + at + 8, rc->buffer_offset);
-			out[at + 12] = (uint8_t)rc->ci;
-			out[at + 13] = (uint8_t)(rc->ci >> 8);
-			out[at + 14] = (uint8_t)rc->flags;
-			out[at + 15] = (uint8_t)(rc->flags >> 8);
-			etl_put_le64(out + at + 16, rc->ordinal);
-			etl_put_le64(out + at + 24, rc->file_offset);
-			etl_put_le32(out + at + 32, rc->fact_len);
-			etl_put_le32(out + at + 36, 0);
-			memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
-			memset(out + at + SLICE_REC + rc->len, 0, slice_pad8(rc->len) - rc->len);
-			at += SLICE_REC + slice_pad8(rc->len);
-			if (rc->fact_len)
-				etl__fact_to_le(p->arena + rc->fact_at, rc->fact_len, out + at);
-			memset(out + at + rc->fact_len, 0, slice_pad8(rc->fact_len) - rc->fact_len);
-			at += slice_pad8(rc->fact_len);
-		}
 	}
-	etl_put_le32(out + 12, flags);
+	out = p->out;
+	memset(out, 0, SLICE_HEAD + h.ncpus * SLICE_CPU); /* (each record's below) */
+	write_head(&h, out);
+	etl__free(h.cpus);
+	at = SLICE_HEAD + h.ncpus * SLICE_CPU;
+	for (j = 0; h.skip && j < p->nrec; j++) {
+		const struct plan_rec *rc = &p->recs[j];
+		if (p->bufs[rc->buf].j0 > i)
+			continue;
+		etl_put_le32(out + at, rc->len);
+		etl_put_le32(out + at + 4, rc->cpu);
+		etl_put_le32(out + at + 8, rc->buffer_offset);
+		out[at + 12] = (uint8_t)rc->ci;
+		out[at + 13] = (uint8_t)(rc->ci >> 8);
+		out[at + 14] = (uint8_t)rc->flags;
+		out[at + 15] = (uint8_t)(rc->flags >> 8);
+		etl_put_le64(out + at + 16, rc->ordinal);
+		etl_put_le64(out + at + 24, rc->file_offset);
+		etl_put_le32(out + at + 32, rc->fact_len);
+		etl_put_le32(out + at + 36, 0);
+		memcpy(out + at + SLICE_REC, p->arena + rc->at, rc->len);
+		memset(out + at + SLICE_REC + rc->len, 0, slice_pad8(rc->len) - rc->len);
+		at += SLICE_REC + slice_pad8(rc->len);
+		if (rc->fact_len)
+			etl__fact_to_le(p->arena + rc->fact_at, rc->fact_len, out + at);
+		memset(out + at + rc->fact_len, 0, slice_pad8(rc->fact_len) - rc->fact_len);
+		at += slice_pad8(rc->fact_len);
+	}
 	*len = need;
 	return out;
 }

@@ -144,7 +144,6 @@ struct slice_state {
 	size_t ncpus;
 	struct slice_rec *recs;
 	size_t nrec;    /* its records */
-	size_t scan;    /* what a stream of them goes through: recs, or the plan's records */
 	uint8_t *mem;   /* a copy of the bytes: the records, and their facts made of this host in place */
 	/* or the records are those of a plan's slice, borrowed (etl_reader_set_slice_planned) */
 	const struct etl_slices *plan;
@@ -154,12 +153,16 @@ void etl__slice_state_free(struct slice_state *s);
 /* The record of s at *next - or, where s borrows a plan's records, the first from *next on that
  * is in s's slice's state - before end: 1 with *x set and *next past it, or 0 at the end. */
 int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struct slice_rec *x);
-/* slice.c: where slice i of p takes up each CPU (p->ncpus entries), of this host */
-struct slice_where {
-	uint64_t scan_off, scan_ordinal; /* where the slice's scan starts */
-	int stacks;                      /* the buffers it skips hold stack records */
-};
-void etl__slice_cpus(const struct etl_slices *p, size_t i, struct slice_cpu *cpus, struct slice_where *w);
+/* Where a stream of s's records ends (etl__slice_next): its own, or the plan's it borrows. */
+static inline size_t etl__slice_scan_end(const struct slice_state *s)
+{
+	return s->plan ? s->plan->nrec : s->nrec;
+}
+/* slice.c: slice i's state of plan p in this host's form, but for its records (s zeroed): the
+ * header's fields and, where it skips buffers, its CPUs (s->cpus, allocated) and its records'
+ * count.  0, or -1 without memory.  What etl_slices_state writes and etl_reader_set_slice_planned
+ * gives a reader. */
+int etl__slice_head(const struct etl_slices *p, size_t i, struct slice_state *s);
 /* At the opening of input t (its header buffer h read): takes its buffers as the state says
  * instead of indexing them, when the state is t's: 1 taken, 0 not the state's input (indexed as
  * usual), < 0 with d set (the state was made of another file). */
