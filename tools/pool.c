@@ -87,7 +87,9 @@ struct worker {
 
 struct pool {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t fed;   /* the workers wait here: for a batch filled, or the stop */
+	pthread_cond_t freed; /* the main thread waits here: for want batches written, or the stop */
+	uint64_t want;
 	unsigned n, ring;
 	struct worker *w;
 	struct batch *b;
@@ -104,7 +106,8 @@ static void signal_stop(struct pool *pl)
 {
 	pthread_mutex_lock(&pl->mu);
 	pl->stop = 1;
-	pthread_cond_broadcast(&pl->cv);
+	pthread_cond_broadcast(&pl->fed);
+	pthread_cond_signal(&pl->freed);
 	pthread_mutex_unlock(&pl->mu);
 }
 
@@ -211,11 +214,13 @@ static void drain(struct pool *pl)
 			pl->failed = 1;
 			pl->err = err;
 			pl->stop = 1;
+			pthread_cond_broadcast(&pl->fed);
 		} else {
 			b->filled = b->formatted = 0;
 			pl->written++;
 		}
-		pthread_cond_broadcast(&pl->cv);
+		if (pl->stop || pl->written == pl->want)
+			pthread_cond_signal(&pl->freed);
 	}
 	pl->writer = 0;
 }
@@ -247,7 +252,7 @@ static void *worker_main(void *arg)
 
 		pthread_mutex_lock(&pl->mu);
 		while (!(b->filled && b->seq == seq) && !pl->stop)
-			pthread_cond_wait(&pl->cv, &pl->mu);
+			pthread_cond_wait(&pl->fed, &pl->mu);
 		stop = pl->stop;
 		if (!b->claimed) /* the first worker to get here formats it */
 			b->claimed = own = 1;
@@ -264,10 +269,12 @@ static void *worker_main(void *arg)
 		b->passes--;
 		if (own)
 			b->formatted = 1;
-		if (failed)
+		if (failed) {
 			pl->stop = 1;
+			pthread_cond_broadcast(&pl->fed);
+			pthread_cond_signal(&pl->freed);
+		}
 		drain(pl); /* (the workers write: the main thread only reads) */
-		pthread_cond_broadcast(&pl->cv);
 		pthread_mutex_unlock(&pl->mu);
 		if (failed) {
 			w->exit_code = exit_worse(w->exit_code, EXIT_NOMEM);
@@ -363,15 +370,36 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 	return exit_code;
 }
 
-/* Waits until the batches before upto are written (drain): 0, or -1 when the run stopped. */
+/* Waits until the batches before upto are written (drain): 0, or -1 when the run stopped.  The
+ * writer wakes it once, when the last of them is written. */
 static int wait_written(struct pool *pl, uint64_t upto)
 {
 	int rc;
 
 	pthread_mutex_lock(&pl->mu);
+	pl->want = upto;
 	while (pl->written < upto && !pl->stop)
-		pthread_cond_wait(&pl->cv, &pl->mu);
+		pthread_cond_wait(&pl->freed, &pl->mu);
 	rc = pl->written < upto ? -1 : 0;
+	pthread_mutex_unlock(&pl->mu);
+	return rc;
+}
+
+/* Waits until the slot of batch seq is free (the batch a ring before it written): 0, or -1 when
+ * the run stopped.  Where it is not, waits on until half the ring is written, so as to fill the
+ * slots freed meanwhile in a row: woken once for them, not once a batch. */
+static int wait_slot(struct pool *pl, uint64_t seq)
+{
+	uint64_t need = seq - pl->ring + 1;
+	int rc;
+
+	pthread_mutex_lock(&pl->mu);
+	if (pl->written < need && !pl->stop) {
+		pl->want = seq - pl->ring + pl->ring / 2; /* (need at least: a ring holds 2 or more) */
+		while (pl->written < pl->want && !pl->stop)
+			pthread_cond_wait(&pl->freed, &pl->mu);
+	}
+	rc = pl->written < need ? -1 : 0;
 	pthread_mutex_unlock(&pl->mu);
 	return rc;
 }
@@ -386,7 +414,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		struct batch *b = &pl->b[seq % pl->ring];
 
 		/* the slot's earlier batch must be written (and so passed by every worker) */
-		if (seq >= pl->ring && wait_written(pl, seq - pl->ring + 1) != 0)
+		if (seq >= pl->ring && wait_slot(pl, seq) != 0)
 			return exit_code; /* the output failed (pl->failed) or a worker stopped */
 		exit_code = exit_worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
 		pthread_mutex_lock(&pl->mu);
@@ -394,7 +422,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		b->claimed = 0;
 		b->passes = pl->n;
 		b->filled = 1;
-		pthread_cond_broadcast(&pl->cv);
+		pthread_cond_broadcast(&pl->fed);
 		pthread_mutex_unlock(&pl->mu);
 		if (show_progress)
 			report_progress(r, events, 0);
@@ -423,7 +451,8 @@ static void pool_free(struct pool *pl)
 	}
 	free(pl->b);
 	free(pl->w);
-	pthread_cond_destroy(&pl->cv);
+	pthread_cond_destroy(&pl->fed);
+	pthread_cond_destroy(&pl->freed);
 	pthread_mutex_destroy(&pl->mu);
 }
 
@@ -437,7 +466,8 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 
 	memset(&pl, 0, sizeof(pl));
 	pthread_mutex_init(&pl.mu, NULL);
-	pthread_cond_init(&pl.cv, NULL);
+	pthread_cond_init(&pl.fed, NULL);
+	pthread_cond_init(&pl.freed, NULL);
 	pl.n = n;
 	pl.ring = RING(n);
 	pl.primary = r;

@@ -499,13 +499,9 @@ static int run_workers(struct spool *sp, unsigned n)
 		fprintf(stderr, "%s: cannot start %u threads\n", progname, n);
 		exit_code = EXIT_NOMEM;
 	}
-	pthread_mutex_lock(&sp->mu); /* the workers write the output themselves (drain) */
-	while (started && !sp->stop && sp->writing < sp->k)
-		pthread_cond_wait(&sp->cv, &sp->mu);
-	sp->stop = 1; /* workers waiting to queue (when writing stopped early) */
-	pthread_cond_broadcast(&sp->cv);
-	pthread_mutex_unlock(&sp->mu);
-	main_cpu = pool_thread_cpu();
+	/* the workers write the output themselves (drain), and end when every span is written or
+	 * the run stopped (whoever stops it wakes those waiting): the main thread only joins them,
+	 * not woken for each chunk */
 	for (k = 0; k < started; k++) {
 		pthread_join(w[k].thread, NULL);
 		exit_code = exit_worse(exit_code, w[k].exit_code);
@@ -513,6 +509,7 @@ static int run_workers(struct spool *sp, unsigned n)
 		summary_free(&w[k].sm);
 		cpu[k] = w[k].cpu;
 	}
+	main_cpu = pool_thread_cpu();
 	pool_report_cpu(main_cpu, cpu, started);
 	if (sp->show_progress)
 		report_progress_read(sp->primary, 0, sp->events, 1);
