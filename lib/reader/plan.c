@@ -253,69 +253,107 @@ static int plan_next(struct etl_slices *p, struct trace *t, struct etl_bufiter *
 	return 0;
 }
 
-#define PLAN_AHEAD 8 /* buffers the helpers decompress ahead of the plan */
+/* Buffers the helpers load ahead of the planning thread, bounded in bytes for large buffers:
+ * enough that a helper finds another waiting while one buffer is slow to load (8 left
+ * perfview_net's two helpers idle about 170 times a plan, the planning thread woken 230 times;
+ * 32: all of its context switches at -j 2 from about 340 to 160). */
+#define PLAN_AHEAD_MIN 8
+#define PLAN_AHEAD_MAX 32
+#define PLAN_AHEAD_BYTES ((uint64_t)4 << 20)
+
+/* A buffer in a helper's hands: the job, and what the helper reads of it. */
+struct plan_job {
+	struct etl_pfjob pf;
+	struct etl_stacks part; /* its part of the stack index */
+	struct plan_pre pre;    /* its light reading */
+	uint32_t ci;            /* its CPU's index */
+};
+
+static size_t plan_ahead(const struct trace *t)
+{
+	uint64_t n = t->info.buffer_size ? PLAN_AHEAD_BYTES / t->info.buffer_size : 0;
+
+	return n < PLAN_AHEAD_MIN ? PLAN_AHEAD_MIN : n > PLAN_AHEAD_MAX ? PLAN_AHEAD_MAX : (size_t)n;
+}
+
+static void plan_jobs_free(struct plan_job *jobs, size_t n)
+{
+	size_t j;
+
+	for (j = 0; jobs && j < n; j++) {
+		etl__walk_load_free(&jobs[j].pf.ld);
+		etl__stacks_free(&jobs[j].part);
+		etl__free(jobs[j].pre.c);
+		etl__decode_state_free(&jobs[j].pre.classes.dec);
+	}
+	etl__free(jobs);
+}
+
+/* n jobs for t's buffers, or NULL without memory. */
+static struct plan_job *plan_jobs_new(struct trace *t, const struct plan_reading *pr, size_t n)
+{
+	struct plan_job *jobs = etl__calloc(n, sizeof(*jobs));
+	size_t j;
+
+	for (j = 0; jobs && j < n; j++) {
+		struct etl_pfjob *pf = &jobs[j].pf;
+		etl__walk_load_init(&pf->ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
+				    t->info.compression_format);
+		pf->stack_part = pr->stacks ? &jobs[j].part : NULL;
+		pf->stack_bytes = pr->stack_bytes;
+		pf->then = plan_prewalk; /* (the planning thread keeps only what it finds) */
+		pf->then_ctx = &jobs[j].pre;
+		pf->ptr_size = t->ptr_size;
+		pf->clock = &t->clock;
+	}
+	return jobs;
+}
+
+/* Submits the next data buffer to jb's job: 1, or 0 at the end. */
+static int plan_submit(struct etl_slices *p, struct trace *t, struct plan_reading *pr, struct etl_bufiter *it,
+		       struct etl_prefetch *pf, struct plan_job *jb)
+{
+	if (!plan_next(p, t, it, &jb->pf.ent, &jb->ci))
+		return 0;
+	jb->pf.ld.into = NULL;
+	jb->pf.ld.into_cap = 0;
+	if (pr->keep && (jb->pf.ent.flags & ETL_BUF_COMPRESSED)) /* (decompressed into the keep) */
+		etl__walk_keep_aim_ahead(pr->keep, &jb->pf.ld, t->info.buffer_size);
+	etl__prefetch_submit(pf, &jb->pf);
+	return 1;
+}
 
 /* The buffers loaded (decompressed) by helper threads (ETL_OPTION_THREADS), which also load their
  * parts of the stack index, taken in order; ETL_E_NOMEM when they cannot be had (the caller then
  * reads them itself). */
 static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_reading *pr, unsigned threads)
 {
+	size_t ahead = plan_ahead(t), head = 0, count = 0;
 	struct etl_prefetch *pf = etl__prefetch_new(threads);
-	struct etl_pfjob *jobs = pf ? etl__calloc(PLAN_AHEAD, sizeof(*jobs)) : NULL;
-	struct etl_stacks parts[PLAN_AHEAD];
-	struct plan_pre *pres = jobs ? etl__calloc(PLAN_AHEAD, sizeof(*pres)) : NULL;
-	uint32_t cis[PLAN_AHEAD];
+	struct plan_job *jobs = pf ? plan_jobs_new(t, pr, ahead) : NULL;
 	struct etl_bufiter it;
-	size_t head = 0, count = 0, j;
 	int more = 1;
 
-	if (!jobs || !pres) {
-		etl__free(jobs);
+	if (!jobs) {
 		etl__prefetch_free(pf);
 		return ETL_E_NOMEM;
 	}
-	memset(parts, 0, sizeof(parts));
-	for (j = 0; j < PLAN_AHEAD; j++) {
-		etl__walk_load_init(&jobs[j].ld, &t->src, (t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED) != 0,
-				    t->info.compression_format);
-		jobs[j].stack_part = pr->stacks ? &parts[j] : NULL;
-		jobs[j].stack_bytes = pr->stack_bytes;
-		jobs[j].then = plan_prewalk; /* (the planning thread keeps only what it finds) */
-		jobs[j].then_ctx = &pres[j];
-	}
 	etl__walk_iter_init(&it, &t->ix);
 	for (;;) {
-		while (more && count < PLAN_AHEAD) {
-			struct etl_pfjob *jb = &jobs[(head + count) % PLAN_AHEAD];
-			if (!(more = plan_next(p, t, &it, &jb->ent, &cis[(head + count) % PLAN_AHEAD])))
-				break;
-			jb->ptr_size = t->ptr_size;
-			jb->clock = &t->clock;
-			jb->ld.into = NULL;
-			jb->ld.into_cap = 0;
-			if (pr->keep && (jb->ent.flags & ETL_BUF_COMPRESSED)) /* (decompressed into the keep) */
-				etl__walk_keep_aim_ahead(pr->keep, &jb->ld, t->info.buffer_size);
-			etl__prefetch_submit(pf, jb);
+		struct plan_job *jb;
+		while (more && count < ahead && (more = plan_submit(p, t, pr, &it, pf, &jobs[(head + count) % ahead])))
 			count++;
-		}
 		if (!count)
 			break;
-		etl__prefetch_wait(pf, &jobs[head]);
-		plan_take(p, t, pr, &jobs[head].ent, cis[head], &jobs[head].ld, jobs[head].status, jobs[head].stack_part,
-			  &pres[head]);
-		head = (head + 1) % PLAN_AHEAD;
+		jb = &jobs[head];
+		etl__prefetch_wait(pf, &jb->pf);
+		plan_take(p, t, pr, &jb->pf.ent, jb->ci, &jb->pf.ld, jb->pf.status, jb->pf.stack_part, &jb->pre);
+		head = (head + 1) % ahead;
 		count--;
 	}
 	etl__walk_iter_stop(&it);
 	etl__prefetch_free(pf);
-	for (j = 0; j < PLAN_AHEAD; j++) {
-		etl__walk_load_free(&jobs[j].ld);
-		etl__stacks_free(&parts[j]);
-		etl__free(pres[j].c);
-		etl__decode_state_free(&pres[j].classes.dec);
-	}
-	etl__free(jobs);
-	etl__free(pres);
+	plan_jobs_free(jobs, ahead);
 	return ETL_OK;
 }
 

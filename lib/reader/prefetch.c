@@ -200,7 +200,8 @@ static void *helper(void *arg)
 			j->then(j, j->then_ctx);
 		pthread_mutex_lock(&p->mu);
 		j->state = PF_DONE;
-		pthread_cond_broadcast(&p->done);
+		if (j->awaited) /* (the reader is not woken for the jobs it does not wait for yet) */
+			pthread_cond_broadcast(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
 	fact_scratch_free(fs);
@@ -272,8 +273,10 @@ void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j)
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)
 {
 	pthread_mutex_lock(&p->mu);
+	j->awaited = 1;
 	while (j->state != PF_DONE)
 		pthread_cond_wait(&p->done, &p->mu);
+	j->awaited = 0;
 	j->state = PF_IDLE;
 	pthread_mutex_unlock(&p->mu);
 }

@@ -120,6 +120,7 @@ struct etl_pfjob {
 	void (*then)(struct etl_pfjob *j, void *ctx);
 	void *then_ctx;
 	int state;              /* PF_* (under the pool's lock) */
+	int awaited;            /* the reader waits for it (under the pool's lock) */
 	struct etl_pfjob *next; /* in the pool's queue */
 };
 
