@@ -27,7 +27,11 @@ struct name_slot {
 
 void etl__symbols_init(struct etl_symbols *s, uint64_t limit)
 {
+	unsigned i;
+
 	memset(s, 0, sizeof(*s));
+	for (i = 0; i < SYMBOLS_UNOPENED; i++)
+		atomic_init(&s->unopened[i], NULL);
 	pthread_mutex_init(&s->mu, NULL);
 	etl__htab_init(&s->by_id, sizeof(struct id_slot));
 	etl__htab_init(&s->names, sizeof(struct name_slot));
@@ -225,7 +229,10 @@ void etl__symbols_frame(struct etl_symbols *s, const struct etl_dbgid *dbg, cons
 {
 	struct etl_symfile *f;
 	struct etl_symhit *e, miss;
+	unsigned u = (unsigned)(etl__hash_mix((uintptr_t)dbg) % SYMBOLS_UNOPENED);
 
+	if (atomic_load_explicit(&s->unopened[u], memory_order_relaxed) == dbg)
+		return; /* (most frames, where no PDB is found: a reader's threads pass them at once) */
 	pthread_mutex_lock(&s->mu);
 	if (dbg == s->last_dbg) { /* (a stack's frames are mostly in a few images) */
 		f = s->last_file;
@@ -250,6 +257,8 @@ void etl__symbols_frame(struct etl_symbols *s, const struct etl_dbgid *dbg, cons
 				out->line = e->line;
 			}
 		}
+	} else if (f) { /* (not when memory ran out: it is looked for again) */
+		atomic_store_explicit(&s->unopened[u], dbg, memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&s->mu);
 }

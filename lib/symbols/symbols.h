@@ -22,6 +22,7 @@
 #define ETL_SYMBOLS_SYMBOLS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,7 @@ struct etl_symmember {
 /* A frame named before: the answers for (file, rva), kept so that the frames a profile repeats
  * cost a hash, not a search of the PDB (a direct-mapped cache). */
 #define SYMBOLS_CACHE 16384u /* 768 KiB with 64-bit pointers */
+#define SYMBOLS_UNOPENED 64u
 struct etl_symhit {
 	const struct etl_symfile *file; /* NULL: empty */
 	uint32_t rva, line;
@@ -72,6 +74,10 @@ struct etl_symbols {
 	struct etl_htab by_id;  /* (GUID, age, name) -> files[] */
 	const struct etl_dbgid *last_dbg; /* the image record asked for last, and its file */
 	struct etl_symfile *last_file;
+	/* image records whose PDB was looked for and is not open, by a hash of the record's place
+	 * (direct-mapped): their frames are passed over without the lock - a PDB not found is never
+	 * looked for again, so an entry stays true; one overwritten costs one locked look */
+	_Atomic(const struct etl_dbgid *) unopened[SYMBOLS_UNOPENED];
 	struct etl_symhit *cache;           /* SYMBOLS_CACHE entries, made when first needed */
 	/* the names and files frames were given, copied together (by their place in the PDB's
 	 * memory): what a profile shows again and again is read from a few cache lines, not from
