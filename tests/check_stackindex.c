@@ -192,6 +192,44 @@ static void build_profile(const struct etlw_opts *o, uint8_t **d, size_t *len)
 	build_spec(o, spec, d, len);
 }
 
+/* A frame a sample's stack should resolve to: its kind, and the image or method it names. */
+struct want_frame {
+	int kind;
+	const char *name;
+};
+
+/* Reads the trace of spec (one sample) and checks its stack's n frames against want. */
+static void check_sample_frames(const char *spec, const struct want_frame *want, size_t n)
+{
+	struct etlw_opts o;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint8_t *d = NULL;
+	size_t len = 0, i, samples = 0;
+
+	etlw_default_opts(&o);
+	build_spec(&o, spec, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "frames"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		if (etl_event_hook_id(ev) != 0x0F2E)
+			continue;
+		samples++;
+		ck_assert_uint_eq(etl_event_stack_depth(ev), n);
+		for (i = 0; i < n; i++) {
+			struct etl_frame f;
+			ck_assert_int_eq(etl_reader_frame(r, ev, etl_event_stack_frame(ev, i), 0, &f), ETL_OK);
+			ck_assert_int_eq((int)f.kind, want[i].kind);
+			if (want[i].kind == ETL_FRAME_IMAGE)
+				ck_assert_str_eq(f.module, want[i].name);
+			else if (want[i].kind == ETL_FRAME_METHOD)
+				ck_assert_str_eq(f.function, want[i].name);
+		}
+	}
+	ck_assert_uint_eq(samples, 1);
+	etl_reader_free(r);
+	free(d);
+}
+
 /* Images and methods that lie inside a larger one: a lookup goes down past the small ones to the
  * large one that holds the address (each stops where no image or method below reaches it). */
 START_TEST(frames_inside_large_images_and_methods)
@@ -208,38 +246,32 @@ START_TEST(frames_inside_large_images_and_methods)
 		"method\t100\t1\t0x7ff000020000\t0x100\t7\tNs\tOther\tvoid ()\n"
 		"sample\t100\t101\t3\t0x10100010,0x10500000,0x11000010,0x20000010,0x7ff000010010,"
 		"0x7ff000050000,0x7ff000200000\n";
-	static const struct { int kind; const char *name; } want[] = {
+	static const struct want_frame want[] = {
 		{ ETL_FRAME_IMAGE, "b.dll" }, { ETL_FRAME_IMAGE, "a.dll" }, { ETL_FRAME_ADDRESS, NULL },
 		{ ETL_FRAME_IMAGE, "d.dll" }, { ETL_FRAME_METHOD, "Ns.Small" }, { ETL_FRAME_METHOD, "Ns.Big" },
 		{ ETL_FRAME_ADDRESS, NULL },
 	};
-	struct etlw_opts o;
-	struct etl_reader *r = etl_reader_new();
-	const struct etl_event *ev;
-	uint8_t *d = NULL;
-	size_t len = 0, i, samples = 0;
 
-	etlw_default_opts(&o);
-	build_spec(&o, spec, &d, &len);
-	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "nested"), ETL_OK);
-	while (etl_reader_next(r, &ev) == ETL_OK) {
-		if (etl_event_hook_id(ev) != 0x0F2E)
-			continue;
-		samples++;
-		ck_assert_uint_eq(etl_event_stack_depth(ev), 7);
-		for (i = 0; i < 7; i++) {
-			struct etl_frame f;
-			ck_assert_int_eq(etl_reader_frame(r, ev, etl_event_stack_frame(ev, i), 0, &f), ETL_OK);
-			ck_assert_int_eq((int)f.kind, want[i].kind);
-			if (want[i].kind == ETL_FRAME_IMAGE)
-				ck_assert_str_eq(f.module, want[i].name);
-			else if (want[i].kind == ETL_FRAME_METHOD)
-				ck_assert_str_eq(f.function, want[i].name);
-		}
-	}
-	ck_assert_uint_eq(samples, 1);
-	etl_reader_free(r);
-	free(d);
+	check_sample_frames(spec, want, sizeof(want) / sizeof(want[0]));
+}
+END_TEST
+
+/* The method that ends highest is the last one a lookup may find: its last byte is it, the byte
+ * after it nothing (a lookup above every method's end does not search). */
+START_TEST(frames_at_the_top_of_the_methods)
+{
+	static const char spec[] =
+		"process\t100\tapp.exe\n"
+		"module\t100\t7\tC:\\m.dll\n"
+		"method\t100\t1\t0x7ff000001000\t0x100\t7\tNs\tLow\tvoid ()\n"
+		"method\t100\t1\t0x7ff000002000\t0x100\t7\tNs\tHigh\tvoid ()\n"
+		"sample\t100\t101\t3\t0x7ff0000020ff,0x7ff000002100,0x7ff000001000,0xfffff80000001000\n";
+	static const struct want_frame want[] = {
+		{ ETL_FRAME_METHOD, "Ns.High" }, { ETL_FRAME_ADDRESS, NULL }, { ETL_FRAME_METHOD, "Ns.Low" },
+		{ ETL_FRAME_ADDRESS, NULL },
+	};
+
+	check_sample_frames(spec, want, sizeof(want) / sizeof(want[0]));
 }
 END_TEST
 
@@ -477,6 +509,7 @@ int main(int argc, char **argv)
 	tcase_add_loop_test(t, writer_traces_index_alike, 0, 2);
 	tcase_add_test(t, a_message_owns_the_stack_records_after_it);
 	tcase_add_test(t, frames_inside_large_images_and_methods);
+	tcase_add_test(t, frames_at_the_top_of_the_methods);
 	tcase_add_test(t, corpus_traces_index_alike);
 	tcase_add_test(t, corpus_indexes_made_on_threads_alike);
 	tcase_set_timeout(t, 600);

@@ -316,11 +316,14 @@ static int replay(struct etl_methodhist *h)
 	return st;
 }
 
-/* Each method's reach: the highest end of its process's methods up to it in (pid, start) order. */
+/* Each method's reach: the highest end of its process's methods up to it in (pid, start) order;
+ * and the highest end of all. */
 static void make_reach(struct etl_methodhist *h)
 {
 	size_t i;
 
+	for (i = 0; i < h->nm; i++)
+		h->top = etl__reach(h->top, h->m[i].start, h->m[i].size);
 	if (!h->nm || !(h->reach = etl__malloc(h->nm * sizeof(*h->reach))))
 		return;
 	for (i = 0; i < h->nm; i++)
@@ -352,7 +355,7 @@ const struct etl_method *etl__methodhist_find(const struct etl_methodhist *h, ui
 	const struct etl_method *best = NULL;
 	size_t lo = 0, hi = h->nm;
 
-	if (!h->built || !h->nm)
+	if (!h->built || addr >= h->top)
 		return NULL;
 	while (lo < hi) { /* the first method of a later pid, or of pid above addr */
 		size_t mid = lo + (hi - lo) / 2;

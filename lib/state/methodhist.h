@@ -74,6 +74,8 @@ struct etl_methodhist {
 	struct etl_clrmodule *mod; /* sorted by (pid, id) */
 	size_t nmod;
 	uint32_t max_size;      /* the largest method, for lookups */
+	uint64_t top;           /* the highest end of any method: none holds an address at or above it
+				   (a kernel address: no search) */
 	int built;
 };
 
