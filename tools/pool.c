@@ -370,33 +370,17 @@ static int fill_batch(struct etl_reader *r, const struct options *o, struct batc
 	return exit_code;
 }
 
-/* Waits until the batches before upto are written (drain): 0, or -1 when the run stopped.  The
- * writer wakes it once, when the last of them is written. */
-static int wait_written(struct pool *pl, uint64_t upto)
+/* Waits until the batches before need are written (drain) - where they are not, until those
+ * before want are (want >= need) - : 0, or -1 when the run stopped short of need.  The writer
+ * wakes it once, when the last of them is written. */
+static int wait_written(struct pool *pl, uint64_t need, uint64_t want)
 {
-	int rc;
-
-	pthread_mutex_lock(&pl->mu);
-	pl->want = upto;
-	while (pl->written < upto && !pl->stop)
-		pthread_cond_wait(&pl->freed, &pl->mu);
-	rc = pl->written < upto ? -1 : 0;
-	pthread_mutex_unlock(&pl->mu);
-	return rc;
-}
-
-/* Waits until the slot of batch seq is free (the batch a ring before it written): 0, or -1 when
- * the run stopped.  Where it is not, waits on until half the ring is written, so as to fill the
- * slots freed meanwhile in a row: woken once for them, not once a batch. */
-static int wait_slot(struct pool *pl, uint64_t seq)
-{
-	uint64_t need = seq - pl->ring + 1;
 	int rc;
 
 	pthread_mutex_lock(&pl->mu);
 	if (pl->written < need && !pl->stop) {
-		pl->want = seq - pl->ring + pl->ring / 2; /* (need at least: a ring holds 2 or more) */
-		while (pl->written < pl->want && !pl->stop)
+		pl->want = want;
+		while (pl->written < want && !pl->stop)
 			pthread_cond_wait(&pl->freed, &pl->mu);
 	}
 	rc = pl->written < need ? -1 : 0;
@@ -413,8 +397,10 @@ static int feed(struct pool *pl, struct etl_reader *r)
 	for (seq = 0;; seq++) {
 		struct batch *b = &pl->b[seq % pl->ring];
 
-		/* the slot's earlier batch must be written (and so passed by every worker) */
-		if (seq >= pl->ring && wait_slot(pl, seq) != 0)
+		/* the slot's earlier batch must be written (and so passed by every worker); where it is
+		 * not, wait on until half the ring is, so as to fill the slots freed meanwhile in a row
+		 * (a ring holds 2 or more) */
+		if (seq >= pl->ring && wait_written(pl, seq - pl->ring + 1, seq - pl->ring + pl->ring / 2) != 0)
 			return exit_code; /* the output failed (pl->failed) or a worker stopped */
 		exit_code = exit_worse(exit_code, fill_batch(r, pl->o, b, &events, &pl->damage));
 		pthread_mutex_lock(&pl->mu);
@@ -429,7 +415,7 @@ static int feed(struct pool *pl, struct etl_reader *r)
 		if (b->last)
 			break;
 	}
-	(void)wait_written(pl, seq + 1);
+	(void)wait_written(pl, seq + 1, seq + 1);
 	if (show_progress)
 		report_progress(r, events, 1);
 	return exit_code;
