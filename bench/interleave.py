@@ -2,9 +2,11 @@
 """Runs commands alternately and prints, for each, the minimum and median wall time and CPU time.
 
 On a shared machine whose speed moves from minute to minute, running A and B in turn N times
-compares them under the same conditions (docs/PERFORMANCE.md).
+compares them under the same conditions (docs/PERFORMANCE.md).  With --idle S each run starts
+after S seconds of sleep: what a command run once meets on a machine left idle (a virtual
+machine's host may have taken back the free memory, which the next run's fresh pages then cost).
 
-Usage: interleave.py N LABEL COMMAND... [-- LABEL COMMAND...]...
+Usage: interleave.py [--idle S] N LABEL COMMAND... [-- LABEL COMMAND...]...
 Example: interleave.py 30 j2 build/tools/etldump -j 2 -f jsonl T.etl -- one build/tools/etldump -f jsonl T.etl
 """
 import os
@@ -16,10 +18,13 @@ import time
 
 
 def main():
-    if len(sys.argv) < 4:
+    args, idle = sys.argv[1:], 0.0
+    if args[:1] == ["--idle"] and len(args) > 1:
+        idle, args = float(args[1]), args[2:]
+    if len(args) < 3:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    n, rest, cmds = int(sys.argv[1]), sys.argv[2:], []
+    n, rest, cmds = int(args[0]), args[1:], []
     while rest:
         cut = rest.index("--") if "--" in rest else len(rest)
         cmds.append(rest[:cut])
@@ -29,6 +34,7 @@ def main():
     with open(os.devnull, "w") as null:
         for _ in range(n):
             for c in cmds:
+                time.sleep(idle)
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t = time.perf_counter()
                 subprocess.run(c[1:], stdout=null, stderr=null, check=False)
