@@ -43,7 +43,7 @@
 #include "writers/writer.h"
 
 #define CHUNK_ITEMS 4096
-#define CHUNK_CAP ((size_t)2 << 20) /* what a chunk's text takes but for huge events: one huge page */
+#define CHUNK_CAP ((size_t)2 << 20) /* what a chunk's text takes but for huge events */
 #define CHUNK_TEXT (CHUNK_CAP - 2 * (size_t)OUT_BUFFER_SIZE) /* a chunk ends at CHUNK_ITEMS events or this much text */
 #define CHUNK_DIAG ((size_t)1 << 16)   /* or this much diagnostics */
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
@@ -125,22 +125,15 @@ static void prefault(void *p, size_t n)
 
 /* A new chunk's text block, its pages mapped at once: the text a worker holds for the slices
  * ahead of the one being written is fresh memory, and one call costs less than a fault on each
- * page.  On Linux the block is also one aligned huge page where the system gives one
- * (transparent huge pages on madvise, as Debian has them): a fault for 2 MiB instead of 512
- * (perfview_net at -j 2: 12,000 page faults -> 7,000, with 1 MiB blocks of small pages).
- * Hints: where the system has neither call (before Linux 5.14, or elsewhere), the pages come
- * as they are written.  The block is malloc's: a huge event grows it with realloc (out.c), and
- * free returns it. */
+ * page (a hint: where the system lacks the call, before Linux 5.14 or elsewhere, the pages come
+ * as they are written).  Small pages, not a transparent huge page: a fresh huge page comes from
+ * the free blocks a virtual machine's host may have taken back, and costs it most when it must
+ * back it again (docs/PERFORMANCE.md).  The block is malloc's: a huge event grows it with
+ * realloc (out.c), and free returns it. */
 static char *chunk_text_new(void)
 {
-	char *p;
+	char *p = malloc(CHUNK_CAP);
 
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	if ((p = aligned_alloc(CHUNK_CAP, CHUNK_CAP)) != NULL)
-		(void)madvise(p, CHUNK_CAP, MADV_HUGEPAGE);
-#else
-	p = malloc(CHUNK_CAP);
-#endif
 	if (p)
 		prefault(p, CHUNK_CAP);
 	return p;

@@ -3,14 +3,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#ifdef __linux__
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS and madvise's MADV_HUGEPAGE: Linux only (docs/HACKING.md) */
-#endif
 #include <stdint.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "walk/keep.h"
 
@@ -25,14 +19,7 @@ void etl__walk_keep_free(struct etl_bufkeep *k)
 	uint64_t max = k->max, given = k->given;
 
 	etl__free(k->e);
-	if (k->region) {
-#ifdef __linux__
-		if (k->mapped)
-			munmap(k->region, k->region_size);
-		else
-#endif
-			etl__free(k->region);
-	}
+	etl__free(k->region);
 	etl__walk_keep_init(k, max);
 	k->given = given; /* a count of what was done, kept for tests and measurements */
 }
@@ -49,28 +36,8 @@ int etl__walk_keep_reserve(struct etl_bufkeep *k, uint64_t need)
 
 	if (k->region || size == 0 || size != (need < k->max ? need : k->max))
 		return k->region ? 0 : -1;
-#ifdef __linux__
-	{
-		const size_t huge = (size_t)2 << 20;
-		size_t whole = (size + huge - 1) / huge * huge;
-		/* below a huge page, malloc's own pages do (a small trace would hold 2 MiB) */
-		void *p = size >= huge && whole >= size
-				  ? mmap(NULL, whole, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-				  : MAP_FAILED;
-		if (p != MAP_FAILED) {
-#ifdef MADV_HUGEPAGE
-			(void)madvise(p, whole, MADV_HUGEPAGE); /* a hint: without it, 4 KiB pages */
-#endif
-			k->region = p;
-			k->region_size = whole;
-			k->mapped = 1;
-		}
-	}
-#endif
-	if (!k->region && !(k->region = etl__malloc(size)))
+	if (!(k->region = etl__malloc(size)))
 		return -1;
-	if (!k->mapped)
-		k->region_size = size;
 	k->base = k->region;
 	k->size = size;
 	k->used = 0;

@@ -11,9 +11,9 @@
  * what its helpers decompressed the same way, but lends it: once the plan
  * is made that keep is only read, by every slice's reader.
  *
- * The bytes go to one region reserved for the keep (on Linux in huge pages
- * where the kernel gives them on request: touching 16 MiB of 4 KiB pages
- * for the first time costs about what decompressing them does).  The stack
+ * The bytes go to one region reserved for the keep, of small pages (huge
+ * pages, which the kernel gives on request, cost more where a virtual
+ * machine's host must back them first: docs/PERFORMANCE.md).  The stack
  * pass's parts on several threads fill slices of the same region.  A keep is
  * filled by one thread, then only read and emptied by another once published
  * (the caller orders the two: reader/deliver.c).
@@ -41,8 +41,6 @@ struct etl_bufkeep {
 	uint8_t *base;       /* where this keep writes: its region or a slice of another's */
 	size_t size, used;
 	void *region;        /* owned (NULL for a slice) */
-	size_t region_size;
-	int mapped;          /* region from mmap (else malloc) */
 	uint64_t given;      /* buffers given so far (tests, measurements) */
 };
 
