@@ -275,6 +275,26 @@ START_TEST(frames_at_the_top_of_the_methods)
 }
 END_TEST
 
+/* The image of a process that ends highest is the last its lookup may find: its last byte is
+ * it, the byte after it nothing; a kernel address, above every image of the process, is the
+ * kernel's image (the process's lookup stops at once). */
+START_TEST(frames_at_the_top_of_the_images)
+{
+	static const char spec[] =
+		"process\t100\tapp.exe\n"
+		"image\t100\t0x10000000\t0x1000\tC:\\low.dll\n"
+		"image\t100\t0x20000000\t0x2000\tC:\\high.dll\n"
+		"image\t0\t0xfffff80000000000\t0x100000\tC:\\Windows\\ntoskrnl.exe\n"
+		"sample\t100\t101\t3\t0x20001fff,0x20002000,0x10000fff,0xfffff80000000010\n";
+	static const struct want_frame want[] = {
+		{ ETL_FRAME_IMAGE, "high.dll" }, { ETL_FRAME_ADDRESS, NULL }, { ETL_FRAME_IMAGE, "low.dll" },
+		{ ETL_FRAME_IMAGE, "ntoskrnl.exe" },
+	};
+
+	check_sample_frames(spec, want, sizeof(want) / sizeof(want[0]));
+}
+END_TEST
+
 START_TEST(writer_traces_index_alike)
 {
 	struct etlw_opts o;
@@ -510,6 +530,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, a_message_owns_the_stack_records_after_it);
 	tcase_add_test(t, frames_inside_large_images_and_methods);
 	tcase_add_test(t, frames_at_the_top_of_the_methods);
+	tcase_add_test(t, frames_at_the_top_of_the_images);
 	tcase_add_test(t, corpus_traces_index_alike);
 	tcase_add_test(t, corpus_indexes_made_on_threads_alike);
 	tcase_set_timeout(t, 600);

@@ -400,7 +400,8 @@ const struct etl_himage *etl__imagehist_find(const struct etl_imagehist *h, uint
 	const struct etl_himage *img, *best = NULL;
 	size_t lo, hi;
 
-	if (!p)
+	/* (none of its images reaches addr: a kernel frame, most often, looked up in its process) */
+	if (!p || (h->reach && h->reach[p->first + p->count - 1] <= addr))
 		return NULL;
 	img = h->img + p->first;
 	lo = 0;
