@@ -102,12 +102,18 @@ struct pool {
 	int failed, err;  /* the output failed, its errno */
 };
 
-static void signal_stop(struct pool *pl)
+/* Stops the run, with pl->mu held: every worker and the main thread wake to see it. */
+static void stop_locked(struct pool *pl)
 {
-	pthread_mutex_lock(&pl->mu);
 	pl->stop = 1;
 	pthread_cond_broadcast(&pl->fed);
 	pthread_cond_signal(&pl->freed);
+}
+
+static void signal_stop(struct pool *pl)
+{
+	pthread_mutex_lock(&pl->mu);
+	stop_locked(pl);
 	pthread_mutex_unlock(&pl->mu);
 }
 
@@ -213,14 +219,12 @@ static void drain(struct pool *pl)
 		if (err) {
 			pl->failed = 1;
 			pl->err = err;
-			pl->stop = 1;
-			pthread_cond_broadcast(&pl->fed);
+			stop_locked(pl);
 		} else {
 			b->filled = b->formatted = 0;
-			pl->written++;
+			if (++pl->written == pl->want)
+				pthread_cond_signal(&pl->freed);
 		}
-		if (pl->stop || pl->written == pl->want)
-			pthread_cond_signal(&pl->freed);
 	}
 	pl->writer = 0;
 }
@@ -269,11 +273,8 @@ static void *worker_main(void *arg)
 		b->passes--;
 		if (own)
 			b->formatted = 1;
-		if (failed) {
-			pl->stop = 1;
-			pthread_cond_broadcast(&pl->fed);
-			pthread_cond_signal(&pl->freed);
-		}
+		if (failed)
+			stop_locked(pl);
 		drain(pl); /* (the workers write: the main thread only reads) */
 		pthread_mutex_unlock(&pl->mu);
 		if (failed) {
