@@ -416,6 +416,19 @@ ETL_API int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t
  * open already) @retval ETL_E_NOMEM @since 0.2
  */
 ETL_API int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *p, size_t i);
+/**
+ * Moves @p r on to slice @p i of plan @p p, keeping what it learnt: @p r read a later slice of @p p
+ * (given with etl_reader_set_slice_planned(), not the first slice, whose reader indexes the file
+ * itself) to its end - etl_reader_next() returned ETL_END - and slice @p i starts at or after where
+ * its window ended.  It then reads as a new reader given slice @p i would (its window set, its end
+ * movable with etl_reader_set_time_window()), but learns only from the plan's records of times
+ * from there on instead of replaying the state of every record before the slice: a reader that
+ * takes several slices of one plan in turn replays the trace's early state once.  The plan must be
+ * in order (etl_slices_in_order()), the reader read only that input, and the plan outlives it.
+ * @retval ETL_OK @retval ETL_E_MISUSE (no such slice, a reader or plan that cannot move, as said)
+ * @retval ETL_E_NOMEM @since 0.2
+ */
+ETL_API int etl_reader_move_to_slice(struct etl_reader *r, const struct etl_slices *p, size_t i);
 
 /** The last error (borrowed until the next call on the reader), or NULL. @since 0.1 */
 ETL_API const struct etl_error *etl_reader_error(const struct etl_reader *r);

@@ -588,6 +588,185 @@ START_TEST(light_reading_asks_about_every_describing_kind)
 }
 END_TEST
 
+/* Readers that move on from slice to slice (etl_reader_move_to_slice) deliver, together, a whole
+ * reading: one reader taking every slice, two and three taking every other or third. */
+static void assert_moved(const uint8_t *d, size_t len, size_t n, int stacks, size_t ways, const char *what)
+{
+	struct windiff w;
+	int rc = windiff_moved(d, len, n, stacks, ways, &w);
+
+	ck_assert_msg(rc == 0, "%s (%zu slices, stacks %d, %zu readers): %s", what, n, stacks, ways,
+		      rc > 0 ? "the plan is not in order" : w.why);
+	ck_assert_uint_eq(w.whole, w.parts);
+	ck_assert_uint_gt(w.whole, 0);
+}
+
+/* Samples without stack records, one with its stack record halfway, more without, and last a
+ * sample whose stack record is logged away from it (what only the stack index gives it, once the
+ * trace showed a stack record): a reader that moves past the slice of the one stack record learns
+ * from the plan that the trace shows stacks. */
+static void build_stack_halfway(unsigned quiet, uint8_t **out, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint64_t tick, t, kb = 0xfffff80000000000ULL;
+	const uint64_t fk[2] = { kb + 0x10, kb + 0x11 }, fe[1] = { 0x140000001ULL };
+	unsigned k;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 4096;
+	tick = o.perf_freq / 1000;
+	t = o.start_ts;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	for (k = 0; k < 2 * quiet + 1; k++) {
+		t += tick;
+		ck_assert_int_eq(scen_sample(w, &o, k & 1, t, kb + 0x20, 5001), 0);
+		if (k == quiet)
+			ck_assert_int_eq(scen_stack_at(w, &o, k & 1, t + 1, t, 500, 5001, fk, 2), 0);
+	}
+	t += 2 * tick;
+	ck_assert_int_eq(scen_sample(w, &o, 0, t, fe[0], 5002), 0);
+	ck_assert_int_eq(scen_stack_at(w, &o, 1, t + tick, t, 500, 5002, fe, 1), 0);
+	ck_assert_int_eq(etlw_finish(w, out, len), 0);
+	etlw_free(w);
+}
+
+START_TEST(moved_readers_give_a_whole_reading)
+{
+	struct etlw_opts o;
+	uint8_t *d;
+	size_t len, ways;
+
+	for (ways = 1; ways <= 3; ways++) {
+		build_lifecycle(0, &d, &len);
+		assert_moved(d, len, 11, 1, ways, "lifecycle");
+		assert_moved(d, len, 16, 0, ways, "lifecycle");
+		free(d);
+		build_lifecycle(1, &d, &len);
+		assert_moved(d, len, 7, 1, ways, "lifecycle, XPRESS");
+		free(d);
+	}
+	etlw_default_opts(&o);
+	o.ncpu = 4;
+	o.buffer_size = 4096;
+	ck_assert_int_eq(scen_build_mixed(&o, 6000, &d, &len), 0);
+	assert_moved(d, len, 9, 1, 2, "mixed");
+	free(d);
+	ck_assert_int_eq(scen_build_stackkeys_lead(&o, 600, 6, &d, &len), 0);
+	assert_moved(d, len, 6, 1, 2, "stack keys after stackless samples");
+	free(d);
+	ck_assert_int_eq(scen_build_stack_then_quiet(&o, 3000, &d, &len), 0);
+	assert_moved(d, len, 6, 1, 1, "a stack record, then none till one logged away");
+	assert_moved(d, len, 6, 1, 3, "a stack record, then none till one logged away");
+	free(d);
+	build_stack_halfway(1500, &d, &len);
+	for (ways = 2; ways <= 3; ways++) {
+		assert_moved(d, len, 6, 1, ways, "the one stack record halfway");
+		assert_moved(d, len, 9, 1, ways, "the one stack record halfway");
+	}
+	free(d);
+}
+END_TEST
+
+/* Reads r to its end: its events. */
+static size_t read_to_end(struct etl_reader *r)
+{
+	const struct etl_event *ev;
+	size_t n = 0;
+	int st;
+
+	while ((st = etl_reader_next(r, &ev)) != ETL_END)
+		n += st == ETL_OK;
+	return n;
+}
+
+/* A new reader opened from `from` given slice i of plan p. */
+static struct etl_reader *slice_reader(const struct etl_reader *from, const struct etl_slices *p, size_t i)
+{
+	struct etl_reader *x = etl_reader_new();
+
+	ck_assert_int_eq(etl_reader_set_slice_planned(x, p, i), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_same(x, from, 0), ETL_OK);
+	return x;
+}
+
+/* A move is refused wherever what the reader learnt would not be what a new reader of the slice
+ * learns, and a moved reader takes only its window's end. */
+START_TEST(moves_are_refused_where_they_cannot_hold)
+{
+	struct etl_reader *r = etl_reader_new(), *x, *y;
+	struct etl_slices *p, *q;
+	const struct etl_event *ev;
+	uint8_t *d;
+	size_t len, slen;
+	const void *state;
+
+	build_lifecycle(0, &d, &len);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "plan"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 8);
+	q = etl_reader_plan_slices(r, 0, 8);
+	ck_assert(etl_slices_in_order(p));
+	ck_assert_uint_eq(etl_slices_count(p), 8);
+	ck_assert_int_eq(etl_reader_move_to_slice(NULL, p, 3), ETL_E_MISUSE);
+	x = slice_reader(r, p, 2);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 4), ETL_E_MISUSE); /* not read yet */
+	ck_assert_int_eq(etl_reader_next(x, &ev), ETL_OK);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 4), ETL_E_MISUSE); /* not to its end */
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "to its end"));
+	ck_assert_uint_gt(read_to_end(x), 0);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 2), ETL_E_MISUSE); /* not after it */
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 1), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 8), ETL_E_MISUSE); /* no such slice */
+	ck_assert_int_eq(etl_reader_move_to_slice(x, NULL, 4), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, q, 4), ETL_E_MISUSE); /* another plan */
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 4), ETL_OK);
+	/* moved: only the window's end can be set, nothing opened, no option changed */
+	ck_assert_int_eq(etl_reader_set_time_window(x, etl_slices_bound(p, 3), etl_slices_bound(p, 6)), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "again"), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_option(x, ETL_OPTION_STACKS, 0), ETL_E_MISUSE);
+	ck_assert_int_eq(etl_reader_set_time_window(x, etl_slices_bound(p, 4), etl_slices_bound(p, 6)), ETL_OK);
+	y = slice_reader(r, p, 4); /* slices 4 and 5 as one, read new */
+	ck_assert_int_eq(etl_reader_set_time_window(y, etl_slices_bound(p, 4), etl_slices_bound(p, 6)), ETL_OK);
+	ck_assert_uint_eq(read_to_end(x), read_to_end(y));
+	etl_reader_free(y);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 5), ETL_E_MISUSE); /* it read slice 5 too */
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 7), ETL_OK);
+	ck_assert_uint_gt(read_to_end(x), 0);
+	etl_reader_free(x);
+	x = slice_reader(r, p, 0); /* the first slice's reader indexes the file itself */
+	read_to_end(x);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 3), ETL_E_MISUSE);
+	etl_reader_free(x);
+	x = etl_reader_new(); /* a state given as bytes borrows no plan */
+	state = etl_slices_state(p, 2, &slen);
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "bytes"), ETL_OK);
+	read_to_end(x);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 3), ETL_E_MISUSE);
+	etl_reader_free(x);
+	etl_slices_free(q);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+	/* a plan that is not in order: a reader of its slices has not learnt everything before */
+	build_time_back(300, &d, &len);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "time back"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 4);
+	ck_assert(!etl_slices_in_order(p));
+	x = slice_reader(r, p, 1);
+	read_to_end(x);
+	ck_assert_int_eq(etl_reader_move_to_slice(x, p, 2), ETL_E_MISUSE);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "not in order"));
+	etl_reader_free(x);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 static uint8_t *slurp_corpus(const char *name, size_t *len)
 {
 	char path[4096];
@@ -611,6 +790,7 @@ START_TEST(corpus_traces_give_what_windows_give)
 		assert_in_order(d, len, 6, 1, names[i]);
 		assert_helped(d, len, 6, 1, names[i]);
 		assert_helped(d, len, 5, 0, names[i]);
+		assert_moved(d, len, 9, 1, 2, names[i]);
 		free(d);
 		tried++;
 	}
@@ -639,6 +819,8 @@ int main(int argc, char **argv)
 	tcase_add_test(t, threads_take_slices_of_one_plan_at_once);
 	tcase_add_test(t, corpus_traces_give_what_windows_give);
 	tcase_add_test(t, light_reading_asks_about_every_describing_kind);
+	tcase_add_test(t, moved_readers_give_a_whole_reading);
+	tcase_add_test(t, moves_are_refused_where_they_cannot_hold);
 	tcase_set_timeout(t, 900);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

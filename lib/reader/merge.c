@@ -190,6 +190,26 @@ static const struct etl_prelight *take_light(struct stream *s)
 	return l;
 }
 
+/* Passes over the record at the stream's position when it is one of a time before seen_to - one
+ * a reader moved on to a later time slice learnt before (etl_reader_move_to_slice: the plan is in
+ * order, so every buffer's records parse, go forward in time and take in none) - reading only its
+ * header: 1, or 0 when it is to be read. */
+static int pass_seen(struct stream *s, uint64_t seen_to)
+{
+	struct etl_peek pk;
+	size_t adv;
+	uint64_t ts;
+
+	if (etl__record_peek(s->data, s->fill, s->pos, &pk, &adv) != ETL_OK)
+		return 0;
+	ts = pk.inherited ? s->last_ts : pk.ts_raw;
+	if (etl__clock_filetime(&s->t->clock, ts) >= seen_to)
+		return 0;
+	s->last_ts = ts;
+	s->pos += adv;
+	return 1;
+}
+
 /* Produces the stream's next head: an event, an error, or nothing (end). */
 static void stream_step(struct etl_reader *r, struct stream *s)
 {
@@ -225,6 +245,8 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			}
 			continue;
 		}
+		if (r->seen_to && pass_seen(s, r->seen_to))
+			continue;
 		lit = NULL;
 		if (s->ipre < s->pre.n && s->pre.v[s->ipre].pos == s->pos) {
 			parsed = &s->pre.v[s->ipre++]; /* parsed ahead by a helper: the same bytes */
@@ -329,9 +351,15 @@ static void cut_follow(struct window_cut *c, const struct stream *s, uint64_t bo
 	}
 }
 
+/* The stream's next head.  A reader moved on to a later time slice (etl_reader_move_to_slice)
+ * learnt every record of a time before seen_to from the slice it read: its buffers' streams pass
+ * over those (they go forward in time, so none of them is the new slice's, and the window's cut
+ * stays before them). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
-	stream_step(r, s);
+	do
+		stream_step(r, s);
+	while (s->head == HEAD_EVENT && s->key_ft < r->seen_to && s->from != FROM_SLICE);
 	if (s->head != HEAD_NONE && r->win_from && r->order == ETL_ORDER_TIME)
 		cut_follow(&s->from_cut, s, r->win_from);
 }
@@ -509,7 +537,7 @@ static void make_streams(struct etl_reader *r, struct trace *t, size_t *k)
 		for (c = 0; c < t->ix.ncpus; c++)
 			add_stream(r, k, t, FROM_QUEUE, 0, 0);
 		if (t->slice && t->slice->nrec)
-			add_stream(r, k, t, FROM_SLICE, 0, etl__slice_scan_end(t->slice));
+			add_stream(r, k, t, FROM_SLICE, t->slice->rec_from, etl__slice_scan_end(t->slice));
 		return;
 	}
 	for (start = 1; start < n;) {
@@ -679,7 +707,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 	r->dec.out_event = NULL; /* the last event's decoding, if made as it was delivered, is gone */
 	if (r->state == ST_FATAL)
 		return r->err.code;
-	if (r->state == ST_NEW) {
+	if (r->state == ST_NEW || r->state == ST_MOVED) {
 		if (r->ntraces == 0)
 			return etl__reader_misuse(r, "no input was opened");
 		if (r->observer)
@@ -721,6 +749,7 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 		return ETL_OK;
 	}
 	drop_kept(r);
+	r->ended = 1;
 	return ETL_END;
 }
 
@@ -728,7 +757,7 @@ int etl_reader_set_time_window(struct etl_reader *r, uint64_t from, uint64_t to)
 {
 	if (!r)
 		return ETL_E_MISUSE;
-	if (r->state != ST_NEW)
+	if (r->state != ST_NEW && r->state != ST_MOVED)
 		return etl__reader_misuse(r, "the time window can only be set before the first event is read");
 	if (to && to <= from)
 		return etl__reader_misuse(r, "the time window ends before it starts");

@@ -131,13 +131,12 @@ void etl__reader_trace_free(struct trace *t)
 	etl__free(t);
 }
 
-void etl_reader_free(struct etl_reader *r)
+void etl__reader_streams_free(struct etl_reader *r)
 {
 	size_t i, j;
 
-	if (!r)
-		return;
 	etl__prefetch_free(r->pf); /* first: the helpers may be loading into the streams' jobs */
+	r->pf = NULL;
 	for (i = 0; i < r->nstreams; i++) {
 		etl__walk_load_free(&r->streams[i].ld);
 		etl__free(r->streams[i].q);
@@ -154,6 +153,19 @@ void etl_reader_free(struct etl_reader *r)
 	}
 	etl__free(r->streams);
 	etl__free(r->heap);
+	r->streams = NULL;
+	r->heap = NULL;
+	r->nstreams = r->heap_len = 0;
+	r->pending = NULL;
+}
+
+void etl_reader_free(struct etl_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	etl__reader_streams_free(r);
 	etl__decode_state_free(&r->dec); /* first: its manifests may be borrowed from the traces' */
 	for (i = 0; i < (size_t)r->ntraces; i++)
 		etl__reader_trace_free(r->traces[i]);

@@ -32,7 +32,9 @@ struct slice_state;
 
 #define DIAG_QUEUE_MAX 1024
 
-enum reader_state { ST_NEW = 0, ST_ITERATING = 1, ST_FATAL = 2 };
+/* ST_MOVED: moved on to a later time slice (etl_reader_move_to_slice) - it iterates from the
+ * start again, but takes no new inputs, options or observed events */
+enum reader_state { ST_NEW = 0, ST_ITERATING = 1, ST_FATAL = 2, ST_MOVED = 3 };
 enum head_kind { HEAD_NONE = 0, HEAD_EVENT = 1, HEAD_ERROR = 2 };
 
 struct etl_error {
@@ -175,6 +177,10 @@ struct etl_reader {
 	int windowed;
 	uint64_t win_from, win_to;
 	struct slice_state *slice; /* etl_reader_set_slice (resume.c), or NULL */
+	int ended;       /* etl_reader_next returned ETL_END */
+	/* moved on from a slice that ended here (etl_reader_move_to_slice): the records of times
+	 * before it were learnt from then (0: none) */
+	uint64_t seen_to;
 };
 
 /* reader.c */
@@ -182,6 +188,8 @@ int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int tr
 int etl__reader_misuse(struct etl_reader *r, const char *what);
 int etl__reader_nomem(struct etl_reader *r);
 void etl__reader_trace_free(struct trace *t);
+/* Frees the streams, the heap and the helpers (an iteration's, not what it learnt). */
+void etl__reader_streams_free(struct etl_reader *r);
 /* Adds the derived fields of a decoded event (derive.c; ETL_OPTION_DERIVE). */
 void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out);
 /* The name of file key (a FileObject or FileKey) at raw time ts of input trace, as a DOS path where

@@ -231,6 +231,76 @@ int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *
 	return give(r, s);
 }
 
+/* The first of plan p's records (sorted by time) of a time at or after ft. */
+static size_t first_rec_from(const struct etl_slices *p, uint64_t ft)
+{
+	size_t lo = 0, hi = p->nrec;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->recs[mid].ft < ft)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Why r cannot move on to slice i of p, or NULL: it read a later slice of p (one whose records
+ * it borrows, so not the first) to its end, alone, with a window that ends at or before slice
+ * i's start, and p is in order (etl_slices_in_order: every stream's records go forward in time,
+ * so what r learnt is exactly the records of times before its window's end). */
+static const char *cannot_move(const struct etl_reader *r, const struct etl_slices *p, size_t i)
+{
+	if (!p || i >= p->k)
+		return "no such slice of the plan";
+	if (!r->slice || r->slice->plan != p || !r->slice->used || r->ntraces != 1)
+		return "the reader does not read a later slice of this plan alone (only the first slice's reader cannot move)";
+	if (r->state != ST_ITERATING || !r->ended)
+		return "the reader has not read its slice to its end";
+	if (!r->win_to || p->bounds[i] < r->win_to)
+		return "the slice starts before the reader's window ended";
+	if (r->order != ETL_ORDER_TIME || !etl_slices_in_order(p))
+		return "the plan is not in order (etl_slices_in_order)";
+	return NULL;
+}
+
+int etl_reader_move_to_slice(struct etl_reader *r, const struct etl_slices *p, size_t i)
+{
+	const char *why;
+	struct slice_state *s;
+	struct trace *t;
+
+	if (!r)
+		return ETL_E_MISUSE;
+	if ((why = cannot_move(r, p, i)) != NULL)
+		return etl__reader_misuse(r, why);
+	if (!(s = etl__calloc(1, sizeof(*s))))
+		return etl__reader_nomem(r);
+	if (etl__slice_head(p, i, s) != 0) {
+		etl__slice_state_free(s);
+		return etl__reader_nomem(r);
+	}
+	s->plan = p;
+	s->slice = i;
+	s->used = 1; /* (its input is open, its buffers given: the plan's, as before) */
+	s->rec_from = first_rec_from(p, r->win_to);
+	t = r->traces[0];
+	etl__reader_streams_free(r);
+	etl__walk_scan_free(&t->fwd);
+	t->slice = s;
+	t->stacks_seen |= s->stacks_seen;
+	etl__slice_state_free(r->slice);
+	r->slice = s;
+	r->seen_to = r->win_to;
+	r->win_from = s->from;
+	r->win_to = s->to;
+	r->ended = 0;
+	r->dec.out_event = NULL;
+	r->state = ST_MOVED;
+	return ETL_OK;
+}
+
 int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struct slice_rec *x)
 {
 	const struct etl_slices *p = s->plan;

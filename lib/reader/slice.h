@@ -148,6 +148,8 @@ struct slice_state {
 	/* or the records are those of a plan's slice, borrowed (etl_reader_set_slice_planned) */
 	const struct etl_slices *plan;
 	size_t slice;
+	size_t rec_from; /* the first of them to replay: 0, or where a reader moved on to this slice
+			    takes up (etl_reader_move_to_slice) */
 };
 void etl__slice_state_free(struct slice_state *s);
 /* The record of s at *next - or, where s borrows a plan's records, the first from *next on that

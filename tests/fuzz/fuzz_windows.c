@@ -6,8 +6,10 @@
  * state, must deliver what its time window delivers (windiff.h; stack records
  * attached when the last byte is odd); and where the plan says it is in order
  * (etl_slices_in_order), its slices one after another must deliver what a
- * whole reading delivers, in its order; and a plan made with helper threads
- * must be the one made without.  Any difference aborts.
+ * whole reading delivers, in its order, and so must they when read by one to
+ * three readers that each move on from slice to slice (etl_reader_move_to_slice);
+ * and a plan made with helper threads must be the one made without.  Any
+ * difference aborts.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -35,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	if (windiff_in_order(data, size - 1, 2 + data[size - 1] % 6, data[size - 1] & 1, &w) < 0) {
+		fprintf(stderr, "fuzz_windows: %s\n", w.why);
+		abort();
+	}
+	if (windiff_moved(data, size - 1, 2 + data[size - 1] % 6, data[size - 1] & 1, 1 + data[size - 1] / 64 % 3, &w) <
+	    0) {
 		fprintf(stderr, "fuzz_windows: %s\n", w.why);
 		abort();
 	}

@@ -219,22 +219,12 @@ static int give(struct etl_reader *r, const struct given *s)
 	return s->plan ? etl_reader_set_slice_planned(r, s->plan, s->i) : etl_reader_set_slice(r, s->state, s->len);
 }
 
-/* Reads one slice: with state s, else the window [from, to) (0, 0: none), or both when window
- * (the state's window with its end moved); with a reader that opens the input again from `same`
- * where given (etl_reader_open_same: it shares its stack index), else from memory.  Its
- * deliveries are appended to g (emptied first unless append). */
-static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader *same, uint64_t from, uint64_t to,
-			  int window, const struct given *s, int stacks, int append, struct digest *g)
+/* What r delivers to its end, appended to g (unless g failed). */
+static void deliveries(struct etl_reader *r, struct digest *g)
 {
-	struct etl_reader *r = etl_reader_new();
 	const struct etl_event *ev;
 	int st;
 
-	if (!append)
-		g->n = 0;
-	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK || give(r, s) != ETL_OK ||
-		    (same ? etl_reader_open_same(r, same, 0) : etl_reader_open_memory(r, d, len, "windiff")) != ETL_OK ||
-		    ((window || from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
 	while (!g->failed && (st = etl_reader_next(r, &ev)) != ETL_END) {
 		if (st != ETL_OK) {
 			const struct etl_error *e = etl_reader_error(r);
@@ -244,6 +234,23 @@ static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader 
 		}
 		push(g, event_hash(r, ev));
 	}
+}
+
+/* Reads one slice: with state s, else the window [from, to) (0, 0: none), or both when window
+ * (the state's window with its end moved); with a reader that opens the input again from `same`
+ * where given (etl_reader_open_same: it shares its stack index), else from memory.  Its
+ * deliveries are appended to g (emptied first unless append). */
+static void read_slice_of(const uint8_t *d, size_t len, const struct etl_reader *same, uint64_t from, uint64_t to,
+			  int window, const struct given *s, int stacks, int append, struct digest *g)
+{
+	struct etl_reader *r = etl_reader_new();
+
+	if (!append)
+		g->n = 0;
+	g->failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK || give(r, s) != ETL_OK ||
+		    (same ? etl_reader_open_same(r, same, 0) : etl_reader_open_memory(r, d, len, "windiff")) != ETL_OK ||
+		    ((window || from || to) && etl_reader_set_time_window(r, from, to) != ETL_OK);
+	deliveries(r, g);
 	etl_reader_free(r);
 }
 
@@ -440,5 +447,87 @@ int windiff_helped(const uint8_t *data, size_t len, size_t n, int stacks, struct
 	etl_slices_free(b);
 	etl_reader_free(ra);
 	etl_reader_free(rb);
+	return rc;
+}
+
+/* The slices of plan p (its planning reader: planner) read by `ways` readers, each taking every
+ * ways-th slice in turn and moving on from one to the next (etl_reader_move_to_slice; the first
+ * slice's reader cannot, so a new one follows it), slice i's deliveries into g[i]: 0, or -1 with
+ * w->why set when a reader that read its slice to the end could not move on. */
+static int read_moving(const struct etl_reader *planner, const struct etl_slices *p, size_t ways, int stacks,
+		       struct digest *g, struct windiff *w)
+{
+	size_t v, i, k = etl_slices_count(p);
+	int rc = 0;
+
+	for (v = 0; v < ways && !rc; v++) {
+		struct etl_reader *r = NULL;
+		for (i = v; i < k && !rc; i += ways) {
+			if (r && etl_reader_move_to_slice(r, p, i) != ETL_OK) {
+				const struct etl_error *e = etl_reader_error(r);
+				if (i - ways > 0 && !g[i - ways].failed) {
+					snprintf(w->why, sizeof(w->why), "the reader of slice %zu could not move on to slice %zu: %s",
+						 i - ways, i, e ? etl_error_message(e) : "?");
+					rc = -1;
+				}
+				etl_reader_free(r);
+				r = NULL;
+			}
+			if (!rc && !r) {
+				struct given s = { NULL, 0, p, i };
+				r = etl_reader_new();
+				g[i].failed = !r || etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
+					      give(r, &s) != ETL_OK || etl_reader_open_same(r, planner, 0) != ETL_OK;
+			}
+			if (!rc)
+				deliveries(r, &g[i]);
+		}
+		etl_reader_free(r);
+	}
+	return rc;
+}
+
+int windiff_moved(const uint8_t *data, size_t len, size_t n, int stacks, size_t ways, struct windiff *w)
+{
+	struct digest a = { 0 }, b = { 0 }, *g = NULL;
+	struct etl_reader *r;
+	struct etl_slices *p = NULL;
+	size_t i, j;
+	int rc = 1;
+
+	memset(w, 0, sizeof(*w));
+	r = etl_reader_new();
+	if (r && etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) == ETL_OK &&
+	    etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
+		p = etl_reader_plan_slices(r, 0, n > 16 ? 16 : n);
+	w->slices = etl_slices_count(p);
+	w->skipped = !etl_slices_in_order(p) || !(g = calloc(w->slices, sizeof(*g)));
+	if (!w->skipped) {
+		read_slice(data, len, 0, 0, stacks, &a);
+		rc = read_moving(r, p, ways ? ways : 1, stacks, g, w);
+		for (i = 0; i < w->slices; i++) {
+			for (j = 0; j < g[i].n; j++)
+				push(&b, g[i].h[j]);
+			b.failed |= g[i].failed;
+		}
+		w->whole = a.n;
+		w->parts = b.n;
+		w->skipped = !rc && (a.failed || b.failed);
+		if (w->skipped)
+			rc = 1;
+		else if (!rc && (j = differ_at(&a, &b)) != SIZE_MAX) {
+			snprintf(w->why, sizeof(w->why),
+				 "a plan in order read by %zu readers moving on from slice to slice differs from a whole "
+				 "reading at delivery %zu (%zu against %zu)", ways, j, b.n, a.n);
+			rc = -1;
+		}
+	}
+	for (i = 0; g && i < w->slices; i++)
+		free(g[i].h);
+	free(g);
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(a.h);
+	free(b.h);
 	return rc;
 }

@@ -44,6 +44,15 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
  * w->why set otherwise, 1 when the plan is not in order or a reading failed (w->skipped). */
 int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w);
 
+/* A plan of at most n slices that says it is in order, its slices read by `ways` readers (1: one),
+ * each taking every ways-th slice in turn and moving on from one to the next
+ * (etl_reader_move_to_slice: it keeps what it learnt, replaying only the plan's records between;
+ * the first slice's reader cannot move, a new reader follows it), put back in slice order against a
+ * whole reading: 0 when they deliver the same (as windiff_planned compares them), -1 with w->why
+ * set otherwise or when a reader could not move on, 1 when the plan is not in order or a reading
+ * failed (w->skipped). */
+int windiff_moved(const uint8_t *data, size_t len, size_t n, int stacks, size_t ways, struct windiff *w);
+
 /* Plans of at most n slices made twice, on the planning thread alone and with helper threads
  * (ETL_OPTION_THREADS = 2: they load and read the buffers lightly, ETL_OPTION_STACKS = stacks):
  * 0 when the two are the same - slice count, bounds, whether in order, every state's bytes - -1
