@@ -356,8 +356,8 @@ ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n,
  * states that skip nothing.  With ETL_OPTION_THREADS, helper threads load (decompress) the
  * buffers for it.  With ETL_OPTION_STACKS (the default), the same pass makes the trace's stack
  * index, which readers of the slices opened with etl_reader_open_same() from @p r share.  Memory
- * while planning: 48 bytes a buffer, and the describing records (at most 64 MiB; past it, their
- * buffers are read by the slices).
+ * while planning: 88 bytes a buffer (56 kept with the plan), and the describing records (at most
+ * 64 MiB; past it, their buffers are read by the slices).
  * @return the plan (etl_slices_free), or NULL on a bad argument (@p n above 4096), an I/O error or
  *         out of memory
  * @since 0.2

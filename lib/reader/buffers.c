@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "reader/reader.h"
+#include "reader/slice.h"
 
 /* Takes note of buffer e, loaded into s->ld with status st. */
 static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)
@@ -124,6 +125,22 @@ static struct stream *cpu_stream(struct etl_reader *r, const struct trace *t, ui
 	return ci < 0 ? NULL : &r->streams[t->fwd_streams + (size_t)ci];
 }
 
+/* The next buffer of a time slice's streams: from where the slice's scan starts, those the
+ * plan's scan found when the reader borrows a plan (the same file: the same buffers, their
+ * headers not read again - a slice's scan goes on until every CPU has a buffer past its end,
+ * which on a relogged trace can be near the end of the file), else the trace's own scan. */
+static int queue_scan(struct trace *t, struct etl_bufent *e)
+{
+	const struct etl_slices *p = t->slice ? t->slice->plan : NULL;
+
+	if (!p)
+		return scan_one(t, e);
+	if (t->plan_scan >= p->nbufs)
+		return 0;
+	*e = p->bufs[t->plan_scan++].ent;
+	return 1;
+}
+
 /* A buffer of a CPU the first pass did not see: the file changed since (it is being written?).
  * Said, and skipped. */
 static void changed_file(struct etl_reader *r, const struct trace *t, const struct etl_bufent *x)
@@ -161,7 +178,7 @@ static int next_entry(struct etl_reader *r, struct stream *s, struct etl_bufent 
 		while (s->q_len == 0) {
 			struct etl_bufent x;
 			struct stream *o;
-			if (!scan_one(t, &x))
+			if (!queue_scan(t, &x))
 				return 0;
 			if (x.ordinal == 0)
 				continue; /* the header buffer's stream has it */

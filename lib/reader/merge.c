@@ -560,6 +560,7 @@ static void slice_start(struct etl_reader *r, struct trace *t)
 		s->last_ts = t->slice->cpus[c].last_ts;
 	}
 	etl__walk_scan_seek(&t->fwd, t->slice->scan_off, t->slice->scan_ordinal);
+	t->plan_scan = t->slice->scan_at;
 }
 
 /* Builds the streams of every input and primes the heap. */

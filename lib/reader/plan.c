@@ -214,8 +214,7 @@ static void plan_take(struct etl_slices *p, struct trace *t, struct plan_reading
 	struct plan_buf *b = &p->bufs[p->nbufs];
 
 	memset(b, 0, sizeof(*b));
-	b->ordinal = e->ordinal;
-	b->off = e->off;
+	b->ent = *e;
 	b->ci = ci;
 	plan_buffer(p, t, ld, status, e, b, &pr->last[ci], x);
 	b->last_ts = pr->last[ci];
@@ -470,7 +469,7 @@ static void plan_skips(struct etl_slices *p, const struct trace *t)
 			stop[b->ci] = 1;
 			continue;
 		}
-		seen[b->ci] = b->ordinal;
+		seen[b->ci] = b->ent.ordinal;
 		b->j0 = first_slice_after(p, etl__clock_filetime(&t->clock, b->last_ts));
 	}
 	etl__free(stop);

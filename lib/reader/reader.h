@@ -86,6 +86,7 @@ struct trace {
 	struct etl_files files;   /* file names and volumes for derived fields: read when first needed */
 	/* Read as a time slice whose state stood in for indexing it (resume.c): the reader's. */
 	const struct slice_state *slice;
+	size_t plan_scan; /* and when it borrows a plan: the plan's buffer its scan finds next */
 };
 
 enum stream_source {

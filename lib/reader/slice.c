@@ -90,11 +90,12 @@ static void slice_cpus(const struct etl_slices *p, size_t i, struct slice_state 
 			s->stacks_seen |= b->stack != 0;
 			continue;
 		}
-		c->resume = b->ordinal;
+		c->resume = b->ent.ordinal;
 		found++;
-		if (b->ordinal < s->scan_ordinal) {
-			s->scan_ordinal = b->ordinal;
-			s->scan_off = b->off;
+		if (b->ent.ordinal < s->scan_ordinal) {
+			s->scan_ordinal = b->ent.ordinal;
+			s->scan_off = b->ent.off;
+			s->scan_at = j;
 		}
 	}
 }

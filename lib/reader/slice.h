@@ -29,11 +29,10 @@ int etl__slices_flush_times_usable(const struct trace *t, const struct etl_flush
 /* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
 size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
 
-/* plan.c: what the plan keeps of a data buffer (32 bytes) */
+/* plan.c: what the plan keeps of a data buffer (56 bytes) */
 struct plan_buf {
-	uint64_t off;
+	struct etl_bufent ent; /* as the scan of buffer headers found it (the slices' readers take it) */
 	uint64_t last_ts;  /* its stream's last time after it */
-	uint32_t ordinal;
 	uint32_t j0;       /* the first slice that skips it (UINT32_MAX: none) */
 	uint32_t ci;       /* its CPU's index among the trace's */
 	uint8_t clean;     /* read lightly, it gives what the reader would */
@@ -140,6 +139,7 @@ struct slice_rec {
 struct slice_state {
 	int trace, skip, stacks_seen, used;
 	uint64_t from, to, file_size, ident, buffers, bytes_skipped, scan_off, scan_ordinal;
+	size_t scan_at; /* with a plan: its buffer where the scan starts (the buffers found there) */
 	struct slice_cpu *cpus;
 	size_t ncpus;
 	struct slice_rec *recs;
