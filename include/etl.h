@@ -369,6 +369,13 @@ ETL_API size_t etl_slices_count(const struct etl_slices *p);
  *  are 0).  @since 0.2 */
 ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
 /**
+ * About how many records slice @p i of the plan holds - what reading it costs, where slices of
+ * equal bytes can differ many times over: the records of the buffers whose last record lies in
+ * it, as the plan read them (a buffer it could not read counts none).  0 for no such slice, or
+ * a plan of a trace whose buffers are out of sequence (it reads none).  @since 0.2
+ */
+ETL_API uint64_t etl_slices_records(const struct etl_slices *p, size_t i);
+/**
  * The state of slice @p i (0 <= i < k), @p len bytes, for etl_reader_set_slice(): valid until the
  * next call on @p p.  It holds the slice's bounds, what identifies the input, where each CPU's
  * buffers take up and the records before the slice that describe something (a few hundred bytes

@@ -767,6 +767,58 @@ START_TEST(moves_are_refused_where_they_cannot_hold)
 }
 END_TEST
 
+/* Each slice's records, as the plan counts them: together those the whole reading delivers (with
+ * the rounding of each slice's share), and more in the slices of small records. */
+START_TEST(slices_count_their_records)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etl_reader *r;
+	struct etl_slices *p;
+	uint8_t *d, big[600];
+	size_t len, i, k;
+	uint64_t sum = 0, whole;
+	unsigned n;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 4096;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	memset(big, 0x41, sizeof(big));
+	for (n = 0; n < 4000; n++) { /* small records first, then records of 600 bytes */
+		struct etlw_event e;
+		memset(&e, 0, sizeof(e));
+		e.provider = (struct etl_guid){ 0x11112222, 0x3333, 0x4444, { 1, 2, 3, 4, 5, 6, 7, 8 } };
+		e.id = 7;
+		e.ts = o.start_ts + 1000 + (uint64_t)n * 1000;
+		e.pid = 4;
+		e.tid = 8;
+		ck_assert_int_eq(etlw_event(w, n % 2, &e, NULL, 0, big, n < 2000 ? 8 : sizeof(big)), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "records"), ETL_OK);
+	p = etl_reader_plan_slices(r, 0, 8);
+	k = etl_slices_count(p);
+	ck_assert_uint_ge(k, 6);
+	for (i = 0; i < k; i++)
+		sum += etl_slices_records(p, i);
+	ck_assert_uint_eq(etl_slices_records(p, k), 0);
+	ck_assert_uint_eq(etl_slices_records(NULL, 0), 0);
+	whole = read_to_end(r) - 1; /* (and the header buffer's, which every slice reads) */
+	ck_assert_uint_eq(whole, 4000);
+	ck_assert_uint_le(sum, whole + k);
+	ck_assert_uint_ge(sum + k, whole);
+	/* slices of equal bytes: the first holds the small records, many times as many */
+	ck_assert_uint_gt(etl_slices_records(p, 0), 4 * etl_slices_records(p, k - 1));
+	etl_slices_free(p);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
 static uint8_t *slurp_corpus(const char *name, size_t *len)
 {
 	char path[4096];
@@ -821,6 +873,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, light_reading_asks_about_every_describing_kind);
 	tcase_add_test(t, moved_readers_give_a_whole_reading);
 	tcase_add_test(t, moves_are_refused_where_they_cannot_hold);
+	tcase_add_test(t, slices_count_their_records);
 	tcase_set_timeout(t, 900);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

@@ -47,6 +47,11 @@ uint64_t etl_slices_bound(const struct etl_slices *p, size_t i)
 	return p && i <= p->k ? p->bounds[i] : 0;
 }
 
+uint64_t etl_slices_records(const struct etl_slices *p, size_t i)
+{
+	return p && p->records && i < p->k ? p->records[i] : 0;
+}
+
 void etl_slices_free(struct etl_slices *p)
 {
 	if (!p)
@@ -60,6 +65,7 @@ void etl_slices_free(struct etl_slices *p)
 	etl__free(p->out);
 	etl__free(p->state_bytes);
 	etl__free(p->state_nrec);
+	etl__free(p->records);
 	etl__decode_state_free(&p->dec);
 	etl__decode_state_free(&p->classes.dec);
 	etl__state_free(&p->sys);

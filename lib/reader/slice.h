@@ -35,6 +35,7 @@ struct plan_buf {
 	uint64_t last_ts;  /* its stream's last time after it */
 	uint32_t j0;       /* the first slice that skips it (UINT32_MAX: none) */
 	uint32_t ci;       /* its CPU's index among the trace's */
+	uint32_t nrec;     /* its records (read lightly: up to where its reading stopped) */
 	uint8_t clean;     /* read lightly, it gives what the reader would */
 	uint8_t stack;     /* it holds stack records (etl__stacks_attach would say so) */
 };
@@ -96,6 +97,8 @@ struct etl_slices {
 	size_t out_cap;
 	size_t *state_bytes; /* k: the bytes of the records each slice's state holds, and how many */
 	size_t *state_nrec;  /*    (etl__slices_weigh) */
+	uint64_t *records;   /* k: the records of the buffers whose last time lies in each slice (NULL:
+				without memory) */
 };
 /* slice.c: the records of each slice's state and their bytes, in one pass over the plan's
  * records (once plan_skips said which slices skip each buffer): 0, or -1 without memory. */

@@ -590,6 +590,7 @@ int etl__record_walk_light(const uint8_t *buf, size_t fill, size_t data_end, uns
 			return ETL_E_FORMAT;
 		lt->stack |= pk.stack;
 		lt->last = ts;
+		lt->records++;
 	}
 	return ETL_OK;
 }

@@ -63,6 +63,7 @@ struct etl_light {
 	int any;            /* out: the buffer's first record read (peeked) */
 	int lead_inherited; /* out: it takes its time from the one before */
 	uint64_t first_ts;  /* out: else its time */
+	uint64_t records;   /* out: the records read */
 	/* called for each record that may describe something (a kernel or classic header, an
 	 * EventSource manifest chunk, id 0xFFFE): nonzero stops the walk */
 	int (*each)(void *ctx, const uint8_t *buf, size_t pos, const struct etl_peek *pk);
