@@ -103,7 +103,6 @@ void etl__kernel_cache_free(struct etl_kernel_cache *kc)
 		etl__free(kc->kinds[i].name);
 		etl__free(kc->kinds[i].reason);
 	}
-	memset(kc, 0, sizeof(*kc));
 }
 
 static const char *implausible(const struct etl_decoded *d, const uint8_t roles[3]);
