@@ -193,7 +193,7 @@ static const struct etl_prelight *take_light(struct stream *s)
 /* Passes over the record at the stream's position when it is one of a time before seen_to - one
  * a reader moved on to a later time slice learnt before (etl_reader_move_to_slice: the plan is in
  * order, so every buffer's records parse, go forward in time and take in none) - reading only its
- * header: 1, or 0 when it is to be read. */
+ * header: 1, or 0 when it is to be read (and from the first such on, the stream's later ones). */
 static int pass_seen(struct stream *s, uint64_t seen_to)
 {
 	struct etl_peek pk;
@@ -203,8 +203,10 @@ static int pass_seen(struct stream *s, uint64_t seen_to)
 	if (etl__record_peek(s->data, s->fill, s->pos, &pk, &adv) != ETL_OK)
 		return 0;
 	ts = pk.inherited ? s->last_ts : pk.ts_raw;
-	if (etl__clock_filetime(&s->t->clock, ts) >= seen_to)
+	if (etl__clock_filetime(&s->t->clock, ts) >= seen_to) {
+		s->past_seen = 1;
 		return 0;
+	}
 	s->last_ts = ts;
 	s->pos += adv;
 	return 1;
@@ -245,7 +247,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			}
 			continue;
 		}
-		if (r->seen_to && pass_seen(s, r->seen_to))
+		if (r->seen_to && !s->past_seen && pass_seen(s, r->seen_to))
 			continue;
 		lit = NULL;
 		if (s->ipre < s->pre.n && s->pre.v[s->ipre].pos == s->pos) {

@@ -141,6 +141,7 @@ struct stream {
 	 * (merge.c, cut_follow); past it, events of earlier times are this window's */
 	struct window_cut from_cut;
 	int late_said;       /* the window said it delivers events of earlier times */
+	int past_seen;       /* it met a record at or after the reader's seen_to (merge.c, pass_seen) */
 };
 
 struct etl_reader {
