@@ -48,16 +48,19 @@
 #define CHUNK_DIAG ((size_t)1 << 16)   /* or this much diagnostics */
 #define SLICE_AHEAD ((size_t)256 << 20) /* text the slices not being written hold, at most */
 #define TEXT_RATIO 10                    /* text bytes an event's buffer byte gives, about (jsonl) */
-#define SLICE_BUFFERS 4                  /* a slice's buffers of each CPU, at least */
-/* slices a worker, at least: the last slice's worker finishes alone, so smaller slices end
- * sooner (the 64 MB synthetic trace at -j 2: 10 slices 1.69, 16 1.72, 32 1.76 times one thread's
- * speed, at 1.05, 1.05 and 1.06 times its instructions) */
-#define SLICES_PER_WORKER 8
-/* the input's bytes over its slices' states' bytes, at least, else a span's bytes over its
- * state's: a state's byte costs its reader about a tenth of what a buffer's byte costs to decode
- * and format (perfview_net: a 1.9 MB state 20 M instructions against about 100 a buffer byte),
- * so states of half the bytes add about 5 % */
-#define STATE_SHARE 2
+/* spans a worker, at least: the last span's worker finishes alone, and the text of the spans
+ * ahead of the one being written is held (fresh memory), so smaller spans end sooner and hold
+ * less; each worker's reader moves on from span to span (etl_reader_move_to_slice), replaying only
+ * the state records between and passing over the records before the span in its CPUs' first
+ * buffers by their headers, so a span costs little (-j 2, one thread's instructions: perfview_net
+ * in 16 spans 1.076, 32 spans 1.080, where 8 slices each replaying its whole state took 1.09 and
+ * 32 took 1.19; the 64 MB synthetic trace in 16 spans 1.052, 32 spans 1.056) */
+#define SPANS_PER_WORKER 16
+/* the plan's slices a span, about: spans are made of the plan's slices (cut at equal bytes) so
+ * that each holds about as many records (a span's cost: perfview_net's slices of equal bytes hold
+ * 1,300 to 20,500 records) */
+#define SLICES_PER_SPAN 4
+#define PLAN_SLICES_MOST 4096 /* a plan's slices, at most (etl_reader_plan_slices) */
 
 struct chunk {
 	struct chunk *next;
@@ -307,27 +310,40 @@ static int read_slice(struct sworker *w, struct etl_reader *r, size_t i)
 	return put(sp, i, c, 1) != 0 || fatal ? -1 : 0; /* (c is the writer's once queued) */
 }
 
-/* The next span to read, given to r (its first slice, taken from the plan, and the time
- * window's end moved to the span's): its index, -1 when none is left (or the run stopped), -2
- * where r takes no state (no memory: r cannot be read then). */
-static long take_span(struct spool *sp, struct etl_reader *r)
+/* The next span to read: its index, -1 when none is left (or the run stopped). */
+static long take_span(struct spool *sp)
 {
 	long i = -1;
-	size_t a, b;
 
 	pthread_mutex_lock(&sp->mu);
 	if (!sp->stop && sp->next < sp->k)
 		i = (long)sp->next++;
 	pthread_mutex_unlock(&sp->mu);
-	if (i < 0)
-		return i;
-	a = sp->first[i];
-	b = sp->first[i + 1];
-	/* (the plan is only read: the workers take their slices at once) */
-	if (etl_reader_set_slice_planned(r, sp->plan, a) != ETL_OK ||
-	    etl_reader_set_time_window(r, etl_slices_bound(sp->plan, a), etl_slices_bound(sp->plan, b)) != ETL_OK)
-		return -2;
 	return i;
+}
+
+/* Gives span i to r - moved on from the span it read (etl_reader_move_to_slice: it keeps what it
+ * learnt and replays only the state records between), or new (NULL: made here, its first slice's
+ * state given, its input opened) - with the window's end moved to the span's.  The reader, or NULL
+ * without memory (r freed). */
+static struct etl_reader *span_reader(struct spool *sp, struct etl_reader *r, size_t i)
+{
+	size_t a = sp->first[i], b = sp->first[i + 1];
+
+	/* (the plan is only read: the workers take their slices at once) */
+	if (r && etl_reader_move_to_slice(r, sp->plan, a) != ETL_OK) {
+		etl_reader_free(r); /* (the first slice's reader, or no memory: a new one) */
+		r = NULL;
+	}
+	if (!r && (!(r = pool_reader_new(sp->o)) || etl_reader_set_slice_planned(r, sp->plan, a) != ETL_OK ||
+		   pool_reader_open(r, sp->primary) != 0))
+		goto fail;
+	if (etl_reader_set_time_window(r, etl_slices_bound(sp->plan, a), etl_slices_bound(sp->plan, b)) != ETL_OK)
+		goto fail;
+	return r;
+fail:
+	etl_reader_free(r);
+	return NULL;
 }
 
 static void stop_all(struct spool *sp)
@@ -342,28 +358,24 @@ static void *sworker_main(void *arg)
 {
 	struct sworker *w = arg;
 	struct spool *sp = w->sp;
+	struct etl_reader *r = NULL; /* moved on from span to span (span_reader) */
 	long i;
 
 	report_decode_errors_reset();
 	out_thread_init();
 	for (;;) {
-		struct etl_reader *r = pool_reader_new(sp->o);
-		int failed;
-		if (!r) {
+		if ((i = take_span(sp)) < 0)
+			break;
+		if (!(r = span_reader(sp, r, (size_t)i))) {
 			i = -2; /* (no memory) */
 			break;
 		}
-		if ((i = take_span(sp, r)) < 0) {
-			etl_reader_free(r);
-			break;
-		}
-		failed = pool_reader_open(r, sp->primary) != 0 ? -2 : read_slice(w, r, (size_t)i) != 0 ? -1 : 0;
-		etl_reader_free(r);
-		if (failed) {
-			i = failed; /* -2: no reader (memory) */
+		if (read_slice(w, r, (size_t)i) != 0) {
+			i = -1;
 			break;
 		}
 	}
+	etl_reader_free(r);
 	if (i == -2) {
 		fprintf(stderr, "%s: out of memory\n", progname);
 		w->exit_code = exit_worse(w->exit_code, EXIT_NOMEM);
@@ -387,56 +399,55 @@ static uint64_t input_bytes(const struct etl_reader *r)
 	return bufs * bsize > size ? bufs * bsize : size;
 }
 
-/* How many slices to plan for n workers: SLICES_PER_WORKER n at least, and more where a slice's
- * text would take more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes); 0 when
- * the input has too few buffers for 2n slices of SLICE_BUFFERS buffers a CPU (a slice reads up to
- * two buffers of each CPU that its neighbours read too - lightly, and decompressed once by the
- * plan: 64 slices of the 64 MB synthetic trace, 4 buffers a CPU each, cost 1.07 times one
- * reading, 10 slices 1.04; with fewer, pool_run's batches do better).  ETLDUMP_SLICES (tests,
- * measures) gives the count, 0 for none. */
-static size_t slice_count(const struct etl_reader *r, unsigned n, int *forced)
+/* How many spans to read for n workers: SPANS_PER_WORKER n at least, and more where a span's
+ * text would take more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes), but
+ * none of fewer buffers than the input has CPUs (a span reads again, lightly, the records before
+ * its start in its CPUs' first buffers); 0 when that leaves fewer than 2n (pool_run's batches then
+ * do better).  ETLDUMP_SLICES (tests, measures) gives the count, each span one slice of the plan;
+ * 0 for none. */
+static size_t span_count(const struct etl_reader *r, unsigned n, int *forced)
 {
 	const struct etl_trace_info *ti = etl_reader_trace_info(r, 0);
 	uint64_t bsize = etl_trace_info_buffer_size(ti), bytes = input_bytes(r);
 	uint64_t bufs = bsize ? bytes / bsize : 0, cpus = etl_trace_info_cpu_count(ti), k, most;
-	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)n) / TEXT_RATIO; /* buffer bytes a slice */
+	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)n) / TEXT_RATIO; /* buffer bytes a span */
 	const char *force = getenv("ETLDUMP_SLICES");
 
 	*forced = force && *force;
 	if (*forced) {
 		k = strtoull(force, NULL, 10);
-		return k > 4096 ? 4096 : (size_t)k;
+		return k > PLAN_SLICES_MOST ? PLAN_SLICES_MOST : (size_t)k;
 	}
-	most = bufs / SLICE_BUFFERS / (cpus ? cpus : 1);
+	most = bufs / (cpus ? cpus : 1);
 	k = bytes / per;
-	if (k < SLICES_PER_WORKER * (uint64_t)n)
-		k = SLICES_PER_WORKER * (uint64_t)n;
+	if (k < SPANS_PER_WORKER * (uint64_t)n)
+		k = SPANS_PER_WORKER * (uint64_t)n;
 	if (k > most)
 		k = most;
-	return k < 2 * (uint64_t)n ? 0 : k > 4096 ? 4096 : (size_t)k;
+	if (k > PLAN_SLICES_MOST / SLICES_PER_SPAN)
+		k = PLAN_SLICES_MOST / SLICES_PER_SPAN;
+	return k < 2 * (uint64_t)n ? 0 : (size_t)k;
 }
 
-/* Joins the plan's slices into spans (sp->first, sp->k) where their states (what a slice's
- * reader replays: the records before it that describe something) cost too much: none where all
- * the states together are at most 1/STATE_SHARE of the input's bytes; else a slice whose state is
- * more than 1/STATE_SHARE of its bytes starts a span of as many slices as that takes, read by one
- * reader (its state, the window's end moved).  0 without memory. */
-static size_t make_spans(struct spool *sp, uint64_t bytes)
+/* Joins the plan's slices into k spans of about as many records each (etl_slices_records; each
+ * slice weighs a tenth of the mean besides, for what its bytes cost), read each by one reader (the
+ * window's end moved): into sp->first, sp->k.  0 without memory. */
+static size_t make_spans(struct spool *sp, size_t k)
 {
 	size_t k0 = etl_slices_count(sp->plan), i;
-	uint64_t all = 0;
+	uint64_t all = 0, seen = 0, floor;
 
 	if (!(sp->first = calloc(k0 + 1, sizeof(*sp->first))))
 		return 0;
-	for (i = 1; i < k0; i++)
-		all += etl_slices_state_size(sp->plan, i);
+	for (i = 0; i < k0; i++)
+		all += etl_slices_records(sp->plan, i);
+	floor = all / k0 / 10 + 1;
+	all += floor * k0;
 	sp->k = 0;
-	for (i = 0; i < k0;) {
-		uint64_t m = 1;
-		sp->first[sp->k++] = i;
-		if (i > 0 && STATE_SHARE * all > bytes && bytes)
-			m = (STATE_SHARE * (uint64_t)etl_slices_state_size(sp->plan, i) * k0 + bytes - 1) / bytes;
-		i = m > k0 - i ? k0 : i + (m ? (size_t)m : 1);
+	for (i = 0; i < k0; i++) {
+		if (i == 0 || k >= k0 || seen * k >= all * sp->k) /* (a span starts once the last has its share) */
+			sp->first[sp->k++] = i;
+		seen += etl_slices_records(sp->plan, i) + floor;
 	}
 	sp->first[sp->k] = k0;
 	return sp->k;
@@ -515,20 +526,21 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	size_t k;
 	int forced, failed, err;
 
-	if (!slices_apply(r, o) || (k = slice_count(r, n, &forced)) == 0)
+	if (!slices_apply(r, o) || (k = span_count(r, n, &forced)) == 0)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	/* helper threads decompress the buffers for the plan (the workers have not started) */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n);
-	sp.plan = etl_reader_plan_slices(r, 0, k);
+	sp.plan = etl_reader_plan_slices(r, 0, forced ? k : k * SLICES_PER_SPAN);
 	/* and split the stack index pass (the first slice reader to need it makes it, for all:
 	 * pool_reader's readers use the primary's), one part a core */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
 	pthread_mutex_init(&sp.mu, NULL);
 	pthread_cond_init(&sp.cv, NULL);
-	/* (where the states would cost too much against the slices, not enough spans are left: the
-	 * batches then; the plan's stack index serves them) */
-	if (!sp.plan || !etl_slices_in_order(sp.plan) || make_spans(&sp, input_bytes(r)) < (forced ? 1 : 2 * n) ||
+	/* (a plan not in order, or fewer spans than 2n: the batches then; the plan's stack index
+	 * serves them) */
+	if (!sp.plan || !etl_slices_in_order(sp.plan) ||
+	    make_spans(&sp, forced ? etl_slices_count(sp.plan) : k) < (forced ? 1 : 2 * n) ||
 	    !(sp.slots = calloc(sp.k, sizeof(*sp.slots)))) {
 		spool_free(&sp);
 		return 0;
