@@ -255,7 +255,8 @@ static const char *cannot_move(const struct etl_reader *r, const struct etl_slic
 	if (!p || i >= p->k)
 		return "no such slice of the plan";
 	if (!r->slice || r->slice->plan != p || !r->slice->used || r->ntraces != 1)
-		return "the reader does not read a later slice of this plan alone (only the first slice's reader cannot move)";
+		return "the reader did not read a slice of this plan, alone, after the first (whose reader indexes the file "
+		       "itself)";
 	if (r->state != ST_ITERATING || !r->ended)
 		return "the reader has not read its slice to its end";
 	if (!r->win_to || p->bounds[i] < r->win_to)
