@@ -337,19 +337,28 @@ int windiff_planned(const uint8_t *data, size_t len, size_t n, int stacks, struc
 	return rc;
 }
 
+/* A plan of input data with the given helper threads, or NULL (its reader in *r). */
+static struct etl_slices *plan_with(const uint8_t *data, size_t len, size_t n, int stacks, int threads,
+				    struct etl_reader **r)
+{
+	*r = etl_reader_new();
+	if (!*r || etl_reader_set_option(*r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
+	    etl_reader_set_option(*r, ETL_OPTION_THREADS, threads) != ETL_OK ||
+	    etl_reader_open_memory(*r, data, len, "windiff") != ETL_OK)
+		return NULL;
+	return etl_reader_plan_slices(*r, 0, n > 16 ? 16 : n);
+}
+
 int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
 {
 	struct digest a = { 0 }, b = { 0 };
 	struct etl_reader *r;
-	struct etl_slices *p = NULL;
+	struct etl_slices *p;
 	size_t i, j;
 	int rc = 1;
 
 	memset(w, 0, sizeof(*w));
-	r = etl_reader_new();
-	if (r && etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) == ETL_OK &&
-	    etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
-		p = etl_reader_plan_slices(r, 0, n > 16 ? 16 : n);
+	p = plan_with(data, len, n, stacks, 0, &r);
 	w->slices = etl_slices_count(p);
 	w->skipped = !etl_slices_in_order(p);
 	if (!w->skipped) {
@@ -380,18 +389,6 @@ int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, stru
 	free(a.h);
 	free(b.h);
 	return rc;
-}
-
-/* A plan of input data with the given helper threads, or NULL (its reader in *r). */
-static struct etl_slices *plan_with(const uint8_t *data, size_t len, size_t n, int stacks, int threads,
-				    struct etl_reader **r)
-{
-	*r = etl_reader_new();
-	if (!*r || etl_reader_set_option(*r, ETL_OPTION_STACKS, stacks) != ETL_OK ||
-	    etl_reader_set_option(*r, ETL_OPTION_THREADS, threads) != ETL_OK ||
-	    etl_reader_open_memory(*r, data, len, "windiff") != ETL_OK)
-		return NULL;
-	return etl_reader_plan_slices(*r, 0, n > 16 ? 16 : n);
 }
 
 /* Where plans a and b differ (w->why), or 0. */
@@ -491,15 +488,12 @@ int windiff_moved(const uint8_t *data, size_t len, size_t n, int stacks, size_t 
 {
 	struct digest a = { 0 }, b = { 0 }, *g = NULL;
 	struct etl_reader *r;
-	struct etl_slices *p = NULL;
+	struct etl_slices *p;
 	size_t i, j;
 	int rc = 1;
 
 	memset(w, 0, sizeof(*w));
-	r = etl_reader_new();
-	if (r && etl_reader_set_option(r, ETL_OPTION_STACKS, stacks) == ETL_OK &&
-	    etl_reader_open_memory(r, data, len, "windiff") == ETL_OK)
-		p = etl_reader_plan_slices(r, 0, n > 16 ? 16 : n);
+	p = plan_with(data, len, n, stacks, 0, &r);
 	w->slices = etl_slices_count(p);
 	w->skipped = !etl_slices_in_order(p) || !(g = calloc(w->slices, sizeof(*g)));
 	if (!w->skipped) {
