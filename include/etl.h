@@ -370,9 +370,10 @@ ETL_API size_t etl_slices_count(const struct etl_slices *p);
 ETL_API uint64_t etl_slices_bound(const struct etl_slices *p, size_t i);
 /**
  * About how many records slice @p i of the plan holds - what reading it costs, where slices of
- * equal bytes can differ many times over: the records of the buffers whose last record lies in
- * it, as the plan read them (a buffer it could not read counts none).  0 for no such slice, or
- * a plan of a trace whose buffers are out of sequence (it reads none).  @since 0.2
+ * equal bytes can differ many times over: each buffer's records as the plan read them (a buffer
+ * it could not read counts none), spread evenly over the time from its CPU's last record before
+ * it to its own last, rounded.  0 for no such slice, or a plan of a trace whose buffers are out of
+ * sequence (it reads none).  @since 0.2
  */
 ETL_API uint64_t etl_slices_records(const struct etl_slices *p, size_t i);
 /**
