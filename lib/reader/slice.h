@@ -97,8 +97,8 @@ struct etl_slices {
 	size_t out_cap;
 	size_t *state_bytes; /* k: the bytes of the records each slice's state holds, and how many */
 	size_t *state_nrec;  /*    (etl__slices_weigh) */
-	uint64_t *records;   /* k: the records of the buffers whose last time lies in each slice (NULL:
-				without memory) */
+	uint64_t *records;   /* k: each slice's records, each buffer's spread over its time (plan.c,
+				plan_records; NULL: without memory) */
 };
 /* slice.c: the records of each slice's state and their bytes, in one pass over the plan's
  * records (once plan_skips said which slices skip each buffer): 0, or -1 without memory. */
