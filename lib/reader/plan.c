@@ -493,17 +493,17 @@ static size_t slice_at(const struct etl_slices *p, uint64_t ft)
 static void plan_records(struct etl_slices *p, const struct trace *t)
 {
 	double *w = etl__calloc(p->k + 1, sizeof(*w)), *rate = etl__calloc(p->k + 1, sizeof(*rate)), r = 0;
-	uint64_t *prev = etl__calloc(p->ncpus + 1, sizeof(*prev));
+	uint64_t *prev = etl__calloc(p->ncpus + 1, sizeof(*prev)); /* each CPU's last time (FILETIME) */
 	size_t i;
 
 	if (w && rate && prev && p->k && (p->records = etl__calloc(p->k, sizeof(*p->records)))) {
 		for (i = 0; i < p->ncpus; i++)
-			prev[i] = t->info.start_raw;
+			prev[i] = etl__clock_filetime(&t->clock, t->info.start_raw);
 		for (i = 0; i < p->nbufs; i++) {
 			const struct plan_buf *b = &p->bufs[i];
-			uint64_t a = etl__clock_filetime(&t->clock, prev[b->ci]), e = etl__clock_filetime(&t->clock, b->last_ts);
+			uint64_t a = prev[b->ci], e = etl__clock_filetime(&t->clock, b->last_ts);
 			size_t ja = slice_at(p, a), je = slice_at(p, e);
-			prev[b->ci] = b->last_ts;
+			prev[b->ci] = e;
 			if (ja >= je || e <= a) {
 				w[je] += b->nrec;
 				continue;

@@ -209,6 +209,19 @@ int etl_reader_set_slice(struct etl_reader *r, const void *state, size_t len)
 	return give(r, s);
 }
 
+/* Fills s (zeroed) as slice i of plan p, whose records it borrows where it skips buffers: 0, or
+ * -1 without memory. */
+static int borrow_plan(const struct etl_slices *p, size_t i, struct slice_state *s)
+{
+	if (etl__slice_head(p, i, s) != 0)
+		return -1;
+	if (s->skip) {
+		s->plan = p; /* (its records: the plan's, of slice i) */
+		s->slice = i;
+	}
+	return 0;
+}
+
 int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *p, size_t i)
 {
 	struct slice_state *s;
@@ -220,13 +233,9 @@ int etl_reader_set_slice_planned(struct etl_reader *r, const struct etl_slices *
 		return etl__reader_misuse(r, "no such slice of the plan");
 	if ((st = state_new(r, &s)) != ETL_OK)
 		return st;
-	if (etl__slice_head(p, i, s) != 0) {
+	if (borrow_plan(p, i, s) != 0) {
 		etl__slice_state_free(s);
 		return etl__reader_nomem(r);
-	}
-	if (s->skip) {
-		s->plan = p; /* (its records: the plan's, of slice i) */
-		s->slice = i;
 	}
 	return give(r, s);
 }
@@ -276,14 +285,11 @@ int etl_reader_move_to_slice(struct etl_reader *r, const struct etl_slices *p, s
 		return ETL_E_MISUSE;
 	if ((why = cannot_move(r, p, i)) != NULL)
 		return etl__reader_misuse(r, why);
-	if (!(s = etl__calloc(1, sizeof(*s))))
-		return etl__reader_nomem(r);
-	if (etl__slice_head(p, i, s) != 0) {
+	/* (a later slice of a plan in order skips buffers: its records are the plan's) */
+	if (!(s = etl__calloc(1, sizeof(*s))) || borrow_plan(p, i, s) != 0) {
 		etl__slice_state_free(s);
 		return etl__reader_nomem(r);
 	}
-	s->plan = p;
-	s->slice = i;
 	s->used = 1; /* (its input is open, its buffers given: the plan's, as before) */
 	s->rec_from = first_rec_from(p, r->win_to);
 	t = r->traces[0];
