@@ -633,11 +633,55 @@ static void build_stack_halfway(unsigned quiet, uint8_t **out, size_t *len)
 	etlw_free(w);
 }
 
+/* The one event with a stack record halfway, its stack record logged long after it (but next in
+ * its CPU's buffer), then samples whose stack records are logged away from them (what only the
+ * stack index gives them, once the trace showed a stack record): on CPU 0 a sample every unit,
+ * on CPU 1 one every 200 units, sparse (one buffer holds all of them from the start to well past
+ * the stack records), so that slices start between the event and its stack
+ * record, or after the stack record but in the buffer that holds it - where a moved reader
+ * passes over the records before its slice by their headers, and must learn from them that the
+ * trace shows stacks. */
+static void build_stack_across_bounds(uint8_t **out, size_t *len)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	uint64_t u, t0, kb = 0xfffff80000000000ULL;
+	const uint64_t fk[2] = { kb + 0x10, kb + 0x11 }, fe[1] = { 0x140000001ULL };
+	const unsigned total = 12000, ev = 5000, gap = 2000, away = 100, nx = 50;
+	unsigned j, k;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.buffer_size = 4096;
+	u = o.perf_freq / 100000;
+	t0 = o.start_ts;
+	w = etlw_new(&o);
+	ck_assert_ptr_nonnull(w);
+	for (j = 1; j <= total; j++) {
+		uint64_t t = t0 + j * u;
+		int x = j > ev && j <= ev + nx * away && (j - ev) % away == 0; /* a sample with its stack away */
+		ck_assert_int_eq(scen_sample(w, &o, 0, t, x ? fe[0] : kb + 0x20, x ? 5002 : 5001), 0);
+		if (j == ev) {
+			ck_assert_int_eq(scen_sample(w, &o, 1, t, kb + 0x30, 5003), 0);
+			ck_assert_int_eq(scen_stack_at(w, &o, 1, t + gap * u, t, 500, 5003, fk, 2), 0);
+		}
+		if (j == ev + gap) /* the stacks of the samples before, away from them */
+			for (k = 1; ev + k * away < j; k++)
+				ck_assert_int_eq(scen_stack_at(w, &o, 1, t + k, t0 + (ev + k * away) * u, 500, 5002, fe, 1), 0);
+		if (x && j > ev + gap)
+			ck_assert_int_eq(scen_stack_at(w, &o, 1, t + 5 * u, t, 500, 5002, fe, 1), 0);
+		if (j % 200 == 0 && (j < ev || j > ev + gap))
+			ck_assert_int_eq(scen_sample(w, &o, 1, t + 6 * u, kb + 0x40, 6001), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, out, len), 0);
+	etlw_free(w);
+}
+
 START_TEST(moved_readers_give_a_whole_reading)
 {
 	struct etlw_opts o;
 	uint8_t *d;
-	size_t len, ways;
+	size_t len, ways, n;
 
 	for (ways = 1; ways <= 3; ways++) {
 		build_lifecycle(0, &d, &len);
@@ -666,6 +710,11 @@ START_TEST(moved_readers_give_a_whole_reading)
 		assert_moved(d, len, 6, 1, ways, "the one stack record halfway");
 		assert_moved(d, len, 9, 1, ways, "the one stack record halfway");
 	}
+	free(d);
+	build_stack_across_bounds(&d, &len);
+	for (ways = 2; ways <= 3; ways++)
+		for (n = 4; n <= 24; n++)
+			assert_moved(d, len, n, 1, ways, "the first stack record in the buffer a slice takes up");
 	free(d);
 }
 END_TEST

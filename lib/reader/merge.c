@@ -190,11 +190,30 @@ static const struct etl_prelight *take_light(struct stream *s)
 	return l;
 }
 
+/* What reading the record passed over at prev (its time prev_ts), which ends at the stream's
+ * position, would have learnt of stacks from the records that follow it: that the trace shows
+ * them, when stack records that belong to it follow (etl__reader_attach_stacks, before a window,
+ * until it is learnt). */
+static void pass_stack_follows(struct stream *s, size_t prev, uint64_t prev_ts)
+{
+	struct etl_event ev;
+	struct etl_diag ignored;
+	size_t adv;
+
+	if (etl__record_parse(s->data, s->fill, prev, s->t->ptr_size, &ev, &adv, &ignored) != ETL_OK ||
+	    prev + adv != s->pos)
+		return;
+	if (ev.flags & ETL_EVF_TS_INHERITED)
+		ev.ts_raw = prev_ts;
+	(void)etl__stacks_attach(&s->t->stacks_seen, &ev, s->data, s->fill, s->pos);
+}
+
 /* Passes over the record at the stream's position when it is one of a time before seen_to - one
- * a reader moved on to a later time slice learnt before (etl_reader_move_to_slice: the plan is in
- * order, so every buffer's records parse, go forward in time and take in none) - reading only its
- * header: 1, or 0 when it is to be read (and from the first such on, the stream's later ones). */
-static int pass_seen(struct stream *s, uint64_t seen_to)
+ * a reader moved on to a later time slice learnt before, or one of the plan's records replayed
+ * (etl_reader_move_to_slice: the plan is in order, so every buffer's records parse, go forward in
+ * time and take in none) - reading only its header, but for what it shows of stacks: 1, or 0
+ * when it is to be read (and from the first such on, the stream's later ones). */
+static int pass_seen(struct etl_reader *r, struct stream *s, uint64_t seen_to)
 {
 	struct etl_peek pk;
 	size_t adv;
@@ -205,8 +224,15 @@ static int pass_seen(struct stream *s, uint64_t seen_to)
 	ts = pk.inherited ? s->last_ts : pk.ts_raw;
 	if (etl__clock_filetime(&s->t->clock, ts) >= seen_to) {
 		s->past_seen = 1;
+		if (s->passed_any && !s->t->stacks_seen && r->options[ETL_OPTION_STACKS])
+			pass_stack_follows(s, s->passed_at, s->passed_ts);
 		return 0;
 	}
+	if (pk.stack && r->options[ETL_OPTION_STACKS])
+		s->t->stacks_seen = 1; /* (a stack record, or an event with a stack key) */
+	s->passed_any = 1;
+	s->passed_at = s->pos;
+	s->passed_ts = ts;
 	s->last_ts = ts;
 	s->pos += adv;
 	return 1;
@@ -247,7 +273,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			}
 			continue;
 		}
-		if (r->seen_to && !s->past_seen && pass_seen(s, r->seen_to))
+		if (r->seen_to && !s->past_seen && pass_seen(r, s, r->seen_to))
 			continue;
 		lit = NULL;
 		if (s->ipre < s->pre.n && s->pre.v[s->ipre].pos == s->pos) {
@@ -354,9 +380,9 @@ static void cut_follow(struct window_cut *c, const struct stream *s, uint64_t bo
 }
 
 /* The stream's next head.  A reader moved on to a later time slice (etl_reader_move_to_slice)
- * learnt every record of a time before seen_to from the slice it read: its buffers' streams pass
- * over those (they go forward in time, so none of them is the new slice's, and the window's cut
- * stays before them). */
+ * learnt every record of a time before seen_to from the slice it read, or replays it from the
+ * plan: its buffers' streams pass over those (they go forward in time, so none of them is the new
+ * slice's, and the window's cut stays before them). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
 	do

@@ -142,6 +142,9 @@ struct stream {
 	struct window_cut from_cut;
 	int late_said;       /* the window said it delivers events of earlier times */
 	int past_seen;       /* it met a record at or after the reader's seen_to (merge.c, pass_seen) */
+	int passed_any;      /* it passed over a record of its buffer, the last at passed_at, of */
+	size_t passed_at;    /* time passed_ts (0 when it loads a buffer) */
+	uint64_t passed_ts;
 };
 
 struct etl_reader {
@@ -180,8 +183,9 @@ struct etl_reader {
 	uint64_t win_from, win_to;
 	struct slice_state *slice; /* etl_reader_set_slice (resume.c), or NULL */
 	int ended;       /* etl_reader_next returned ETL_END */
-	/* moved on from a slice that ended here (etl_reader_move_to_slice): the records of times
-	 * before it were learnt from then (0: none) */
+	/* moved on to a slice that starts here (etl_reader_move_to_slice): the records of times
+	 * before it were learnt from the slices read, or are replayed from the plan, so the
+	 * streams pass over them (0: none) */
 	uint64_t seen_to;
 };
 

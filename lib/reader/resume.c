@@ -292,6 +292,7 @@ int etl_reader_move_to_slice(struct etl_reader *r, const struct etl_slices *p, s
 	}
 	s->used = 1; /* (its input is open, its buffers given: the plan's, as before) */
 	s->rec_from = first_rec_from(p, r->win_to);
+	s->replay_to = s->from;
 	t = r->traces[0];
 	etl__reader_streams_free(r);
 	etl__walk_scan_free(&t->fwd);
@@ -299,7 +300,7 @@ int etl_reader_move_to_slice(struct etl_reader *r, const struct etl_slices *p, s
 	t->stacks_seen |= s->stacks_seen;
 	etl__slice_state_free(r->slice);
 	r->slice = s;
-	r->seen_to = r->win_to;
+	r->seen_to = s->from; /* (what it learnt, and the records replayed) */
 	r->win_from = s->from;
 	r->win_to = s->to;
 	r->ended = 0;
@@ -320,7 +321,7 @@ int etl__slice_next(const struct slice_state *s, size_t *next, size_t end, struc
 	}
 	while (*next < end) {
 		const struct plan_rec *rc = &p->recs[(*next)++];
-		if (p->bufs[rc->buf].j0 > s->slice)
+		if (p->bufs[rc->buf].j0 > s->slice && rc->ft >= s->replay_to)
 			continue; /* (a record of the buffers this slice reads, or later) */
 		x->bytes = p->arena + rc->at;
 		x->fact = rc->fact_len ? p->arena + rc->fact_at : NULL;

@@ -153,6 +153,9 @@ struct slice_state {
 	size_t slice;
 	size_t rec_from; /* the first of them to replay: 0, or where a reader moved on to this slice
 			    takes up (etl_reader_move_to_slice) */
+	uint64_t replay_to; /* and the plan's records of times before it are replayed whatever buffer
+			       holds them (a moved reader's streams pass over those: its slice's start;
+			       0: only those of the buffers the slice skips) */
 };
 void etl__slice_state_free(struct slice_state *s);
 /* The record of s at *next - or, where s borrows a plan's records, the first from *next on that
