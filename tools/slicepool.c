@@ -529,8 +529,9 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	if (!slices_apply(r, o) || (k = span_count(r, n, &forced)) == 0)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
-	/* helper threads decompress the buffers for the plan (the workers have not started) */
-	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n);
+	/* n - 1 helper threads decompress the buffers for the plan, and the main thread while it waits
+	 * (the workers have not started) */
+	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1);
 	sp.plan = etl_reader_plan_slices(r, 0, forced ? k : k * SLICES_PER_SPAN);
 	/* and split the stack index pass (the first slice reader to need it makes it, for all:
 	 * pool_reader's readers use the primary's), one part a core */

@@ -348,7 +348,7 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 		if (!count)
 			break;
 		jb = &jobs[head];
-		etl__prefetch_wait(pf, &jb->pf);
+		etl__prefetch_wait_helping(pf, &jb->pf);
 		plan_take(p, t, pr, &jb->pf.ent, jb->ci, &jb->pf.ld, jb->pf.status, jb->pf.stack_part, &jb->pre);
 		head = (head + 1) % ahead;
 		count--;

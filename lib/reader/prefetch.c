@@ -170,6 +170,32 @@ void etl__prerecs_free(struct etl_prerecs *pre)
 	memset(pre, 0, sizeof(*pre));
 }
 
+/* Takes the queue's first job and runs it on this thread, the lock held on entry and on return. */
+static void run_first(struct etl_prefetch *p, struct fact_scratch **fs)
+{
+	struct etl_pfjob *j = p->head;
+
+	p->head = j->next;
+	if (!p->head)
+		p->tail = NULL;
+	j->state = PF_RUNNING;
+	pthread_mutex_unlock(&p->mu);
+	if (!j->loaded) {
+		j->diag.code = ETL_OK;
+		j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
+	}
+	etl__prefetch_parse(j);
+	read_rest(j, fs);
+	if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
+		etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
+	if (j->then)
+		j->then(j, j->then_ctx);
+	pthread_mutex_lock(&p->mu);
+	j->state = PF_DONE;
+	if (j->awaited) /* (the reader is not woken for the jobs it does not wait for yet) */
+		pthread_cond_broadcast(&p->done);
+}
+
 static void *helper(void *arg)
 {
 	struct etl_prefetch *p = arg;
@@ -177,31 +203,11 @@ static void *helper(void *arg)
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		struct etl_pfjob *j;
 		while (!p->stop && !p->head)
 			pthread_cond_wait(&p->work, &p->mu);
 		if (p->stop)
 			break;
-		j = p->head;
-		p->head = j->next;
-		if (!p->head)
-			p->tail = NULL;
-		j->state = PF_RUNNING;
-		pthread_mutex_unlock(&p->mu);
-		if (!j->loaded) {
-			j->diag.code = ETL_OK;
-			j->status = etl__walk_load(&j->ld, &j->ent, &j->diag);
-		}
-		etl__prefetch_parse(j);
-		read_rest(j, &fs);
-		if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
-			etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
-		if (j->then)
-			j->then(j, j->then_ctx);
-		pthread_mutex_lock(&p->mu);
-		j->state = PF_DONE;
-		if (j->awaited) /* (the reader is not woken for the jobs it does not wait for yet) */
-			pthread_cond_broadcast(&p->done);
+		run_first(p, &fs);
 	}
 	pthread_mutex_unlock(&p->mu);
 	fact_scratch_free(fs);
@@ -268,6 +274,25 @@ void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j)
 	p->tail = j;
 	pthread_cond_signal(&p->work);
 	pthread_mutex_unlock(&p->mu);
+}
+
+void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j)
+{
+	struct fact_scratch *fs = NULL;
+
+	pthread_mutex_lock(&p->mu);
+	while (j->state != PF_DONE) {
+		if (p->head) { /* (j itself, when no helper took it yet: it is the queue's first) */
+			run_first(p, &fs);
+			continue;
+		}
+		j->awaited = 1;
+		pthread_cond_wait(&p->done, &p->mu);
+	}
+	j->awaited = 0;
+	j->state = PF_IDLE;
+	pthread_mutex_unlock(&p->mu);
+	fact_scratch_free(fs);
 }
 
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)

@@ -140,6 +140,9 @@ void etl__prefetch_free(struct etl_prefetch *p);
 void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
+/* The same, running the queued jobs on this thread meanwhile, in their order (j first, when no
+ * helper has taken it): for jobs that need no more of the thread than a helper's (the plan's). */
+void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Parses the records of the buffer j loaded into j->pre (see struct etl_prerecs), at most
  * j->parse_max; none where it could not be loaded whole or memory is short. */
 void etl__prefetch_parse(struct etl_pfjob *j);
