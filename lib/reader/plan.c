@@ -96,7 +96,7 @@ static int plan_record(void *ctx, const uint8_t *buf, size_t pos, const struct e
  * reading of it gives but for its first record's time against the stream's last, and for the
  * describing records it keeps: each such record (cand) with the time and stack flag before it. */
 struct plan_pre {
-	struct plan_classes classes; /* the helper's own */
+	struct plan_classes *classes; /* the reading thread's (kept from buffer to buffer) */
 	struct etl_light lt;
 	int usable;        /* read clean, its first record with a time of its own (or none) */
 	struct plan_cand {
@@ -111,7 +111,7 @@ static int pre_record(void *ctx, const uint8_t *buf, size_t pos, const struct et
 {
 	struct plan_pre *x = ctx;
 
-	if (!etl__plan_describes(&x->classes, buf, pos, pk))
+	if (!etl__plan_describes(x->classes, buf, pos, pk))
 		return 0;
 	if (x->n == x->cap && etl__grow(&x->c, &x->cap, x->n + 1, sizeof(*x->c), 64) != 0)
 		return 1; /* (not usable: the planning thread reads it) */
@@ -122,15 +122,16 @@ static int pre_record(void *ctx, const uint8_t *buf, size_t pos, const struct et
 }
 
 /* A helper's light reading of the buffer its job loaded (etl_pfjob.then), into ctx's plan_pre. */
-static void plan_prewalk(struct etl_pfjob *j, void *ctx)
+static void plan_prewalk(struct etl_pfjob *j, void *ctx, struct plan_classes *classes)
 {
 	struct plan_pre *x = ctx;
 	const struct etl_bufload *ld = &j->ld;
 
 	x->usable = 0;
 	x->n = 0;
-	if (j->status != ETL_OK || !ld->data)
+	if (j->status != ETL_OK || !ld->data || !classes)
 		return;
+	x->classes = classes;
 	memset(&x->lt, 0, sizeof(x->lt));
 	x->lt.each = pre_record;
 	x->lt.ctx = x;
@@ -286,7 +287,6 @@ static void plan_jobs_free(struct plan_job *jobs, size_t n)
 		etl__walk_load_free(&jobs[j].pf.ld);
 		etl__stacks_free(&jobs[j].part);
 		etl__free(jobs[j].pre.c);
-		etl__decode_state_free(&jobs[j].pre.classes.dec);
 	}
 	etl__free(jobs);
 }

@@ -14,6 +14,8 @@
 #include "record/record.h"
 #include "state/state.h"
 
+struct fact_scratch;
+
 struct etl_prefetch {
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -21,6 +23,7 @@ struct etl_prefetch {
 	int stop;
 	unsigned n;
 	pthread_t threads[64];
+	struct fact_scratch *waiter; /* the scratch of the thread that runs jobs while it waits */
 };
 
 /* What a helper keeps to read facts (made when a job first asks for them). */
@@ -188,8 +191,8 @@ static void run_first(struct etl_prefetch *p, struct fact_scratch **fs)
 	read_rest(j, fs);
 	if (j->stack_part && j->ld.data) /* (as the stack index pass takes what loading gave) */
 		etl__stacks_load_buffer(j->stack_part, j->ld.data, j->ld.fill, j->ptr_size, j->stack_bytes);
-	if (j->then)
-		j->then(j, j->then_ctx);
+	if (j->then) /* (with this thread's classes, NULL without memory) */
+		j->then(j, j->then_ctx, *fs || (*fs = etl__calloc(1, sizeof(**fs))) != NULL ? &(*fs)->classes : NULL);
 	pthread_mutex_lock(&p->mu);
 	j->state = PF_DONE;
 	if (j->awaited) /* (the reader is not woken for the jobs it does not wait for yet) */
@@ -259,6 +262,7 @@ void etl__prefetch_free(struct etl_prefetch *p)
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->mu);
+	fact_scratch_free(p->waiter);
 	etl__free(p);
 }
 
@@ -278,12 +282,10 @@ void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j)
 
 void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j)
 {
-	struct fact_scratch *fs = NULL;
-
 	pthread_mutex_lock(&p->mu);
 	while (j->state != PF_DONE) {
 		if (p->head) { /* (j itself, when no helper took it yet: it is the queue's first) */
-			run_first(p, &fs);
+			run_first(p, &p->waiter);
 			continue;
 		}
 		j->awaited = 1;
@@ -292,7 +294,6 @@ void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j)
 	j->awaited = 0;
 	j->state = PF_IDLE;
 	pthread_mutex_unlock(&p->mu);
-	fact_scratch_free(fs);
 }
 
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j)

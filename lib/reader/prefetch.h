@@ -17,6 +17,7 @@
 #include "walk/load.h"
 
 struct etl_prefetch;
+struct plan_classes;
 
 /* A record a helper parsed ahead (etl__record_parse at pos, ETL_OK), with its times converted
  * unless it takes them from the record before (ETL_EVF_TS_INHERITED), what etl__record_swallowed
@@ -116,8 +117,9 @@ struct etl_pfjob {
 					  (NULL: none; etl__stacks_load_buffer), within stack_bytes */
 	uint64_t stack_bytes;
 	/* called last by the helper, the buffer loaded (NULL: none): a plan's light reading of it
-	 * (reader/plan.c), with then_ctx */
-	void (*then)(struct etl_pfjob *j, void *ctx);
+	 * (reader/plan.c), with then_ctx and the thread's record classes (kept from job to job;
+	 * NULL without memory) */
+	void (*then)(struct etl_pfjob *j, void *ctx, struct plan_classes *classes);
 	void *then_ctx;
 	int state;              /* PF_* (under the pool's lock) */
 	int awaited;            /* the reader waits for it (under the pool's lock) */
@@ -141,7 +143,8 @@ void etl__prefetch_submit(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Waits until j is done (it must have been submitted). */
 void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
 /* The same, running the queued jobs on this thread meanwhile, in their order (j first, when no
- * helper has taken it): for jobs that need no more of the thread than a helper's (the plan's). */
+ * helper has taken it), with a scratch the pool keeps for it: for one thread at a time (the
+ * plan's). */
 void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j);
 /* Parses the records of the buffer j loaded into j->pre (see struct etl_prerecs), at most
  * j->parse_max; none where it could not be loaded whole or memory is short. */
