@@ -405,7 +405,11 @@ static int in_clean_run(const struct etl_reader *r, const struct stream *s)
 {
 	uint64_t last;
 
-	if (!s->t->slice || s->from != FROM_QUEUE || s->head != HEAD_EVENT || r->order != ETL_ORDER_TIME)
+	if (s->from != FROM_QUEUE || s->head != HEAD_EVENT || r->order != ETL_ORDER_TIME)
+		return 0;
+	if (r->slice && r->slice->in_order && r->slice->trace == s->t->index)
+		return 1; /* (the first slice's too, which indexes the file itself) */
+	if (!s->t->slice)
 		return 0;
 	last = s->t->slice->cpus[(size_t)(s - r->streams) - s->t->fwd_streams].clean_last;
 	return last == UINT64_MAX || s->ent.ordinal < last;

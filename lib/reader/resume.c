@@ -215,6 +215,7 @@ static int borrow_plan(const struct etl_slices *p, size_t i, struct slice_state 
 {
 	if (etl__slice_head(p, i, s) != 0)
 		return -1;
+	s->in_order = etl_slices_in_order(p);
 	if (s->skip) {
 		s->plan = p; /* (its records: the plan's, of slice i) */
 		s->slice = i;

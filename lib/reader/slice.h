@@ -153,6 +153,7 @@ struct slice_state {
 	size_t slice;
 	size_t rec_from; /* the first of them to replay: 0, or where a reader moved on to this slice
 			    takes up (etl_reader_move_to_slice) */
+	int in_order;       /* a slice of a plan in order (etl_slices_in_order): every buffer clean */
 	uint64_t replay_to; /* and the plan's records of times before it are replayed whatever buffer
 			       holds them (a moved reader's streams pass over those: its slice's start;
 			       0: only those of the buffers the slice skips) */
