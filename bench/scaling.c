@@ -5,8 +5,11 @@
  *
  * For each trace, JSON Lines to /dev/null with one thread, -j 2 and -j 4:
  *   serial share  the CPU time of etldump's main thread at -j N (it reads,
- *                 copies and writes every batch: no worker can share it; the
- *                 tool reports it with ETLDUMP_CPU_REPORT set) over the CPU
+ *                 copies and writes every batch, or plans the time slices: no
+ *                 worker can share it; the tool reports it with
+ *                 ETLDUMP_CPU_REPORT set, less the buffers it loaded for the
+ *                 plan beside the helpers - with --instructions, less the
+ *                 instructions under run_first, where it does so) over the CPU
  *                 time of the one-thread run;
  *   work          the whole process's CPU time at -j N (wait4) over the
  *                 one-thread run's: what running in parallel adds;
@@ -88,8 +91,44 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 	return c;
 }
 
+/* The instructions of callgrind file f's calls to the function whose name holds `name`
+ * (inclusive): the cost line after each "calls=" line whose cfn is it. */
+static double calls_to(FILE *f, const char *name)
+{
+	static unsigned char named[1 << 16]; /* by the file's function id: 1 for name's */
+	char line[1024];
+	double sum = 0;
+	int in_target = 0, after_calls = 0;
+
+	memset(named, 0, sizeof(named));
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+		if (after_calls) {
+			after_calls = 0;
+			if (in_target && (p = strchr(line, ' ')) != NULL)
+				sum += strtod(p + 1, NULL);
+			continue;
+		}
+		if (strncmp(line, "calls=", 6) == 0) {
+			after_calls = 1;
+			continue;
+		}
+		if (strncmp(line, "cfn=(", 5) == 0 || strncmp(line, "fn=(", 4) == 0) {
+			char *open = strchr(line, '(');
+			long id = strtol(open + 1, &p, 10);
+			int known = id >= 0 && id < (long)sizeof(named);
+			if (*p == ')' && p[1] == ' ' && known) /* (the first mention names it) */
+				named[id] = strstr(p + 2, name) != NULL;
+			if (line[0] == 'c')
+				in_target = known && named[id];
+		}
+	}
+	return sum;
+}
+
 /* The instructions of one run under callgrind, each thread in a file of dir (the main thread's
- * ends in -01); total -1 on failure. */
+ * ends in -01, less what it ran of the plan's loading: run_first); total -1 on failure. */
 static struct cpu count_once(const char *etldump, const char *path, int threads)
 {
 	struct cpu c = { -1, -1 };
@@ -122,17 +161,21 @@ static struct cpu count_once(const char *etldump, const char *path, int threads)
 			if (de->d_name[0] == '.')
 				continue;
 			snprintf(file, sizeof(file), "%s/%s", dir, de->d_name);
+			double loading = 0;
+			size_t len = strlen(de->d_name);
+			int main_thread = len > 3 && strcmp(de->d_name + len - 3, "-01") == 0;
 			if ((f = fopen(file, "r")) != NULL) {
 				while (fgets(line, sizeof(line), f))
 					if (strncmp(line, "summary: ", 9) == 0)
 						n = strtod(line + 9, NULL);
+				if (main_thread && threads > 1)
+					loading = calls_to(f, "run_first");
 				fclose(f);
 			}
 			if (n >= 0) {
-				size_t len = strlen(de->d_name);
 				c.total += n;
-				if (threads > 1 && len > 3 && strcmp(de->d_name + len - 3, "-01") == 0)
-					c.main = n;
+				if (threads > 1 && main_thread)
+					c.main = n - loading;
 			}
 			unlink(file);
 		}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fuzz/windiff.h"
 #include "internal.h"
@@ -818,6 +819,38 @@ END_TEST
 
 /* Each slice's records, as the plan counts them: together those the whole reading delivers (with
  * the rounding of each slice's share), and more in the slices of small records. */
+/* The CPU the planning thread spent loading buffers beside its helpers: none without helpers,
+ * and with one never more than the process spent planning. */
+START_TEST(plans_count_the_planning_threads_loading)
+{
+	struct etl_reader *r;
+	struct etl_slices *p;
+	struct timespec a, b;
+	uint8_t *d;
+	size_t len;
+	unsigned threads;
+
+	ck_assert(etl_slices_helped_cpu(NULL) == 0);
+	build_lifecycle(1, &d, &len);
+	for (threads = 0; threads <= 1; threads++) {
+		r = etl_reader_new();
+		ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_THREADS, threads), ETL_OK);
+		ck_assert_int_eq(etl_reader_open_memory(r, d, len, "lifecycle"), ETL_OK);
+		ck_assert_int_eq(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a), 0);
+		p = etl_reader_plan_slices(r, 0, 5);
+		ck_assert_int_eq(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b), 0);
+		ck_assert_ptr_nonnull(p);
+		if (threads == 0)
+			ck_assert(etl_slices_helped_cpu(p) == 0);
+		ck_assert(etl_slices_helped_cpu(p) >= 0);
+		ck_assert(etl_slices_helped_cpu(p) <= (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 + 1e-3);
+		etl_slices_free(p);
+		etl_reader_free(r);
+	}
+	free(d);
+}
+END_TEST
+
 START_TEST(slices_count_their_records)
 {
 	struct etlw_opts o;
@@ -923,6 +956,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, moved_readers_give_a_whole_reading);
 	tcase_add_test(t, moves_are_refused_where_they_cannot_hold);
 	tcase_add_test(t, slices_count_their_records);
+	tcase_add_test(t, plans_count_the_planning_threads_loading);
 	tcase_set_timeout(t, 900);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

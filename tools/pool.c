@@ -138,16 +138,19 @@ double pool_thread_cpu(void)
 
 /* With ETLDUMP_CPU_REPORT in the environment: each thread's CPU seconds on standard error, for
  * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread's time
- * is the part no worker can share. */
-void pool_report_cpu(double main_cpu, const double *workers, unsigned n)
+ * less what it spent loading the plan's buffers beside the helpers (loading) is the part no other
+ * thread can share. */
+void pool_report_cpu(double main_cpu, double loading, const double *workers, unsigned n)
 {
 	unsigned k;
 
 	if (!getenv("ETLDUMP_CPU_REPORT"))
 		return;
-	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu);
+	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu - loading);
 	for (k = 0; k < n; k++)
 		fprintf(stderr, " %.6f", workers[k]);
+	if (loading > 0)
+		fprintf(stderr, " plan-loading %.6f", loading);
 	fputc('\n', stderr);
 }
 
@@ -495,7 +498,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 	}
 	for (k = 0; k < started; k++)
 		cpu[k] = pl.w[k].cpu;
-	pool_report_cpu(main_cpu, cpu, started);
+	pool_report_cpu(main_cpu, 0, cpu, started);
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {
 		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {

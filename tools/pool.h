@@ -35,8 +35,9 @@ int pool_reader_open(struct etl_reader *r, const struct etl_reader *primary);
 void pool_output_failed(int err);
 /* The calling thread's CPU seconds so far (-1: unknown). */
 double pool_thread_cpu(void);
-/* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error. */
-void pool_report_cpu(double main_cpu, const double *workers, unsigned n);
+/* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error (the main thread's less
+ * loading: what it spent loading a plan's buffers beside the helpers, reported apart). */
+void pool_report_cpu(double main_cpu, double loading, const double *workers, unsigned n);
 
 /* Writes the events of primary's one input (opened, not read) with n worker threads that each
  * read time slices of it (slicepool.c) - when a plan of its slices delivers, one after another,

@@ -354,6 +354,7 @@ static int plan_read_helped(struct etl_slices *p, struct trace *t, struct plan_r
 		count--;
 	}
 	etl__walk_iter_stop(&it);
+	p->helped_cpu += etl__prefetch_waiter_cpu(pf);
 	etl__prefetch_free(pf);
 	plan_jobs_free(jobs, ahead);
 	return ETL_OK;
@@ -615,4 +616,9 @@ int etl_slices_in_order(const struct etl_slices *p)
 		if (p->clean_last[i] != UINT64_MAX)
 			return 0;
 	return 1;
+}
+
+double etl_slices_helped_cpu(const struct etl_slices *p)
+{
+	return p ? p->helped_cpu : 0;
 }

@@ -146,6 +146,9 @@ void etl__prefetch_wait(struct etl_prefetch *p, struct etl_pfjob *j);
  * helper has taken it), with a scratch the pool keeps for it: for one thread at a time (the
  * plan's). */
 void etl__prefetch_wait_helping(struct etl_prefetch *p, struct etl_pfjob *j);
+/* The CPU seconds the waiting thread spent on jobs so far (0 where threads' CPU time cannot be
+ * read). */
+double etl__prefetch_waiter_cpu(const struct etl_prefetch *p);
 /* Parses the records of the buffer j loaded into j->pre (see struct etl_prerecs), at most
  * j->parse_max; none where it could not be loaded whole or memory is short. */
 void etl__prefetch_parse(struct etl_pfjob *j);
