@@ -17,7 +17,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 {
 	s->ent = *e;
 	s->loaded = 1;
-	s->passed_any = 0;
+	s->passed_at = 0;
 	s->loads++;
 	s->cpu = e->cpu;
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;

@@ -190,11 +190,10 @@ static const struct etl_prelight *take_light(struct stream *s)
 	return l;
 }
 
-/* What reading the record passed over at prev (its time prev_ts), which ends at the stream's
- * position, would have learnt of stacks from the records that follow it: that the trace shows
- * them, when stack records that belong to it follow (etl__reader_attach_stacks, before a window,
- * until it is learnt). */
-static void pass_stack_follows(struct stream *s, size_t prev, uint64_t prev_ts)
+/* What reading the record passed over at prev, which ends at the stream's position, would have
+ * learnt of stacks from the records after it: that the trace shows them, when stack records of
+ * its own follow (etl__reader_attach_stacks, before a window, until it is learnt). */
+static void pass_stack_follows(struct stream *s, size_t prev)
 {
 	struct etl_event ev;
 	struct etl_diag ignored;
@@ -204,7 +203,7 @@ static void pass_stack_follows(struct stream *s, size_t prev, uint64_t prev_ts)
 	    prev + adv != s->pos)
 		return;
 	if (ev.flags & ETL_EVF_TS_INHERITED)
-		ev.ts_raw = prev_ts;
+		ev.ts_raw = s->last_ts; /* (the time it was passed with) */
 	(void)etl__stacks_attach(&s->t->stacks_seen, &ev, s->data, s->fill, s->pos);
 }
 
@@ -224,15 +223,13 @@ static int pass_seen(struct etl_reader *r, struct stream *s, uint64_t seen_to)
 	ts = pk.inherited ? s->last_ts : pk.ts_raw;
 	if (etl__clock_filetime(&s->t->clock, ts) >= seen_to) {
 		s->past_seen = 1;
-		if (s->passed_any && !s->t->stacks_seen && r->options[ETL_OPTION_STACKS])
-			pass_stack_follows(s, s->passed_at, s->passed_ts);
+		if (s->passed_at && !s->t->stacks_seen && r->options[ETL_OPTION_STACKS])
+			pass_stack_follows(s, s->passed_at);
 		return 0;
 	}
 	if (pk.stack && r->options[ETL_OPTION_STACKS])
 		s->t->stacks_seen = 1; /* (a stack record, or an event with a stack key) */
-	s->passed_any = 1;
 	s->passed_at = s->pos;
-	s->passed_ts = ts;
 	s->last_ts = ts;
 	s->pos += adv;
 	return 1;
@@ -379,10 +376,9 @@ static void cut_follow(struct window_cut *c, const struct stream *s, uint64_t bo
 	}
 }
 
-/* The stream's next head.  A reader moved on to a later time slice (etl_reader_move_to_slice)
- * learnt every record of a time before seen_to from the slice it read, or replays it from the
- * plan: its buffers' streams pass over those (they go forward in time, so none of them is the new
- * slice's, and the window's cut stays before them). */
+/* The stream's next head.  A reader moved on to a later time slice learnt every record before
+ * seen_to, or replays it from the plan: its buffers' streams pass over those (they go forward in
+ * time, so none of them is the new slice's, and the window's cut stays before them). */
 static void stream_advance(struct etl_reader *r, struct stream *s)
 {
 	do

@@ -142,9 +142,7 @@ struct stream {
 	struct window_cut from_cut;
 	int late_said;       /* the window said it delivers events of earlier times */
 	int past_seen;       /* it met a record at or after the reader's seen_to (merge.c, pass_seen) */
-	int passed_any;      /* it passed over a record of its buffer, the last at passed_at, of */
-	size_t passed_at;    /* time passed_ts (0 when it loads a buffer) */
-	uint64_t passed_ts;
+	size_t passed_at;    /* the last record of its buffer it passed over (0: none) */
 };
 
 struct etl_reader {
