@@ -349,20 +349,30 @@ static struct etl_slices *plan_with(const uint8_t *data, size_t len, size_t n, i
 	return etl_reader_plan_slices(*r, 0, n > 16 ? 16 : n);
 }
 
+/* A plan of input data without helpers, or NULL (its reader in *r), into w (cleared): its
+ * slices' count, and skipped unless it is in order; where it is, a whole reading into a. */
+static struct etl_slices *plan_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w,
+					struct etl_reader **r, struct digest *a)
+{
+	struct etl_slices *p = plan_with(data, len, n, stacks, 0, r);
+
+	memset(w, 0, sizeof(*w));
+	w->slices = etl_slices_count(p);
+	w->skipped = !etl_slices_in_order(p);
+	if (!w->skipped)
+		read_slice(data, len, 0, 0, stacks, a);
+	return p;
+}
+
 int windiff_in_order(const uint8_t *data, size_t len, size_t n, int stacks, struct windiff *w)
 {
 	struct digest a = { 0 }, b = { 0 };
 	struct etl_reader *r;
-	struct etl_slices *p;
+	struct etl_slices *p = plan_in_order(data, len, n, stacks, w, &r, &a);
 	size_t i, j;
 	int rc = 1;
 
-	memset(w, 0, sizeof(*w));
-	p = plan_with(data, len, n, stacks, 0, &r);
-	w->slices = etl_slices_count(p);
-	w->skipped = !etl_slices_in_order(p);
 	if (!w->skipped) {
-		read_slice(data, len, 0, 0, stacks, &a);
 		for (i = 0; i < w->slices && !b.failed; i++) {
 			/* (each other slice given as the plan's slice: both ways add up to the whole) */
 			struct given s = { NULL, 0, i % 2 ? p : NULL, i };
@@ -488,16 +498,12 @@ int windiff_moved(const uint8_t *data, size_t len, size_t n, int stacks, size_t 
 {
 	struct digest a = { 0 }, b = { 0 }, *g = NULL;
 	struct etl_reader *r;
-	struct etl_slices *p;
+	struct etl_slices *p = plan_in_order(data, len, n, stacks, w, &r, &a);
 	size_t i, j;
 	int rc = 1;
 
-	memset(w, 0, sizeof(*w));
-	p = plan_with(data, len, n, stacks, 0, &r);
-	w->slices = etl_slices_count(p);
-	w->skipped = !etl_slices_in_order(p) || !(g = calloc(w->slices, sizeof(*g)));
+	w->skipped = w->skipped || !(g = calloc(w->slices, sizeof(*g)));
 	if (!w->skipped) {
-		read_slice(data, len, 0, 0, stacks, &a);
 		rc = read_moving(r, p, ways ? ways : 1, stacks, g, w);
 		for (i = 0; i < w->slices; i++) {
 			for (j = 0; j < g[i].n; j++)
