@@ -22,6 +22,16 @@
  * slice a reader of its own with etl_reader_set_time_window), in the
  * process's CPU time: a slice still reads the records before it.
  *
+ * And where the time of a -j 2 run goes, on the wall clock (its fastest run; the tool reports
+ * when its phases began, on the machine's monotonic clock, with ETLDUMP_CPU_REPORT set):
+ *   start         from the fork to the plan (or to the workers, without one): the process's
+ *                 start, opening the trace - one thread;
+ *   plan          planning the time slices (the main thread and N - 1 helpers);
+ *   workers       until the first worker ends: every worker busy;
+ *   tail          until the last ends: fewer than N busy;
+ *   end           to the process's end (freeing, the kernel taking its memory back): one thread.
+ *   one thread    (start + tail + end) over the run's time: what N cores cannot shorten.
+ *
  * Each figure is the least of `repeat` runs, the three thread counts taken in
  * turn.  CPU time counts what the machine's contention adds (two shared vCPUs
  * run -j 4's eight threads); with --instructions the same table is made of
@@ -40,16 +50,62 @@
 #include <sys/types.h>
 #include <dirent.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <etl.h>
 
 #include "bench.h"
 
+#define PHASES 5
+
 struct cpu {
 	double total; /* the process's user + system seconds */
 	double main;  /* its main thread's (-j N only; -1 otherwise) */
+	double wall;  /* from the fork to the wait, seconds (-1: not measured) */
+	double phase[PHASES]; /* -j N: start, plan, workers, tail, end (see above; -1: not reported) */
 };
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The phases of a run from the tool's "wall clock:" report m (see above), forked at t0 and
+ * waited for at t1, into c->phase; left at -1 when the report does not read. */
+static void read_phases(struct cpu *c, const char *m, double t0, double t1)
+{
+	double plan = -1, start, first = 1e30, last = -1, e;
+	char *p;
+
+	m += strlen("wall clock: plan ");
+	if (*m == '-') {
+		m++;
+	} else {
+		plan = strtod(m, &p);
+		m = p;
+	}
+	if (strncmp(m, " workers ", 9) != 0)
+		return;
+	start = strtod(m + 9, &p);
+	if (strncmp(p, " ends", 5) != 0)
+		return;
+	for (p += 5; *p == ' ';) {
+		e = strtod(p, &p);
+		first = e < first ? e : first;
+		last = e > last ? e : last;
+	}
+	if (last < start || start < t0 || last > t1)
+		return;
+	c->phase[0] = (plan >= 0 ? plan : start) - t0;
+	c->phase[1] = plan >= 0 ? start - plan : 0;
+	c->phase[2] = first - start;
+	c->phase[3] = last - first;
+	c->phase[4] = t1 - last;
+}
 
 static double seconds(const struct timeval *tv)
 {
@@ -59,16 +115,18 @@ static double seconds(const struct timeval *tv)
 /* One run of etldump -f jsonl (-j threads) over path; its CPU times, or total -1 on failure. */
 static struct cpu run_once(const char *etldump, const char *path, int threads)
 {
-	struct cpu c = { -1, -1 };
+	struct cpu c = { -1, -1, -1, { -1, -1, -1, -1, -1 } };
 	char jarg[32], report[4096];
 	FILE *err = tmpfile();
 	struct rusage ru;
+	double t0, t1;
 	int status;
 	pid_t pid;
 
 	if (!err)
 		return c;
 	snprintf(jarg, sizeof(jarg), "--threads=%d", threads);
+	t0 = wall_now();
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
@@ -79,12 +137,16 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 		_exit(127);
 	}
 	if (pid > 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
+		t1 = wall_now();
 		c.total = seconds(&ru.ru_utime) + seconds(&ru.ru_stime);
+		c.wall = t1 - t0;
 		rewind(err);
 		while (fgets(report, sizeof(report), err)) {
 			const char *m = strstr(report, "cpu seconds: main ");
 			if (m)
 				c.main = strtod(m + strlen("cpu seconds: main "), NULL);
+			if ((m = strstr(report, "wall clock: plan ")) != NULL)
+				read_phases(&c, m, t0, t1);
 		}
 	}
 	fclose(err);
@@ -131,7 +193,7 @@ static double calls_to(FILE *f, const char *name)
  * ends in -01, less what it ran of the plan's loading: run_first); total -1 on failure. */
 static struct cpu count_once(const char *etldump, const char *path, int threads)
 {
-	struct cpu c = { -1, -1 };
+	struct cpu c = { -1, -1, -1, { -1, -1, -1, -1, -1 } };
 	char dir[] = "/tmp/etlbench-cg-XXXXXX", out[4200], jarg[32], line[512];
 	struct dirent *de;
 	int status;
@@ -186,15 +248,16 @@ static struct cpu count_once(const char *etldump, const char *path, int threads)
 }
 
 /* One trace's row: least CPU times (or instructions) of repeat rounds of -j 1, -j 2 and -j 4 in
- * turn. */
+ * turn; fastest[0] and [1]: the fastest -j 1 and -j 2 runs on the wall clock (wall -1: none). */
 static void scaling_row(const char *label, const char *etldump, const char *path, int repeat,
-			struct cpu (*measure)(const char *, const char *, int), double unit)
+			struct cpu (*measure)(const char *, const char *, int), double unit, struct cpu fastest[2])
 {
 	static const int js[3] = { 1, 2, 4 };
-	struct cpu best[3] = { { 1e30, 1e30 }, { 1e30, 1e30 }, { 1e30, 1e30 } };
+	struct cpu best[3] = { { 1e30, 1e30, -1, { 0 } }, { 1e30, 1e30, -1, { 0 } }, { 1e30, 1e30, -1, { 0 } } };
 	double s2, w2, s4, w4;
 	int r, k, n;
 
+	fastest[0].wall = fastest[1].wall = -1;
 	for (r = 0; r < repeat; r++) {
 		for (k = 0; k < 3; k++) {
 			struct cpu c = measure(etldump, path, js[k]);
@@ -206,6 +269,8 @@ static void scaling_row(const char *label, const char *etldump, const char *path
 				best[k].total = c.total;
 			if (c.main >= 0 && c.main < best[k].main)
 				best[k].main = c.main;
+			if (k < 2 && c.wall >= 0 && (fastest[k].wall < 0 || c.wall < fastest[k].wall))
+				fastest[k] = c;
 		}
 	}
 	if (best[1].main > 1e29 || best[2].main > 1e29) {
@@ -343,11 +408,43 @@ void bench_slices(const char *path, int repeat)
 	slices_row(base ? base + 1 : path, path, 16, repeat);
 }
 
+/* The wall-clock table: where the time of each trace's fastest -j 2 run went (see above). */
+static void phases_table(const char *const *labels, const struct cpu (*fastest)[2], size_t n)
+{
+	static const char *const names[PHASES] = { "start", "plan", "workers", "tail", "end" };
+	size_t i;
+	int k;
+
+	printf("| %-44s | wall 1 | wall 2 |", "etldump -f jsonl, ms");
+	for (k = 0; k < PHASES; k++)
+		printf(" %7s |", names[k]);
+	printf(" one thread |\n|----------------------------------------------|--------|--------|");
+	for (k = 0; k < PHASES; k++)
+		printf("---------|");
+	printf("------------|\n");
+	for (i = 0; i < n; i++) {
+		const struct cpu *one = &fastest[i][0], *two = &fastest[i][1];
+		if (one->wall < 0 || two->wall < 0 || two->phase[0] < 0) {
+			printf("| %-44s | not reported (-j 2 ran on one thread) |\n", labels[i]);
+			continue;
+		}
+		printf("| %-44s | %6.1f | %6.1f |", labels[i], 1e3 * one->wall, 1e3 * two->wall);
+		for (k = 0; k < PHASES; k++)
+			printf(" %7.1f |", 1e3 * two->phase[k]);
+		printf(" %8.1f %% |\n", 100 * (two->phase[0] + two->phase[3] + two->phase[4]) / two->wall);
+	}
+	printf("\nwall 1, wall 2: the fastest -j 1 and -j 2 runs; start: the fork to the plan (or the\n"
+	       "workers); plan: the time slices planned; workers: until the first worker ends; tail: until\n"
+	       "the last does; end: to the process's end; one thread: (start + tail + end) / wall 2.\n\n");
+}
+
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
 		   int repeat, int instructions)
 {
 	char *paths[256];
-	size_t n = corpus ? bench_corpus_traces(corpus, 4000000, paths, 256) : 0, k;
+	const char *labels[256 + 16];
+	struct cpu fastest[256 + 16][2];
+	size_t n = corpus ? bench_corpus_traces(corpus, 4000000, paths, 256) : 0, k, rows = 0;
 	struct cpu (*measure)(const char *, const char *, int) = instructions ? count_once : run_once;
 	double unit = instructions ? 1e9 : 1;
 	int i;
@@ -358,18 +455,25 @@ void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthe
 	       "etldump -f jsonl", instructions ? "Ginstr 1" : "CPU s 1");
 	printf("|----------------------------------------------|---------|----------|--------|----------|--------|"
 	       "---------|---------|----------|\n");
-	for (i = 0; i < nsynthetic; i++) {
+	for (i = 0; i < nsynthetic && rows < 16; i++) {
 		const char *base = strrchr(synthetic[i], '/');
-		scaling_row(base ? base + 1 : synthetic[i], etldump, synthetic[i], repeat, measure, unit);
+		labels[rows] = base ? base + 1 : synthetic[i];
+		scaling_row(labels[rows], etldump, synthetic[i], repeat, measure, unit, fastest[rows]);
+		rows++;
 	}
 	/* the corpus traces of 4 MB or more (below, etldump -j on its own uses one thread) */
 	for (k = 0; k < n; k++) {
-		scaling_row(strrchr(paths[k], '/') + 1, etldump, paths[k], repeat, measure, unit);
-		free(paths[k]);
+		labels[rows] = strrchr(paths[k], '/') + 1;
+		scaling_row(labels[rows], etldump, paths[k], repeat, measure, unit, fastest[rows]);
+		rows++;
 	}
 	printf("\nserial: %s of etldump's main thread at -j N over the 1-thread run's; work: the\n"
 	       "process's at -j N over the same; N cores: 1 / max(serial, work / N) from the -j 4 run.\n\n",
 	       instructions ? "instructions (callgrind)" : "CPU time");
+	if (!instructions)
+		phases_table(labels, (const struct cpu(*)[2])fastest, rows);
+	for (k = 0; k < n; k++)
+		free(paths[k]);
 	if (!instructions && nsynthetic > 0)
 		bench_slices(synthetic[0], repeat);
 }

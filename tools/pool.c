@@ -82,6 +82,7 @@ struct worker {
 	struct pool *pool;
 	int exit_code, decode_errors;
 	double cpu; /* its CPU seconds at its end (pool_thread_cpu) */
+	double ended; /* when it ended (pool_wall_now) */
 	struct summary sm; /* --stats, --providers: the events of the batches it took */
 };
 
@@ -151,6 +152,32 @@ void pool_report_cpu(double main_cpu, double loading, const double *workers, uns
 		fprintf(stderr, " %.6f", workers[k]);
 	if (loading > 0)
 		fprintf(stderr, " plan-loading %.6f", loading);
+	fputc('\n', stderr);
+}
+
+double pool_wall_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+		return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return -1;
+}
+
+void pool_report_wall(double plan_at, double start_at, const double *ends, unsigned n)
+{
+	unsigned k;
+
+	if (!getenv("ETLDUMP_CPU_REPORT"))
+		return;
+	fprintf(stderr, "%s: wall clock: plan ", progname);
+	if (plan_at >= 0)
+		fprintf(stderr, "%.6f", plan_at);
+	else
+		fputc('-', stderr);
+	fprintf(stderr, " workers %.6f ends", start_at);
+	for (k = 0; k < n; k++)
+		fprintf(stderr, " %.6f", ends[k]);
 	fputc('\n', stderr);
 }
 
@@ -288,6 +315,7 @@ static void *worker_main(void *arg)
 	w->decode_errors = report_decode_errors();
 	etl_reader_free(r);
 	w->cpu = pool_thread_cpu();
+	w->ended = pool_wall_now();
 	return NULL;
 }
 
@@ -452,7 +480,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 	struct pool pl;
 	unsigned k, started = 0;
 	int exit_code = EXIT_OK;
-	double main_cpu, cpu[POOL_THREADS_MAX] = { 0 };
+	double main_cpu, cpu[POOL_THREADS_MAX] = { 0 }, ended[POOL_THREADS_MAX] = { 0 }, start_at;
 
 	memset(&pl, 0, sizeof(pl));
 	pthread_mutex_init(&pl.mu, NULL);
@@ -474,6 +502,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 	 * the workers wait for, and share: their readers use the primary's index) with the thread that
 	 * asks first, one part per core.  Set before the workers start, as they read it. */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
+	start_at = pool_wall_now();
 	for (k = 0; k < n; k++) {
 		pl.w[k].index = k;
 		pl.w[k].pool = &pl;
@@ -496,9 +525,12 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		exit_code = exit_worse(exit_code, pl.w[k].exit_code);
 		report_decode_errors_add(pl.w[k].decode_errors);
 	}
-	for (k = 0; k < started; k++)
+	for (k = 0; k < started; k++) {
 		cpu[k] = pl.w[k].cpu;
+		ended[k] = pl.w[k].ended;
+	}
 	pool_report_cpu(main_cpu, 0, cpu, started);
+	pool_report_wall(-1, start_at, ended, started);
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {
 		if (summary_merge(sm, &pl.w[k].sm) != 0 && exit_code != EXIT_NOMEM) {

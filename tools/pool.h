@@ -38,6 +38,13 @@ double pool_thread_cpu(void);
 /* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error (the main thread's less
  * loading: what it spent loading a plan's buffers beside the helpers, reported apart). */
 void pool_report_cpu(double main_cpu, double loading, const double *workers, unsigned n);
+/* The monotonic clock's seconds (-1: none): one clock for every process of the machine, so that a
+ * parent (etlbench) can place the times reported below between its fork and its wait. */
+double pool_wall_now(void);
+/* With ETLDUMP_CPU_REPORT set: when the run's phases began on that clock - the plan of time slices
+ * (plan_at, -1: none), the workers' start (start_at) and each worker's end (ends) - on standard
+ * error. */
+void pool_report_wall(double plan_at, double start_at, const double *ends, unsigned n);
 
 /* Writes the events of primary's one input (opened, not read) with n worker threads that each
  * read time slices of it (slicepool.c) - when a plan of its slices delivers, one after another,

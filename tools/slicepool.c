@@ -80,7 +80,7 @@ struct sworker {
 	pthread_t thread;
 	struct spool *sp;
 	int exit_code, decode_errors;
-	double cpu;
+	double cpu, ended; /* its CPU seconds and the clock at its end (pool_wall_now) */
 	struct summary sm; /* handle_event's (unused by the output formats but for its counters) */
 };
 
@@ -100,6 +100,7 @@ struct spool {
 	const struct etl_reader *primary;
 	const struct options *o;
 	int stop;
+	double plan_at; /* when the plan began (pool_wall_now) */
 };
 
 static void chunk_free(struct chunk *c)
@@ -384,6 +385,7 @@ static void *sworker_main(void *arg)
 		stop_all(sp);
 	w->decode_errors = report_decode_errors();
 	w->cpu = pool_thread_cpu();
+	w->ended = pool_wall_now();
 	return NULL;
 }
 
@@ -488,7 +490,7 @@ static void spool_free(struct spool *sp)
 static int run_workers(struct spool *sp, unsigned n)
 {
 	struct sworker w[POOL_THREADS_MAX];
-	double cpu[POOL_THREADS_MAX], main_cpu;
+	double cpu[POOL_THREADS_MAX], ended[POOL_THREADS_MAX], main_cpu, start_at = pool_wall_now();
 	unsigned k, started = 0;
 	int exit_code = EXIT_OK;
 
@@ -512,9 +514,11 @@ static int run_workers(struct spool *sp, unsigned n)
 		report_decode_errors_add(w[k].decode_errors);
 		summary_free(&w[k].sm);
 		cpu[k] = w[k].cpu;
+		ended[k] = w[k].ended;
 	}
 	main_cpu = pool_thread_cpu();
 	pool_report_cpu(main_cpu, etl_slices_helped_cpu(sp->plan), cpu, started);
+	pool_report_wall(sp->plan_at, start_at, ended, started);
 	if (sp->show_progress)
 		report_progress_read(sp->primary, 0, sp->events, 1);
 	return exit_code;
@@ -529,6 +533,7 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	if (!slices_apply(r, o) || (k = span_count(r, n, &forced)) == 0)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
+	sp.plan_at = pool_wall_now();
 	/* n - 1 helper threads decompress the buffers for the plan, and the main thread while it waits
 	 * (the workers have not started) */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1);

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 FIXTURES = ["mixed64", "mixed32", "compressed64", "win7cpu", "system64", "system32", "stackkeys64", "showcase64",
@@ -323,6 +324,32 @@ def well_formed_everywhere(etldump, root):
     check("well-formed-everywhere", not bad, "; ".join(bad[:4]))
 
 
+def threads_report(etldump, big):
+    """ETLDUMP_CPU_REPORT (etlbench --scaling reads it): each thread's CPU seconds and, on the
+    monotonic clock, when the plan, the workers and each worker's end came - in that order, within
+    the run - for the time slices and for the batches; the output unchanged."""
+    plain = run([etldump, "-f", "jsonl", big]).stdout
+    for slices, planned in (("4", True), ("0", False)):
+        env = dict(os.environ, ETLDUMP_SLICES=slices, ETLDUMP_CPU_REPORT="1")
+        before = time.monotonic()
+        r = run([etldump, "-j", "2", "-f", "jsonl", big], env=env)
+        after = time.monotonic()
+        lines = r.stderr.decode().splitlines()
+        cpu = [l for l in lines if l.startswith("etldump: cpu seconds: main ")]
+        wall = [l.split()[4:] for l in lines if l.startswith("etldump: wall clock: plan ")]
+        ok = r.returncode == 0 and r.stdout == plain and len(cpu) == 1 and len(lines) == 2 and len(wall) == 1
+        if ok:
+            w = wall[0]  # plan P|- workers S ends E1 E2
+            ok = len(w) == 6 and w[1] == "workers" and w[3] == "ends" and (w[0] == "-") != planned
+        if ok:
+            start, ends = float(w[2]), [float(x) for x in w[4:]]
+            plan = float(w[0]) if planned else start
+            ok = plan <= start <= min(ends)
+            if sys.platform.startswith("linux"):  # (Python's monotonic clock is the same clock)
+                ok = ok and before <= plan and max(ends) <= after
+        check(f"threads-report-{'slices' if planned else 'batches'}", ok, r.stderr.decode()[:400])
+
+
 def batch_full_disk(etldump, big, small, tmp):
     mnt = os.path.join(tmp, "tmpfs")
     os.makedirs(mnt, exist_ok=True)
@@ -570,6 +597,7 @@ def main():
         check("progress-tty", p.returncode == 0 and pcts and pcts == sorted(pcts) and b"2 inputs" in tty
               and tty.endswith(b"\r\x1b[K"), repr(tty[-200:]))
         check("progress-not-a-tty", not run([etldump, "-f", "jsonl", big]).stderr)
+        threads_report(etldump, big)
         check("threads-damage-seen", run([etldump, bad]).returncode == 1 and
               len(run([etldump, "-f", "jsonl", big]).stdout.splitlines()) > 6000)
         # filters and the process table work per worker
