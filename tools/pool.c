@@ -559,6 +559,13 @@ static int any_compressed(const struct etl_reader *r)
 	return 0;
 }
 
+void pool_plan_memory(void)
+{
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+	(void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 void pool_keep_freed_memory(void)
 {
 #if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)

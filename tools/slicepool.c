@@ -537,7 +537,9 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	/* n - 1 helper threads decompress the buffers for the plan, and the main thread while it waits
 	 * (the workers have not started) */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1);
+	pool_plan_memory();
 	sp.plan = etl_reader_plan_slices(r, 0, forced ? k : k * SLICES_PER_SPAN);
+	pool_keep_freed_memory(); /* (for the workers: see pool.h) */
 	/* and split the stack index pass (the first slice reader to need it makes it, for all:
 	 * pool_reader's readers use the primary's), one part a core */
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
