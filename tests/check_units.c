@@ -1021,6 +1021,39 @@ START_TEST(htab_remove_keeps_the_others)
 }
 END_TEST
 
+/* A reserve makes the room for n entries at once - n inserted then move no more - keeps what the
+ * table holds when made later, never shrinks it, and refuses a count whose room cannot be had. */
+START_TEST(htab_reserve_makes_room_once)
+{
+	struct etl_htab t;
+	uint32_t k;
+	size_t cap;
+
+	etl__htab_init(&t, sizeof(struct hkey));
+	ck_assert_int_eq(etl__htab_reserve(&t, 300), 0);
+	cap = t.cap;
+	ck_assert_uint_eq(cap, 1024); /* (half load at most: 301 entries need 602 slots) */
+	for (k = 1; k <= 300; k++) {
+		struct hkey *e = etl__htab_insert(&t, hkey_hash(k));
+		ck_assert_ptr_nonnull(e);
+		e->k = k;
+	}
+	ck_assert_uint_eq(t.cap, cap);
+	ck_assert_int_eq(etl__htab_reserve(&t, 10), 0);
+	ck_assert_uint_eq(t.cap, cap);
+	ck_assert_int_eq(etl__htab_reserve(&t, 2000), 0); /* (with 300 held: they move along) */
+	ck_assert_uint_eq(t.cap, 4096);
+	for (k = 1; k <= 300; k++) {
+		struct hkey *e = etl__htab_find(&t, hkey_hash(k), hkey_eq, &k);
+		ck_assert_msg(e && e->k == k, "key %u lost by the reserve", k);
+	}
+	ck_assert_uint_eq(t.count, 300);
+	ck_assert_int_eq(etl__htab_reserve(&t, SIZE_MAX / 2), -1);
+	ck_assert_uint_eq(t.cap, 4096);
+	etl__htab_free(&t);
+}
+END_TEST
+
 /* The CRC-32 of gzip and zip, folded by carry-less multiplication where the processor has it,
  * equals zlib's at every length, alignment and split, and the check value of the standard. */
 START_TEST(crc32_equals_zlib)
@@ -1058,6 +1091,7 @@ static Suite *units_suite(void)
 	tcase_add_test(t, padding_start_is_the_bytewise_one);
 	tcase_add_test(t, cursor_reads_little_endian);
 	tcase_add_test(t, htab_remove_keeps_the_others);
+	tcase_add_test(t, htab_reserve_makes_room_once);
 	tcase_add_test(t, cursor_short_read_is_sticky);
 	tcase_add_test(t, cursor_pointer_sizes);
 	tcase_add_test(t, utf16_decodes_bmp_pairs_and_lone_surrogates);

@@ -270,12 +270,16 @@ static struct etl_method *open_at(struct etl_methodhist *h, const struct etl_hta
 static int replay(struct etl_methodhist *h)
 {
 	struct etl_htab ix;
-	size_t *prev = etl__calloc(h->nrec ? h->nrec : 1, sizeof(*prev)), i;
+	size_t *prev = etl__calloc(h->nrec ? h->nrec : 1, sizeof(*prev)), i, nmod = 0;
 	int st = 0;
 
-	h->m = etl__calloc(h->nrec ? h->nrec : 1, sizeof(*h->m));
-	h->mod = etl__calloc(h->nrec ? h->nrec : 1, sizeof(*h->mod));
+	for (i = 0; i < h->nrec; i++)
+		nmod += h->rec[i].op == MODULE_RECORD;
+	/* (each the exact room: fresh memory costs more than a count) */
+	h->m = etl__calloc(h->nrec - nmod ? h->nrec - nmod : 1, sizeof(*h->m));
+	h->mod = etl__calloc(nmod ? nmod : 1, sizeof(*h->mod));
 	etl__htab_init(&ix, sizeof(struct start_slot));
+	(void)etl__htab_reserve(&ix, h->nrec - nmod); /* (a method a record at most; else it grows) */
 	if (!prev || !h->m || !h->mod)
 		st = -1;
 	for (i = 0; i < h->nrec && st == 0; i++) {

@@ -44,13 +44,14 @@ static size_t free_slot(const uint64_t *hash, size_t cap, uint64_t h)
 	return i;
 }
 
-static int grow(struct etl_htab *t)
+/* Moves the entries into ncap slots (a power of two above cap). */
+static int grow_to(struct etl_htab *t, size_t ncap)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 64, i, bytes;
+	size_t i, bytes;
 	uint64_t *nh;
 	unsigned char *ne;
 
-	if (ncap < t->cap || !etl__mul_size(ncap, t->size, &bytes))
+	if (!etl__mul_size(ncap, t->size, &bytes))
 		return -1;
 	nh = etl__calloc(ncap, sizeof(*nh));
 	ne = etl__calloc(ncap, t->size);
@@ -73,6 +74,24 @@ static int grow(struct etl_htab *t)
 	t->entries = ne;
 	t->cap = ncap;
 	return 0;
+}
+
+static int grow(struct etl_htab *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 64;
+
+	return ncap < t->cap ? -1 : grow_to(t, ncap);
+}
+
+int etl__htab_reserve(struct etl_htab *t, size_t n)
+{
+	size_t ncap = t->cap ? t->cap : 64;
+
+	if (n > SIZE_MAX / 4)
+		return -1;
+	while ((n + 1) * 2 > ncap)
+		ncap *= 2;
+	return ncap > t->cap ? grow_to(t, ncap) : 0;
 }
 
 void *etl__htab_insert(struct etl_htab *t, uint64_t hash)

@@ -49,6 +49,10 @@ static inline void *etl__htab_find(const struct etl_htab *t, uint64_t hash,
 	return NULL;
 }
 
+/* Room for n entries in all, made at once, where the caller knows how many may come (growing by
+ * doubling moves them each time, into fresh memory): 0, or -1 without memory (the table as it
+ * was, still usable). */
+int etl__htab_reserve(struct etl_htab *t, size_t n);
 /* A new, zeroed entry for hash (the caller fills it); NULL when out of memory. */
 void *etl__htab_insert(struct etl_htab *t, uint64_t hash);
 /* Removes an entry etl__htab_find returned (the entries after it in its run move back: pointers
