@@ -1,5 +1,6 @@
 /*
- * bench.h - what etlbench's files share: the corpus traces, and the scaling rows (scaling.c).
+ * bench.h - what etlbench's files share: the clock, the corpus traces, and the scaling rows
+ * (scaling.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -7,6 +8,9 @@
 #define ETLBENCH_BENCH_H
 
 #include <stddef.h>
+
+/* The monotonic clock (CLOCK_MONOTONIC: the same for every process of the machine), seconds. */
+double bench_now(void);
 
 /* The paths of CORPUS/etl's traces of min_bytes or more, in name order (at most max; the caller
  * frees each); how many. */

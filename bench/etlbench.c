@@ -62,7 +62,7 @@
 #include "bench.h"
 #include "symbench.h"
 
-static double now(void)
+double bench_now(void)
 {
 	struct timespec ts;
 
@@ -96,10 +96,10 @@ static struct result in_child(work_fn fn, const char *path, const char *etldump,
 		int i;
 		close(fds[0]);
 		for (i = 0; i < repeat; i++) {
-			t0 = now();
+			t0 = bench_now();
 			ev = fn(path, etldump);
-			if (now() - t0 < best)
-				best = now() - t0;
+			if (bench_now() - t0 < best)
+				best = bench_now() - t0;
 		}
 		if (write(fds[1], &best, sizeof(best)) != sizeof(best) ||
 		    write(fds[1], &ev, sizeof(ev)) != sizeof(ev))

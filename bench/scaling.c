@@ -50,7 +50,6 @@
 #include <sys/types.h>
 #include <dirent.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <etl.h>
@@ -65,14 +64,6 @@ struct cpu {
 	double wall;  /* from the fork to the wait, seconds (-1: not measured) */
 	double phase[PHASES]; /* -j N: start, plan, workers, tail, end (see above; -1: not reported) */
 };
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The phases of a run from the tool's "wall clock:" report m (see above), forked at t0 and
  * waited for at t1, into c->phase; left at -1 when the report does not read. */
@@ -126,7 +117,7 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 	if (!err)
 		return c;
 	snprintf(jarg, sizeof(jarg), "--threads=%d", threads);
-	t0 = wall_now();
+	t0 = bench_now();
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
@@ -137,7 +128,7 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 		_exit(127);
 	}
 	if (pid > 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
-		t1 = wall_now();
+		t1 = bench_now();
 		c.total = seconds(&ru.ru_utime) + seconds(&ru.ru_stime);
 		c.wall = t1 - t0;
 		rewind(err);

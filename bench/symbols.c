@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "pdb/pdb.h"
+#include "bench.h"
 #include "pdbw.h"
 #include "scenario.h"
 #include "symbench.h"
@@ -32,14 +32,6 @@
 #define BASE 0x180000000ull
 
 static const struct etl_guid big_guid = { 0xb16b00b5, 0x1234, 0x5678, { 9, 8, 7, 6, 5, 4, 3, 2 } };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 
@@ -167,21 +159,21 @@ static void time_pdb(const char *path, int repeat)
 		struct etl_source src;
 		if (etl__source_open_regular(&src, path, &d) != ETL_OK)
 			return;
-		t0 = now();
+		t0 = bench_now();
 		if (etl__pdb_open(&p, &src, 1u << 30, &d) != ETL_OK) {
 			printf("symbols: %s: %s\n", path, d.msg);
 			return;
 		}
-		if (now() - t0 < best)
-			best = now() - t0;
+		if (bench_now() - t0 < best)
+			best = bench_now() - t0;
 		if (r + 1 < repeat)
 			etl__pdb_close(&p);
 	}
 	held_open = p.held;
-	t0 = now();
+	t0 = bench_now();
 	(void)etl__pdb_lookup(&p, 0x1000 + 5 * PROC_SIZE + 3, 1, &h, &d);
-	first = now() - t0;
-	t0 = now();
+	first = bench_now() - t0;
+	t0 = bench_now();
 	for (i = 0; i < 1000000; i++) { /* modules are read as the lookups meet them */
 		if (etl__pdb_lookup(&p, 0x1000 + next_rand() % (NPROCS * PROC_SIZE), 1, &h, &d) == ETL_OK && h.function)
 			found++;
@@ -192,7 +184,7 @@ static void time_pdb(const char *path, int repeat)
 	       "lookup %.2f ms (a module stream, its lines); 1,000,000 lookups with lines in %.2f s\n"
 	       "(%.2f M/s; %u found; every module read on the way: %.1f MiB kept).\n",
 	       (double)st.st_size / 1e6, NPROCS, NMODULES, NPROCS, best * 1e3, repeat,
-	       (double)held_open / 1048576.0, first * 1e3, now() - t0, 1.0 / (now() - t0), found,
+	       (double)held_open / 1048576.0, first * 1e3, bench_now() - t0, 1.0 / (bench_now() - t0), found,
 	       (double)p.held / 1048576.0);
 	etl__pdb_close(&p);
 }
@@ -206,11 +198,11 @@ static int best_pair(const char *a, const char *b, int repeat, double best[2])
 	best[0] = best[1] = 1e9;
 	for (r = 0; r < repeat; r++)
 		for (k = 0; k < 2; k++) {
-			double t0 = now();
+			double t0 = bench_now();
 			if (system(k ? b : a) != 0)
 				return -1;
-			if (now() - t0 < best[k])
-				best[k] = now() - t0;
+			if (bench_now() - t0 < best[k])
+				best[k] = bench_now() - t0;
 		}
 	return 0;
 }
