@@ -4,9 +4,10 @@
 On a shared machine whose speed moves from minute to minute, running A and B in turn N times
 compares them under the same conditions (docs/PERFORMANCE.md).  With --idle S each run starts
 after S seconds of sleep: what a command run once meets on a machine left idle (a virtual
-machine's host may have taken back the free memory, which the next run's fresh pages then cost).  With --phases the commands
-run with ETLDUMP_CPU_REPORT set, and each etldump -j N run's wall time is split as etlbench
---scaling splits it (start, plan, workers, tail, end: docs/PERFORMANCE.md), medians printed.
+machine's host may have taken back the free memory, which the next run's fresh pages then cost).
+With --phases the commands run with ETLDUMP_CPU_REPORT set, and each etldump -j N run's wall time
+is split as etlbench --scaling splits it (start, plan, workers, tail, end: docs/PERFORMANCE.md),
+medians printed.
 
 Usage: interleave.py [--idle S] [--phases] N LABEL COMMAND... [-- LABEL COMMAND...]...
 Example: interleave.py 30 j2 build/tools/etldump -j 2 -f jsonl T.etl -- one build/tools/etldump -f jsonl T.etl

@@ -354,10 +354,11 @@ ETL_API size_t etl_reader_time_slices(struct etl_reader *r, int trace, size_t n,
  * parse, in time order, none taken in by another's size); from a buffer that is not so, its CPU
  * is read as with a time window.  A trace whose buffers are out of sequence (a circular log) gets
  * states that skip nothing.  With ETL_OPTION_THREADS, helper threads load (decompress) the
- * buffers for it, and the planning thread loads those none has taken yet while it waits.  With ETL_OPTION_STACKS (the default), the same pass makes the trace's stack
- * index, which readers of the slices opened with etl_reader_open_same() from @p r share.  Memory
- * while planning: 88 bytes a buffer (56 kept with the plan), and the describing records (at most
- * 64 MiB; past it, their buffers are read by the slices).
+ * buffers for it, and the planning thread loads those none has taken yet while it waits.  With
+ * ETL_OPTION_STACKS (the default), the same pass makes the trace's stack index, which readers of
+ * the slices opened with etl_reader_open_same() from @p r share.  Memory while planning: 88 bytes
+ * a buffer (56 kept with the plan), and the describing records (at most 64 MiB; past it, their
+ * buffers are read by the slices).
  * @return the plan (etl_slices_free), or NULL on a bad argument (@p n above 4096), an I/O error or
  *         out of memory
  * @since 0.2
