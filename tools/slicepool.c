@@ -19,18 +19,12 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#ifdef __linux__
-#define _DEFAULT_SOURCE /* madvise's MADV_POPULATE_WRITE: Linux only (docs/HACKING.md) */
-#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 #include "diag.h"
 #include "etldump.h"
@@ -111,36 +105,13 @@ static void chunk_free(struct chunk *c)
 	free(c);
 }
 
-/* Maps the pages of [p, p + n) now (a hint: chunk_text_new says why). */
-static void prefault(void *p, size_t n)
-{
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-	long ps = sysconf(_SC_PAGESIZE);
-	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1),
-		  e = ((uintptr_t)p + n) & ~(page - 1);
-
-	if (e > a)
-		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
-/* A new chunk's text block, its pages mapped at once: the text a worker holds for the slices
- * ahead of the one being written is fresh memory, and one call costs less than a fault on each
- * page (a hint: where the system lacks the call, before Linux 5.14 or elsewhere, the pages come
- * as they are written).  Small pages, not a transparent huge page: a fresh huge page comes from
- * the free blocks a virtual machine's host may have taken back, and costs it most when it must
- * back it again (docs/PERFORMANCE.md).  The block is malloc's: a huge event grows it with
- * realloc (out.c), and free returns it. */
+/* A new chunk's text block: malloc's, its pages mapped as the text reaches them (a chunk that
+ * ends a small span touches a few; mapping all 2 MiB at once, madvise(MADV_POPULATE_WRITE), gave
+ * a 1.5 MB trace at -j 8 112 MB of memory and four times its time: docs/PERFORMANCE.md).  A huge
+ * event grows it with realloc (out.c), and free returns it. */
 static char *chunk_text_new(void)
 {
-	char *p = malloc(CHUNK_CAP);
-
-	if (p)
-		prefault(p, CHUNK_CAP);
-	return p;
+	return malloc(CHUNK_CAP);
 }
 
 /* A chunk from the free list, or a new one (NULL without memory). */
