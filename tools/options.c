@@ -77,7 +77,7 @@ static void usage(FILE *f)
 		"      --tmf=PATH        decode WPP messages with a TMF file or a folder of GUID.tmf files\n"
 		"                        (repeatable); ETLDUMP_TMF_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
-		"  -j, --threads=N       decode and format with N threads (0 = one per processor when\n"
+		"  -j, --threads=N       decode and format with up to N threads (0 = one per processor when\n"
 		"                        the inputs hold 4 MB or more); the output is the same (default: 1)\n"
 		"      --raw             do not decode payloads: show header fields and payload hex\n"
 		"      --no-maps         print values that a value or bit map names as numbers\n"

@@ -372,18 +372,21 @@ static uint64_t input_bytes(const struct etl_reader *r)
 	return bufs * bsize > size ? bufs * bsize : size;
 }
 
-/* How many spans to read for n workers: SPANS_PER_WORKER n at least, and more where a span's
+/* How many spans to read for *n workers: SPANS_PER_WORKER *n at least, and more where a span's
  * text would take more than its share of SLICE_AHEAD (a TEXT_RATIO of its buffers' bytes), but
  * none of fewer buffers than the input has CPUs (a span reads again, lightly, the records before
- * its start in its CPUs' first buffers); 0 when that leaves fewer than 2n (pool_run's batches then
- * do better).  ETLDUMP_SLICES (tests, measures) gives the count, each span one slice of the plan;
- * 0 for none. */
-static size_t span_count(const struct etl_reader *r, unsigned n, int *forced)
+ * its start in its CPUs' first buffers).  Where that leaves fewer than 2 *n, *n becomes half the
+ * spans: fewer workers on slices do less work than all of them on the batches (perfview_net, 34
+ * spans: -j 32's batches took 1.18 times one thread's instructions, 17 workers on the spans 1.06;
+ * and the batches' ring grows with the workers); 0 when fewer than 4 are left (pool_run's batches
+ * then do better).  ETLDUMP_SLICES (tests, measures) gives the count, each span one slice of the
+ * plan; 0 for none. */
+static size_t span_count(const struct etl_reader *r, unsigned *n, int *forced)
 {
 	const struct etl_trace_info *ti = etl_reader_trace_info(r, 0);
 	uint64_t bsize = etl_trace_info_buffer_size(ti), bytes = input_bytes(r);
 	uint64_t bufs = bsize ? bytes / bsize : 0, cpus = etl_trace_info_cpu_count(ti), k, most;
-	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)n) / TEXT_RATIO; /* buffer bytes a span */
+	uint64_t per = SLICE_AHEAD / (2 * (uint64_t)*n) / TEXT_RATIO; /* buffer bytes a span */
 	const char *force = getenv("ETLDUMP_SLICES");
 
 	*forced = force && *force;
@@ -393,13 +396,17 @@ static size_t span_count(const struct etl_reader *r, unsigned n, int *forced)
 	}
 	most = bufs / (cpus ? cpus : 1);
 	k = bytes / per;
-	if (k < SPANS_PER_WORKER * (uint64_t)n)
-		k = SPANS_PER_WORKER * (uint64_t)n;
+	if (k < SPANS_PER_WORKER * (uint64_t)*n)
+		k = SPANS_PER_WORKER * (uint64_t)*n;
 	if (k > most)
 		k = most;
 	if (k > PLAN_SLICES_MOST / SLICES_PER_SPAN)
 		k = PLAN_SLICES_MOST / SLICES_PER_SPAN;
-	return k < 2 * (uint64_t)n ? 0 : (size_t)k;
+	if (k < 4)
+		return 0;
+	if (k < 2 * (uint64_t)*n)
+		*n = (unsigned)(k / 2);
+	return (size_t)k;
 }
 
 /* Joins the plan's slices into k spans of about as many records each (etl_slices_records; each
@@ -499,9 +506,10 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 {
 	struct spool sp;
 	size_t k;
+	unsigned workers = n; /* (fewer where the input gives too few spans: span_count) */
 	int forced, failed, err;
 
-	if (!slices_apply(r, o) || (k = span_count(r, n, &forced)) == 0)
+	if (!slices_apply(r, o) || (k = span_count(r, &workers, &forced)) == 0)
 		return 0;
 	memset(&sp, 0, sizeof(sp));
 	sp.plan_at = pool_wall_now();
@@ -516,19 +524,21 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	(void)etl_reader_set_option(r, ETL_OPTION_THREADS, n - 1 < 3 ? n - 1 : 3);
 	pthread_mutex_init(&sp.mu, NULL);
 	pthread_cond_init(&sp.cv, NULL);
-	/* (a plan not in order, or fewer spans than 2n: the batches then; the plan's stack index
+	/* (a plan not in order, or fewer than 4 spans: the batches then; the plan's stack index
 	 * serves them) */
 	if (!sp.plan || !etl_slices_in_order(sp.plan) ||
-	    make_spans(&sp, forced ? etl_slices_count(sp.plan) : k) < (forced ? 1 : 2 * n) ||
+	    make_spans(&sp, forced ? etl_slices_count(sp.plan) : k) < (forced ? 1 : 4) ||
 	    !(sp.slots = calloc(sp.k, sizeof(*sp.slots)))) {
 		spool_free(&sp);
 		return 0;
 	}
+	if (!forced && sp.k < 2 * (size_t)workers) /* (two spans a worker at least: span_count) */
+		workers = (unsigned)(sp.k / 2);
 	sp.primary = r;
 	sp.o = o;
 	sp.show_progress = !o->quiet && isatty(2);
 	out_flush(); /* what the main thread wrote before the events */
-	*exit_code = run_workers(&sp, n);
+	*exit_code = run_workers(&sp, workers);
 	failed = sp.failed;
 	err = sp.err;
 	spool_free(&sp);

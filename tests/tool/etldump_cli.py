@@ -350,6 +350,27 @@ def threads_report(etldump, big):
         check(f"threads-report-{'slices' if planned else 'batches'}", ok, r.stderr.decode()[:400])
 
 
+def threads_workers(etldump, etlgen, big, tmp):
+    """-j N reads the time slices with fewer workers where the input gives fewer than 2N spans
+    (half as many as the spans: big's 130 buffers over 4 CPUs give 32), and hands the batches all
+    N only where it gives fewer than 4; the output is one thread's either way."""
+    small = os.path.join(tmp, "few-buffers.etl")
+    check("threads-workers-gen", run([etlgen, "mixed64", small, "500"]).returncode == 0)  # 15 buffers
+    env = dict(os.environ, ETLDUMP_CPU_REPORT="1")
+    for path, j, planned, workers in ((big, "3", True, 3), (big, "20", True, 16), (big, "64", True, 16),
+                                      (small, "3", False, 3)):
+        r = run([etldump, "-j", j, "-f", "jsonl", path], env=env)
+        lines = r.stderr.decode().splitlines()
+        cpu = [l.split() for l in lines if l.startswith("etldump: cpu seconds: main ")]
+        wall = [l.split() for l in lines if l.startswith("etldump: wall clock: plan ")]
+        ok = (r.returncode == 0 and r.stdout == run([etldump, "-f", "jsonl", path]).stdout and len(cpu) == 1
+              and len(wall) == 1 and (wall[0][4] != "-") == planned)
+        if ok:  # etldump: cpu seconds: main M workers W1 ... [plan-loading P]
+            w = cpu[0][cpu[0].index("workers") + 1:]
+            ok = len(w[:w.index("plan-loading")] if "plan-loading" in w else w) == workers
+        check(f"threads-workers-{os.path.basename(path)}-j{j}", ok, r.stderr.decode()[:300])
+
+
 def batch_full_disk(etldump, big, small, tmp):
     mnt = os.path.join(tmp, "tmpfs")
     os.makedirs(mnt, exist_ok=True)
@@ -598,6 +619,7 @@ def main():
               and tty.endswith(b"\r\x1b[K"), repr(tty[-200:]))
         check("progress-not-a-tty", not run([etldump, "-f", "jsonl", big]).stderr)
         threads_report(etldump, big)
+        threads_workers(etldump, etlgen, big, tmp)
         check("threads-damage-seen", run([etldump, bad]).returncode == 1 and
               len(run([etldump, "-f", "jsonl", big]).stdout.splitlines()) > 6000)
         # filters and the process table work per worker
