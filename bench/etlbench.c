@@ -91,15 +91,16 @@ static struct result in_child(work_fn fn, const char *path, const char *etldump,
 	fflush(stdout); /* (or the child's exit writes the table's lines again) */
 	pid = fork();
 	if (pid == 0) {
-		double t0, best = 1e30;
+		double t0, t, best = 1e30;
 		unsigned long long ev = 0;
 		int i;
 		close(fds[0]);
 		for (i = 0; i < repeat; i++) {
 			t0 = bench_now();
 			ev = fn(path, etldump);
-			if (bench_now() - t0 < best)
-				best = bench_now() - t0;
+			t = bench_now() - t0;
+			if (t < best)
+				best = t;
 		}
 		if (write(fds[1], &best, sizeof(best)) != sizeof(best) ||
 		    write(fds[1], &ev, sizeof(ev)) != sizeof(ev))

@@ -146,7 +146,7 @@ static int make_trace(const char *dir, const char *path, int uniform)
 /* Opens the PDB: seconds (best of repeat), and the lookups' rates. */
 static void time_pdb(const char *path, int repeat)
 {
-	double best = 1e9, first = 0, t0;
+	double best = 1e9, first = 0, t0, t, all;
 	uint64_t held_open;
 	struct etl_pdb p;
 	struct etl_pdb_hit h;
@@ -164,8 +164,9 @@ static void time_pdb(const char *path, int repeat)
 			printf("symbols: %s: %s\n", path, d.msg);
 			return;
 		}
-		if (bench_now() - t0 < best)
-			best = bench_now() - t0;
+		t = bench_now() - t0;
+		if (t < best)
+			best = t;
 		if (r + 1 < repeat)
 			etl__pdb_close(&p);
 	}
@@ -178,13 +179,14 @@ static void time_pdb(const char *path, int repeat)
 		if (etl__pdb_lookup(&p, 0x1000 + next_rand() % (NPROCS * PROC_SIZE), 1, &h, &d) == ETL_OK && h.function)
 			found++;
 	}
+	all = bench_now() - t0;
 	stat(path, &st);
 	printf("\nSymbols: a PDB of %.1f MB (%u procedures in %u modules, %u public symbols, 4 MB of types):\n"
 	       "opened in %.1f ms (best of %d: the directory, info and DBI streams; %.1f MiB kept), its first\n"
 	       "lookup %.2f ms (a module stream, its lines); 1,000,000 lookups with lines in %.2f s\n"
 	       "(%.2f M/s; %u found; every module read on the way: %.1f MiB kept).\n",
 	       (double)st.st_size / 1e6, NPROCS, NMODULES, NPROCS, best * 1e3, repeat,
-	       (double)held_open / 1048576.0, first * 1e3, bench_now() - t0, 1.0 / (bench_now() - t0), found,
+	       (double)held_open / 1048576.0, first * 1e3, all, 1.0 / all, found,
 	       (double)p.held / 1048576.0);
 	etl__pdb_close(&p);
 }
@@ -198,11 +200,12 @@ static int best_pair(const char *a, const char *b, int repeat, double best[2])
 	best[0] = best[1] = 1e9;
 	for (r = 0; r < repeat; r++)
 		for (k = 0; k < 2; k++) {
-			double t0 = bench_now();
+			double t0 = bench_now(), t;
 			if (system(k ? b : a) != 0)
 				return -1;
-			if (bench_now() - t0 < best[k])
-				best[k] = bench_now() - t0;
+			t = bench_now() - t0;
+			if (t < best[k])
+				best[k] = t;
 		}
 	return 0;
 }
