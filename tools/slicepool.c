@@ -411,10 +411,12 @@ static size_t span_count(const struct etl_reader *r, unsigned *n, int *forced)
 
 /* Joins the plan's slices into k spans of about as many records each (etl_slices_records; each
  * slice weighs a tenth of the mean besides, for what its bytes cost), read each by one reader (the
- * window's end moved): into sp->first, sp->k.  0 without memory. */
-static size_t make_spans(struct spool *sp, size_t k)
+ * window's end moved): into sp->first, sp->k.  The last 2n spans (n workers) take half a share
+ * each, so that the workers finish closer together (the last span's worker ends alone).  0
+ * without memory. */
+static size_t make_spans(struct spool *sp, size_t k, unsigned n)
 {
-	size_t k0 = etl_slices_count(sp->plan), i;
+	size_t k0 = etl_slices_count(sp->plan), i, t = 2 * (size_t)n;
 	uint64_t all = 0, seen = 0, floor;
 
 	if (!(sp->first = calloc(k0 + 1, sizeof(*sp->first))))
@@ -423,9 +425,14 @@ static size_t make_spans(struct spool *sp, size_t k)
 		all += etl_slices_records(sp->plan, i);
 	floor = all / k0 / 10 + 1;
 	all += floor * k0;
+	if (t > k / 2)
+		t = 0;
 	sp->k = 0;
 	for (i = 0; i < k0; i++) {
-		if (i == 0 || k >= k0 || seen * k >= all * sp->k) /* (a span starts once the last has its share) */
+		/* (a span starts once the last has its share: in units of 1 / (2k - t) of all, two
+		 * a span, one for the last t) */
+		uint64_t j = sp->k, due = j <= k - t ? 2 * j : j + k - t;
+		if (i == 0 || k >= k0 || seen * (2 * k - t) >= all * due)
 			sp->first[sp->k++] = i;
 		seen += etl_slices_records(sp->plan, i) + floor;
 	}
@@ -527,7 +534,7 @@ int slicepool_run(struct etl_reader *r, const struct options *o, unsigned n, int
 	/* (a plan not in order, or fewer than 4 spans: the batches then; the plan's stack index
 	 * serves them) */
 	if (!sp.plan || !etl_slices_in_order(sp.plan) ||
-	    make_spans(&sp, forced ? etl_slices_count(sp.plan) : k) < (forced ? 1 : 4) ||
+	    make_spans(&sp, forced ? etl_slices_count(sp.plan) : k, workers) < (forced ? 1 : 4) ||
 	    !(sp.slots = calloc(sp.k, sizeof(*sp.slots)))) {
 		spool_free(&sp);
 		return 0;
