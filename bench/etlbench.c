@@ -270,9 +270,9 @@ static unsigned long long run_etldump_to(const char *path, const char *etldump, 
 			_exit(127);
 		dup2(fd, 1);
 		if (arg2)
-			execl(etldump, etldump, "--format=jsonl", "--quiet", arg, arg2, path, (char *)NULL);
+			execlp(etldump, etldump, "--format=jsonl", "--quiet", arg, arg2, path, (char *)NULL);
 		else
-			execl(etldump, etldump, "--format=jsonl", "--quiet", arg, path, (char *)NULL);
+			execlp(etldump, etldump, "--format=jsonl", "--quiet", arg, path, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
@@ -671,6 +671,25 @@ static void bench_corpus(const char *corpus, const char *etldump, int repeat)
 	}
 }
 
+/* Whether `etldump --version` runs (a path, or a name looked up in PATH); says so when not. */
+static int etldump_runs(const char *etldump)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execlp(etldump, etldump, "--version", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 1;
+	fprintf(stderr, "etlbench: cannot run %s (give its path with --etldump PATH)\n", etldump);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long size_mb = 256;
@@ -700,6 +719,8 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--instructions") == 0)
 			scaling = instructions = 1;
 		else if (strcmp(argv[i], "--symbols-only") == 0) {
+			if (!etldump_runs(etldump))
+				return 1;
 			bench_symbols(dir, etldump, repeat, keep);
 	if (corpus)
 		bench_symbols_corpus(corpus, etldump, repeat);
@@ -725,6 +746,8 @@ int main(int argc, char **argv)
 		repeat = 1;
 	if (rounds < 1)
 		rounds = 1;
+	if (scaling != 2 && !etldump_runs(etldump))
+		return 1;
 	bench_dir = dir;
 	snprintf(plain, sizeof(plain), "%s/etlbench-mixed-%llu.etl", dir, size_mb);
 	snprintf(packed, sizeof(packed), "%s/etlbench-mixed-%llu-xpress.etl", dir, size_mb);

@@ -124,7 +124,7 @@ static struct cpu run_once(const char *etldump, const char *path, int threads)
 		if (null < 0 || dup2(null, 1) < 0 || dup2(fileno(err), 2) < 0)
 			_exit(127);
 		setenv("ETLDUMP_CPU_REPORT", "1", 1);
-		execl(etldump, etldump, "--format=jsonl", "--quiet", jarg, path, (char *)NULL);
+		execlp(etldump, etldump, "--format=jsonl", "--quiet", jarg, path, (char *)NULL);
 		_exit(127);
 	}
 	if (pid > 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
