@@ -604,6 +604,59 @@ START_TEST(swallowed_record_is_said_and_delivered)
 }
 END_TEST
 
+/* A record size so damaged that the reader must look for the next record: bytes inside the
+ * damaged record that parse as a record (here a copy of the next one, then bytes that are no
+ * record) are not taken - no record follows them - but the next real record is, which the one
+ * after it follows.  (Taking the first bytes that parsed delivered such a copy as an event; in
+ * a corpus trace's mutant it took in the seven real records after it.) */
+START_TEST(resync_takes_a_record_that_another_follows)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i, k, tried = 0;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (i = 0; i + 2 < t->nevents && tried < 6; i++) {
+		uint64_t a = t->events[i].file_offset, b = t->events[i + 1].file_offset;
+		uint64_t n = t->events[i + 2].file_offset, q = (a + 16 + 7) & ~(uint64_t)7;
+		uint32_t ma = etl_le32(d + a), mb = etl_le32(d + b);
+		size_t own, blen;
+		struct ev_id copy = { 0, 0 };
+
+		if (!size_field(ma) || !size_field(mb))
+			continue;
+		own = etl_le16(d + a + size_field(ma));
+		blen = etl_le16(d + b + size_field(mb));
+		if (b != a + ((own + 7) & ~(size_t)7) || n != b + ((blen + 7) & ~(size_t)7) ||
+		    q + ((blen + 7) & ~(size_t)7) + 8 > b)
+			continue; /* not three adjacent records, or no room in the first for a copy of the next */
+		memcpy(c, d, len);
+		memcpy(c + q, d + b, blen);                                        /* the copy */
+		memset(c + q + blen, 0x5A, (size_t)(b - q - blen));                /* no record after it */
+		c[a + size_field(ma)] = 0xFF, c[a + size_field(ma) + 1] = 0xFF;    /* past the buffer */
+		run(c, len, &res);
+		ck_assert_msg(res.n == t->nevents - 1, "record at 0x%llx: %zu of %zu events, %zu errors (%s)",
+			      (unsigned long long)a, res.n, t->nevents, res.errors, res.first_err);
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, a);
+		for (k = 0; k < t->nevents; k++)
+			ck_assert(k == i || delivered(&res, &t->events[k]));
+		copy.file_offset = q;
+		copy.buffer_offset = t->events[i].buffer_offset + (uint32_t)(q - a);
+		ck_assert(!delivered(&res, &copy));
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 3);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 /* Bytes inserted into a buffer cost that buffer's records, not every buffer after it: the
  * buffers are found again at any 8-byte offset. */
 START_TEST(inserted_bytes_cost_their_buffer)
@@ -695,6 +748,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, compressed_header_buffer_damage_is_tolerated);
 	tcase_add_test(t, cut_at_a_buffer_boundary_says_what_is_missing);
 	tcase_add_test(t, swallowed_record_is_said_and_delivered);
+	tcase_add_test(t, resync_takes_a_record_that_another_follows);
 	tcase_add_test(t, inserted_bytes_cost_their_buffer);
 	tcase_add_test(t, data_after_padding_is_one_report);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);

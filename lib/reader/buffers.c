@@ -3,7 +3,8 @@
  * their records): from the trace's index, its forward scan (a CPU's buffers
  * queued as the scan meets them), or as laid out; loaded here, or by the
  * helper threads ahead of the stream (prefetch.h), or taken from what the
- * stack index pass kept decompressed.
+ * stack index pass kept decompressed - and, after damage, where in its
+ * buffer a stream's records go on.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -18,6 +19,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	s->ent = *e;
 	s->loaded = 1;
 	s->passed_at = 0;
+	s->unchained_to = 0;
 	s->loads++;
 	s->cpu = e->cpu;
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
@@ -257,4 +259,60 @@ int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status)
 	}
 	etl__stream_prefetch(r, s, PF_DEPTH);
 	return 1;
+}
+
+/* What is at p of s's buffer: AT_RECORD (*adv its size), AT_END (the buffer's end, or an end
+ * marker in its padding: where a search stops), AT_MARK (an end marker with data after it),
+ * AT_PADDING (other bytes of its padding), or AT_NONE. */
+enum { AT_NONE, AT_RECORD, AT_END, AT_MARK, AT_PADDING };
+static int record_at(const struct stream *s, size_t p, size_t *adv)
+{
+	struct etl_event tmp;
+	struct etl_diag ignored;
+	int st;
+
+	if (p >= s->fill)
+		return AT_END;
+	st = etl__record_parse(s->data, s->fill, p, s->t->ptr_size, &tmp, adv, &ignored);
+	if (st == ETL_OK && *adv > 0)
+		return AT_RECORD;
+	if (p >= s->data_end)
+		return st == ETL_END ? AT_END : AT_PADDING;
+	return st == ETL_END ? AT_MARK : AT_NONE;
+}
+
+/* Looks for the next record boundary after damage at s->pos: eight bytes at a time, the first
+ * record that another record, an end marker or the buffer's end follows.  Damaged bytes often
+ * parse as a record, whose size then takes in the real ones after it (taking the first bytes
+ * that parsed once delivered such a record and lost the seven after it); where no record is
+ * followed so, the first that parses - and the buffer's later resynchronisations take the
+ * first at once, so that a buffer is looked through about twice at most.  The padding that
+ * ends the buffer ends the search (not an end marker or padding with data after it: one
+ * report for all of it). */
+void etl__stream_resync(struct etl_reader *r, struct stream *s)
+{
+	size_t p = (s->pos + 8) & ~(size_t)7, first = SIZE_MAX, adv, next;
+	int at = AT_NONE;
+
+	for (; p < s->fill; p += 8) {
+		if ((at = record_at(s, p, &adv)) == AT_END)
+			break;
+		if (at != AT_RECORD)
+			continue;
+		if (p < s->unchained_to)
+			break; /* (looked at before: none is followed) */
+		if (first == SIZE_MAX)
+			first = p;
+		if (record_at(s, p + adv, &next) != AT_NONE)
+			break;
+	}
+	if (p >= s->fill || (at == AT_END && first != SIZE_MAX)) {
+		s->unchained_to = p < s->fill ? p : s->fill;
+		if (first != SIZE_MAX)
+			p = first;
+	}
+	if (p > s->fill)
+		p = s->fill;
+	r->counts[ETL_COUNT_BYTES_SKIPPED] += p - s->pos;
+	s->pos = p;
 }

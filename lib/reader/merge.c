@@ -43,27 +43,6 @@ static void locate_diag(struct stream *s, struct etl_diag *d)
 	}
 }
 
-/* Looks for the next record boundary after damage at s->pos. */
-static void resync_in_buffer(struct etl_reader *r, struct stream *s)
-{
-	size_t p = (s->pos + 8) & ~(size_t)7;
-
-	for (; p < s->fill; p += 8) {
-		struct etl_event tmp;
-		struct etl_diag ignored;
-		size_t adv;
-		int st = etl__record_parse(s->data, s->fill, p, s->t->ptr_size, &tmp, &adv, &ignored);
-
-		if (st == ETL_OK || (st == ETL_END && p >= s->data_end))
-			break; /* a record, or the padding that ends the buffer (not an end marker or
-				  padding with data after it: one report for all of it) */
-	}
-	if (p > s->fill)
-		p = s->fill;
-	r->counts[ETL_COUNT_BYTES_SKIPPED] += p - s->pos;
-	s->pos = p;
-}
-
 /* Sets what the record does not say of itself (its times, when a helper did not convert them). */
 static void finish_event(struct stream *s, int timed)
 {
@@ -330,7 +309,7 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			r->counts[ETL_COUNT_BYTES_SKIPPED] += adv;
 			s->pos += adv;
 		} else {
-			resync_in_buffer(r, s);
+			etl__stream_resync(r, s);
 		}
 		s->head = HEAD_ERROR;
 		goto keyed;

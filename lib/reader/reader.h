@@ -143,6 +143,8 @@ struct stream {
 	int late_said;       /* the window said it delivers events of earlier times */
 	int past_seen;       /* it met a record at or after the reader's seen_to (merge.c, pass_seen) */
 	size_t passed_at;    /* the last record of its buffer it passed over (0: none) */
+	size_t unchained_to; /* from its buffer's last resynchronisation to it, no record is followed
+				by another (buffers.c, etl__stream_resync; 0: none looked at) */
 };
 
 struct etl_reader {
@@ -216,6 +218,9 @@ int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status);
 /* With helpers (r->pf, s->pf): hands the stream's next buffers to them until depth (at most
  * PF_DEPTH) are with them; etl__stream_load_next takes the oldest. */
 void etl__stream_prefetch(struct etl_reader *r, struct stream *s, unsigned depth);
+/* After damage at s->pos, moves s->pos on to where the buffer's records go on (its next record,
+ * or the padding that ends it), the bytes passed counted as skipped. */
+void etl__stream_resync(struct etl_reader *r, struct stream *s);
 
 /* deliver.c */
 /* The most the trace's decompressed buffers can take in a keep (walk/keep.h). */
