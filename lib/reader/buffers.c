@@ -262,9 +262,9 @@ int etl__stream_load_next(struct etl_reader *r, struct stream *s, int *status)
 }
 
 /* What is at p of s's buffer: AT_RECORD (*adv its size), AT_END (the buffer's end, or an end
- * marker in its padding: where a search stops), AT_MARK (an end marker with data after it),
- * AT_PADDING (other bytes of its padding), or AT_NONE. */
-enum { AT_NONE, AT_RECORD, AT_END, AT_MARK, AT_PADDING };
+ * marker in its padding: where a search stops), AT_BOUND (an end marker with data after it, or
+ * other bytes of the padding: where a record may end), or AT_NONE. */
+enum { AT_NONE, AT_RECORD, AT_END, AT_BOUND };
 static int record_at(const struct stream *s, size_t p, size_t *adv)
 {
 	struct etl_event tmp;
@@ -276,9 +276,9 @@ static int record_at(const struct stream *s, size_t p, size_t *adv)
 	st = etl__record_parse(s->data, s->fill, p, s->t->ptr_size, &tmp, adv, &ignored);
 	if (st == ETL_OK && *adv > 0)
 		return AT_RECORD;
-	if (p >= s->data_end)
-		return st == ETL_END ? AT_END : AT_PADDING;
-	return st == ETL_END ? AT_MARK : AT_NONE;
+	if (st == ETL_END && p >= s->data_end)
+		return AT_END;
+	return st == ETL_END || p >= s->data_end ? AT_BOUND : AT_NONE;
 }
 
 /* Looks for the next record boundary after damage at s->pos: eight bytes at a time, the first
@@ -306,10 +306,9 @@ void etl__stream_resync(struct etl_reader *r, struct stream *s)
 		if (record_at(s, p + adv, &next) != AT_NONE)
 			break;
 	}
-	if (p >= s->fill || (at == AT_END && first != SIZE_MAX)) {
+	if (first != SIZE_MAX && (p >= s->fill || at == AT_END)) { /* none followed: the first */
 		s->unchained_to = p < s->fill ? p : s->fill;
-		if (first != SIZE_MAX)
-			p = first;
+		p = first;
 	}
 	if (p > s->fill)
 		p = s->fill;
