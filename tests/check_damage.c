@@ -657,6 +657,151 @@ START_TEST(resync_takes_a_record_that_another_follows)
 }
 END_TEST
 
+/* The last event of buffer b (the writer's records end at its Offset): its index in t->events. */
+static size_t last_event_of(const struct trace *t, size_t b)
+{
+	size_t i, last = SIZE_MAX;
+
+	for (i = 0; i < t->nevents; i++)
+		if (t->events[i].file_offset >= t->bufs[b].off && t->events[i].file_offset < t->bufs[b].off + t->bufs[b].size)
+			last = i;
+	ck_assert_uint_ne(last, SIZE_MAX);
+	return last;
+}
+
+/* A record size grown past the buffer's Offset (into the padding after it) took in the records
+ * after it: the reader took the Offset for short and read on to the buffer's end (a corpus
+ * trace's mutant lost four records so).  Now a record that ends where Offset does shows the size
+ * is the damage: that record alone is lost, said at its offset. */
+START_TEST(size_grown_past_offset_costs_its_record)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, i, k, tried = 0;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (b = 1; b < t->nbufs && tried < 4; b++) {
+		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
+		size_t last = last_event_of(t, b);
+		if (filled + 64 > t->bufs[b].size || last < 3)
+			continue;
+		for (i = last - 3; i < last; i++) { /* three records before the buffer's last */
+			uint64_t a = t->events[i].file_offset;
+			uint32_t m = etl_le32(d + a);
+			size_t grown = (size_t)(off + filled - a) + 32;
+			if (!size_field(m) || grown > 0xFFFF)
+				continue;
+			memcpy(c, d, len);
+			c[a + size_field(m)] = (uint8_t)grown;
+			c[a + size_field(m) + 1] = (uint8_t)(grown >> 8);
+			run(c, len, &res);
+			ck_assert_msg(res.n == t->nevents - 1, "record at 0x%llx grown to %zu: %zu of %zu events (%s)",
+				      (unsigned long long)a, grown, res.n, t->nevents, res.first_err);
+			for (k = 0; k < t->nevents; k++)
+				ck_assert(k == i || delivered(&res, &t->events[k]));
+			ck_assert_uint_eq(res.errors, 1);
+			ck_assert_uint_eq(res.first_err_offset, a);
+			free(res.events);
+			tried++;
+		}
+	}
+	ck_assert_uint_ge(tried, 3);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* Two sizes grown past the Offset in one buffer: the second is judged from what the first's
+ * look through the buffer found (a buffer is looked through once), and costs its record alone. */
+START_TEST(two_sizes_grown_past_offset_cost_two_records)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, k, tried = 0;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (b = 1; b < t->nbufs && tried < 2; b++) {
+		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
+		size_t last = last_event_of(t, b), hit[2] = { SIZE_MAX, SIZE_MAX }, i, h = 0;
+		if (filled + 64 > t->bufs[b].size)
+			continue;
+		for (i = last; i-- > 0 && h < 2 && t->events[i].file_offset >= off;) {
+			uint32_t m = etl_le32(d + t->events[i].file_offset);
+			if (size_field(m) && (h == 0 || i + 2 <= hit[0]))
+				hit[h++] = i; /* simple records, not the last, one between */
+		}
+		if (h < 2)
+			continue;
+		memcpy(c, d, len);
+		for (h = 0; h < 2; h++) {
+			uint64_t a = t->events[hit[h]].file_offset;
+			size_t at = a + size_field(etl_le32(d + a)), grown = (size_t)(off + filled - a) + 16;
+			ck_assert_uint_le(grown, 0xFFFF);
+			c[at] = (uint8_t)grown;
+			c[at + 1] = (uint8_t)(grown >> 8);
+		}
+		run(c, len, &res);
+		ck_assert_msg(res.n == t->nevents - 2, "buffer %zu: %zu of %zu events (%s)", b, res.n, t->nevents, res.first_err);
+		for (k = 0; k < t->nevents; k++)
+			ck_assert(k == hit[0] || k == hit[1] || delivered(&res, &t->events[k]));
+		ck_assert_uint_eq(res.errors, 2);
+		ck_assert_uint_eq(res.first_err_offset, t->events[hit[1]].file_offset);
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 1);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* An Offset that cuts a buffer's last record, whose bytes past the cut are zero (so they look
+ * like padding): the Offset is the damage, said at its field, and the record is still read. */
+START_TEST(offset_cutting_the_last_record_is_said)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, tried = 0;
+
+	silent_loss_trace(t, &d, &len);
+	c = malloc(len);
+	for (b = 1; b < t->nbufs && tried < 4; b++) {
+		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
+		uint64_t a = t->events[last_event_of(t, b)].file_offset;
+		uint32_t cut = (uint32_t)(a - off) + 8;
+		if (off + filled < a + 24)
+			continue; /* (a record with bytes to cut) */
+		memcpy(c, d, len);
+		memset(c + off + cut, 0, (size_t)(off + filled - (off + cut)));
+		etl_put_le32(c + off + 0x30, cut);
+		look_for = "cuts the record";
+		run(c, len, &res);
+		look_for = NULL;
+		ck_assert_msg(res.n == t->nevents, "buffer %zu cut at 0x%x: %zu of %zu events (%s)", b, (unsigned)cut,
+			      res.n, t->nevents, res.first_err);
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert_uint_eq(res.first_err_offset, off + 0x30);
+		ck_assert(res.said);
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 3);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 /* Bytes inserted into a buffer cost that buffer's records, not every buffer after it: the
  * buffers are found again at any 8-byte offset. */
 START_TEST(inserted_bytes_cost_their_buffer)
@@ -749,6 +894,9 @@ int main(int argc, char **argv)
 	tcase_add_test(t, cut_at_a_buffer_boundary_says_what_is_missing);
 	tcase_add_test(t, swallowed_record_is_said_and_delivered);
 	tcase_add_test(t, resync_takes_a_record_that_another_follows);
+	tcase_add_test(t, size_grown_past_offset_costs_its_record);
+	tcase_add_test(t, two_sizes_grown_past_offset_cost_two_records);
+	tcase_add_test(t, offset_cutting_the_last_record_is_said);
 	tcase_add_test(t, inserted_bytes_cost_their_buffer);
 	tcase_add_test(t, data_after_padding_is_one_report);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);

@@ -4,7 +4,7 @@
  * queued as the scan meets them), or as laid out; loaded here, or by the
  * helper threads ahead of the stream (prefetch.h), or taken from what the
  * stack index pass kept decompressed - and, after damage, where in its
- * buffer a stream's records go on.
+ * buffer a stream's records go on, or whether they end where its Offset says.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -20,6 +20,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	s->loaded = 1;
 	s->passed_at = 0;
 	s->unchained_to = 0;
+	s->ends_fill = 0;
 	s->loads++;
 	s->cpu = e->cpu;
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;
@@ -314,4 +315,24 @@ void etl__stream_resync(struct etl_reader *r, struct stream *s)
 		p = s->fill;
 	r->counts[ETL_COUNT_BYTES_SKIPPED] += p - s->pos;
 	s->pos = p;
+}
+
+int etl__stream_records_end_at_fill(struct stream *s)
+{
+	size_t start = (s->pos + 8) & ~(size_t)7, p, adv;
+
+	if (s->ends_fill) /* looked before, from an earlier position */
+		return s->ends_fill != SIZE_MAX && s->ends_fill >= start;
+	s->ends_fill = SIZE_MAX;
+	if (s->data_end <= start)
+		return 0;
+	for (p = (s->data_end - 1) & ~(size_t)7; p >= start; p -= 8) {
+		if (record_at(s, p, &adv) == AT_RECORD && p + adv >= s->data_end) {
+			s->ends_fill = p;
+			return 1;
+		}
+		if (p == start)
+			break;
+	}
+	return 0;
 }

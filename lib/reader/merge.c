@@ -69,7 +69,8 @@ static void finish_event(struct stream *s, int timed)
 }
 
 /* A record of an uncompressed buffer runs past the buffer's Offset but not past the buffer:
- * Offset is short (it cannot cut a record).  Says so, and reads the buffer to its end. */
+ * Offset is short (it cannot cut a record), unless a record after it ends where Offset does -
+ * then the record's size is the damage.  Says so, and reads the buffer to its end. */
 static int offset_cuts_record(struct stream *s)
 {
 	struct etl_event tmp;
@@ -77,7 +78,8 @@ static int offset_cuts_record(struct stream *s)
 	size_t adv, avail = s->ent.avail;
 
 	if (s->ld.compressed || s->fill >= avail ||
-	    etl__record_parse(s->data, avail, s->pos, s->t->ptr_size, &tmp, &adv, &ignored) != ETL_OK)
+	    etl__record_parse(s->data, avail, s->pos, s->t->ptr_size, &tmp, &adv, &ignored) != ETL_OK ||
+	    etl__stream_records_end_at_fill(s))
 		return 0;
 	etl__diag_set(&s->diag, ETL_E_FORMAT, 0x30,
 		      "buffer header: Offset %zu cuts the record at buffer offset 0x%zx: records read to the buffer's end",

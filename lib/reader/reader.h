@@ -145,6 +145,8 @@ struct stream {
 	size_t passed_at;    /* the last record of its buffer it passed over (0: none) */
 	size_t unchained_to; /* from its buffer's last resynchronisation to it, no record is followed
 				by another (buffers.c, etl__stream_resync; 0: none looked at) */
+	size_t ends_fill;    /* the last record of its buffer that ends where its records end
+				(buffers.c, etl__stream_records_end_at_fill; 0: not looked for; SIZE_MAX: none) */
 };
 
 struct etl_reader {
@@ -221,6 +223,11 @@ void etl__stream_prefetch(struct etl_reader *r, struct stream *s, unsigned depth
 /* After damage at s->pos, moves s->pos on to where the buffer's records go on (its next record,
  * or the padding that ends it), the bytes passed counted as skipped. */
 void etl__stream_resync(struct etl_reader *r, struct stream *s);
+/* Whether a record after s->pos (eight bytes at a time) ends where the buffer's records end
+ * (s->data_end, its padding up to s->fill): then a record at s->pos that runs past the filled
+ * bytes took in the records after it with a damaged size, rather than the Offset being short.
+ * Looks through the buffer once (s->ends_fill remembers what it found). */
+int etl__stream_records_end_at_fill(struct stream *s);
 
 /* deliver.c */
 /* The most the trace's decompressed buffers can take in a keep (walk/keep.h). */
