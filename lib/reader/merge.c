@@ -69,8 +69,9 @@ static void finish_event(struct stream *s, int timed)
 }
 
 /* A record of an uncompressed buffer runs past the buffer's Offset but not past the buffer:
- * Offset is short (it cannot cut a record), unless a record after it ends where Offset does -
- * then the record's size is the damage.  Says so, and reads the buffer to its end. */
+ * Offset is short (it cannot cut a record) - unless a record after it ends where Offset does:
+ * then the record's size is the damage (0: said as any record that runs past the filled bytes).
+ * A short Offset is said, and the buffer read to its end. */
 static int offset_cuts_record(struct stream *s)
 {
 	struct etl_event tmp;
