@@ -564,6 +564,16 @@ static size_t size_field(uint32_t m)
 	return (m & 0xC0000000u) == 0xC0000000u && (ht <= 4 || ht == 0x10 || ht == 0x11) ? 4 : 0;
 }
 
+/* Sets the size of the record at a of copy c (whose marker, read from the intact d, has its size
+ * where size_field says) to v. */
+static void set_size(uint8_t *c, const uint8_t *d, uint64_t a, size_t v)
+{
+	size_t at = a + size_field(etl_le32(d + a));
+
+	c[at] = (uint8_t)v;
+	c[at + 1] = (uint8_t)(v >> 8);
+}
+
 /* A record whose size takes in the next record (its own padded length plus the next one's) hid
  * that record. */
 START_TEST(swallowed_record_is_said_and_delivered)
@@ -583,8 +593,7 @@ START_TEST(swallowed_record_is_said_and_delivered)
 			continue; /* not adjacent records of one buffer, or the next is not a simple one */
 		next = etl_le16(d + b + size_field(etl_le32(d + b)));
 		memcpy(c, d, len);
-		c[at] = (uint8_t)(b - a + next);
-		c[at + 1] = (uint8_t)((b - a + next) >> 8);
+		set_size(c, d, a, b - a + next);
 		look_for = "swallowed the next record";
 		run(c, len, &res);
 		look_for = NULL;
@@ -635,7 +644,7 @@ START_TEST(resync_takes_a_record_that_another_follows)
 		memcpy(c, d, len);
 		memcpy(c + q, d + b, blen);                                        /* the copy */
 		memset(c + q + blen, 0x5A, (size_t)(b - q - blen));                /* no record after it */
-		c[a + size_field(ma)] = 0xFF, c[a + size_field(ma) + 1] = 0xFF;    /* past the buffer */
+		set_size(c, d, a, 0xFFFF);                                         /* past the buffer */
 		run(c, len, &res);
 		ck_assert_msg(res.n == t->nevents - 1, "record at 0x%llx: %zu of %zu events, %zu errors (%s)",
 			      (unsigned long long)a, res.n, t->nevents, res.errors, res.first_err);
@@ -694,8 +703,7 @@ START_TEST(size_grown_past_offset_costs_its_record)
 			if (!size_field(m) || grown > 0xFFFF)
 				continue;
 			memcpy(c, d, len);
-			c[a + size_field(m)] = (uint8_t)grown;
-			c[a + size_field(m) + 1] = (uint8_t)(grown >> 8);
+			set_size(c, d, a, grown);
 			run(c, len, &res);
 			ck_assert_msg(res.n == t->nevents - 1, "record at 0x%llx grown to %zu: %zu of %zu events (%s)",
 				      (unsigned long long)a, grown, res.n, t->nevents, res.first_err);
@@ -741,10 +749,9 @@ START_TEST(two_sizes_grown_past_offset_cost_two_records)
 		memcpy(c, d, len);
 		for (h = 0; h < 2; h++) {
 			uint64_t a = t->events[hit[h]].file_offset;
-			size_t at = a + size_field(etl_le32(d + a)), grown = (size_t)(off + filled - a) + 16;
+			size_t grown = (size_t)(off + filled - a) + 16;
 			ck_assert_uint_le(grown, 0xFFFF);
-			c[at] = (uint8_t)grown;
-			c[at + 1] = (uint8_t)(grown >> 8);
+			set_size(c, d, a, grown);
 		}
 		run(c, len, &res);
 		ck_assert_msg(res.n == t->nevents - 2, "buffer %zu: %zu of %zu events (%s)", b, res.n, t->nevents, res.first_err);
