@@ -524,6 +524,15 @@ START_TEST(compressed_header_buffer_damage_is_tolerated)
 	header_damage(t, d, len, 0, size + 8, 4, 0, 0, "where the next buffer starts");
 	header_damage(t, d, len, 0, 8, 4, 0, 0, "header buffer: BufferSize 8 is damaged");
 	header_damage(t, d, len, 0x48 + 0x20, 1024, 4, 0, 0x48, "bounded by the buffer-size limit");
+	{ /* a BufferSize the first data buffer fits in but a later one does not: that buffer (and
+	     every one after it) is read, not skipped, and the mismatch said */
+		uint32_t first = etl_le32(d + t->bufs[1].off + 0x30);
+		size_t b = 2;
+		while (b < t->nbufs && etl_le32(d + t->bufs[b].off + 0x30) <= first)
+			b++;
+		ck_assert_uint_lt(b, t->nbufs);
+		header_damage(t, d, len, 0x48 + 0x20, first, 4, 0, t->bufs[b].off, "(one of them is damaged): the buffer is read");
+	}
 	free_trace(t);
 	free(t);
 	free(d);

@@ -290,6 +290,28 @@ static void scan_report(struct etl_bufscan *sc, struct etl_diag *bad)
 		sc->report(sc->ctx, bad);
 }
 
+/* Whether compressed buffer h at off is at fault only for an Offset past the logfile header's
+ * BufferSize: then it is read, as reader/header.c reads the first data buffer at opening - a
+ * BufferSize short by a few bytes would cost every full buffer, a damaged Offset no more than the
+ * decompressor's report of a short stream - said once, and buffers are bounded by the
+ * buffer-size limit alone from there. */
+static int nominal_too_small(struct etl_bufscan *sc, const struct etl_bufhdr *h, uint64_t off)
+{
+	struct etl_diag note, ignored;
+
+	if (!sc->compressed || !sc->nominal || !sc->count || !(h->flags & ETL_BUF_COMPRESSED) ||
+	    h->offset <= sc->nominal || etl__walk_header_check(h, off, sc->size_limit, 0, &ignored) != ETL_OK)
+		return 0;
+	etl__diag_set(&note, ETL_E_FORMAT, off,
+		      "compressed buffer header: uncompressed size (Offset) %u is past the logfile header's BufferSize "
+		      "%u (one of them is damaged): the buffer is read, and buffers are bounded by the buffer-size "
+		      "limit from here",
+		      (unsigned)h->offset, (unsigned)sc->nominal);
+	scan_report(sc, &note);
+	sc->nominal = 0;
+	return 1;
+}
+
 int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
@@ -331,8 +353,9 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 			etl__walk_header_decode(raw, &h);
 		if (sc->count > 0 && h.type == ETL_BUFTYPE_HEADER)
 			h.type = 0xFFFF; /* a second header buffer is damage here */
-		if (etl__walk_header_check(&h, off, sc->size_limit, sc->count ? sc->nominal : 0, &bad) != ETL_OK ||
-		    h.type == 0xFFFF) {
+		if (h.type == 0xFFFF ||
+		    (etl__walk_header_check(&h, off, sc->size_limit, sc->count ? sc->nominal : 0, &bad) != ETL_OK &&
+		     !nominal_too_small(sc, &h, off))) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
 			st = resync(src, off + 1, sc->nominal, sc->compressed, sc->size_limit, &next, d);
