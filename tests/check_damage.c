@@ -305,9 +305,12 @@ START_TEST(corpus_traces)
 }
 END_TEST
 
-/* ROBUSTNESS.md, issue 15: silent loss.  A trace from the writer, and its events when intact. */
-static void silent_loss_trace(struct trace *t, uint8_t **d, size_t *len)
+/* ROBUSTNESS.md, issue 15: silent loss.  A trace from the writer (*d, *len), its events when
+ * intact, and - unless c is NULL - *c, a copy of its bytes with room for extra more, to damage;
+ * close_case frees them. */
+static struct trace *silent_loss_case(uint8_t **d, size_t *len, uint8_t **c, size_t extra)
 {
+	struct trace *t = calloc(1, sizeof(*t));
 	struct etlw_opts o;
 
 	etlw_default_opts(&o);
@@ -315,6 +318,19 @@ static void silent_loss_trace(struct trace *t, uint8_t **d, size_t *len)
 	ck_assert_int_eq(scen_build_mixed(&o, 200, d, len), 0);
 	load_trace(t, "silent-loss", *d, *len);
 	ck_assert_uint_gt(t->nbufs, 3);
+	if (c) {
+		*c = malloc(*len + extra);
+		memcpy(*c, *d, *len);
+	}
+	return t;
+}
+
+static void close_case(struct trace *t, uint8_t *d, uint8_t *c)
+{
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
 }
 
 /* Data buffers whose Offset is 0: every event is still delivered (the records are read to the
@@ -322,14 +338,12 @@ static void silent_loss_trace(struct trace *t, uint8_t **d, size_t *len)
  * events past SavedOffset. */
 START_TEST(offset_zero_loses_nothing)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, b, i;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
-	memcpy(c, d, len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs; b++) {
 		memset(c + t->bufs[b].off + 0x30, 0, 4);                 /* Offset */
 		c[t->bufs[b].off + 0x04] = (uint8_t)(0x48 + 8 * (b & 3)); /* a SavedOffset that hides records */
@@ -344,10 +358,7 @@ START_TEST(offset_zero_loses_nothing)
 	ck_assert_uint_eq(res.errors, t->nbufs - 1);
 	ck_assert_uint_eq(res.first_err_offset, t->bufs[1].off + 0x30);
 	free(res.events);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -355,14 +366,12 @@ END_TEST
  * the logfile header, so the trace is read - every event - with the damage reported. */
 START_TEST(header_type_bit_flip_is_salvaged)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
-	memcpy(c, d, len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	c[0x37] ^= 0x04;
 	run(c, len, &res);
 	ck_assert_uint_eq(res.n, t->nevents);
@@ -373,10 +382,7 @@ START_TEST(header_type_bit_flip_is_salvaged)
 	run(c, len, &res);
 	ck_assert_uint_eq(res.n, 0);
 	free(res.events);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -384,12 +390,12 @@ END_TEST
  * still delivered (found again by resynchronising). */
 START_TEST(end_marker_mid_buffer_is_reported)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, i, hit = SIZE_MAX, after = 0;
 
-	silent_loss_trace(t, &d, &len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	/* the third event of the second data buffer */
 	for (i = 0; i < t->nevents; i++)
 		if (t->events[i].file_offset >= t->bufs[2].off && t->events[i].file_offset < t->bufs[2].off + t->bufs[2].size &&
@@ -398,18 +404,13 @@ START_TEST(end_marker_mid_buffer_is_reported)
 			break;
 		}
 	ck_assert_uint_ne(hit, SIZE_MAX);
-	c = malloc(len);
-	memcpy(c, d, len);
 	memset(c + t->events[hit].file_offset, 0xFF, 4);
 	run(c, len, &res);
 	ck_assert_uint_ge(res.errors, 1);
 	ck_assert_uint_eq(res.first_err_offset, t->events[hit].file_offset);
 	ck_assert_uint_eq(res.n, t->nevents - 1); /* only the record whose marker was overwritten */
 	free(res.events);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -420,13 +421,12 @@ END_TEST
 /* A data buffer whose Offset is the header's own size (72) hid all its records. */
 START_TEST(data_offset_72_keeps_the_records)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, b, i;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs; b++) {
 		memcpy(c, d, len);
 		c[t->bufs[b].off + 0x30] = 0x48;
@@ -442,10 +442,7 @@ START_TEST(data_offset_72_keeps_the_records)
 		ck_assert(res.said);
 		free(res.events);
 	}
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -476,12 +473,12 @@ static void header_damage(const struct trace *t, const uint8_t *d, size_t len, s
 
 START_TEST(header_buffer_damage_is_tolerated)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	uint8_t *d;
 	size_t len;
 	uint32_t size;
 
-	silent_loss_trace(t, &d, &len);
+	t = silent_loss_case(&d, &len, NULL, 0);
 	size = etl_le32(d);
 	ck_assert_uint_eq(size, etl_le32(d + t->bufs[1].off));
 	header_damage(t, d, len, 0x30, 0x48, 4, 0, 0x30, "Offset 72 ends the records");
@@ -498,9 +495,7 @@ START_TEST(header_buffer_damage_is_tolerated)
 	header_damage(t, d, len, 0, size | 0x40000000u, 4, 0, 0, "where the next buffer starts");
 	header_damage(t, d, len, 0x30, etl_le32(d + 0x30) | 0x400000u, 4, 0, 0x30, "is past its BufferSize");
 	header_damage(t, d, len, 0x30, etl_le32(d + 0x30) - 8, 4, 0, 0x30, "records read to the buffer's end");
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, NULL);
 }
 END_TEST
 
@@ -542,13 +537,13 @@ END_TEST
 /* A trace cut at a buffer boundary read as a shorter intact one. */
 START_TEST(cut_at_a_buffer_boundary_says_what_is_missing)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d;
 	size_t len;
 	char want[128];
 
-	silent_loss_trace(t, &d, &len);
+	t = silent_loss_case(&d, &len, NULL, 0);
 	snprintf(want, sizeof(want), "the last %zu are missing", t->nbufs - 2);
 	look_for = want;
 	run(d, (size_t)t->bufs[2].off, &res);
@@ -558,9 +553,7 @@ START_TEST(cut_at_a_buffer_boundary_says_what_is_missing)
 	ck_assert_uint_eq(res.first_err_offset, t->bufs[2].off);
 	ck_assert_msg(res.said, "%s", res.first_err);
 	free(res.events);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, NULL);
 }
 END_TEST
 
@@ -587,13 +580,12 @@ static void set_size(uint8_t *c, const uint8_t *d, uint64_t a, size_t v)
  * that record. */
 START_TEST(swallowed_record_is_said_and_delivered)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, i, tried = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (i = 0; i + 1 < t->nevents && tried < 12; i += 7) {
 		uint64_t a = t->events[i].file_offset, b = t->events[i + 1].file_offset;
 		uint32_t m = etl_le32(d + a);
@@ -615,10 +607,7 @@ START_TEST(swallowed_record_is_said_and_delivered)
 		tried++;
 	}
 	ck_assert_uint_ge(tried, 6);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -629,13 +618,12 @@ END_TEST
  * a corpus trace's mutant it took in the seven real records after it.) */
 START_TEST(resync_takes_a_record_that_another_follows)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, i, k, tried = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (i = 0; i + 2 < t->nevents && tried < 6; i++) {
 		uint64_t a = t->events[i].file_offset, b = t->events[i + 1].file_offset;
 		uint64_t n = t->events[i + 2].file_offset, q = (a + 16 + 7) & ~(uint64_t)7;
@@ -668,10 +656,7 @@ START_TEST(resync_takes_a_record_that_another_follows)
 		tried++;
 	}
 	ck_assert_uint_ge(tried, 3);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -693,13 +678,12 @@ static size_t last_event_of(const struct trace *t, size_t b)
  * is the damage: that record alone is lost, said at its offset. */
 START_TEST(size_grown_past_offset_costs_its_record)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, b, i, k, tried = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs && tried < 4; b++) {
 		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
 		size_t last = last_event_of(t, b);
@@ -725,10 +709,7 @@ START_TEST(size_grown_past_offset_costs_its_record)
 		}
 	}
 	ck_assert_uint_ge(tried, 3);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -736,13 +717,12 @@ END_TEST
  * look through the buffer found (a buffer is looked through once), and costs its record alone. */
 START_TEST(two_sizes_grown_past_offset_cost_two_records)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, b, k, tried = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs && tried < 2; b++) {
 		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
 		size_t last = last_event_of(t, b), hit[2] = { SIZE_MAX, SIZE_MAX }, i, h = 0;
@@ -772,10 +752,7 @@ START_TEST(two_sizes_grown_past_offset_cost_two_records)
 		tried++;
 	}
 	ck_assert_uint_ge(tried, 1);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -783,13 +760,12 @@ END_TEST
  * like padding): the Offset is the damage, said at its field, and the record is still read. */
 START_TEST(offset_cutting_the_last_record_is_said)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, b, tried = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs && tried < 4; b++) {
 		uint64_t off = t->bufs[b].off, filled = etl_le32(d + off + 0x30);
 		uint64_t a = t->events[last_event_of(t, b)].file_offset;
@@ -811,10 +787,7 @@ START_TEST(offset_cutting_the_last_record_is_said)
 		tried++;
 	}
 	ck_assert_uint_ge(tried, 3);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -823,13 +796,12 @@ END_TEST
 START_TEST(inserted_bytes_cost_their_buffer)
 {
 	static const size_t counts[] = { 8, 24, 512, 4096 + 8 };
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, k, i;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len + 8192);
+	t = silent_loss_case(&d, &len, &c, 8192);
 	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		size_t at = (size_t)t->bufs[2].off + 0x100, n = counts[k];
 		memcpy(c, d, at);
@@ -849,10 +821,7 @@ START_TEST(inserted_bytes_cost_their_buffer)
 		}
 		free(res.events);
 	}
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
@@ -861,14 +830,12 @@ END_TEST
  * 196 KB input taking 17 s that way: each report scanned the rest of the buffer again). */
 START_TEST(data_after_padding_is_one_report)
 {
-	struct trace *t = calloc(1, sizeof(*t));
+	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
 	size_t len, i, b, filled = 0;
 
-	silent_loss_trace(t, &d, &len);
-	c = malloc(len);
-	memcpy(c, d, len);
+	t = silent_loss_case(&d, &len, &c, 0);
 	for (b = 1; b < t->nbufs; b++) /* a buffer with room after its records */
 		if ((filled = etl_le32(d + t->bufs[b].off + 0x30)) + 256 < t->bufs[b].size)
 			break;
@@ -882,10 +849,7 @@ START_TEST(data_after_padding_is_one_report)
 	ck_assert_uint_le(res.errors, 4);
 	ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off + 0x30);
 	free(res.events);
-	free(c);
-	free_trace(t);
-	free(t);
-	free(d);
+	close_case(t, d, c);
 }
 END_TEST
 
