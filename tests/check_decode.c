@@ -951,15 +951,13 @@ START_TEST(tracelogging_tester_classic_records)
 {
 	static const struct { const char *name; unsigned n; } raw[] = {
 		{ "KernelTraceControl/ImageID/Opcode(39)", 4 },
-		{ "KernelTraceControl/MetaData/EventInfo", 10 },
-		{ "KernelTraceControl/MetaData/EventMapInfo", 8 },
 		{ "Windows Kernel/SysConfig/Opcode(36)", 56 },
 		{ "Windows Kernel/SysConfig/Opcode(37)", 1 },
 		{ "Windows Kernel/SystemConfig/NumaNode", 1 },
 		{ "Windows Kernel/SystemConfig/Opcode(19)", 1 },
 	};
 	unsigned seen[sizeof(raw) / sizeof(raw[0])] = { 0 }, classic = 0, other = 0, dbg = 0, marks = 0, text = 0;
-	unsigned sc[4] = { 0 }, hyper = 0;
+	unsigned sc[4] = { 0 }, hyper = 0, meta[2] = { 0 }, rundown = 0;
 	struct etl_reader *r = open_corpus("etwanalyzer_TraceLoggingTester.etl.gz");
 	const struct etl_event *ev;
 	size_t i;
@@ -991,6 +989,13 @@ START_TEST(tracelogging_tester_classic_records)
 			ck_assert_str_eq(fmt_by_name(d, "DbgFileName"), "qico.dbg");
 		}
 		dbg += strcmp(name, "KernelTraceControl/ImageID/DbgID_DBG") == 0;
+		/* merge-time descriptions: their fixed parts, the rest as Data */
+		if (strcmp(name, "KernelTraceControl/MetaData/EventInfo") == 0) {
+			meta[0]++;
+			rundown += strcmp(fmt_by_name(d, "ProviderGuid"), "a669021c-c450-4609-a035-5af59af4df18") == 0;
+			ck_assert_ptr_nonnull(etl_decoded_property_by_name(d, "Data"));
+		}
+		meta[1] += strcmp(name, "KernelTraceControl/MetaData/EventMapInfo") == 0;
 		if (strcmp(name, "Windows Kernel/Image/HypercallPage") == 0) {
 			ck_assert_str_eq(fmt_by_name(d, "HypercallPageVa"), "0xfffff80220f00000");
 			hyper++;
@@ -1029,6 +1034,9 @@ START_TEST(tracelogging_tester_classic_records)
 	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
 		ck_assert_msg(seen[i] == raw[i].n, "%s: %u raw, expected %u", raw[i].name, seen[i], raw[i].n);
 	ck_assert_uint_eq(dbg, 28);
+	ck_assert_uint_eq(meta[0], 10);
+	ck_assert_uint_eq(meta[1], 8);
+	ck_assert_uint_eq(rundown, 10); /* the CLR rundown events the merger described */
 	ck_assert_uint_eq(marks, 4);
 	ck_assert_uint_eq(hyper, 1);
 	ck_assert_uint_eq(text, 11);

@@ -255,6 +255,21 @@ static const struct kf k_file_version[] = {
 	WSTR("FileVersion"), WSTR("BinFileVersion"), WSTR("VerLanguage"), WSTR("ProductName"),
 	WSTR("CompanyName"), WSTR("ProductVersion"), WSTR("FileId"), WSTR("ProgramId"),
 };
+/* KernelTraceControl MetaData (merge-time descriptions of other events, FORMAT-NOTES section 7):
+ * EventInfo is a TRACE_EVENT_INFO, EventMapInfo a provider GUID and an EVENT_MAP_INFO (tdh.h).
+ * The fixed parts are decoded; the property list, map entries and names they point into are Data,
+ * bytes (the decoders read them: tei.c) */
+static const struct kf k_meta_event[] = {
+	GUIDF("ProviderGuid"), GUIDF("EventGuid"), U16("Id"), U8("Version"), U8("Channel"), U8("Level"),
+	U8("Opcode"), U16("Task"), X64("Keyword"), U32("DecodingSource"), U32("ProviderNameOffset"),
+	U32("LevelNameOffset"), U32("ChannelNameOffset"), U32("KeywordsNameOffset"), U32("TaskNameOffset"),
+	U32("OpcodeNameOffset"), U32("EventMessageOffset"), U32("ProviderMessageOffset"), U32("BinaryXMLOffset"),
+	U32("BinaryXMLSize"), U32("EventNameOffset"), U32("EventAttributesOffset"), U32("PropertyCount"),
+	U32("TopLevelPropertyCount"), X32("Flags"), BIN("Data", 0),
+};
+static const struct kf k_meta_map[] = {
+	GUIDF("ProviderGuid"), U32("NameOffset"), X32("Flag"), U32("EntryCount"), U32("ValueType"), BIN("Data", 0),
+};
 /* SystemConfig */
 /* WinSAT (merged by xperf/WPR): a word (1 in every record seen), the XML's size, then the XML as
  * UTF-16 in LZNT1 chunks; decoded into one string property, Xml */
@@ -681,6 +696,8 @@ const struct klayout etl__klayouts[] = {
 	{ KTC_SYSCONFIG, { 34, 0xFF }, 0, 0xFF, k_sc_volume, N(k_sc_volume), 0 },
 	{ KTC_SYSCONFIG, { 35, 0xFF }, 0, 0xFF, k_sc_mapping, N(k_sc_mapping), 0 },
 	{ KTC_WINSAT, { 33, 35, 37, 0xFF }, 0, 0xFF, etl__k_winsat, 3, 0 },
+	{ KTC_METADATA, { 32, 0xFF }, 0, 0, k_meta_event, N(k_meta_event), 0 },
+	{ KTC_METADATA, { 33, 0xFF }, 0, 0, k_meta_map, N(k_meta_map), 0 },
 };
 
 /* build_schema() keeps two schemas per layout; a kind stores index + 1 in a byte */
