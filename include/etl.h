@@ -180,6 +180,12 @@ enum etl_option {
 	 *  events, native functions from PDB files.  0: images and offsets only (no PDB file is
 	 *  opened).  @since 0.2 */
 	ETL_OPTION_SYMBOLS = 3,
+	/** 1 (default): decode events with the provider descriptions built into libetl (the
+	 *  Windows kernel providers, the .NET runtime's, HTTP, TCP/IP, NDIS packet capture...:
+	 *  etl_builtin_providers()) where no given manifest, EventSource manifest or merge-time
+	 *  metadata of the trace describes them, and name events by them.  0: only what is given
+	 *  and what the trace carries.  @since 0.2 */
+	ETL_OPTION_BUILTIN_MANIFESTS = 4,
 	ETL_OPTION_COUNT_
 };
 /** Sets an option; only before the first etl_reader_next().  Values are 0 or 1, except
@@ -216,6 +222,7 @@ ETL_API const struct etl_error *etl_manifests_error(const struct etl_manifests *
 ETL_API void etl_manifests_free(struct etl_manifests *m);
 /** The reader decodes with the set too (one set per reader). @retval ETL_OK @retval ETL_E_MISUSE @since 0.2 */
 ETL_API int etl_reader_use_manifests(struct etl_reader *r, struct etl_manifests *m);
+
 
 /**
  * Loads the providers of an instrumentation manifest (.man/.xml, UTF-8 or UTF-16 with a BOM), or
@@ -753,13 +760,37 @@ enum etl_decoder {
 	ETL_DECODER_TRACELOGGING = 3,  /**< the event's own TraceLogging metadata */
 	ETL_DECODER_TRACE_METADATA = 4,/**< merge-time metadata (KernelTraceControl EventInfo) in the trace */
 	ETL_DECODER_BUILTIN = 5,       /**< a layout built into libetl (kernel and logfile-header events) */
-	ETL_DECODER_TMF = 6            /**< WPP trace message format (TMF) files given to the reader @since 0.2 */
+	ETL_DECODER_TMF = 6,           /**< WPP trace message format (TMF) files given to the reader @since 0.2 */
+	ETL_DECODER_BUILTIN_MANIFEST = 7 /**< a provider description built into libetl (ETL_OPTION_BUILTIN_MANIFESTS) @since 0.2 */
 };
 /** Short name of a decoder ("manifest", "tracelogging", ...). Static storage. */
 ETL_API const char *etl_decoder_name(enum etl_decoder d);
 /** Where the decoder's schemas come from, for people ("built-in", "in-trace (EventSource
  *  manifest)", ...). Static storage. @since 0.2 */
 ETL_API const char *etl_decoder_description(enum etl_decoder d);
+
+/** A provider description the library knows: given in a manifest, or built in. @since 0.2 */
+struct etl_provider_info {
+	struct etl_guid guid;
+	const char *name;
+	/** a given one's manifest file (or the name given with its text); a built-in one's origin:
+	 *  the repository and file it was generated from */
+	const char *source;
+	const char *license;      /**< a built-in one's license (SPDX identifier), else NULL */
+	enum etl_decoder decoder; /**< ETL_DECODER_MANIFEST or ETL_DECODER_BUILTIN_MANIFEST */
+	size_t events;            /**< the events (id and version) it describes */
+};
+/** Called for each provider listed; a non-zero return stops the listing and is returned. */
+typedef int (*etl_provider_fn)(const struct etl_provider_info *p, void *ctx);
+/** Lists the providers built into libetl, in GUID order (for one GUID, the description that wins
+ *  first; the others fill in the events it lacks).  Nothing is parsed.
+ *  @retval ETL_OK, or what @p fn returned @since 0.2 */
+ETL_API int etl_builtin_providers(etl_provider_fn fn, void *ctx);
+/** Lists the providers of a manifest set's files, in the order they were given.  The files of
+ *  folders, otherwise parsed when a trace first needs one of their providers, are parsed for the
+ *  listing (and let go after it).  Not while another thread lists the same set.
+ *  @retval ETL_OK, what @p fn returned, ETL_E_NOMEM @retval ETL_E_MISUSE (NULL) @since 0.2 */
+ETL_API int etl_manifests_providers(struct etl_manifests *m, etl_provider_fn fn, void *ctx);
 
 /**
  * Decodes the payload of @p ev (an event just returned by etl_reader_next()).
@@ -818,6 +849,11 @@ ETL_API const char *etl_decoded_error_field(const struct etl_decoded *d);
  *  decoded view. @since 0.2 */
 ETL_API size_t etl_decoded_derived_count(const struct etl_decoded *d);
 ETL_API const struct etl_property *etl_decoded_derived_at(const struct etl_decoded *d, size_t i);
+/** The version of the description that decoded the payload when it is older than the event's
+ *  (a manifest that lacks the event's version: a newer version only adds fields after the old
+ *  ones, so the nearest older template reads the start of the payload, and the bytes after it
+ *  are etl_decoded_trailing_bytes()); -1 when the event's own version decoded it.  @since 0.2 */
+ETL_API int etl_decoded_described_version(const struct etl_decoded *d);
 /** Bytes of payload after the last property (0 when the schema used them all). */
 ETL_API size_t etl_decoded_trailing_bytes(const struct etl_decoded *d);
 /** Top-level properties. */

@@ -111,8 +111,10 @@ static uint8_t *build_trace(size_t *len)
 	e.task = 8;
 	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\xff\xff\xff\xff", 4), 0);
 	e.id = 2;
-	e.version = 4; /* a version the manifest lacks */
-	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\x01\x00\x00\x00", 4), 0);
+	e.version = 4; /* a version the manifest lacks: version 3's template reads its start */
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\x01\x00\x00\x00\x09", 5), 0);
+	e.version = 5; /* one whose payload version 3's template does not fit */
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, "\x01\x00", 2), 0);
 	e.id = 3;
 	e.version = 0;
 	e.opcode = 0;
@@ -161,12 +163,23 @@ static void check_decoding(struct etl_reader *r)
 			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain/Start");
 			ck_assert_str_eq(etl_property_format(etl_decoded_property_at(d, 0)), "-1");
 			break;
-		case 2: /* the manifest lacks version 4: raw, named, with the reason */
-			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_NONE);
+		case 2: /* the manifest lacks version 4: decoded with version 3's template, which a newer
+			 * version only adds fields after; what follows it is trailing */
+			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_MANIFEST);
 			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain/Start");
-			ck_assert_ptr_nonnull(strstr(etl_decoded_reason(d), "has event 2 at version 3, not 4"));
+			ck_assert_int_eq(etl_decoded_described_version(d), 3);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "X")), "1");
+			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 1);
+			ck_assert_ptr_null(etl_decoded_message(d));
 			break;
-		case 3: /* no template, no payload */
+		case 3: /* version 5, a payload version 3's template does not fit: raw, named, with why */
+			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_NONE);
+			ck_assert_int_eq(etl_decoded_described_version(d), -1);
+			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain/Start");
+			ck_assert_ptr_nonnull(strstr(etl_decoded_reason(d), "has event 2 at version 3, not 5, and that "
+							       "version's template does not fit the payload"));
+			break;
+		case 4: /* no template, no payload */
 			ck_assert_int_eq(etl_decoded_source(d), ETL_DECODER_MANIFEST);
 			ck_assert_str_eq(etl_decoded_name(d), "Test-Provider/Plain");
 			ck_assert_uint_eq(etl_decoded_property_count(d), 0);
@@ -175,7 +188,7 @@ static void check_decoding(struct etl_reader *r)
 			break;
 		}
 	}
-	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(n, 5);
 }
 
 START_TEST(manifest_every_feature)
@@ -362,11 +375,10 @@ START_TEST(long_event_names_cut_at_511_bytes)
 			if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
 				continue;
 			ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
-			if (n == 0 || n == 1 || n == 3)
-				ck_assert_str_eq(etl_decoded_name(d), want[n == 0 ? 0 : n == 1 ? 1 : 2]);
+			ck_assert_str_eq(etl_decoded_name(d), want[n == 0 ? 0 : n < 4 ? 1 : 2]);
 			n++;
 		}
-		ck_assert_uint_eq(n, 4);
+		ck_assert_uint_eq(n, 5);
 		etl_reader_free(r);
 		free(text);
 		free(pname);
@@ -832,6 +844,12 @@ END_TEST
 
 /* ---- corpus ---- */
 
+/* How count_decoders reads: the corpus manifests given (the built-in ones after them), nothing
+ * given and the built-in descriptions on, or nothing at all. */
+enum { GIVEN = 1, BUILTIN = 2, NOTHING = 0 };
+
+/* Events decoded by a manifest (given, or with BUILTIN the built-in ones), an EventSource
+ * manifest, none, and decoding errors. */
 static void count_decoders(const char *file, int with_manifests, unsigned *from_manifest,
 			   unsigned *eventsource, unsigned *none, unsigned *errors)
 {
@@ -840,7 +858,9 @@ static void count_decoders(const char *file, int with_manifests, unsigned *from_
 	const struct etl_event *ev;
 
 	*from_manifest = *eventsource = *none = *errors = 0;
-	if (with_manifests) {
+	if (with_manifests == NOTHING)
+		ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_BUILTIN_MANIFESTS, 0), ETL_OK);
+	if (with_manifests == GIVEN) {
 		snprintf(path, sizeof(path), "%s/manifests", corpus_dir);
 		ck_assert_int_eq(etl_reader_add_manifest_path(r, path), ETL_OK);
 		ck_assert_uint_eq(etl_reader_manifest_warnings(r), 0);
@@ -855,7 +875,13 @@ static void count_decoders(const char *file, int with_manifests, unsigned *from_
 			(*errors)++;
 		switch (etl_decoded_source(d)) {
 		case ETL_DECODER_MANIFEST:
+			ck_assert_int_eq(with_manifests, GIVEN);
 			(*from_manifest)++;
+			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
+			break;
+		case ETL_DECODER_BUILTIN_MANIFEST:
+			ck_assert_int_ne(with_manifests, NOTHING);
+			*from_manifest += with_manifests == BUILTIN;
 			ck_assert_uint_eq(etl_decoded_trailing_bytes(d), 0);
 			break;
 		case ETL_DECODER_EVENTSOURCE:
@@ -881,7 +907,12 @@ START_TEST(corpus_manifest_traces_fully_decoded)
 	};
 	unsigned m, es, none, err;
 
-	count_decoders(t[_i].file, 1, &m, &es, &none, &err);
+	count_decoders(t[_i].file, GIVEN, &m, &es, &none, &err);
+	ck_assert_uint_eq(m, t[_i].events);
+	ck_assert_uint_eq(none, 0);
+	ck_assert_uint_eq(err, 0);
+	/* the same with no manifest given: the built-in descriptions (made from these manifests) */
+	count_decoders(t[_i].file, BUILTIN, &m, &es, &none, &err);
 	ck_assert_uint_eq(m, t[_i].events);
 	ck_assert_uint_eq(none, 0);
 	ck_assert_uint_eq(err, 0);
@@ -892,10 +923,10 @@ START_TEST(corpus_without_manifest_is_raw_never_an_error)
 {
 	unsigned m, es, none, err;
 
-	count_decoders("krabsetw_powershell.etl", 1, &m, &es, &none, &err);
+	count_decoders("krabsetw_powershell.etl", GIVEN, &m, &es, &none, &err);
 	ck_assert_uint_eq(none, 112);
 	ck_assert_uint_eq(err, 0);
-	count_decoders("Tx_HTTP_Server.etl", 0, &m, &es, &none, &err);
+	count_decoders("Tx_HTTP_Server.etl", NOTHING, &m, &es, &none, &err);
 	ck_assert_uint_eq(none, 2041);
 	ck_assert_uint_eq(err, 0);
 }
@@ -907,7 +938,7 @@ START_TEST(corpus_eventsource_manifests_in_the_trace)
 
 	/* 12 events: the manifest event itself (its chunk header built in: not raw) and 11 decoded
 	 * with it */
-	count_decoders("Tx_BondEtwSample.etl", 0, &m, &es, &none, &err);
+	count_decoders("Tx_BondEtwSample.etl", NOTHING, &m, &es, &none, &err);
 	ck_assert_uint_eq(es, 11);
 	ck_assert_uint_eq(none, 0);
 	ck_assert_uint_eq(err, 0);

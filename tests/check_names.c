@@ -205,7 +205,9 @@ END_TEST
 
 /* A trace's events of one provider and task have one name: the manifest's task names by task id
  * for events the manifest lacks too (DynamicEvents: GCMarkWithType, GCDynamicEvent, ...), and
- * without a manifest the trace's own provider name for events its metadata does not describe. */
+ * without a manifest the trace's own provider name for events its metadata does not describe.
+ * The names are the same with the CLR manifest given and without it (the built-in description
+ * names them); only with neither do the trace's own metadata names show. */
 START_TEST(corpus_one_name_per_task)
 {
 	char path[1024], man[1024];
@@ -215,12 +217,14 @@ START_TEST(corpus_one_name_per_task)
 	snprintf(man, sizeof(man), "%s/manifests", corpus_dir);
 	if (access(path, R_OK) != 0 || access(man, R_OK) != 0)
 		return;
-	for (with = 0; with < 2; with++) {
+	for (with = 0; with < 3; with++) { /* built-in only, given, neither */
 		struct etl_reader *r = etl_reader_new();
 		const struct etl_event *ev;
 		unsigned gc = 0;
-		if (with)
+		if (with == 1)
 			ck_assert_int_eq(etl_reader_add_manifest_path(r, man), ETL_OK);
+		if (with == 2)
+			ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_BUILTIN_MANIFESTS, 0), ETL_OK);
 		ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
 		while (etl_reader_next(r, &ev) == ETL_OK) {
 			const struct etl_decoded *d;
@@ -230,7 +234,7 @@ START_TEST(corpus_one_name_per_task)
 			ck_assert_msg(strncmp(nm, "{e13c0d23", 9) != 0, "%s", nm);
 			if (etl_event_header_kind(ev) == ETL_HEADER_EVENT && etl_event_task(ev) == 1 &&
 			    strncmp(nm, "Microsoft-Windows-DotNETRuntime/", 32) == 0 && etl_decoded_task_name(d)) {
-				ck_assert_str_eq(etl_decoded_task_name(d), with ? "GC" : "GarbageCollection");
+				ck_assert_str_eq(etl_decoded_task_name(d), with < 2 ? "GC" : "GarbageCollection");
 				gc++;
 			}
 		}

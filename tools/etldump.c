@@ -110,7 +110,9 @@ int ETLDUMP_MAIN(int argc, char **argv)
 	}
 	o.inputs = &seen;
 	o.manifest_set = setup_manifests(&o, &load_code); /* once, for every input and thread */
-	if (o.outdir)
+	if (o.list_providers)
+		exit_code = providers_known(&o);
+	else if (o.outdir)
 		exit_code = run_outdir(argv + first, argc - first, &o);
 	else {
 		o.out_path = o.output;

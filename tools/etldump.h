@@ -11,6 +11,7 @@
  *   report.c   diagnostics and progress on stderr
  *   render.c   values, stacks and times as text and JSON
  *   summary.c  --stats, --providers, --processes and --info
+ *   known.c    --providers with no input: the providers that decode
  *   tabout.c   --table and --tables; overview.c --report
  *   writers/   one file per output format behind struct writer
  *
@@ -67,6 +68,8 @@ struct options {
 	const char *symbols[MAX_MANIFESTS]; /* --symbols */
 	size_t nsymbols;
 	int no_symbols;      /* --no-symbols: frames as module!+offset only */
+	int no_builtin;      /* --no-builtin-manifests */
+	int list_providers;  /* --providers with no input: the providers known */
 	int lines;           /* --lines: source lines of frames */
 	int signatures;      /* --signatures: .NET methods' argument lists */
 	const char *table;   /* --table=NAME: an analysis table instead of events */
@@ -89,5 +92,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input);
 
 /* run.c: reads the inputs (merged) and writes what o asks for to stdout; the exit status. */
 int run_inputs(char **files, int nfiles, const struct options *o);
+/* known.c: prints the providers given and built in; the exit status */
+int providers_known(const struct options *o);
 
 #endif

@@ -20,7 +20,7 @@ enum {
 	OPT_ORDER = 256, OPT_TMF, OPT_PAYLOAD, OPT_PAYLOAD_BYTES, OPT_RAW, OPT_NO_MAPS, OPT_DERIVE, OPT_WHERE, OPT_TIME, OPT_CSV_FIELDS, OPT_STATS, OPT_PROVIDERS, OPT_PROCESSES,
 	OPT_PROCESS, OPT_ID, OPT_OPCODE, OPT_LEVEL, OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_SINCE, OPT_UNTIL, OPT_FORCE, OPT_SYMBOLS, OPT_NO_SYMBOLS, OPT_LINES, OPT_SIGNATURES,
-	OPT_TABLE, OPT_TABLES, OPT_TABLE_STACKS, OPT_REPORT
+	OPT_TABLE, OPT_TABLES, OPT_TABLE_STACKS, OPT_REPORT, OPT_NO_BUILTIN
 };
 
 static void usage(FILE *f)
@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"  -i, --info            print the trace information instead of events\n"
 		"      --stats           print events and bytes per provider and event name, decoding\n"
 		"                        counts, time span and losses instead of events\n"
-		"      --providers       print each provider with its name source and event count\n"
+		"      --providers       print each provider with its name source and event count; with\n"
+		"                        no FILE, the providers etldump can decode: built in and given\n"
 		"      --processes       print the processes that the kernel events describe\n"
 		"      --table=NAME      print an analysis table instead of events: processes, threads,\n"
 		"                        images, cpu-samples, cpu-usage, disk-io, file-io, network, gc,\n"
@@ -73,7 +74,9 @@ static void usage(FILE *f)
 		"Other options:\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
 		"  -m, --manifest=PATH   load provider manifests from a file or directory (repeatable);\n"
-		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'\n"
+		"                        ETLDUMP_MANIFEST_PATH may list more, separated by ':'; they win\n"
+		"                        over the built-in descriptions (--providers lists both)\n"
+		"      --no-builtin-manifests  decode only with what is given and what the trace holds\n"
 		"      --tmf=PATH        decode WPP messages with a TMF file or a folder of GUID.tmf files\n"
 		"                        (repeatable); ETLDUMP_TMF_PATH may list more, separated by ':'\n"
 		"  -n, --count=N         stop after N events\n"
@@ -284,6 +287,7 @@ static int take_option(struct options *o, int c, const char *v)
 			o->symbols[o->nsymbols++] = v;
 		return -1;
 	case OPT_NO_SYMBOLS: o->no_symbols = 1; return -1;
+	case OPT_NO_BUILTIN: o->no_builtin = 1; return -1;
 	case OPT_LINES: o->lines = 1; return -1;
 	case OPT_SIGNATURES: o->signatures = 1; return -1;
 	case OPT_ORDER: return set_order(o, v);
@@ -370,6 +374,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "no-builtin-manifests", no_argument, NULL, OPT_NO_BUILTIN },
 		{ "lines", no_argument, NULL, OPT_LINES },
 		{ "signatures", no_argument, NULL, OPT_SIGNATURES },
 		{ "help", no_argument, NULL, 'h' },
@@ -392,6 +397,11 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 	if (o->list_tables) {
 		tables_list(o);
 		return EXIT_OK;
+	}
+	if (optind >= argc && o->providers) {
+		o->list_providers = 1; /* (after the manifests are loaded: etldump.c) */
+		*first_input = optind;
+		return -1;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no input file (try --help)\n", progname);

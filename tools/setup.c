@@ -167,6 +167,8 @@ void setup_configure(struct etl_reader *r, const struct options *o, int quiet, i
 		etl_reader_set_option(r, ETL_OPTION_STACKS, 0); /* no output shows them: no stack index */
 	if (o->derive)
 		etl_reader_set_option(r, ETL_OPTION_DERIVE, 1);
+	if (o->no_builtin)
+		etl_reader_set_option(r, ETL_OPTION_BUILTIN_MANIFESTS, 0);
 	if (o->manifest_set) /* manifests and TMF files, parsed once, shared (setup_manifests) */
 		etl_reader_use_manifests(r, o->manifest_set);
 	setup_symbols(r, o, exit_code);

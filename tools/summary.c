@@ -274,6 +274,7 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 	const char *pname = d ? etl_decoded_provider_name(d) : NULL;
 
 	sm->events++;
+	sm->merged += d && etl_decoded_source(d) == ETL_DECODER_TRACE_METADATA;
 	if (st != ETL_OK)
 		sm->decode_errors++;
 	else if (d && etl_decoded_source(d) != ETL_DECODER_NONE)
@@ -303,7 +304,10 @@ void summary_add(struct summary *sm, const struct etl_event *ev, const struct et
 			t->guid = *etl_event_provider(ev);
 			t->first_at = sm->now;
 		}
-		t->raw += !d || etl_decoded_source(d) == ETL_DECODER_NONE;
+		if (!d || etl_decoded_source(d) == ETL_DECODER_NONE) {
+			t->raw++;
+			t->rawkinds |= summary_raw_kind(ev, d);
+		}
 		t->wpp |= etl_event_header_kind(ev) == ETL_HEADER_MESSAGE;
 		t->events++;
 		t->bytes += etl_event_record_size(ev);
@@ -353,6 +357,7 @@ static int tallies_merge(struct tallies *into, const struct tallies *from)
 		t->partial += f->partial;
 		t->raw += f->raw;
 		t->wpp |= f->wpp;
+		t->rawkinds |= f->rawkinds;
 	}
 	return 0;
 }
@@ -370,6 +375,7 @@ int summary_merge(struct summary *into, const struct summary *from)
 	into->undecoded += from->undecoded;
 	into->decode_errors += from->decode_errors;
 	into->damage += from->damage;
+	into->merged += from->merged;
 	if (tallies_merge(&into->providers, &from->providers) != 0)
 		return -1;
 	return tallies_merge(&into->names, &from->names);
@@ -412,54 +418,6 @@ static void tallies_json(const struct tallies *ts, int partial)
 	}
 }
 
-/* The providers whose events stayed raw, WPP ones (wpp 1) or the others, on stderr; how many. */
-static size_t list_raw(const struct summary *sm, int wpp)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < sm->providers.n; i++) {
-		const struct tally *t = &sm->providers.t[i];
-		char g[ETL_GUID_STRING_SIZE], nb[REPORT_SHOWN_MAX];
-		if (t->raw != t->events || !t->wpp != !wpp)
-			continue;
-		etl_guid_format(&t->guid, g);
-		fprintf(stderr, "\n  {%s}  %s  %" PRIu64 " events", g, t->key[0] == '{' ? "" : report_shown(t->key, nb), t->events);
-		n++;
-	}
-	return n;
-}
-
-/* On stderr, for --providers: the providers whose events stayed raw, and how to get what decodes
- * them: for manifest providers, on the Windows machine that recorded the trace (tracerpt exports
- * the manifests of the registered providers a trace uses; etldump -m reads them); for WPP ones,
- * the TMF files tracepdb makes from the driver's PDB (etldump --tmf reads them). */
-static void schema_hint(const struct summary *sm, const struct options *o)
-{
-	size_t i, n = 0, wpp = 0;
-
-	for (i = 0; i < sm->providers.n; i++) {
-		n += sm->providers.t[i].raw == sm->providers.t[i].events;
-		wpp += sm->providers.t[i].raw == sm->providers.t[i].events && sm->providers.t[i].wpp;
-	}
-	if (!n || o->quiet)
-		return;
-	if (n > wpp) {
-		fprintf(stderr, "%s: %zu provider%s without a schema (their events are raw):", progname, n - wpp,
-			n - wpp == 1 ? "" : "s");
-		list_raw(sm, 0);
-		fprintf(stderr, "\n%s: on the Windows machine that recorded the trace, with the providers installed:\n"
-				"  tracerpt -l TRACE.etl -export providers.man\n"
-				"writes their manifests; then: etldump -m providers.man TRACE.etl\n", progname);
-	}
-	if (wpp) {
-		fprintf(stderr, "%s: %zu WPP provider%s without TMF files (their messages are raw):", progname, wpp,
-			wpp == 1 ? "" : "s");
-		list_raw(sm, 1);
-		fprintf(stderr, "\n%s: with the driver's PDB, tracepdb -f DRIVER.pdb -p TMFDIR writes its TMF files;\n"
-				"then: etldump --tmf TMFDIR TRACE.etl\n", progname);
-	}
-}
-
 static void stats_json(struct summary *sm, struct etl_reader *r, const struct options *o)
 {
 	char a[ETL_FILETIME_STRING_SIZE], b[ETL_FILETIME_STRING_SIZE];
@@ -478,7 +436,7 @@ static void stats_json(struct summary *sm, struct etl_reader *r, const struct op
 				   g, etl_decoder_description((enum etl_decoder)t->source), t->events, t->bytes, t->raw,
 				   t->raw < t->events ? "true" : "false");
 		}
-		schema_hint(sm, o);
+		summary_schema_hint(sm, o);
 		return;
 	}
 	out_printf("{\"type\":\"stats\",\"events\":%" PRIu64 ",\"decoded\":%" PRIu64 ",\"undecoded\":%" PRIu64
@@ -489,6 +447,8 @@ static void stats_json(struct summary *sm, struct etl_reader *r, const struct op
 	tallies_json(&sm->providers, 0);
 	out_printf("],\"event_names\":[");
 	tallies_json(&sm->names, 1);
+	out_printf("],\"undecoded_providers\":[");
+	undecoded_json(sm);
 	out_printf("]}\n");
 }
 
@@ -506,7 +466,7 @@ static void stats_text(struct summary *sm, struct etl_reader *r, const struct op
 				   t->raw == t->events ? "none (no schema)" : etl_decoder_description((enum etl_decoder)t->source),
 				   t->key);
 		}
-		schema_hint(sm, o);
+		summary_schema_hint(sm, o);
 		return;
 	}
 	out_printf("events:          %" PRIu64 " (decoded %" PRIu64 ", undecoded %" PRIu64 ", decoding errors %" PRIu64 ")\n",
@@ -523,6 +483,7 @@ static void stats_text(struct summary *sm, struct etl_reader *r, const struct op
 	for (i = 0; i < sm->names.n; i++)
 		out_printf("%10" PRIu64 " %12" PRIu64 " %8" PRIu64 "  %s\n", sm->names.t[i].events, sm->names.t[i].bytes,
 		       sm->names.t[i].partial, sm->names.t[i].key);
+	undecoded_text(sm);
 }
 
 void summary_json(struct summary *sm, struct etl_reader *r, const struct options *o)

@@ -20,6 +20,7 @@ struct tally {
 	struct etl_guid guid;            /* the provider's GUID (providers) */
 	int source;
 	int wpp;                         /* its events are WPP messages (providers) */
+	unsigned rawkinds;               /* what its raw events are (RAW_*: providers) */
 	/* the order (struct summary's now) of its first event, which gave guid, and of the
 	 * event that gave source: what summary_merge keeps of two tallies */
 	uint64_t first_at, source_at;
@@ -43,8 +44,12 @@ struct summary_slot {
 	int pname_guid;   /* pname is the tally of the provider's "{GUID}" (events without a name) */
 };
 
+/* What a provider's raw events are, for what would decode them (--stats) */
+enum { RAW_WPP = 1, RAW_KERNEL = 2, RAW_MANIFEST = 4, RAW_MOF = 8, RAW_VERSION = 16 };
+
 struct summary {
 	struct tallies providers, names;
+	uint64_t merged; /* events decoded by the trace's merge-time metadata */
 	struct summary_slot *cache; /* SUMMARY_CACHE_SLOTS slots, allocated on first use */
 	uint64_t events, decoded, undecoded, decode_errors, damage;
 	uint64_t first, last;
@@ -61,6 +66,13 @@ int summary_merge(struct summary *into, const struct summary *from);
 /* What --stats, --providers and --processes asked for. */
 void summary_text(struct summary *sm, struct etl_reader *r, const struct options *o);
 void summary_json(struct summary *sm, struct etl_reader *r, const struct options *o);
+/* undecoded.c: the kind of a raw event (RAW_*); the providers whose events stayed raw with what
+ * would decode them, as --stats' last section (text) or its undecoded_providers array's items
+ * (JSON); --providers' hint on stderr */
+unsigned summary_raw_kind(const struct etl_event *ev, const struct etl_decoded *d);
+void undecoded_text(const struct summary *sm);
+void undecoded_json(const struct summary *sm);
+void summary_schema_hint(const struct summary *sm, const struct options *o);
 /* The trace information of input index. */
 void info_text(const struct etl_trace_info *t, int index);
 void info_json(const struct etl_trace_info *t, int index);

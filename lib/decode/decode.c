@@ -47,8 +47,9 @@ static void note_error(struct etl_decoded *out, const struct etl_diag *d)
 
 /* The decoders, in the order they bid (decoders.h). */
 static const struct decoder *const registry[] = {
-	&etl__decoder_tlg, &etl__decoder_tei, &etl__decoder_eventsource, &etl__decoder_manifest,
-	&etl__decoder_manifest_data, &etl__decoder_kernel, &etl__decoder_wpp,
+	&etl__decoder_tlg, &etl__decoder_manifest, &etl__decoder_eventsource, &etl__decoder_tei,
+	&etl__decoder_builtin, &etl__decoder_older, &etl__decoder_manifest_data, &etl__decoder_kernel,
+	&etl__decoder_wpp,
 };
 
 /* An event no decoder describes: named by what is known of its provider, with why. */
@@ -64,7 +65,7 @@ static void undecoded(struct etl_decode_state *st, const struct etl_event *ev, c
 	out->trailing = ev->payload_len;
 	if (ev->kind != ETL_HEADER_EVENT)
 		return;
-	if ((m = etl__man_find_any(st, &ev->provider, ev->id, ev->version)) != NULL) {
+	if ((m = etl__man_find_named(st, &ev->provider, ev->id, ev->version, 1)) != NULL) {
 		etl__decode_take_names(out, m);
 		out->message_template = NULL;
 		etl__decode_name_manifest(out, ev);
@@ -74,7 +75,8 @@ static void undecoded(struct etl_decode_state *st, const struct etl_event *ev, c
 	}
 	/* a provider known by name, an event it does not describe */
 	if ((pn = etl__manifest_db_provider_name_by_guid(st->eventsource, &ev->provider)) != NULL ||
-	    (pn = etl__man_provider_name(st, &ev->provider)) != NULL) {
+	    (pn = etl__man_provider_name(st, &ev->provider)) != NULL ||
+	    (pn = etl__man_builtin_provider_name(st, &ev->provider)) != NULL) {
 		out->provider_name = pn;
 		out->name = etl__decode_printf(out, "%s/EventID(%u)", pn, ev->id);
 		out->reason = etl__decode_printf(out, "the manifest of %s has no event %u", pn, ev->id);

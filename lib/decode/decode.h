@@ -31,6 +31,8 @@ struct etl_decode_state {
 	struct etl_mdoc_cache *(*es_cache)(void *ctx, int trace);
 	void *es_cache_ctx;
 	struct etl_manifest_db *lazy;        /* files of manifest folders, parsed on first use */
+	int no_builtin;                      /* the built-in descriptions are not used (an option) */
+	struct etl_htab builtin_seen;        /* their databases met so far, by GUID (mlookup.c) */
 	struct etl_htab lazy_tried;          /* which of those files were parsed, and why one failed */
 	unsigned lazy_warnings;              /* problems found in them */
 	struct es_chunks *es;                /* EventSource manifests being collected */
@@ -81,6 +83,17 @@ const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl
  * no manifest describes g. */
 int etl__man_names_by_value(struct etl_decode_state *st, const struct etl_guid *g, unsigned task, unsigned opcode,
 			    const char **provider, const char **task_name, const char **opcode_name);
+/* The built-in descriptions (manifest/builtin.h) of provider g: the event at that version, at
+ * the nearest, the provider's name (NULL when none is built in, or they are turned off). */
+const struct etl_mevent *etl__man_builtin_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					       uint8_t version);
+const struct etl_mevent *etl__man_builtin_find_any(struct etl_decode_state *st, const struct etl_guid *g,
+						   uint16_t id, uint8_t version);
+const char *etl__man_builtin_provider_name(struct etl_decode_state *st, const struct etl_guid *g);
+/* For names: the given manifests' description of the event, else the built-in one; at that
+ * version (any_version 0) or the nearest. */
+const struct etl_mevent *etl__man_find_named(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					     uint8_t version, int any_version);
 /* Why the manifest file that declares provider g could not be parsed, or NULL. */
 const char *etl__man_failure(const struct etl_decode_state *st, const struct etl_guid *g);
 void etl__man_free(struct etl_decode_state *st);

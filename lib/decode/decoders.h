@@ -6,11 +6,14 @@
  * first that can, decodes it:
  *
  *   tracelogging    the event's own TraceLogging metadata (extended item)
- *   trace-metadata  merge-time TRACE_EVENT_INFO of the same input (weak when
- *                   it describes a non-empty payload as empty: a manifest may
- *                   do better)
- *   eventsource     EventSource manifests logged in the trace
  *   manifest        the manifests given to the reader
+ *   eventsource     EventSource manifests logged in the trace
+ *   trace-metadata  merge-time TRACE_EVENT_INFO of the same input, for the
+ *                   exact id and version (weak when it describes a non-empty
+ *                   payload as empty: a built-in manifest may do better)
+ *   builtin-manifest the descriptions built into the library
+ *   older-version   the nearest older version of the event in a given or
+ *                   built-in manifest, when its template fits the payload
  *   manifest-data   the EventSource manifest records themselves
  *   kernel          built-in layouts of the classic kernel events
  *   wpp             WPP messages with the TMF files given to the reader
@@ -32,7 +35,7 @@ enum bid_strength {
 struct bid {
 	const void *what;   /* its description (a schema entry, a manifest event, a TMF message) */
 	size_t len;         /* of `what` when it is bytes (TraceLogging metadata) */
-	int group;          /* a kernel group */
+	int group;          /* a kernel group; the source (enum etl_decoder) of an older version */
 	const char *why_not; /* BID_NONE: why this decoder, which could have, does not (or NULL) */
 };
 
@@ -46,7 +49,8 @@ struct decoder {
 
 /* sources.c and wpp.c */
 extern const struct decoder etl__decoder_tlg, etl__decoder_tei, etl__decoder_eventsource,
-	etl__decoder_manifest, etl__decoder_manifest_data, etl__decoder_kernel, etl__decoder_wpp;
+	etl__decoder_manifest, etl__decoder_builtin, etl__decoder_older, etl__decoder_manifest_data,
+	etl__decoder_kernel, etl__decoder_wpp;
 
 /* names.c: a small formatter into d's arena (%s, %u, %04x, %%; cut at 511 bytes), for the names
  * and reasons made for every event */

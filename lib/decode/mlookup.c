@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "decode/decode.h"
+#include "manifest/builtin.h"
 
 struct lazy_try {
 	const struct etl_manifest_db *src;
@@ -135,15 +136,90 @@ const char *etl__man_provider_name(struct etl_decode_state *st, const struct etl
 	return n;
 }
 
+/* ---- the built-in descriptions ---- */
+
+struct builtin_seen {
+	struct etl_guid g;
+	const struct etl_manifest_db *db; /* NULL: none built in, or refused */
+};
+
+static int seen_eq(const void *entry, const void *key)
+{
+	return etl_guid_equal(&((const struct builtin_seen *)entry)->g, key);
+}
+
+/* The built-in database of provider g: asked of the process-wide table once per reader and
+ * provider, then kept (NULL when none is built in, they are off, or memory ran out). */
+static const struct etl_manifest_db *builtin_db(struct etl_decode_state *st, const struct etl_guid *g)
+{
+	uint64_t h = etl__manifest_db_guid_hash(g);
+	const struct etl_manifest_db *db;
+	struct builtin_seen *e;
+	const char *why;
+	long first;
+
+	if (st->no_builtin)
+		return NULL;
+	if (st->builtin_seen.size && (e = etl__htab_find(&st->builtin_seen, h, seen_eq, g)) != NULL)
+		return e->db;
+	if ((first = etl__builtin_first(g)) < 0)
+		db = NULL;
+	else if (!(db = etl__builtin_db(first, &why)) && !why)
+		return NULL; /* out of memory: asked again next time */
+	if (!st->builtin_seen.size)
+		etl__htab_init(&st->builtin_seen, sizeof(struct builtin_seen));
+	if ((e = etl__htab_insert(&st->builtin_seen, h)) != NULL) {
+		e->g = *g;
+		e->db = db;
+	}
+	return db;
+}
+
+const struct etl_mevent *etl__man_builtin_find(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					       uint8_t version)
+{
+	const struct etl_manifest_db *db = builtin_db(st, g);
+
+	return db ? etl__manifest_db_find(db, g, id, version) : NULL;
+}
+
+const struct etl_mevent *etl__man_builtin_find_any(struct etl_decode_state *st, const struct etl_guid *g,
+						   uint16_t id, uint8_t version)
+{
+	const struct etl_manifest_db *db = builtin_db(st, g);
+
+	return db ? etl__manifest_db_find_any_version(db, g, id, version) : NULL;
+}
+
+const char *etl__man_builtin_provider_name(struct etl_decode_state *st, const struct etl_guid *g)
+{
+	const struct etl_manifest_db *db = builtin_db(st, g);
+
+	return db ? etl__manifest_db_provider_name_by_guid(db, g) : NULL;
+}
+
+const struct etl_mevent *etl__man_find_named(struct etl_decode_state *st, const struct etl_guid *g, uint16_t id,
+					     uint8_t version, int any_version)
+{
+	const struct etl_mevent *m = etl__man_find(st, g, id, version);
+
+	if (!m)
+		m = etl__man_builtin_find(st, g, id, version);
+	if (!m && any_version && !(m = etl__man_find_any(st, g, id, version)))
+		m = etl__man_builtin_find_any(st, g, id, version);
+	return m;
+}
+
 int etl__man_names_by_value(struct etl_decode_state *st, const struct etl_guid *g, unsigned task, unsigned opcode,
 			    const char **provider, const char **task_name, const char **opcode_name)
 {
-	const struct etl_manifest_db *dbs[4];
+	const struct etl_manifest_db *dbs[5];
 	unsigned i;
 
 	load_declaring(st, g);
 	dbs[0] = st->manifests, dbs[1] = st->shared, dbs[2] = st->lazy, dbs[3] = st->eventsource;
-	for (i = 0; i < 4; i++)
+	dbs[4] = builtin_db(st, g);
+	for (i = 0; i < 5; i++)
 		if (dbs[i] && etl__manifest_db_names_by_value(dbs[i], g, task, opcode, provider, task_name, opcode_name))
 			return 1;
 	return 0;
@@ -171,4 +247,5 @@ void etl__man_free(struct etl_decode_state *st)
 	etl__manifest_db_free(st->lazy);
 	st->lazy = NULL;
 	etl__htab_free(&st->lazy_tried);
+	etl__htab_free(&st->builtin_seen); /* (the databases are the process's) */
 }

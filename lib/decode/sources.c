@@ -66,8 +66,68 @@ static int decode_given_manifest(struct etl_decode_state *st, const struct etl_e
 	return decode_manifest(st, ev, b->what, ETL_DECODER_MANIFEST, d);
 }
 
+static enum bid_strength bid_builtin(struct etl_decode_state *st, const struct etl_event *ev, struct bid *b)
+{
+	if (ev->kind != ETL_HEADER_EVENT)
+		return BID_NONE;
+	b->what = etl__man_builtin_find(st, &ev->provider, ev->id, ev->version);
+	return b->what ? BID_SURE : BID_NONE;
+}
+
+static int decode_builtin(struct etl_decode_state *st, const struct etl_event *ev, const struct bid *b,
+			  struct etl_diag *d)
+{
+	return decode_manifest(st, ev, b->what, ETL_DECODER_BUILTIN_MANIFEST, d);
+}
+
+/* An event newer than every description of it: a newer version only adds fields after the old
+ * ones (the manifests' versioning rule), so the nearest older template reads the payload's
+ * start, when it fits.  Given manifests first, then the built-in ones. */
+static enum bid_strength bid_older(struct etl_decode_state *st, const struct etl_event *ev, struct bid *b)
+{
+	const struct etl_mevent *m;
+
+	if (ev->kind != ETL_HEADER_EVENT || ev->version == 0)
+		return BID_NONE;
+	m = etl__man_find_any(st, &ev->provider, ev->id, ev->version);
+	b->group = ETL_DECODER_MANIFEST;
+	if (!m || m->version >= ev->version) {
+		m = etl__man_builtin_find_any(st, &ev->provider, ev->id, ev->version);
+		b->group = ETL_DECODER_BUILTIN_MANIFEST;
+	}
+	if (!m || m->version >= ev->version)
+		return BID_NONE;
+	b->what = m;
+	return BID_SURE;
+}
+
+static int decode_older(struct etl_decode_state *st, const struct etl_event *ev, const struct bid *b,
+			struct etl_diag *d)
+{
+	const struct etl_mevent *m = b->what;
+	struct etl_decoded *out = &st->out;
+	int rc = decode_manifest(st, ev, m, (enum etl_decoder)b->group, d);
+
+	if (rc != ETL_OK && rc != ETL_E_NOMEM) {
+		/* the older template does not fit: raw, saying why */
+		out->source = ETL_DECODER_NONE;
+		out->trailing = ev->payload_len;
+		out->nnodes = out->ntop = 0;
+		out->message_template = NULL;
+		out->reason = etl__decode_printf(out, "the manifest of %s has event %u at version %u, not %u, and "
+						 "that version's template does not fit the payload",
+						 out->provider_name, ev->id, m->version, ev->version);
+		return ETL_OK;
+	}
+	out->older_version = 1 + m->version;
+	out->message_template = NULL; /* (a message of another version may cite other fields) */
+	return rc;
+}
+
 const struct decoder etl__decoder_eventsource = { "eventsource", bid_eventsource, decode_eventsource };
 const struct decoder etl__decoder_manifest = { "manifest", bid_manifest, decode_given_manifest };
+const struct decoder etl__decoder_builtin = { "builtin-manifest", bid_builtin, decode_builtin };
+const struct decoder etl__decoder_older = { "older-version", bid_older, decode_older };
 
 /* ---- merge-time metadata (KernelTraceControl EventInfo) ---- */
 
@@ -101,13 +161,12 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, c
 	out->opcode_name = t->opcode_name;
 	out->event_name = t->event_name;
 	{
-		/* the layout is the trace's own; names come from a loaded manifest (they are what
-		 * PerfView shows): the event's own when it knows the event, else those of its task and
-		 * opcode ids, so that one task has one name whichever events the manifest lacks */
-		const struct etl_mevent *m = etl__man_find(st, &ev->provider, ev->id, ev->version);
+		/* the layout is the trace's own; names come from a manifest, given or built in (they
+		 * are what PerfView shows, and the same whichever describes the payload): the event's
+		 * own when it knows the event, else those of its task and opcode ids, so that one task
+		 * has one name whichever events the manifest lacks */
+		const struct etl_mevent *m = etl__man_find_named(st, &ev->provider, ev->id, ev->version, 1);
 		const char *pn, *tn, *on;
-		if (!m)
-			m = etl__man_find_any(st, &ev->provider, ev->id, ev->version);
 		if (m) {
 			const char *keep = out->message_template;
 			etl__decode_take_names(out, m);
@@ -246,6 +305,8 @@ static int decode_manifest_data(struct etl_decode_state *st, const struct etl_ev
 		pn = etl__man_provider_name(st, &ev->provider);
 	if (!pn)
 		pn = etl__meta_provider_name(st, &ev->provider);
+	if (!pn)
+		pn = etl__man_builtin_provider_name(st, &ev->provider);
 	if (!pn) {
 		etl_guid_format(&ev->provider, g);
 		pn = etl__decode_printf(out, "{%s}", g);

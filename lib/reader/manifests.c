@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "manifest/builtin.h"
+#include "manifest/mxml.h"
 #include "reader/reader.h"
 #include "tmf/tmf.h"
 
@@ -149,4 +151,75 @@ int etl_reader_use_manifests(struct etl_reader *r, struct etl_manifests *m)
 	r->dec.shared = m->db;
 	r->dec.shared_tmf = m->tmf;
 	return ETL_OK;
+}
+
+/* ---- listing the providers known ---- */
+
+static int list_db(const struct etl_manifest_db *db, etl_provider_fn fn, void *ctx)
+{
+	size_t i;
+	int rc = ETL_OK;
+
+	for (i = 0; db && i < db->nproviders && rc == ETL_OK; i++) {
+		const struct etl_mprovider *p = db->providers[i];
+		struct etl_provider_info info;
+
+		memset(&info, 0, sizeof(info));
+		info.guid = p->guid;
+		info.name = p->name;
+		info.source = p->source;
+		info.decoder = ETL_DECODER_MANIFEST;
+		info.events = p->nevents;
+		rc = fn(&info, ctx);
+	}
+	return rc;
+}
+
+int etl_manifests_providers(struct etl_manifests *m, etl_provider_fn fn, void *ctx)
+{
+	struct etl_manifest_db *folders;
+	size_t i;
+	int rc;
+
+	if (!m || !fn)
+		return ETL_E_MISUSE;
+	rc = list_db(m->db, fn, ctx);
+	if (rc != ETL_OK || !m->db->ndocs)
+		return rc;
+	/* the files of folders, each parsed whole for the listing */
+	if (!(folders = etl__manifest_db_new()))
+		return ETL_E_NOMEM;
+	for (i = 0; i < m->db->ndocs && rc == ETL_OK; i++) {
+		struct etl_diag d;
+		d.code = ETL_OK;
+		if (etl__manifest_db_load_path(folders, m->db->docs[i], NULL, &d) == ETL_E_NOMEM)
+			rc = ETL_E_NOMEM; /* (a file that cannot be read was said when it was given) */
+	}
+	if (rc == ETL_OK)
+		rc = list_db(folders, fn, ctx);
+	etl__manifest_db_free(folders);
+	return rc;
+}
+
+int etl_builtin_providers(etl_provider_fn fn, void *ctx)
+{
+	size_t i;
+	int rc = ETL_OK;
+
+	if (!fn)
+		return ETL_E_MISUSE;
+	for (i = 0; i < etl__builtin_provider_count && rc == ETL_OK; i++) {
+		const struct etl_builtin_provider *b = &etl__builtin_providers[i];
+		struct etl_provider_info info;
+
+		memset(&info, 0, sizeof(info));
+		info.guid = b->guid;
+		info.name = b->name;
+		info.source = etl__builtin_sources[b->source].origin;
+		info.license = etl__builtin_sources[b->source].license;
+		info.decoder = ETL_DECODER_BUILTIN_MANIFEST;
+		info.events = b->nevents;
+		rc = fn(&info, ctx);
+	}
+	return rc;
 }

@@ -107,6 +107,7 @@ struct etl_reader *etl_reader_new(void)
 	set_decode_limits(r);
 	r->options[ETL_OPTION_STACKS] = 1;
 	r->options[ETL_OPTION_SYMBOLS] = 1;
+	r->options[ETL_OPTION_BUILTIN_MANIFESTS] = 1;
 	r->order = ETL_ORDER_TIME;
 	r->dec.es_cache = trace_mdocs;
 	r->dec.es_cache_ctx = r;
@@ -234,6 +235,7 @@ int etl_reader_set_option(struct etl_reader *r, enum etl_option which, int64_t v
 		return etl__reader_misuse(r, which == ETL_OPTION_THREADS ? "ETL_OPTION_THREADS is 0 to 64"
 									 : "options are 0 or 1");
 	r->options[which] = value;
+	r->dec.no_builtin = r->options[ETL_OPTION_BUILTIN_MANIFESTS] == 0;
 	return ETL_OK;
 }
 

@@ -20,6 +20,7 @@ const char *etl_decoder_description(enum etl_decoder k)
 	case ETL_DECODER_TRACE_METADATA: return "in-trace (merge metadata)";
 	case ETL_DECODER_BUILTIN: return "built-in";
 	case ETL_DECODER_TMF: return "WPP (TMF files)";
+	case ETL_DECODER_BUILTIN_MANIFEST: return "built-in manifest";
 	}
 	return "unknown";
 }
@@ -34,6 +35,7 @@ const char *etl_decoder_name(enum etl_decoder k)
 	case ETL_DECODER_TRACE_METADATA: return "trace-metadata";
 	case ETL_DECODER_BUILTIN: return "builtin";
 	case ETL_DECODER_TMF: return "tmf";
+	case ETL_DECODER_BUILTIN_MANIFEST: return "builtin-manifest";
 	}
 	return "unknown";
 }
@@ -48,6 +50,7 @@ const char *etl_decoded_reason(const struct etl_decoded *d) { return d->reason; 
 const char *etl_decoded_error(const struct etl_decoded *d) { return d->error; }
 const char *etl_decoded_error_field(const struct etl_decoded *d) { return d->error_field; }
 size_t etl_decoded_derived_count(const struct etl_decoded *d) { return d->nderived; }
+int etl_decoded_described_version(const struct etl_decoded *d) { return d->older_version - 1; }
 
 const struct etl_property *etl_decoded_derived_at(const struct etl_decoded *d, size_t i)
 {

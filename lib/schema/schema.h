@@ -125,6 +125,7 @@ struct etl_decoded {
 	const char *name, *provider_name, *event_name, *task_name, *opcode_name, *reason;
 	const char *error, *error_field; /* a payload that contradicts its schema: why, and where */
 	int doubtful;            /* raw because no layout it has is proven by the payload: reported */
+	int older_version;       /* decoded with an older version's template: 1 + that version; else 0 */
 	const char *level_name, *channel_name, *keywords_name;
 	const char *message_template;    /* with %N inserts */
 	const char *message;             /* rendered on demand */

@@ -153,13 +153,16 @@ def open(
     times: str = "datetime",
     symbols: Union[None, str, Sequence[str]] = None,
     slice: Optional[bytes] = None,
+    builtin_manifests: bool = True,
 ) -> Reader:
     """Opens one trace or several (merged in time order) and returns a Reader: an iterator of
     Event objects, and a context manager that closes the inputs.
 
     paths: a path (.etl, .etl.zip, .gz), bytes holding a trace, a binary file object, or a
     list of them.  manifests: provider manifests (files or folders) for events their traces do
-    not describe themselves.  order: "time" (all CPUs and inputs merged by time) or "file".
+    not describe themselves; they win over the descriptions built into libetl (the Windows
+    kernel, .NET runtime, HTTP, TCP/IP and packet-capture providers: providers()), which
+    builtin_manifests=False turns off.  order: "time" (all CPUs and inputs merged by time) or "file".
     stacks: attach call stacks (Event.stack; costs a pass over traces with stack records).
     derive: give kernel events derived fields (Event.derived: elapsed times, file names through
     file keys, build times, drive-letter paths), computed as PerfView computes them.
@@ -207,8 +210,17 @@ def open(
         times=times,
         symbols=_manifests(symbols),
         slice=slice,
+        builtin_manifests=builtin_manifests,
     )
     return reader
+
+
+def providers(manifests: Union[None, str, Sequence[str]] = None, *, builtin_manifests: bool = True) -> list:
+    """The providers that decode: those of the manifests given (files or folders), then those
+    built into libetl, each a dict with "guid", "name", "kind" ("given" or "built-in"),
+    "events" (the event descriptions it holds), "source" (the file, or the repository and file
+    a built-in one was made from) and "license" (a built-in one's)."""
+    return _libetl.providers(_manifests(manifests), builtin_manifests)
 
 
 def plan_slices(path: PathLike, n: int) -> list:
@@ -296,6 +308,7 @@ def table(
     on_damage: Optional[DamageHandler] = None,
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
+    builtin_manifests: bool = True,
 ):
     """An analysis table of one trace or several (merged) as a pandas DataFrame, built column by
     column in C from one pass over the events (docs/TABLES.md lists the tables and their columns:
@@ -313,7 +326,8 @@ def table(
 
     if name not in _libetl.TABLES:
         raise ValueError(f"no table {name!r}: the tables are {', '.join(_libetl.TABLES)}")
-    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols) as reader:
+    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols,
+              builtin_manifests=builtin_manifests) as reader:
         raw = _libetl.table(reader, name, stacks)
     rows = raw.pop("__rows__")
     notes = dict(raw.pop("__notes__"))
@@ -350,6 +364,7 @@ def to_pandas(
     derive: bool = False,
     symbols: Union[None, str, Sequence[str]] = None,
     slice: Optional[bytes] = None,
+    builtin_manifests: bool = True,
 ):
     """The events of one trace or several (merged) as a pandas DataFrame, built column by column
     in C: no Python object per event for the header columns.
@@ -375,7 +390,7 @@ def to_pandas(
         fields = [fields] if isinstance(fields, str) else list(fields)
     with open(paths, manifests, order, stacks="stack" in cols, since=since, until=until, providers=providers,
               names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf, derive=derive,
-              symbols=symbols, slice=slice) as reader:
+              symbols=symbols, slice=slice, builtin_manifests=builtin_manifests) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
     _warn_missing_fields(raw.pop("__missing_fields__", ()), raw.pop("__field_names__", ()))
@@ -416,6 +431,7 @@ def report(
     on_damage: Optional[DamageHandler] = None,
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
+    builtin_manifests: bool = True,
 ) -> None:
     """Writes the HTML report of one trace or several (merged) to the file out: one
     self-contained page (no network, no external file) with the traces' overview, the processes'
@@ -423,5 +439,6 @@ def report(
     and .NET GCs and exceptions (docs/REPORT.md), as etldump --report=html writes it.  The file
     is made only once the report is complete, and never over one of the inputs.  The other
     arguments are those of libetl.open()."""
-    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols) as reader:
+    with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols,
+              builtin_manifests=builtin_manifests) as reader:
         _libetl.report(reader, out)

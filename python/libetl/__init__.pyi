@@ -102,6 +102,7 @@ class Reader(Iterator[Event]):
         times: str = ...,
         symbols: Union[None, str, Sequence[str]] = ...,
         slice: Optional[bytes] = ...,
+        builtin_manifests: bool = ...,
     ) -> None: ...
     info: List[Dict[str, Any]]
     counts: Dict[str, int]
@@ -139,7 +140,12 @@ def open(
     times: str = ...,
     symbols: Union[None, str, Sequence[str]] = ...,
     slice: Optional[bytes] = ...,
+    builtin_manifests: bool = ...,
 ) -> Reader: ...
+
+def providers(
+    manifests: Union[None, str, Sequence[str]] = ..., *, builtin_manifests: bool = ...
+) -> List[Dict[str, Any]]: ...
 
 def time_slices(path: PathLike, n: int) -> List[int]: ...
 def plan_slices(path: PathLike, n: int) -> List[Tuple[int, int, bytes]]: ...
@@ -164,6 +170,7 @@ def to_pandas(
     derive: bool = ...,
     symbols: Union[None, str, Sequence[str]] = ...,
     slice: Optional[bytes] = ...,
+    builtin_manifests: bool = ...,
 ) -> pandas.DataFrame: ...
 
 def table_names() -> List[str]: ...
@@ -177,6 +184,7 @@ def table(
     on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
+    builtin_manifests: bool = ...,
 ) -> pandas.DataFrame: ...
 def report(
     paths: Union[PathLike, Sequence[PathLike]],
@@ -187,4 +195,5 @@ def report(
     on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
+    builtin_manifests: bool = ...,
 ) -> None: ...

@@ -145,6 +145,7 @@ def read_etl(
     slice_bytes: int = DEFAULT_SLICE_BYTES,
     tmf=None,
     derive: bool = False,
+    builtin_manifests: bool = True,
 ):
     """A dask DataFrame of the events of one or more traces (paths: a path, a glob or a list).
 
@@ -156,7 +157,7 @@ def read_etl(
     to warnings (libetl.DamageWarning) on the worker that read it.
     """
     kwargs = dict(fields=fields, columns=columns, manifests=manifests, providers=providers, names=names,
-                  ids=ids, level=level, pids=pids, tmf=tmf, derive=derive)
+                  ids=ids, level=level, pids=pids, tmf=tmf, derive=derive, builtin_manifests=builtin_manifests)
     parts = _groups(paths, slice_bytes)
     meta = _meta(parts[0][0], kwargs)
     ddf = _frame(_read_group, [(g, kwargs, meta) for g in parts], meta)
@@ -183,7 +184,8 @@ def _meta(part: tuple, kwargs: dict):
         return meta
     fields = [fields] if isinstance(fields, str) else list(fields)
     values: dict = {f: [] for f in fields}
-    opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf", "derive")}
+    opts = {k: kwargs[k] for k in ("manifests", "providers", "names", "ids", "level", "pids", "tmf", "derive",
+                                   "builtin_manifests")}
     with libetl.open(part[0], stacks=False, **_window(part), **opts) as reader:
         for i, ev in enumerate(reader):
             have = dict(ev.derived, **ev.fields) if opts["derive"] else ev.fields  # (as to_pandas looks)
@@ -233,11 +235,12 @@ def _table_aligned(path, table, kwargs, meta_df):
     return _align(_table_of(path, table, kwargs), meta_df)
 
 
-def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbols=None, tmf=None):
+def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbols=None, tmf=None,
+               builtin_manifests: bool = True):
     """A dask DataFrame of one analysis table (libetl.table) over many traces: one partition
     per file (a table pairs events across its whole trace, so a file is not sliced), with a
     "file" column first."""
-    kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf)
+    kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf, builtin_manifests=builtin_manifests)
     files = _paths(paths)
     meta = _table_of(files[0], name, kwargs).iloc[:0]
     ddf = _frame(_table_aligned, [(f, name, kwargs, meta) for f in files], meta)
@@ -269,11 +272,13 @@ def read_events(
     pids=None,
     slice_bytes: int = DEFAULT_SLICE_BYTES,
     tmf=None,
+    builtin_manifests: bool = True,
 ):
     """A dask Bag of event dicts (Event.as_dict() and "file"), partitioned as read_etl (groups())."""
     import dask.bag as db
 
-    kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids, tmf=tmf)
+    kwargs = dict(manifests=manifests, providers=providers, names=names, ids=ids, level=level, pids=pids, tmf=tmf,
+                  builtin_manifests=builtin_manifests)
     parts = _groups(paths, slice_bytes)
     return db.from_sequence(parts, npartitions=len(parts)).map_partitions(
         lambda gs: [e for g in gs for p in g for e in _events_of(p, kwargs)])

@@ -23,6 +23,7 @@ def read_etl(
     slice_bytes: int = ...,
     tmf: Any = ...,
     derive: bool = ...,
+    builtin_manifests: bool = ...,
 ) -> dask.dataframe.DataFrame: ...
 def read_events(
     paths: Any,
@@ -35,6 +36,7 @@ def read_events(
     pids: Any = ...,
     slice_bytes: int = ...,
     tmf: Any = ...,
+    builtin_manifests: bool = ...,
 ) -> dask.bag.Bag: ...
 def read_table(
     paths: Any,
@@ -44,4 +46,5 @@ def read_table(
     manifests: Any = ...,
     symbols: Any = ...,
     tmf: Any = ...,
+    builtin_manifests: bool = ...,
 ) -> dask.dataframe.DataFrame: ...

@@ -305,6 +305,10 @@ static void json_decoded(const struct etl_decoded *d)
 	OUT_LIT("\",\"decoder\":\"");
 	out_cstr(etl_decoder_name(etl_decoded_source(d)));
 	out_char('"');
+	if (etl_decoded_described_version(d) >= 0) {
+		OUT_LIT(",\"described_version\":");
+		out_u64((uint64_t)etl_decoded_described_version(d));
+	}
 	if (etl_decoded_error(d)) {
 		OUT_LIT(",\"decode_error\":\"");
 		out_json_str(etl_decoded_error(d));

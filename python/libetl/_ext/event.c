@@ -320,7 +320,7 @@ static PyGetSetDef Event_getset[] = {
 	ATTR(filetime, "Time as a FILETIME (100 ns since 1601, UTC)."),
 	ATTR(time, "Time as an aware datetime (UTC, microseconds)."),
 	ATTR(timestamp, "Raw timestamp in the session's clock."),
-	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin, tmf, none."),
+	ATTR(decoder, "Where the layout came from: manifest, eventsource, tracelogging, trace-metadata, builtin-manifest, builtin, tmf, none."),
 	ATTR(fields, "Decoded fields as a dict (decoded on first access)."),
 	ATTR(derived, "Derived fields (open(..., derive=True)): values computed from the trace, not the payload."),
 	ATTR(undecoded_reason, "Why the event was not decoded, or None."),

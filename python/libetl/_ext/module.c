@@ -222,7 +222,68 @@ static PyObject *table_names(void)
 	return names;
 }
 
+/* ---- the providers that decode ---- */
+
+static int provider_item(const struct etl_provider_info *p, void *ctx)
+{
+	char g[ETL_GUID_STRING_SIZE];
+	PyObject *d;
+	int rc;
+
+	etl_guid_format(&p->guid, g);
+	d = Py_BuildValue("{s:s,s:s,s:s,s:n,s:s,s:z}", "guid", g, "name", p->name ? p->name : "", "kind",
+			  p->decoder == ETL_DECODER_BUILTIN_MANIFEST ? "built-in" : "given", "events",
+			  (Py_ssize_t)p->events, "source", p->source ? p->source : "", "license", p->license);
+	if (!d)
+		return -1;
+	rc = PyList_Append(ctx, d);
+	Py_DECREF(d);
+	return rc;
+}
+
+/* providers(manifests, builtin) -> list of dicts (libetl.providers) */
+static PyObject *mod_providers(PyObject *m, PyObject *args)
+{
+	PyObject *paths, *out;
+	int builtin = 1, st = ETL_OK;
+	struct etl_manifests *set = NULL;
+	Py_ssize_t i;
+
+	if (!PyArg_ParseTuple(args, "Op", &paths, &builtin))
+		return NULL;
+	if (!(out = PyList_New(0)))
+		return NULL;
+	if (paths != Py_None) {
+		if (!PyList_Check(paths) || !(set = etl_manifests_new())) {
+			Py_DECREF(out);
+			return PyList_Check(paths) ? PyErr_NoMemory() : (PyErr_SetString(PyExc_TypeError, "a list of paths"), NULL);
+		}
+		for (i = 0; i < PyList_GET_SIZE(paths) && st == ETL_OK; i++) {
+			PyObject *b = PyUnicode_EncodeFSDefault(PyList_GET_ITEM(paths, i));
+			if (!b) {
+				st = ETL_E_MISUSE;
+				break;
+			}
+			if ((st = etl_manifests_add_path(set, PyBytes_AS_STRING(b))) != ETL_OK)
+				PyErr_Format(pyetl_module_state(m)->Error, "%s", etl_error_message(etl_manifests_error(set)));
+			Py_DECREF(b);
+		}
+		if (st == ETL_OK && (st = etl_manifests_providers(set, provider_item, out)) != ETL_OK && !PyErr_Occurred())
+			PyErr_NoMemory();
+	}
+	if (st == ETL_OK && builtin && etl_builtin_providers(provider_item, out) != ETL_OK)
+		st = ETL_E_NOMEM;
+	etl_manifests_free(set);
+	if (st != ETL_OK) {
+		Py_DECREF(out);
+		return NULL;
+	}
+	return out;
+}
+
 static PyMethodDef module_methods[] = {
+	{ "providers", mod_providers, METH_VARARGS,
+	  "providers(manifests, builtin) -> list of dicts: the providers that decode (libetl.providers)." },
 	{ "library_version", mod_version, METH_NOARGS, "The version of the libetl C library." },
 	{ "library_version_details", mod_version_details, METH_NOARGS,
 	  "The version of the libetl C library and its dependencies." },

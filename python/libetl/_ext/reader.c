@@ -358,21 +358,21 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
 			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", "symbols",
-			      "slice", NULL };
+			      "slice", "builtin_manifests", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
 	PyObject *symbols = NULL, *slice = NULL;
 	const char *order = "time", *times = "datetime";
-	int stacks = 1, derive = 0, threads = 0;
+	int stacks = 1, derive = 0, threads = 0, builtin = 1;
 	uint64_t since, until;
 
 	if (self->r) {
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisOO", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisOOp", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf, &threads, &times, &symbols, &slice))
+					 &derive, &tmf, &threads, &times, &symbols, &slice, &builtin))
 		return -1;
 	if (strcmp(times, "filetime") == 0) {
 		self->value_flags |= PYETL_FILETIMES;
@@ -401,7 +401,8 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 	}
 	if (keep && keep != Py_None && PyList_Append(self->keep, keep) < 0) /* file objects the inputs read */
 		return -1;
-	if (etl_reader_set_option(self->r, ETL_OPTION_DERIVE, derive != 0) != ETL_OK)
+	if (etl_reader_set_option(self->r, ETL_OPTION_DERIVE, derive != 0) != ETL_OK ||
+	    etl_reader_set_option(self->r, ETL_OPTION_BUILTIN_MANIFESTS, builtin != 0) != ETL_OK)
 		return -1;
 	if (etl_reader_set_option(self->r, ETL_OPTION_THREADS, threads) != ETL_OK) {
 		PyErr_SetString(PyExc_ValueError, "threads is 0 to 64");
