@@ -219,7 +219,9 @@ static int is_status_code(uint16_t t)
 static void out_json_scalar(const struct etl_property *p)
 {
 	enum etl_value_kind k = etl_property_value_kind(p);
-	int integer = k == ETL_VALUE_SIGNED || k == ETL_VALUE_UNSIGNED;
+	/* a port is a number too (its text is the decimal value in host order) */
+	int integer = k == ETL_VALUE_SIGNED || k == ETL_VALUE_UNSIGNED ||
+		      (k == ETL_VALUE_ADDRESS && etl_property_out_type(p) == ETL_OUT_PORT);
 	const char *text;
 	int64_t iv;
 	uint64_t uv;
@@ -230,7 +232,7 @@ static void out_json_scalar(const struct etl_property *p)
 	 * in-type in hex even under a decimal out-type, and sign-extends an unsigned in-type under
 	 * a signed out-type), "0x" and hex digits for the hexadecimal kind (but status and error
 	 * codes, which the text pads to eight digits). etldump_formats.py compares the two. */
-	if ((integer || k == ETL_VALUE_HEX) && !etl_property_map_name(p)) {
+	if ((k == ETL_VALUE_SIGNED || k == ETL_VALUE_UNSIGNED || k == ETL_VALUE_HEX) && !etl_property_map_name(p)) {
 		uint16_t in = etl_property_in_type(p);
 
 		if (k == ETL_VALUE_UNSIGNED && in >= ETL_IN_INT8 && in <= ETL_IN_UINT64 &&

@@ -70,6 +70,27 @@ class Fidelity(unittest.TestCase):
         loads = [e for e in events if e.name == "Windows Kernel/Image/Load" and e.pid == 3644 and e.stack]
         self.assertTrue(any(s.startswith("ntdll.dll!+0x") for e in loads for s in e.stack))
 
+    @unittest.skipUnless(os.path.exists(NET), "corpus absent")
+    def test_ports_are_ints_and_builtin_descriptions_decode(self):
+        with libetl.open(NET, names=["Windows Kernel/TcpIp/*"], stacks=False) as r:
+            tcp = [e for e in r if "dport" in e.fields]
+        self.assertTrue(tcp)
+        self.assertEqual(tcp[0].fields["dport"], 445)
+        self.assertTrue(all(isinstance(e.fields["sport"], int) for e in tcp))
+        # the .NET runtime's private provider has no metadata in this trace: built in, it decodes
+        name = "Microsoft-Windows-DotNETRuntimePrivate/GC/MarkStackRoots"
+        with libetl.open(NET, names=[name], stacks=False) as r:
+            got = [(e.decoder, e.name) for e in r]
+        self.assertEqual(len(got), 80)
+        self.assertEqual(set(got), {("builtin-manifest", name)})
+        with libetl.open(NET, stacks=False, builtin_manifests=False,
+                         providers=["763fd754-7086-4dfe-95eb-c01a46faf4ca"]) as r:
+            self.assertEqual({e.decoder for e in r}, {"none"})
+        known = libetl.providers()
+        self.assertIn("Microsoft-Windows-Kernel-File", {p["name"] for p in known})
+        self.assertEqual({p["kind"] for p in known}, {"built-in"})
+        self.assertEqual(libetl.providers(builtin_manifests=False), [])
+
 
 if __name__ == "__main__":
     unittest.main(argv=sys.argv[:1])

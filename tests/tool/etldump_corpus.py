@@ -147,6 +147,11 @@ def main():
             if len(named) != 9666 or len(kern) != 9666 or len(clr) != 1070:
                 fail(f"{len(kern)} kernel and {len(clr)} CLR events with stacks, {len(named)} named by "
                      f"stack records; expected 9666, 1070, 9666")
+            # ports are numbers, as every integer of jsonl is (they were strings before 0.2)
+            tcp = [e for e in evs if e.get("kernel_group") == "TcpIp" and "dport" in e.get("fields", {})]
+            if not tcp or any(not isinstance(e["fields"]["dport"], int) or not isinstance(e["fields"]["sport"], int)
+                              for e in tcp) or tcp[0]["fields"]["dport"] != 445:
+                fail(f"TcpIp ports: {tcp[:1] and tcp[0]['fields']}")
             ktimes = {(e["timestamp"]) for e in kern}
             if {t for t, _ in named} - ktimes:
                 fail(f"{len({t for t, _ in named} - ktimes)} stack records name no event with a stack")

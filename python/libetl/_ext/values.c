@@ -109,7 +109,13 @@ static PyObject *scalar(const struct etl_property *p, unsigned flags)
 		if (etl_property_as_bytes(p, &b, &n) != ETL_OK)
 			Py_RETURN_NONE;
 		return PyBytes_FromStringAndSize((const char *)b, (Py_ssize_t)n);
-	case ETL_VALUE_STRING: case ETL_VALUE_GUID: case ETL_VALUE_SID: case ETL_VALUE_ADDRESS:
+	case ETL_VALUE_ADDRESS:
+		if (etl_property_out_type(p) == ETL_OUT_PORT && !etl_property_map_name(p)) {
+			const char *t = etl_property_format(p); /* the port in host order, in decimal */
+			return t ? PyLong_FromString(t, NULL, 10) : PyErr_NoMemory();
+		}
+		return text_value(p);
+	case ETL_VALUE_STRING: case ETL_VALUE_GUID: case ETL_VALUE_SID:
 		return text_value(p);
 	default:
 		Py_RETURN_NONE;
