@@ -148,6 +148,76 @@ START_TEST(image_layouts_must_agree_with_their_values)
 }
 END_TEST
 
+/* Image v2 as a 32-bit program lays out {u64 base; u32 size; u32 pid; u32 checksum; u32 stamp;
+ * u32 reserved; u64 default base; u32 reserved[4]; name} with natural alignment: 4 bytes of
+ * padding before the default base, the name at 56 (a sawbuck trace with a 64-bit header).  Its
+ * bytes prove it as the packed shape's do: every byte used, the name ending the payload, the
+ * pid the logger's; with another pid it stays raw. */
+START_TEST(image_v2_naturally_aligned_decodes)
+{
+	static const char name[] = "C:\\code\\test_program.exe";
+	struct etlw_opts o;
+	struct etlw *w;
+	struct etlw_classic c;
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	uint8_t *out, pl[256];
+	size_t len, n;
+	int k, seen = 0;
+
+	etlw_default_opts(&o);
+	o.ptr_size = 8;
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(etl_guid_parse("2cb15d1d-5fc1-11d2-abe1-00a0c911f518", &c.guid), 0);
+	c.type = 3; /* DCStart */
+	c.version = 2;
+	c.pid = 4192;
+	c.tid = 6452;
+	for (k = 0; k < 2; k++) {
+		memset(pl, 0, sizeof(pl));
+		etlw_put64(pl, 0x1160000), etlw_put32(pl + 8, 0x19e000), etlw_put32(pl + 12, k ? 4200 : 4192);
+		etlw_put32(pl + 16, 0x4ba26867), etlw_put32(pl + 20, 0x4d5a0000), etlw_put32(pl + 24, 0xcafebabe);
+		etlw_put32(pl + 28, 0); /* padding */
+		etlw_put64(pl + 32, 0x400000);
+		n = 56 + put_wstr(pl + 56, name);
+		c.ts = o.start_ts + 1000u * (unsigned)(k + 1);
+		ck_assert_int_eq(etlw_classic(w, 0, &c, pl, n), 0);
+	}
+	ck_assert_int_eq(etlw_finish(w, &out, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, out, len, "aligned"), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		int st;
+		if (etl_event_header_kind(ev) != ETL_HEADER_FULL)
+			continue;
+		st = etl_reader_decode(r, ev, &d);
+		ck_assert_str_eq(etl_decoded_name(d), "Windows Kernel/Image/DCStart");
+		if (seen++ == 0) {
+			ck_assert_int_eq(st, ETL_OK);
+			ck_assert_int_eq(etl_decoded_status(d), ETL_DECODE_COMPLETE);
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "ImageBase")), "0x1160000");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "ImageSize")), "0x19e000");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "ProcessID")), "4192");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "ImageChecksum")), "0x4ba26867");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "TimeDateStamp")), "0x4d5a0000");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "Reserved0")), "3405691582");
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "DefaultBase")), "0x400000");
+			ck_assert_ptr_nonnull(etl_decoded_property_by_name(d, "Padding"));
+			ck_assert_str_eq(etl_property_format(etl_decoded_property_by_name(d, "FileName")), name);
+		} else {
+			ck_assert_int_eq(st, ETL_E_FORMAT); /* another pid: not proven */
+			ck_assert_int_eq(etl_decoded_status(d), ETL_DECODE_RAW);
+		}
+	}
+	ck_assert_int_eq(seen, 2);
+	etl_reader_free(r);
+	free(out);
+}
+END_TEST
+
 /* The kernel's own image records follow their header: a rundown logged by the thread that ends
  * the session (the header's pid is the collector's) and a driver's unload (ProcessID 0 under the
  * System process's pid) decode as they are, with 4- and 8-byte pointers. */
@@ -768,6 +838,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		corpus_dir = argv[1];
 	tcase_add_test(t, image_layouts_must_agree_with_their_values);
+	tcase_add_test(t, image_v2_naturally_aligned_decodes);
 	tcase_add_test(t, kernel_image_records_decode_whatever_their_pid);
 	tcase_add_test(t, frames_resolve_against_the_images_of_their_time);
 	tcase_add_loop_test(t, documented_kernel_layouts_decode, 0, 2);

@@ -38,8 +38,28 @@ static void set_role(uint8_t roles[3], const char *name, uint8_t at)
 
 /* Schemas are built once per (layout, shape) and kept.  The shapes: 4-byte pointers, 8-byte
  * pointers, and (for MOF-class image records) 8-byte pointers with a 32-bit ImageSize, the struct
- * 32-bit programs wrote for themselves (FORMAT-NOTES section 10). */
-enum kshape { KSHAPE_PTR4, KSHAPE_PTR8, KSHAPE_MIXED };
+ * 32-bit programs wrote for themselves (FORMAT-NOTES section 10): packed, or with the natural
+ * alignment a compiler gives it (an 8-byte field at a multiple of 8, a Padding field before it
+ * where it would not be). */
+enum kshape { KSHAPE_PTR4, KSHAPE_PTR8, KSHAPE_MIXED, KSHAPE_ALIGNED };
+
+/* The bytes a kernel field of a fixed size takes in a shape, or 0 when its size varies. */
+static unsigned fixed_size(const struct kf *k, enum kshape shape)
+{
+	switch (k->in) {
+	case ETL_IN_UINT8: case ETL_IN_INT8: return 1;
+	case ETL_IN_UINT16: case ETL_IN_INT16: return 2;
+	case ETL_IN_UINT32: case ETL_IN_INT32: return 4;
+	case ETL_IN_UINT64: case ETL_IN_INT64: case ETL_IN_FILETIME: return 8;
+	case ETL_IN_GUID: return 16;
+	case ETL_IN_POINTER:
+		return shape == KSHAPE_PTR4 || (shape >= KSHAPE_MIXED && strcmp(k->name, "ImageSize") == 0) ? 4 : 8;
+	default: return 0;
+	}
+}
+
+static const struct etl_field padding = { .name = "Padding", .in_type = ETL_IN_BINARY, .flags = FF_LEN_CONST,
+					  .length = 4 };
 
 static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, enum kshape shape,
 			const struct etl_schema **out)
@@ -47,13 +67,15 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, en
 	size_t idx = (size_t)(l - etl__klayouts) * ETL_KERNEL_SHAPES + shape;
 	struct etl_schema *s = &kc->schemas[idx];
 	uint8_t i, n = 0;
+	int at = 0, padded = 0; /* the offset of the next field (-1: not known), and Padding put in */
 
 	if (kc->built[idx]) {
 		*out = s;
-		return ETL_OK;
+		return kc->built[idx] == 1 ? ETL_OK : ETL_END;
 	}
-	s->fields = etl__calloc(l->nfields ? l->nfields : 1, sizeof(*s->fields));
-	s->top = etl__calloc(l->nfields ? l->nfields : 1, sizeof(*s->top));
+	/* (room for a Padding field before each field, in the aligned shape) */
+	s->fields = etl__calloc(l->nfields ? 2u * l->nfields : 1, sizeof(*s->fields));
+	s->top = etl__calloc(l->nfields ? 2u * l->nfields : 1, sizeof(*s->top));
 	if (!s->fields || !s->top) {
 		etl__free(s->fields);
 		etl__free(s->top);
@@ -62,12 +84,22 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, en
 	}
 	for (i = 0; i < l->nfields; i++) {
 		const struct kf *k = &l->fields[i];
-		struct etl_field *f = &s->fields[n];
+		unsigned size = fixed_size(k, shape);
+		struct etl_field *f;
+		if (shape == KSHAPE_ALIGNED && at >= 0 && size == 8 && at % 8 == 4) {
+			s->fields[n] = padding;
+			s->top[n] = n;
+			n++;
+			at += 4;
+			padded = 1;
+		}
+		at = at >= 0 && size ? at + (int)size : -1; /* (past a field of varying size: not known) */
+		f = &s->fields[n];
 		f->name = k->name;
 		f->in_type = k->in;
 		f->out_type = k->out;
 		f->map = k->map;
-		if (shape == KSHAPE_MIXED && k->in == ETL_IN_POINTER && strcmp(k->name, "ImageSize") == 0) {
+		if (shape >= KSHAPE_MIXED && k->in == ETL_IN_POINTER && strcmp(k->name, "ImageSize") == 0) {
 			f->in_type = ETL_IN_UINT32;
 			f->out_type = ETL_OUT_HEXINT32;
 		}
@@ -82,13 +114,19 @@ static int build_schema(struct etl_kernel_cache *kc, const struct klayout *l, en
 			f->flags |= FF_COUNT_REST;
 		s->top[n] = n;
 		n++;
-		set_role(kc->roles[l - etl__klayouts], k->name, n);
+		if (!padded) /* (the roles are the unpadded shapes' places: the aligned one keeps them) */
+			set_role(kc->roles[l - etl__klayouts], k->name, n);
+		else if (strcmp(k->name, "ImageSize") == 0 || strcmp(k->name, "ProcessID") == 0 ||
+			 strcmp(k->name, "ParentID") == 0)
+			padded = 2; /* a role moved: this shape is not used */
 	}
 	s->nfields = n;
 	s->ntop = n;
-	kc->built[idx] = 1;
+	/* an aligned shape that needs no padding is the packed one, and one whose padding moves a
+	 * value the checks read is not tried: ETL_END */
+	kc->built[idx] = shape == KSHAPE_ALIGNED && padded != 1 ? 2 : 1;
 	*out = s;
-	return ETL_OK;
+	return kc->built[idx] == 1 ? ETL_OK : ETL_END;
 }
 
 void etl__kernel_cache_free(struct etl_kernel_cache *kc)
@@ -280,21 +318,26 @@ static int finish(struct etl_decoded *d, const struct klayout *l, int st, struct
 }
 
 /* The shape 32-bit programs wrote for themselves: a 64-bit base, a 32-bit ImageSize and a 32-bit
- * ProcessID that is the logging process's own (the header's pid), accounting for every byte. */
+ * ProcessID that is the logging process's own (the header's pid), accounting for every byte;
+ * packed, then naturally aligned. */
 static int proves_mixed(struct etl_kernel_cache *kc, struct etl_decoded *d, const struct klayout *l,
 			const struct etl_event *ev, struct etl_diag *diag)
 {
 	const uint8_t *roles = kc->roles[l - etl__klayouts];
 	const struct etl_schema *s;
 	const char *why = NULL;
+	enum kshape shape;
 
-	if (!roles[0] || !roles[1] || ev->pid == ETL_ID_NONE || build_schema(kc, l, KSHAPE_MIXED, &s) != ETL_OK)
+	if (!roles[0] || !roles[1] || ev->pid == ETL_ID_NONE)
 		return 0;
-	if (!proves(d, s, ev, 8, roles, 1, &why, diag))
-		return 0;
-	if (d->ntop >= roles[1] && d->nodes[roles[1] - 1].len == 4 && etl_le32(d->nodes[roles[1] - 1].data) == ev->pid)
-		return 1;
-	d->nnodes = d->ntop = 0;
+	for (shape = KSHAPE_MIXED; shape <= KSHAPE_ALIGNED; shape++) {
+		if (build_schema(kc, l, shape, &s) != ETL_OK || !proves(d, s, ev, 8, roles, 1, &why, diag))
+			continue;
+		if (d->ntop >= roles[1] && d->nodes[roles[1] - 1].len == 4 &&
+		    etl_le32(d->nodes[roles[1] - 1].data) == ev->pid)
+			return 1;
+		d->nnodes = d->ntop = 0;
+	}
 	return 0;
 }
 

@@ -13,8 +13,9 @@
 #define ETL_KERNEL_KTC_FIRST 0x40
 
 #define ETL_KERNEL_KIND_SLOTS 256
-/* Schemas per layout: 4-byte pointers, 8-byte pointers, 8-byte with a 32-bit ImageSize (kernel.c) */
-#define ETL_KERNEL_SHAPES 3
+/* Schemas per layout: 4-byte pointers, 8-byte pointers, 8-byte with a 32-bit ImageSize packed and
+ * naturally aligned (kernel.c) */
+#define ETL_KERNEL_SHAPES 4
 
 /* What is known of one (group, opcode, version): its layout and PerfView's names. */
 struct etl_kernel_kind {
