@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "etl.h"
 #include "etlw.h"
@@ -534,6 +535,203 @@ START_TEST(kernel_network_rows)
 }
 END_TEST
 
+/* ---- the kernel's manifest providers, with no kernel logger (kproviders64) ---- */
+
+/* A logman session of Kernel-Process, Kernel-File and Kernel-Disk gives the processes, threads,
+ * images, file-io and disk-io tables, decoded by the built-in descriptions (no manifest given). */
+START_TEST(kernel_providers_give_the_tables)
+{
+	struct etlw_opts o;
+	struct etl_reader *r = etl_reader_new();
+	struct etl_tables *T;
+	const struct etl_table *t;
+	uint8_t *d = NULL;
+	size_t len;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	ck_assert_int_eq(scen_build_kproviders(&o, &d, &len), 0);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "kproviders64"), ETL_OK);
+	T = build_all(r);
+	t = table(T, "processes", 1);
+	U(t, 0, "pid", 300); U(t, 0, "parent_pid", 4); S(t, 0, "image", "app.exe"); U(t, 0, "session", 1);
+	U(t, 0, "start_time", MS(1)); U(t, 0, "end_time", MS(61)); ck_assert_int_eq(etl_table_i64(t, 0, col(t, "exit_code")), 7);
+	U(t, 0, "threads", 1); U(t, 0, "images", 1);
+	t = table(T, "threads", 2);
+	U(t, 0, "tid", 301); S(t, 0, "process", "app.exe"); U(t, 0, "start_time", MS(2)); U(t, 0, "end_time", MS(60));
+	U(t, 0, "start_address", 0x140001000ull);
+	U(t, 1, "tid", 999); U(t, 1, "pid", 4); U(t, 1, "start_is_trace_start", 1); U(t, 1, "end_time", MS(62));
+	t = table(T, "images", 1);
+	S(t, 0, "path", "\\Device\\HarddiskVolume1\\app.exe"); U(t, 0, "base", 0x140000000ull); U(t, 0, "size", 0x10000);
+	U(t, 0, "load_time", MS(3)); NUL(t, 0, "unload_time"); U(t, 0, "checksum", 0x1234); S(t, 0, "process", "app.exe");
+	t = table(T, "file-io", 4);
+	S(t, 0, "operation", "create"); S(t, 0, "file_name", "\\Device\\HarddiskVolume1\\d.txt"); U(t, 0, "end_time", MS(11));
+	S(t, 0, "process", "app.exe"); U(t, 0, "tid", 301);
+	S(t, 1, "operation", "read"); S(t, 1, "file_name", "\\Device\\HarddiskVolume1\\d.txt"); U(t, 1, "offset", 4096);
+	U(t, 1, "bytes", 60); D(t, 1, "elapsed", 2.0);
+	/* the write never ended; the Irp's create before it was reused: a row each, counted */
+	S(t, 2, "operation", "write"); NUL(t, 2, "end_time"); U(t, 2, "bytes", 10);
+	S(t, 3, "operation", "create"); S(t, 3, "file_name", "\\Device\\HarddiskVolume1\\e.txt"); NUL(t, 3, "end_time");
+	ck_assert_uint_eq(note(t, "no OperationEnd"), 2);
+	t = table(T, "disk-io", 1);
+	S(t, 0, "type", "read"); U(t, 0, "bytes", 4096); U(t, 0, "offset", 8192); D(t, 0, "elapsed", 2.0);
+	S(t, 0, "file_name", "\\Device\\HarddiskVolume1\\d.txt"); NUL(t, 0, "init_time");
+	etl_tables_free(T);
+	etl_reader_free(r);
+	/* without the built-in descriptions nothing decodes them: no rows */
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_BUILTIN_MANIFESTS, 0), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "kproviders64"), ETL_OK);
+	T = build_all(r);
+	table(T, "file-io", 0);
+	table(T, "processes", 0);
+	etl_tables_free(T);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* A trace with both the kernel logger's FileIO and Kernel-File: the first source of file
+ * operations keeps the table, the other's are counted, not rows twice. */
+START_TEST(one_source_of_file_operations_per_trace)
+{
+	static const struct etl_guid kfile = { 0xedd08927, 0x9cc4, 0x4e65,
+					       { 0xb9, 0x70, 0xc2, 0x56, 0x0f, 0xb5, 0xc2, 0x89 } };
+	struct etlw_opts o;
+	struct etlw_event e;
+	struct etlw *w;
+	struct etl_reader *r = etl_reader_new();
+	struct etl_tables *T;
+	const struct etl_table *t;
+	uint8_t *d = NULL, p[128];
+	size_t len, n, k;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	ck_assert_ptr_nonnull(w = etlw_new(&o));
+	memset(p, 0, sizeof(p)); /* FileIO Create v3: IrpPtr, FileObject, TTID, options, attributes, share, path */
+	etlw_put64(p, 0xa00), etlw_put64(p + 8, 0xf1), etlw_put32(p + 16, 201);
+	for (k = 0, n = 32; k < 6; k++, n += 2)
+		etlw_put16(p + n, (uint16_t)"a.txt"[k]);
+	ck_assert_int_eq(etlw_system(w, 0, 0, 3, 0x0440, 201, 200, o.start_ts + 10, p, n), 0);
+	memset(&e, 0, sizeof(e)); /* Kernel-File Create v1 of another file: left out */
+	e.provider = kfile, e.id = 12, e.version = 1, e.task = 12, e.level = 4, e.pid = 200, e.tid = 201;
+	e.ts = o.start_ts + 20;
+	memset(p, 0, sizeof(p));
+	etlw_put64(p, 0xb00), etlw_put64(p + 8, 0xf2), etlw_put32(p + 16, 201);
+	for (k = 0, n = 32; k < 6; k++, n += 2)
+		etlw_put16(p + n, (uint16_t)"b.txt"[k]);
+	ck_assert_int_eq(etlw_event(w, 0, &e, NULL, 0, p, n), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	ck_assert_int_eq(etl_reader_open_memory(r, d, len, "both"), ETL_OK);
+	T = build_all(r);
+	t = table(T, "file-io", 1);
+	S(t, 0, "file_name", "a.txt");
+	ck_assert_uint_eq(note(t, "events left out"), 1);
+	etl_tables_free(T);
+	etl_reader_free(r);
+	free(d);
+}
+END_TEST
+
+/* Counts of events of a provider by id, in a corpus trace; with pairs, also how many of ids 2, 4
+ * and 6 end what an id 1, 3 or 5 began in the trace (the same ProcessID, ThreadID, or ProcessID
+ * and ImageBase), in pairs[0..2]. */
+static void count_ids(const char *file, const char *guid, unsigned counts[64], unsigned pairs[3])
+{
+	char path[1024];
+	struct etl_reader *r = etl_reader_new();
+	const struct etl_event *ev;
+	struct etl_guid g;
+	static uint64_t open[3][4096];
+	size_t nopen[3] = { 0, 0, 0 };
+
+	memset(counts, 0, 64 * sizeof(counts[0]));
+	if (pairs)
+		memset(pairs, 0, 3 * sizeof(pairs[0]));
+	ck_assert_int_eq(etl_guid_parse(guid, &g), ETL_OK);
+	snprintf(path, sizeof(path), "%s/etl/%s", corpus_dir, file);
+	ck_assert_int_eq(etl_reader_set_option(r, ETL_OPTION_STACKS, 0), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		unsigned id = etl_event_id(ev), k;
+		uint64_t key = 0, v = 0;
+		size_t i;
+		if (etl_event_header_kind(ev) != ETL_HEADER_EVENT || !etl_guid_equal(etl_event_provider(ev), &g) || id >= 64)
+			continue;
+		counts[id]++;
+		if (!pairs || id < 1 || id > 6 || etl_reader_decode(r, ev, &d) != ETL_OK)
+			continue;
+		k = (id - 1) / 2;
+		ck_assert_int_eq(etl_property_as_u64(etl_decoded_property_by_name(d, k == 1 ? "ThreadID" : "ProcessID"), &key),
+				 ETL_OK);
+		if (k == 2 && etl_property_as_u64(etl_decoded_property_by_name(d, "ImageBase"), &v) == ETL_OK)
+			key ^= v;
+		for (i = 0; i < nopen[k] && open[k][i] != key; i++)
+			;
+		if (id % 2) { /* a start */
+			if (i == nopen[k] && nopen[k] < 4096)
+				open[k][nopen[k]++] = key;
+		} else if (i < nopen[k]) { /* the end of one begun in the trace */
+			pairs[k]++;
+			open[k][i] = open[k][--nopen[k]];
+		}
+	}
+	etl_reader_free(r);
+}
+
+/* Tx_Process (a PerfMon session of Kernel-Process alone): its tables against its events - a
+ * process per start or stop that pairs (started in it, or ended in it), a thread and an image
+ * the same way; perfview_net's Kernel-File creates: one file-io row each (no OperationEnd: the
+ * session logged creates only, for names), its process's classic tables unchanged. */
+START_TEST(corpus_kernel_provider_tables)
+{
+	unsigned kp[64], kf[64], pairs[3];
+	char path[1024];
+	struct etl_reader *r;
+	struct etl_tables *T;
+	const struct etl_table *t;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/etl/Tx_Process.etl", corpus_dir);
+	if (access(path, R_OK) != 0)
+		return;
+	count_ids("Tx_Process.etl", "22fb2cd6-0e7b-422b-a0c7-2fad1fd0e716", kp, pairs);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	T = build_all(r);
+	/* a record per start or end, one for both where an end closes a start of the trace */
+	ck_assert_uint_eq(etl_table_row_count(etl_tables_get(T, "processes")), kp[1] + kp[2] - pairs[0]);
+	ck_assert_uint_eq(etl_table_row_count(etl_tables_get(T, "threads")), kp[3] + kp[4] - pairs[1]);
+	ck_assert_uint_eq(etl_table_row_count(etl_tables_get(T, "images")), kp[5] + kp[6] - pairs[2]);
+	ck_assert_uint_gt(pairs[0], 0);
+	ck_assert_uint_gt(pairs[1], 0);
+	ck_assert_uint_gt(pairs[2], 0);
+	etl_tables_free(T);
+	etl_reader_free(r);
+
+	snprintf(path, sizeof(path), "%s/etl/perfview_net.4.5.2.x86.etl", corpus_dir);
+	count_ids("perfview_net.4.5.2.x86.etl", "edd08927-9cc4-4e65-b970-c2560fb5c289", kf, NULL);
+	ck_assert_uint_eq(kf[12], 968);
+	r = etl_reader_new();
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	T = build_all(r);
+	t = etl_tables_get(T, "file-io");
+	ck_assert_uint_eq(etl_table_row_count(t), kf[12]);
+	ck_assert_uint_eq(note(t, "no OperationEnd"), kf[12]);
+	for (i = 0; i < etl_table_row_count(t); i++) {
+		ck_assert_str_eq(text(t, i, "operation"), "create");
+		/* named by the create, its NT volume replaced as the trace maps it */
+		ck_assert_msg(strncmp(text(t, i, "file_name"), "\\Device\\Harddisk", 17) != 0, "%s", text(t, i, "file_name"));
+	}
+	ck_assert_uint_eq(note(etl_tables_get(T, "processes"), "Kernel-Process records left out"), 1);
+	etl_tables_free(T);
+	etl_reader_free(r);
+}
+END_TEST
+
 /* ---- the HTML report ---- */
 
 struct page {
@@ -906,6 +1104,9 @@ int main(int argc, char **argv)
 	tcase_add_test(t, stacks_column_on_request);
 	tcase_add_test(t, events_attributed_through_their_threads);
 	tcase_add_test(t, kernel_network_rows);
+	tcase_add_test(t, kernel_providers_give_the_tables);
+	tcase_add_test(t, one_source_of_file_operations_per_trace);
+	tcase_add_test(t, corpus_kernel_provider_tables);
 	tcase_add_test(t, report_of_tables64);
 	tcase_add_test(t, report_write_failure_and_misuse);
 	tcase_add_test(t, report_names_are_escaped);

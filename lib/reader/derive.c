@@ -96,6 +96,16 @@ int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_
 	return 1;
 }
 
+int etl__reader_dos_path(struct etl_reader *r, int trace, const char *path, char *out, size_t cap)
+{
+	const struct etl_files *f;
+
+	if (trace < 0 || trace >= r->ntraces || !path || !cap)
+		return 0;
+	f = files_of(r->traces[trace]);
+	return f->nvols && etl__files_dos_path(f, path, out, cap);
+}
+
 /* FileName of a DiskIO or HardFault record: its file key's name, as a DOS path when mapped. */
 static void add_file_name(struct etl_decoded *out, struct trace *t, const struct etl_event *ev)
 {

@@ -204,6 +204,9 @@ void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct
  * the trace maps its volume, into out (cap bytes, cut to fit): 1, or 0 when the trace names none
  * (reads the trace's file names once, as derived fields do). */
 int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_t ts_raw, char *out, size_t cap);
+/* An NT path with its volume replaced by its drive letter, as the trace's volume-mapping records
+ * give it: 1 and the path in out, or 0 (not mapped). */
+int etl__reader_dos_path(struct etl_reader *r, int trace, const char *path, char *out, size_t cap);
 
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */

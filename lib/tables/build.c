@@ -29,6 +29,12 @@ static const struct etl_guid clr_rundown = { 0xa669021c, 0xc450, 0x4609,
 					     { 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
 static const struct etl_guid kernel_network = { 0x7dd42a49, 0x5329, 0x4832,
 						{ 0x8d, 0xfd, 0x43, 0xd9, 0x79, 0x15, 0x3a, 0x88 } };
+static const struct etl_guid kernel_file = { 0xedd08927, 0x9cc4, 0x4e65,
+					     { 0xb9, 0x70, 0xc2, 0x56, 0x0f, 0xb5, 0xc2, 0x89 } };
+static const struct etl_guid kernel_disk = { 0xc7bde69a, 0xe1e0, 0x4177,
+					     { 0xb6, 0xef, 0x28, 0x3a, 0xd1, 0x52, 0x52, 0x71 } };
+static const struct etl_guid kernel_process = { 0x22fb2cd6, 0x0e7b, 0x422b,
+						{ 0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16 } };
 
 const struct etl_decoded *etl__tables_decode(struct etl_tables *T, const struct etl_event *ev)
 {
@@ -103,9 +109,11 @@ const char *etl__tables_process_name(struct etl_tables *T, const struct etl_even
 {
 	const struct etl_process *p;
 
-	if (pid == ETL_ID_NONE || !(p = etl_reader_find_process(T->r, etl_event_trace_index(ev), pid)))
+	if (pid == ETL_ID_NONE)
 		return NULL;
-	return *etl_process_image_name(p) ? etl_process_image_name(p) : NULL;
+	if (!(p = etl_reader_find_process(T->r, etl_event_trace_index(ev), pid)) || !*etl_process_image_name(p))
+		return etl__kproc_process_name(T, etl_event_trace_index(ev), pid); /* Kernel-Process's */
+	return etl_process_image_name(p);
 }
 
 uint64_t etl__tables_trace_start(struct etl_tables *T, int trace)
@@ -128,6 +136,37 @@ void etl__tables_row_done(struct etl_tables *T, enum table_kind k)
 		return;
 	T->row_fn(T->ctx, t);
 	etl__table_clear_rows(t);
+}
+
+size_t etl__tables_keep(struct tables_texts *x, const char *t, size_t max)
+{
+	size_t n = t ? strlen(t) : 0, at;
+
+	if (!n || x->n > max || etl__grow(&x->b, &x->cap, x->n + n + 1, 1, 4096) != 0)
+		return 0;
+	at = x->n;
+	memcpy(x->b + at, t, n + 1);
+	x->n += n + 1;
+	return at + 1;
+}
+
+int etl__tables_source(struct etl_tables *T, enum table_kind k, const struct etl_event *ev, int src)
+{
+	static const char note[] = "events left out: another source of the same trace gave these rows first "
+				   "(the kernel logger's, or the Kernel-Process, -File or -Disk provider's)";
+	int trace = etl_event_trace_index(ev);
+	uint8_t *at;
+
+	if (trace < 0 || trace >= 64)
+		return 1;
+	at = &T->source[k][trace];
+	if (!*at)
+		*at = (uint8_t)src;
+	if (*at == src)
+		return 1;
+	if (T->tab[k])
+		etl__table_note(T->tab[k], note, 1);
+	return 0;
 }
 
 /* One event to the handlers that want it; -1 without memory. */
@@ -159,6 +198,12 @@ static int dispatch(struct etl_tables *T, const struct etl_event *ev)
 		return etl__clr_event(T, ev, 1);
 	if (etl_guid_equal(etl_event_provider(ev), &kernel_network))
 		return etl__net_event(T, ev, -1);
+	if (etl_guid_equal(etl_event_provider(ev), &kernel_file))
+		return etl__io_event(T, ev, G_KERNEL_FILE);
+	if (etl_guid_equal(etl_event_provider(ev), &kernel_disk))
+		return etl__io_event(T, ev, G_KERNEL_DISK);
+	if (etl_guid_equal(etl_event_provider(ev), &kernel_process))
+		return etl__kproc_event(T, ev);
 	return 0;
 }
 
@@ -222,6 +267,7 @@ int etl_tables_finish(struct etl_tables *T)
 {
 	if (!T)
 		return ETL_E_MISUSE;
+	etl__kproc_finish(T);
 	etl__sys_finish(T);
 	etl__cpu_finish(T);
 	etl__io_finish(T);
@@ -269,6 +315,7 @@ void etl_tables_free(struct etl_tables *T)
 
 	if (!T)
 		return;
+	etl__kproc_free(T);
 	etl__sys_free(T);
 	etl__cpu_free(T);
 	etl__io_free(T);

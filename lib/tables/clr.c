@@ -73,8 +73,7 @@ struct module_slot {
 
 struct clr_state {
 	struct etl_htab procs, jit, modules;
-	char *texts;
-	size_t ntexts, captexts;
+	struct tables_texts texts;
 };
 
 static int key_eq(const void *e, const void *k)
@@ -383,18 +382,6 @@ static int on_jitting(struct clr_state *s, const struct etl_event *ev, struct et
 	return 0;
 }
 
-static size_t keep_text(struct clr_state *s, const char *t)
-{
-	size_t n = strlen(t), at;
-
-	if (s->ntexts > ((size_t)16 << 20) || etl__grow(&s->texts, &s->captexts, s->ntexts + n + 1, 1, 4096) != 0)
-		return 0;
-	at = s->ntexts;
-	memcpy(s->texts + at, t, n + 1);
-	s->ntexts += n + 1;
-	return at + 1;
-}
-
 /* ModuleLoad, ModuleDCStart: a module's path, for the jit table's module column. */
 static void on_module(struct clr_state *s, const struct etl_event *ev, struct etl_cursor *c)
 {
@@ -410,7 +397,7 @@ static void on_module(struct clr_state *s, const struct etl_event *ev, struct et
 			return;
 		*e = key;
 	}
-	e->path = keep_text(s, etl__path_file(*il ? il : native));
+	e->path = etl__tables_keep(&s->texts, etl__path_file(*il ? il : native), (size_t)16 << 20);
 }
 
 /* The path of a module the trace names anywhere (the stack index pass reads them all). */
@@ -454,7 +441,7 @@ static void on_method(struct etl_tables *T, struct clr_state *s, const struct et
 	etl__table_text(t, row, JT_SIGNATURE, sig);
 	mkey = (struct module_slot){ 0, module, etl_event_pid(ev), etl_event_trace_index(ev), 0 };
 	if ((m = etl__htab_find(&s->modules, method_key(ev, module), module_eq, &mkey)) != NULL && m->path)
-		etl__table_text(t, row, JT_MODULE, s->texts + m->path - 1);
+		etl__table_text(t, row, JT_MODULE, etl__tables_kept(&s->texts, m->path));
 	else if ((path = module_path(T, ev, module)) != NULL) /* named later in the trace (its rundown) */
 		etl__table_text(t, row, JT_MODULE, etl__path_file(path));
 	etl__table_u64(t, row, JT_ADDRESS, start);
@@ -539,7 +526,7 @@ void etl__clr_free(struct etl_tables *T)
 	etl__htab_free(&s->procs);
 	etl__htab_free(&s->jit);
 	etl__htab_free(&s->modules);
-	etl__free(s->texts);
+	etl__free(s->texts.b);
 	etl__free(s);
 	T->clr = NULL;
 }

@@ -14,6 +14,15 @@
  *   reads and writes, the bytes transferred.  One row per operation; one
  *   with no end is a row without end time or status (counted), an end with
  *   no start is counted.
+ * The Microsoft-Windows-Kernel-File and -Kernel-Disk providers log the same
+ * operations and completions as events (logman and WPR sessions without the
+ * kernel logger): Kernel-File's Create, Cleanup, Close, Read, Write,
+ * SetInformation, SetDelete/DeletePath, Rename/RenamePath, DirEnum, Flush,
+ * QueryInformation, FSCTL and DirNotify start an operation by its Irp, and
+ * OperationEnd ends it; a file is named by its Create (FileObject) or its
+ * NameCreate (FileKey).  Kernel-Disk's Read, Write and Flush are completions
+ * with their response time.  Where a trace has both, the first source that
+ * gives a table rows keeps it (build.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -22,6 +31,8 @@
 #include <string.h>
 
 #include "tables/tables.h"
+
+#define TEXT_MAX ((size_t)64 << 20) /* bytes of names and paths kept */
 #include "util/cursor.h"
 
 #define G_DISKIO 0x01
@@ -47,16 +58,22 @@ struct file_slot {
 	uint64_t key;
 	int trace;
 	unsigned op;
-	uint64_t time, ts_raw, offset, size, file_key;
+	uint64_t time, ts_raw, offset, size, file_key, file_object;
 	uint32_t tid, pid;
 	size_t path;             /* + 1 into texts (Create's path), or 0 */
 };
 
+/* A file's name by (trace, its FileObject or FileKey), from Kernel-File's Create and NameCreate */
+struct name_slot {
+	uint64_t key;
+	int trace;
+	size_t text;             /* + 1 into texts */
+};
+
 struct io_state {
-	struct etl_htab disk, file;
+	struct etl_htab disk, file, names;
 	int saw_init;
-	char *texts;
-	size_t ntexts, captexts;
+	struct tables_texts texts;
 };
 
 static uint64_t io_key(int trace, uint64_t irp)
@@ -83,8 +100,23 @@ static struct io_state *state(struct etl_tables *T)
 	if (!T->io && (T->io = etl__calloc(1, sizeof(*T->io))) != NULL) {
 		etl__htab_init(&T->io->disk, sizeof(struct disk_slot));
 		etl__htab_init(&T->io->file, sizeof(struct file_slot));
+		etl__htab_init(&T->io->names, sizeof(struct name_slot));
 	}
 	return T->io;
+}
+
+/* The first of a field's names that the event has (the kernel layouts and the Kernel-File
+ * manifest name some fields otherwise: IrpPtr and Irp, Offset and ByteOffset). */
+static uint64_t either_u64(const struct etl_decoded *d, const char *a, const char *b, int *ok)
+{
+	int got;
+	uint64_t v = etl__tables_field_u64(d, a, &got);
+
+	if (!got)
+		v = etl__tables_field_u64(d, b, &got);
+	if (ok)
+		*ok = got;
+	return v;
 }
 
 static const char *priority_name(uint64_t irp_flags)
@@ -94,6 +126,10 @@ static const char *priority_name(uint64_t irp_flags)
 
 	return p < 5 ? names[p] : "Unknown";
 }
+
+static void disk_open_row(struct etl_tables *T, const struct disk_slot *e);
+static void file_row(struct etl_tables *T, struct io_state *s, const struct file_slot *e, const struct etl_event *end,
+		     uint64_t bytes, uint64_t status);
 
 /* ReadInit, WriteInit, FlushInit: Irp, IssuingThreadId. */
 static int disk_init(struct etl_tables *T, struct io_state *s, const struct etl_event *ev, unsigned op)
@@ -111,7 +147,12 @@ static int disk_init(struct etl_tables *T, struct io_state *s, const struct etl_
 	key[0] = irp;
 	key[1] = (uint64_t)(uint32_t)etl_event_trace_index(ev);
 	h = io_key(etl_event_trace_index(ev), irp);
-	if (!(e = etl__htab_find(&s->disk, h, disk_eq, key))) {
+	if ((e = etl__htab_find(&s->disk, h, disk_eq, key)) != NULL) {
+		/* the Irp's I/O before never completed: its row now (an Irp is reused) */
+		struct disk_slot was = *e;
+		etl__table_note(T->tab[TK_DISK_IO], note_disk_open, 1);
+		disk_open_row(T, &was);
+	} else {
 		if (s->disk.count >= MAX_PENDING) {
 			etl__table_note(T->tab[TK_DISK_IO], note_pending, 1);
 			return 0;
@@ -122,6 +163,37 @@ static int disk_init(struct etl_tables *T, struct io_state *s, const struct etl_
 	*e = (struct disk_slot){ irp, etl_event_trace_index(ev), etl_event_filetime(ev), etl_le32(pl + p),
 				 etl_reader_event_pid(T->r, ev), op };
 	return 0;
+}
+
+static const char *named_file(const struct io_state *s, int trace, uint64_t object);
+
+/* A Kernel-Disk completion's response time: HighResResponseTime in the trace's QPC ticks. */
+static void disk_elapsed(struct etl_tables *T, const struct etl_decoded *d, const struct etl_event *ev, size_t row)
+{
+	const struct etl_trace_info *ti = etl_reader_trace_info(T->r, etl_event_trace_index(ev));
+	uint64_t ticks, freq = ti ? etl_trace_info_perf_freq(ti) : 0;
+	int ok;
+
+	ticks = etl__tables_field_u64(d, "HighResResponseTime", &ok);
+	if (ok && freq)
+		etl__table_double(T->tab[TK_DISK_IO], row, DK_ELAPSED, (double)ticks * 1000.0 / (double)freq);
+}
+
+/* A Kernel-Disk completion's file: its FileObject's name, by the kernel logger's file records or
+ * Kernel-File's. */
+static void disk_file(struct etl_tables *T, struct io_state *s, const struct etl_decoded *d, const struct etl_event *ev,
+		      size_t row)
+{
+	char name[1024];
+	uint64_t fo = etl__tables_field_u64(d, "FileObject", NULL);
+	int trace = etl_event_trace_index(ev);
+
+	if (!fo)
+		return;
+	if (etl__reader_file_name(T->r, trace, fo, etl_event_timestamp_raw(ev), name, sizeof(name)))
+		etl__table_text(T->tab[TK_DISK_IO], row, DK_FILE, name);
+	else if (named_file(s, trace, fo))
+		etl__table_text(T->tab[TK_DISK_IO], row, DK_FILE, named_file(s, trace, fo));
 }
 
 /* Read, Write, FlushBuffers: the completion, and its row. */
@@ -139,7 +211,7 @@ static void disk_done(struct etl_tables *T, struct io_state *s, const struct etl
 
 	if (!d || (row = etl__table_row(t)) == SIZE_MAX)
 		return;
-	irp = etl__tables_field_u64(d, "Irp", &ok);
+	irp = either_u64(d, "Irp", "IORequestPacket", &ok);
 	etl__table_u64(t, row, DK_TRACE, (uint64_t)etl_event_trace_index(ev));
 	key[0] = irp;
 	key[1] = (uint64_t)(uint32_t)etl_event_trace_index(ev);
@@ -157,6 +229,8 @@ static void disk_done(struct etl_tables *T, struct io_state *s, const struct etl
 	etl__table_u64(t, row, DK_COMPLETE, etl_event_filetime(ev));
 	if ((el = etl__tables_derived(d, "ElapsedTimeMSec")) != NULL && etl_property_as_double(el, &ms) == ETL_OK)
 		etl__table_double(t, row, DK_ELAPSED, ms);
+	else if (etl_event_header_kind(ev) == ETL_HEADER_EVENT) /* Kernel-Disk's: the same in QPC ticks */
+		disk_elapsed(T, d, ev, row);
 	if (pid != ETL_ID_NONE) {
 		etl__table_u64(t, row, DK_PID, pid);
 		etl__table_text(t, row, DK_PROCESS, pid == 0 ? "Idle" : etl__tables_process_name(T, ev, pid));
@@ -175,22 +249,52 @@ static void disk_done(struct etl_tables *T, struct io_state *s, const struct etl
 	}
 	if ((el = etl__tables_derived(d, "FileName")) != NULL)
 		etl__table_text(t, row, DK_FILE, etl_property_format(el));
+	else if (etl_event_header_kind(ev) == ETL_HEADER_EVENT)
+		disk_file(T, s, d, ev, row);
 	etl__table_text(t, row, DK_PRIORITY, priority_name(etl__tables_field_u64(d, "IrpFlags", NULL)));
 	if (ok)
 		etl__table_u64(t, row, DK_IRP, irp);
 	etl__tables_row_done(T, TK_DISK_IO);
 }
 
-static size_t keep_text(struct io_state *s, const char *t)
+/* An NT path as a DOS path where the trace maps its volume, kept in texts. */
+static size_t dos_text(struct etl_tables *T, struct io_state *s, int trace, const char *path)
 {
-	size_t n = t ? strlen(t) : 0, at;
+	char dos[1024];
+	int mapped = path && etl__reader_dos_path(T->r, trace, path, dos, sizeof(dos));
 
-	if (!n || s->ntexts > ((size_t)64 << 20) || etl__grow(&s->texts, &s->captexts, s->ntexts + n + 1, 1, 4096) != 0)
-		return 0;
-	at = s->ntexts;
-	memcpy(s->texts + at, t, n + 1);
-	s->ntexts += n + 1;
-	return at + 1;
+	return etl__tables_keep(&s->texts, mapped ? dos : path, TEXT_MAX);
+}
+
+static int name_eq(const void *e, const void *k)
+{
+	const uint64_t *key = k;
+
+	return ((const struct name_slot *)e)->key == key[0] && ((const struct name_slot *)e)->trace == (int)key[1];
+}
+
+/* Notes that object (a FileObject or FileKey) of a trace is the file of text; -1 without memory. */
+static int name_file(struct io_state *s, int trace, uint64_t object, size_t text)
+{
+	uint64_t key[2] = { object, (uint64_t)(uint32_t)trace }, h = io_key(trace, object);
+	struct name_slot *e = etl__htab_find(&s->names, h, name_eq, key);
+
+	if (!e) {
+		if (s->names.count >= MAX_PENDING)
+			return 0; /* (the file is then named by its key's records, if any) */
+		if (!(e = etl__htab_insert(&s->names, h)))
+			return -1;
+	}
+	*e = (struct name_slot){ object, trace, text };
+	return 0;
+}
+
+static const char *named_file(const struct io_state *s, int trace, uint64_t object)
+{
+	uint64_t key[2] = { object, (uint64_t)(uint32_t)trace };
+	const struct name_slot *e = object ? etl__htab_find(&s->names, io_key(trace, object), name_eq, key) : NULL;
+
+	return e ? etl__tables_kept(&s->texts, e->text) : NULL;
 }
 
 static const char *op_name(unsigned op)
@@ -213,13 +317,18 @@ static int file_start(struct etl_tables *T, struct io_state *s, const struct etl
 
 	if (!d)
 		return 0;
-	irp = etl__tables_field_u64(d, "IrpPtr", &ok);
+	irp = either_u64(d, "IrpPtr", "Irp", &ok);
 	if (!ok)
 		return 0;
 	key[0] = irp;
 	key[1] = (uint64_t)(uint32_t)etl_event_trace_index(ev);
 	h = io_key(etl_event_trace_index(ev), irp);
-	if (!(e = etl__htab_find(&s->file, h, file_eq, key))) {
+	if ((e = etl__htab_find(&s->file, h, file_eq, key)) != NULL) {
+		/* the Irp's operation before never ended: its row now (an Irp is reused) */
+		struct file_slot was = *e;
+		etl__table_note(T->tab[TK_FILE_IO], note_file_open, 1);
+		file_row(T, s, &was, NULL, 0, 0);
+	} else {
 		if (s->file.count >= MAX_PENDING) {
 			etl__table_note(T->tab[TK_FILE_IO], note_pending, 1);
 			return 0;
@@ -235,14 +344,19 @@ static int file_start(struct etl_tables *T, struct io_state *s, const struct etl
 	e->ts_raw = etl_event_timestamp_raw(ev);
 	e->tid = etl_event_subject_tid(ev);
 	e->pid = etl_reader_event_pid(T->r, ev);
-	e->offset = etl__tables_field_u64(d, "Offset", NULL);
+	e->offset = either_u64(d, "Offset", "ByteOffset", NULL);
 	e->size = etl__tables_field_u64(d, "IoSize", NULL);
 	e->file_key = etl__tables_field_u64(d, "FileKey", &ok);
+	e->file_object = etl__tables_field_u64(d, "FileObject", NULL);
 	if (!ok || !e->file_key)
-		e->file_key = etl__tables_field_u64(d, "FileObject", NULL);
+		e->file_key = e->file_object;
 	if (op == 64 && ((fn = etl__tables_derived(d, "FileName")) != NULL ||
 			 (fn = etl_decoded_property_by_name(d, "OpenPath")) != NULL))
-		e->path = keep_text(s, etl_property_format(fn));
+		e->path = etl__tables_keep(&s->texts, etl_property_format(fn), TEXT_MAX);
+	else if (op == 64 && (fn = etl_decoded_property_by_name(d, "FileName")) != NULL) /* Kernel-File's */
+		e->path = dos_text(T, s, e->trace, etl_property_format(fn));
+	if (op == 64 && e->path && e->file_object)
+		return name_file(s, e->trace, e->file_object, e->path);
 	return 0;
 }
 
@@ -267,15 +381,20 @@ static void file_row(struct etl_tables *T, struct io_state *s, const struct file
 	if (e->pid != ETL_ID_NONE) {
 		etl__table_u64(t, row, FI_PID, e->pid);
 		p = etl_reader_find_process(T->r, e->trace, e->pid);
-		etl__table_text(t, row, FI_PROCESS, e->pid == 0 ? "Idle" : p ? etl_process_image_name(p) : NULL);
+		etl__table_text(t, row, FI_PROCESS, e->pid == 0 ? "Idle" : p && *etl_process_image_name(p)
+								     ? etl_process_image_name(p)
+								     : etl__kproc_process_name(T, e->trace, e->pid));
 	}
 	if (e->tid != ETL_ID_NONE)
 		etl__table_u64(t, row, FI_TID, e->tid);
 	etl__table_text(t, row, FI_OPERATION, op_name(e->op));
 	if (e->path)
-		etl__table_text(t, row, FI_FILE, s->texts + e->path - 1);
+		etl__table_text(t, row, FI_FILE, etl__tables_kept(&s->texts, e->path));
 	else if (e->file_key && etl__reader_file_name(T->r, e->trace, e->file_key, e->ts_raw, name, sizeof(name)))
 		etl__table_text(t, row, FI_FILE, name);
+	else if (named_file(s, e->trace, e->file_key) || named_file(s, e->trace, e->file_object))
+		etl__table_text(t, row, FI_FILE, named_file(s, e->trace, e->file_key) ? named_file(s, e->trace, e->file_key)
+										   : named_file(s, e->trace, e->file_object));
 	if (e->op == 67 || e->op == 68) {
 		etl__table_u64(t, row, FI_OFFSET, e->offset);
 		etl__table_u64(t, row, FI_BYTES, end ? bytes : e->size);
@@ -294,9 +413,9 @@ static void file_end(struct etl_tables *T, struct io_state *s, const struct etl_
 
 	if (!d)
 		return;
-	irp = etl__tables_field_u64(d, "IrpPtr", &ok);
-	extra = etl__tables_field_u64(d, "ExtraInfo", NULL);
-	status = etl__tables_field_u64(d, "NtStatus", NULL);
+	irp = either_u64(d, "IrpPtr", "Irp", &ok);
+	extra = either_u64(d, "ExtraInfo", "ExtraInformation", NULL);
+	status = either_u64(d, "NtStatus", "Status", NULL);
 	key[0] = irp;
 	key[1] = (uint64_t)(uint32_t)etl_event_trace_index(ev);
 	h = io_key(etl_event_trace_index(ev), irp);
@@ -309,6 +428,66 @@ static void file_end(struct etl_tables *T, struct io_state *s, const struct etl_
 	file_row(T, s, &copy, ev, extra, status);
 }
 
+/* The FileIO opcode of a Kernel-File event id (0: not an operation). */
+static unsigned kernel_file_op(unsigned id)
+{
+	static const uint8_t ops[31] = {
+		[12] = 64, [30] = 64, [13] = 65, [14] = 66, [15] = 67, [16] = 68, [17] = 69, [28] = 69, [18] = 70,
+		[26] = 70, [19] = 71, [27] = 71, [29] = 71, [20] = 72, [21] = 73, [22] = 74, [23] = 75, [24] = 76,
+		[25] = 77,
+	};
+
+	return id < sizeof(ops) ? ops[id] : 0;
+}
+
+/* Kernel-File's NameCreate (10): FileKey, FileName. */
+static int kernel_file_name(struct etl_tables *T, struct io_state *s, const struct etl_event *ev)
+{
+	const struct etl_decoded *d = etl__tables_decode(T, ev);
+	const char *path;
+	uint64_t key;
+	size_t text;
+	int ok;
+
+	if (!d || !(path = etl__tables_field_text(d, "FileName")) || !(key = etl__tables_field_u64(d, "FileKey", &ok)))
+		return 0;
+	text = dos_text(T, s, etl_event_trace_index(ev), path);
+	return text ? name_file(s, etl_event_trace_index(ev), key, text) : 0;
+}
+
+/* Kernel-File's Create when file-io is not asked for: the name of its FileObject, for disk-io. */
+static int kernel_file_create_name(struct etl_tables *T, struct io_state *s, const struct etl_event *ev)
+{
+	const struct etl_decoded *d = etl__tables_decode(T, ev);
+	const char *path = d ? etl__tables_field_text(d, "FileName") : NULL;
+	uint64_t fo = d ? etl__tables_field_u64(d, "FileObject", NULL) : 0;
+	size_t text;
+
+	if (!path || !fo || !(text = dos_text(T, s, etl_event_trace_index(ev), path)))
+		return 0;
+	return name_file(s, etl_event_trace_index(ev), fo, text);
+}
+
+static int file_event(struct etl_tables *T, const struct etl_event *ev, int group)
+{
+	struct io_state *s;
+	unsigned op = group == G_FILEIO ? etl_event_opcode(ev) : kernel_file_op(etl_event_id(ev));
+
+	if (!(s = state(T)))
+		return -1;
+	if (group == G_KERNEL_FILE && etl_event_id(ev) == 10)
+		return kernel_file_name(T, s, ev);
+	if (!T->tab[TK_FILE_IO]) /* (disk-io alone: only the names) */
+		return group == G_KERNEL_FILE && op == 64 ? kernel_file_create_name(T, s, ev) : 0;
+	if (op < 64 || op > 77 || !etl__tables_source(T, TK_FILE_IO, ev, group == G_FILEIO ? SRC_KERNEL : SRC_MANIFEST))
+		return 0;
+	if (op == 76)
+		file_end(T, s, ev);
+	else
+		return file_start(T, s, ev, op);
+	return 0;
+}
+
 int etl__io_event(struct etl_tables *T, const struct etl_event *ev, int group)
 {
 	struct io_state *s;
@@ -317,17 +496,21 @@ int etl__io_event(struct etl_tables *T, const struct etl_event *ev, int group)
 	if (group == G_DISKIO && T->tab[TK_DISK_IO]) {
 		if (!(s = state(T)))
 			return -1;
+		if ((op >= 10 && op <= 15) && !etl__tables_source(T, TK_DISK_IO, ev, SRC_KERNEL))
+			return 0;
 		if (op == 12 || op == 13 || op == 15)
 			return disk_init(T, s, ev, op);
 		if (op == 10 || op == 11 || op == 14)
 			disk_done(T, s, ev, op);
-	} else if (group == G_FILEIO && T->tab[TK_FILE_IO] && op >= 64 && op <= 77) {
+	} else if (group == G_KERNEL_DISK && T->tab[TK_DISK_IO]) {
+		unsigned id = etl_event_id(ev);
 		if (!(s = state(T)))
 			return -1;
-		if (op == 76)
-			file_end(T, s, ev);
-		else
-			return file_start(T, s, ev, op);
+		if ((id == 10 || id == 11 || id == 14) && etl__tables_source(T, TK_DISK_IO, ev, SRC_MANIFEST))
+			disk_done(T, s, ev, id); /* (its ids are DiskIO's completion opcodes) */
+	} else if ((group == G_FILEIO && T->tab[TK_FILE_IO]) ||
+		   (group == G_KERNEL_FILE && (T->tab[TK_FILE_IO] || T->tab[TK_DISK_IO]))) {
+		return file_event(T, ev, group);
 	}
 	return 0;
 }
@@ -418,7 +601,8 @@ void etl__io_free(struct etl_tables *T)
 		return;
 	etl__htab_free(&s->disk);
 	etl__htab_free(&s->file);
-	etl__free(s->texts);
+	etl__htab_free(&s->names);
+	etl__free(s->texts.b);
 	etl__free(s);
 	T->io = NULL;
 }

@@ -18,6 +18,8 @@
 
 #include "tables/tables.h"
 
+#define TEXT_MAX ((size_t)64 << 20) /* bytes of names and paths kept */
+
 #define G_PROCESS 0x03
 #define G_THREAD 0x05
 
@@ -49,21 +51,8 @@ struct sys_state {
 	size_t nth, capth;
 	struct etl_htab open;    /* of struct open_slot */
 	struct etl_htab procs;   /* of struct proc_slot */
-	char *texts;
-	size_t ntexts, captexts;
+	struct tables_texts texts;
 };
-
-static size_t keep_text(struct sys_state *s, const char *t)
-{
-	size_t n = t ? strlen(t) : 0, at;
-
-	if (!n || etl__grow(&s->texts, &s->captexts, s->ntexts + n + 1, 1, 4096) != 0)
-		return 0;
-	at = s->ntexts;
-	memcpy(s->texts + at, t, n + 1);
-	s->ntexts += n + 1;
-	return at + 1;
-}
 
 static int ptr_eq(const void *entry, const void *key)
 {
@@ -105,7 +94,7 @@ static void on_process(struct etl_tables *T, struct sys_state *s, const struct e
 	if (!p || !(d = etl__tables_decode(T, ev)) || !(sid = etl__tables_field_text(d, "UserSID")) || !*sid)
 		return;
 	if ((e = proc_slot(s, p)) != NULL && !e->sid)
-		e->sid = keep_text(s, sid);
+		e->sid = etl__tables_keep(&s->texts, sid, TEXT_MAX);
 }
 
 /* The name of the thread's start address, as a frame of its Start record. */
@@ -120,7 +109,7 @@ static size_t start_function(struct etl_tables *T, struct sys_state *s, const st
 		snprintf(text, sizeof(text), "%s!%s+0x%llx", f.module, f.function, (unsigned long long)f.function_offset);
 	else
 		snprintf(text, sizeof(text), "%s!+0x%llx", f.module, (unsigned long long)f.module_offset);
-	return keep_text(s, text);
+	return etl__tables_keep(&s->texts, text, TEXT_MAX);
 }
 
 static uint64_t thread_key(int trace, uint32_t tid)
@@ -229,7 +218,7 @@ static void process_rows(struct etl_tables *T, struct sys_state *s)
 		if (etl_process_session_id(p) != ETL_ID_NONE)
 			etl__table_u64(t, row, PR_SESSION, etl_process_session_id(p));
 		if (e && e->sid)
-			etl__table_text(t, row, PR_SID, s->texts + e->sid - 1);
+			etl__table_text(t, row, PR_SID, etl__tables_kept(&s->texts, e->sid));
 		etl__table_u64(t, row, PR_START_AT_TRACE, etl_process_start_filetime(p) == 0);
 		etl__table_u64(t, row, PR_START, etl_process_start_filetime(p) ? etl_process_start_filetime(p)
 									: etl__tables_trace_start(T, etl_process_trace_index(p)));
@@ -268,7 +257,7 @@ static void thread_rows(struct etl_tables *T, struct sys_state *s)
 		if (th->start_address)
 			etl__table_u64(t, row, TH_START_ADDRESS, th->start_address);
 		if (th->function)
-			etl__table_text(t, row, TH_START_FUNCTION, s->texts + th->function - 1);
+			etl__table_text(t, row, TH_START_FUNCTION, etl__tables_kept(&s->texts, th->function));
 	}
 }
 
@@ -317,6 +306,25 @@ static void image_rows(struct etl_tables *T)
 	}
 }
 
+int etl__sys_kernel_describes(struct etl_tables *T, int kind, int trace)
+{
+	struct etl_reader *r = T->r;
+	size_t i, n;
+
+	if (kind == TK_PROCESSES) {
+		for (i = 0, n = etl_reader_process_count(r); i < n; i++)
+			if (etl_process_trace_index(etl_reader_process_at(r, i)) == trace)
+				return 1;
+	} else if (kind == TK_THREADS) {
+		for (i = 0; T->sys && i < T->sys->nth; i++)
+			if (T->sys->th[i].trace == trace)
+				return 1;
+	} else if (kind == TK_IMAGES && trace >= 0 && trace < r->ntraces) {
+		return etl__reader_stack_index(r, r->traces[trace])->images.nimg > 0;
+	}
+	return 0;
+}
+
 void etl__sys_finish(struct etl_tables *T)
 {
 	if (T->tab[TK_PROCESSES])
@@ -334,7 +342,7 @@ void etl__sys_free(struct etl_tables *T)
 	if (!s)
 		return;
 	etl__free(s->th);
-	etl__free(s->texts);
+	etl__free(s->texts.b);
 	etl__htab_free(&s->open);
 	etl__htab_free(&s->procs);
 	etl__free(s);

@@ -9,7 +9,8 @@
  *             it, then what only the end of the trace can say
  *   sys.c     processes, threads, images
  *   cpu.c     cpu-samples, cpu-usage
- *   io.c      disk-io, file-io
+ *   io.c      disk-io, file-io (the kernel logger's, and Kernel-File's and Kernel-Disk's)
+ *   kproc.c   processes, threads, images of the Kernel-Process provider
  *   net.c     network
  *   clr.c     gc, exceptions, jit
  *
@@ -122,7 +123,31 @@ struct etl_tables {
 	struct cpu_state *cpu;
 	struct io_state *io;
 	struct clr_state *clr;
+	/* by table kind, then trace (at most SOURCE_TRACES): which events first gave it rows, the
+	 * kernel logger's (SRC_KERNEL) or a manifest provider's (SRC_MANIFEST); 0 none yet */
+	uint8_t source[TK_COUNT][64];
+	struct kproc_state *kproc;
 };
+
+enum { SRC_KERNEL = 1, SRC_MANIFEST = 2 };
+
+/* Texts a table's handler keeps for rows to come (names, paths), one after another. */
+struct tables_texts {
+	char *b;
+	size_t n, cap;
+};
+/* Keeps t: 1 + its place (for etl__tables_kept), or 0 when t is NULL or empty, the texts would
+ * pass max bytes, or memory ran out (the row then has no such text). */
+size_t etl__tables_keep(struct tables_texts *x, const char *t, size_t max);
+static inline const char *etl__tables_kept(const struct tables_texts *x, size_t at)
+{
+	return at ? x->b + at - 1 : NULL;
+}
+/* Whether an event of source src (SRC_*) gives table k of its trace rows: the first source that
+ * does keeps it, so that a trace that logs both (the kernel logger and the Kernel-Process,
+ * Kernel-File or Kernel-Disk providers) does not count them twice; the other's events are
+ * counted in the table's notes.  Traces past the 64th are taken from both. */
+int etl__tables_source(struct etl_tables *T, enum table_kind k, const struct etl_event *ev, int src);
 
 /* A row of table k is complete: given to the callback when the table is streamed. */
 void etl__tables_row_done(struct etl_tables *T, enum table_kind k);
@@ -149,11 +174,26 @@ int etl__cpu_event(struct etl_tables *T, const struct etl_event *ev, int group);
 void etl__cpu_finish(struct etl_tables *T);
 void etl__cpu_free(struct etl_tables *T);
 
+/* group: the kernel's DiskIO or FileIO group, or G_KERNEL_FILE / G_KERNEL_DISK for the events of
+ * those manifest providers */
+#define G_KERNEL_FILE (-2)
+#define G_KERNEL_DISK (-3)
 int etl__io_event(struct etl_tables *T, const struct etl_event *ev, int group);
 void etl__io_finish(struct etl_tables *T);
 void etl__io_free(struct etl_tables *T);
 
 int etl__net_event(struct etl_tables *T, const struct etl_event *ev, int group);
+
+/* kproc.c: the Microsoft-Windows-Kernel-Process provider's processes, threads and images, for the
+ * traces whose kernel logger did not give them */
+int etl__kproc_event(struct etl_tables *T, const struct etl_event *ev);
+void etl__kproc_finish(struct etl_tables *T);
+void etl__kproc_free(struct etl_tables *T);
+/* The image name the provider gave process pid of a trace, or NULL. */
+const char *etl__kproc_process_name(const struct etl_tables *T, int trace, uint32_t pid);
+/* sys.c: whether the trace's kernel events describe that table's rows (processes, threads,
+ * images): then Kernel-Process's are left out. */
+int etl__sys_kernel_describes(struct etl_tables *T, int kind, int trace);
 
 /* rundown: the event is Microsoft-Windows-DotNETRuntimeRundown's (only its module records are read) */
 int etl__clr_event(struct etl_tables *T, const struct etl_event *ev, int rundown);

@@ -48,6 +48,8 @@ int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, ui
 /* The "tables64" scenario (tables.c): every kind of record the analysis tables read, with
  * answers tests/check_tables.c knows. */
 int scen_build_tables(const struct etlw_opts *o, uint8_t **out, size_t *len);
+/* The "kproviders64" scenario (kproviders.c): the kernel's manifest providers, no kernel logger. */
+int scen_build_kproviders(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* StackWalk/Stack logged at ts: the stack of the event of time stamp event_ts. */
 int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
 		  uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n);
