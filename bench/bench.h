@@ -24,4 +24,7 @@ void bench_slices(const char *path, int repeat);
 void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthetic, const char *etldump,
 		   int repeat, int instructions);
 
+/* What the built-in provider descriptions cost: opening, first use, memory, JSON Lines (builtin.c). */
+void bench_builtin(const char *corpus, const char *etldump, int repeat);
+
 #endif

@@ -6,6 +6,8 @@
  *   etlbench --peak FILE     (the headers workload over FILE, and its peak memory)
  *   etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]
  *                            (etldump -j N's serial share and work: scaling.c)
+ *   etlbench --corpus DIR [--etldump PATH] [--repeat N] --builtin
+ *                            (what the built-in provider descriptions cost: builtin.c)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
  * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
@@ -726,6 +728,14 @@ int main(int argc, char **argv)
 		bench_symbols_corpus(corpus, etldump, repeat);
 			return 0;
 		}
+		else if (strcmp(argv[i], "--builtin") == 0) {
+			if (!corpus || !etldump_runs(etldump)) {
+				fprintf(stderr, "etlbench --builtin needs --corpus DIR and etldump\n");
+				return 1;
+			}
+			bench_builtin(corpus, etldump, repeat);
+			return 0;
+		}
 		else if (strcmp(argv[i], "--peak") == 0 && i + 1 < argc) {
 			/* the headers workload over one file, and its peak resident memory */
 			struct result h = in_child(w_headers, argv[i + 1], etldump, 1);
@@ -738,7 +748,8 @@ int main(int argc, char **argv)
 					"       etlbench --peak FILE\n"
 					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]\n"
 					"       etlbench [--size MB] [--dir DIR] [--repeat N] [--keep] --slices\n"
-					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n");
+					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n"
+					"       etlbench --corpus DIR [--etldump PATH] [--repeat N] --builtin\n");
 			return 2;
 		}
 	}

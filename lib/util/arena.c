@@ -25,7 +25,11 @@ void *etl__arena_alloc(struct etl_arena *a, size_t n)
 	if (need < n)
 		return NULL;
 	if (!b || b->size - a->used_in_head < need) {
-		size_t size = need > 32768 ? need : 32768;
+		/* blocks grow with what the arena holds, from 4 KiB to 32 KiB: a small arena (a
+		 * small provider's, of which a process may keep dozens) stays small */
+		size_t size = a->bytes < 4096 ? 4096 : a->bytes > 32768 ? 32768 : a->bytes;
+		if (need > size)
+			size = need;
 		if (size > SIZE_MAX - BLOCK_HDR)
 			return NULL;
 		b = etl__malloc(BLOCK_HDR + size);
