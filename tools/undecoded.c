@@ -63,8 +63,9 @@ void summary_schema_hint(const struct summary *sm, const struct options *o)
 			n - wpp == 1 ? "" : "s");
 		list_raw(sm, 0);
 		fprintf(stderr, "\n%s: on the Windows machine that recorded the trace, with the providers installed:\n"
-				"  tracerpt -l TRACE.etl -export providers.man\n"
-				"writes their manifests; then: etldump -m providers.man TRACE.etl\n", progname);
+				"  PerfView /nogui userCommand DumpRegisteredManifest PROVIDER\n"
+				"writes PROVIDER.manifest.xml (tracerpt -l TRACE.etl -export providers.man those of the\n"
+				"trace's providers); then: etldump -m FILE TRACE.etl (docs/CAPTURE.md)\n", progname);
 	}
 	if (wpp) {
 		fprintf(stderr, "%s: %zu WPP provider%s without TMF files (their messages are raw):", progname, wpp,

@@ -202,10 +202,28 @@ def partial_decodings(etldump, etlgen, valid, tmp):
     backup = provs.get("6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b", {})
     check("providers-no-schema", backup.get("schema") is False and backup.get("undecoded") == 2 and
           provs.get("5f3e1a2b-7c4d-5e6f-8091-a2b3c4d5e6f7", {}).get("schema") is True and
-          b"{6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b}" in r.stderr and b"tracerpt -l TRACE.etl -export" in r.stderr,
+          b"{6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b}" in r.stderr and b"DumpRegisteredManifest PROVIDER" in r.stderr and b"tracerpt -l TRACE.etl -export" in r.stderr,
           r.stderr.decode()[-300:])
     r = run([etldump, "--providers", "-m", os.path.join(valid, "..", "manifests", "showcase.man"), show])
     check("providers-all-schemas", r.returncode == 0 and not r.stderr and b"no schema" not in r.stdout)
+    # --stats ends with the providers left raw, and what would decode them
+    r = run([etldump, "--stats", show])
+    tail = r.stdout.decode().rstrip().splitlines()[-2:]
+    check("stats-undecoded-providers", r.returncode == 0 and tail[0].split()[0] == "undecoded" and
+          "{6a2b7b9e-3c1d-4f5e-9a8b-7c6d5e4f3a2b}" in tail[1] and "give it with -m" in tail[1], "\n".join(tail))
+    r = run([etldump, "--stats", "-f", "jsonl", show])
+    und = json.loads(r.stdout)["undecoded_providers"]
+    check("stats-undecoded-json", len(und) == 1 and und[0]["undecoded"] == 2 and "-m" in und[0]["how"], str(und))
+    # --providers with no input: the providers that decode, given first, then built in
+    r = run([etldump, "--providers", "-f", "jsonl", "-m", os.path.join(valid, "..", "manifests", "showcase.man")])
+    known = [json.loads(l) for l in r.stdout.splitlines()]
+    kf = [k for k in known if k["name"] == "Microsoft-Windows-Kernel-File"]
+    check("providers-known", r.returncode == 0 and known[0]["kind"] == "given" and len(kf) == 1 and
+          kf[0]["kind"] == "built-in" and kf[0]["license"] == "Apache-2.0" and kf[0]["guid"] ==
+          "edd08927-9cc4-4e65-b970-c2560fb5c289" and sum(k["kind"] == "built-in" for k in known) == 48,
+          r.stdout.decode()[:300])
+    r = run([etldump, "--providers", "--no-builtin-manifests"])
+    check("providers-known-none", r.returncode == 0 and len(r.stdout.splitlines()) == 1, r.stdout.decode())
     # --derive: the disk read's file name (through its key and the volume mapping) and elapsed time,
     # marked as derived in every format; nothing derived without the option
     want_name = "C:\\Users\\demo\\Documents\\report.docx"
