@@ -75,6 +75,7 @@ def main():
         if twin in AFTER_END:
             AFTER_END[archive] = AFTER_END[twin]
     files = sorted(os.listdir(etl_dir))
+    total_events = decoded_events = 0
     for name in files:
         path = os.path.join(etl_dir, name)
 
@@ -118,6 +119,8 @@ def main():
         after = 0
         for i, line in enumerate(lines):
             ev = json.loads(line)
+            total_events += 1
+            decoded_events += ev.get("decoder", "none") != "none"
             t = ev["unix_ns"]
             if last is not None and t < last:
                 fail(f"line {i + 1}: time goes back ({t} < {last})")
@@ -180,6 +183,11 @@ def main():
                      f"expected 343465, 430, 38785")
             if "Test.x86.exe!Test.Program.Main+0x" not in " ".join(f for f in frames if "Main" in f):
                 fail("no frame in Test.Program.Main")
+    # decoded with nothing given (issue 65: the built-in descriptions): at least 99.5 % of the events
+    share = decoded_events / total_events if total_events else 0
+    print(f"decoded with no manifest given: {decoded_events} of {total_events} events ({100 * share:.2f} %)")
+    if total_events and share < 0.995:
+        failures.append(f"corpus: {100 * share:.2f} % of the events decoded with no manifest, expected 99.5 % or more")
     passed = len(files) - len({f.split(':')[0] for f in failures})
     for f in failures:
         print("FAIL", f)
