@@ -276,7 +276,9 @@ void etl__reader_check_buffer_count(struct etl_reader *r, const struct trace *t)
 	    (!t->info.maximum_file_size || need > ((uint64_t)t->info.maximum_file_size << 20)))
 		return; /* it may have wrapped (MaximumFileSize: MB) */
 	if (!(t->info.log_file_mode & ETL_LOG_MODE_COMPRESSED)) {
-		if (size < ETL_BUFFER_HEADER_SIZE || t->src.size >= need)
+		/* (a file that holds every buffer is not cut short: bytes were lost inside it, said
+		 * where they were) */
+		if (size < ETL_BUFFER_HEADER_SIZE || t->src.size >= need || t->ix.buffers + t->ix.ndup >= written)
 			return;
 		etl__diag_set(&note, ETL_E_TRUNCATED, t->src.size,
 			      "the file ends %llu bytes short of the %llu buffers of %llu bytes the logfile header says were "

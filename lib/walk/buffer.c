@@ -187,18 +187,27 @@ int etl__walk_buffer_plausible(const uint8_t *p, size_t n, uint64_t off, uint32_
 	return (top & 0xC0) == 0xC0 || (top & 0xD0) == 0x90; /* a trace header, or a message header */
 }
 
-/* Finds the next offset >= from whose bytes decode as a plausible buffer header: at every byte
- * of a compressed trace (its buffers have odd sizes), at every 8-byte offset of an uncompressed
- * one - not only where buffers of the trace's size would start, so that bytes inserted or lost
- * cost the buffer they are in, not every buffer after it.  Scans a window at a time.  *found is
- * the file size if there is none. */
+/* Whether the bytes at p may begin a data buffer of the trace, by a look at two of its header's
+ * fields: its BufferSize (the trace's, when uncompressed) and its BufferType and compressed flag.
+ * What resync asks of every byte before the whole check (etl__walk_buffer_plausible). */
+static int may_be_header(const uint8_t *p, uint32_t nominal, int compressed)
+{
+	if (p[0x37] != 0 || p[0x36] > ETL_BUFTYPE_MAX || !(p[0x34] & ETL_BUF_COMPRESSED) != !compressed)
+		return 0;
+	return compressed || !nominal || etl_le32(p) == nominal;
+}
+
+/* Finds the next offset >= from whose bytes decode as a plausible buffer header, at every byte -
+ * not only where buffers of the trace's size would start, nor at 8-byte offsets: bytes inserted or
+ * lost, however many, cost the buffer they are in, not every buffer after it.  Each byte gets a
+ * look at two fields first (may_be_header), so a search costs about a memchr.  Scans a window at a
+ * time.  *found is the file size if there is none. */
 static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal, int compressed,
 		  uint64_t size_limit, uint64_t *found, struct etl_diag *d)
 {
 	enum { WIN = 65536, LOOK = ETL_BUFFER_HEADER_SIZE + 4 };
 	uint8_t *win = NULL;
 	uint64_t pos = from;
-	unsigned step = compressed ? 1 : 8;
 	int st = ETL_OK;
 
 	*found = src->size;
@@ -209,8 +218,6 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			return ETL_E_NOMEM;
 		}
 	}
-	if (!compressed && (pos & 7))
-		pos += 8 - (pos & 7);
 	while (pos < src->size && src->size - pos >= ETL_BUFFER_HEADER_SIZE) {
 		size_t n = src->size - pos > WIN ? WIN : (size_t)(src->size - pos);
 		const uint8_t *p = etl__source_view(src, pos, n, win, d);
@@ -220,8 +227,9 @@ static int resync(const struct etl_source *src, uint64_t from, uint32_t nominal,
 			st = d->code;
 			break;
 		}
-		for (i = 0; i <= last; i += step) {
-			if (etl__walk_buffer_plausible(p + i, n - i, pos + i, nominal, compressed, size_limit)) {
+		for (i = 0; i <= last; i++) {
+			if (may_be_header(p + i, nominal, compressed) &&
+			    etl__walk_buffer_plausible(p + i, n - i, pos + i, nominal, compressed, size_limit)) {
 				*found = pos + i;
 				goto out;
 			}
@@ -312,6 +320,41 @@ static int nominal_too_small(struct etl_bufscan *sc, const struct etl_bufhdr *h,
 	return 1;
 }
 
+/* A compressed buffer's BufferSize is its own (they differ): checked against where the next buffer
+ * header really is.  Where the bytes at off + size are no buffer header (nor the file's end or its
+ * zero tail) and one starts inside the claimed size, the size is damaged: the buffer ends there,
+ * said once, and a bit flipped high costs that buffer at most, not the buffers it would cover. */
+static int check_compressed_size(struct etl_bufscan *sc, struct etl_bufhdr *h, uint64_t off)
+{
+	const struct etl_source *src = sc->src;
+	uint64_t at = off + h->size, q;
+	uint8_t next[ETL_BUFFER_HEADER_SIZE + 4];
+	struct etl_diag note, d;
+	int zero;
+
+	if (at == src->size || h->size <= 2u * ETL_BUFFER_HEADER_SIZE)
+		return ETL_OK;
+	if (at < src->size) { /* (past the file's end: looked inside it) */
+		if (src->size - at < sizeof(next))
+			return ETL_OK;
+		if (scan_read(sc, at, next, sizeof(next), &d) != ETL_OK)
+			return d.code == ETL_E_NOMEM || d.code == ETL_E_IO ? d.code : ETL_OK;
+		if (etl__walk_buffer_plausible(next, sizeof(next), at, sc->nominal, 1, sc->size_limit) ||
+		    (all_bytes(next, sizeof(next), 0) && rest_is_zero(src, at, &zero, &d) == ETL_OK && zero))
+			return ETL_OK;
+	}
+	if (resync(src, off + ETL_BUFFER_HEADER_SIZE, sc->nominal, 1, sc->size_limit, &q, &d) != ETL_OK)
+		return d.code;
+	if (q >= at)
+		return ETL_OK; /* none inside: the damage is after it (the scan resynchronises there) */
+	etl__diag_set(&note, ETL_E_FORMAT, off,
+		      "compressed buffer header: BufferSize %u runs past the next buffer header, at offset 0x%llx: "
+		      "the buffer is read to there", (unsigned)h->size, (unsigned long long)q);
+	scan_report(sc, &note);
+	h->size = (uint32_t)(q - off);
+	return ETL_OK;
+}
+
 int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
@@ -358,18 +401,34 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 		     !nominal_too_small(sc, &h, off))) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
-			st = resync(src, off + 1, sc->nominal, sc->compressed, sc->size_limit, &next, d);
+			/* from inside the buffer before: bytes lost in it put the next header before off */
+			st = resync(src, sc->count > 1 && sc->last_off + ETL_BUFFER_HEADER_SIZE < off
+						 ? sc->last_off + ETL_BUFFER_HEADER_SIZE : off + 1,
+				    sc->nominal, sc->compressed, sc->size_limit, &next, d);
 			if (st != ETL_OK)
 				return st;
-			etl__diag_append(&bad, "; skipped %llu bytes to %s at offset 0x%llx",
-					 (unsigned long long)(next - off),
-					 next < src->size ? "the next plausible buffer" : "the end of the file",
-					 (unsigned long long)next);
+			if (next < off)
+				etl__diag_append(&bad, "; the next buffer starts %llu bytes before it, at offset 0x%llx (bytes "
+						 "lost in the buffer before)", (unsigned long long)(off - next),
+						 (unsigned long long)next);
+			else
+				etl__diag_append(&bad, "; skipped %llu bytes to %s at offset 0x%llx",
+						 (unsigned long long)(next - off),
+						 next < src->size ? "the next plausible buffer" : "the end of the file",
+						 (unsigned long long)next);
 			scan_report(sc, &bad);
-			sc->bytes_skipped += next - off;
+			sc->bytes_skipped += next > off ? next - off : 0;
 			sc->off = next;
 			continue;
 		}
+		while (sc->dup_at < sc->ndup && sc->dup[sc->dup_at] < off)
+			sc->dup_at++;
+		if (sc->dup_at < sc->ndup && sc->dup[sc->dup_at] == off && h.size <= left) {
+			sc->off = off + h.size; /* a copy of a buffer read before (dups.c): said once */
+			continue;
+		}
+		if ((h.flags & ETL_BUF_COMPRESSED) && (st = check_compressed_size(sc, &h, off)) != ETL_OK)
+			return st;
 		e->off = off;
 		e->seq = h.seq;
 		e->cpu = h.cpu;
@@ -384,6 +443,7 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 			e->avail = (uint32_t)left;
 		}
 		e->ordinal = (uint32_t)sc->count++;
+		sc->last_off = off;
 		sc->off = off + e->avail;
 		return ETL_OK;
 	}
@@ -487,6 +547,18 @@ int etl__walk_index_build(struct etl_bufindex *ix, const struct etl_source *src,
 	ix->compressed = compressed;
 	ix->size_limit = size_limit;
 	ix->forward = in_order;
+	if (in_order)
+		return ETL_OK;
+	/* out of sequence: a buffer copied in again is one way to be; the copies are passed over,
+	 * and the buffers counted again without them (the damage was said in the first pass) */
+	if ((st = etl__walk_find_dups(ix, count_limit, report, ctx, d)) != ETL_OK || !ix->ndup)
+		return st;
+	ix->count = 0;
+	ix->ncpus = 0;
+	etl__walk_scan_again(ix, &sc);
+	if ((st = first_pass(ix, &sc, count_limit, &in_order, d)) != ETL_OK)
+		return st;
+	ix->forward = in_order;
 	return ETL_OK;
 }
 
@@ -520,6 +592,8 @@ void etl__walk_scan_again(const struct etl_bufindex *ix, struct etl_bufscan *sc)
 {
 	etl__walk_scan_init(sc, ix->src, ix->have_first ? &ix->first : NULL, ix->nominal, ix->compressed,
 			  ix->size_limit, NULL, NULL);
+	sc->dup = ix->dup;
+	sc->ndup = ix->ndup;
 }
 
 long etl__walk_cpu_index(const struct etl_bufindex *ix, uint32_t cpu)
@@ -542,6 +616,8 @@ void etl__walk_scan_seek(struct etl_bufscan *sc, uint64_t off, uint64_t ordinal)
 {
 	sc->off = off;
 	sc->count = ordinal;
+	for (sc->dup_at = 0; sc->dup_at < sc->ndup && sc->dup[sc->dup_at] < off; sc->dup_at++)
+		;
 }
 
 int etl__walk_index_given(struct etl_bufindex *ix, const struct etl_source *src, const struct etl_bufhdr *first,
@@ -618,6 +694,7 @@ void etl__walk_index_free(struct etl_bufindex *ix)
 {
 	etl__free(ix->ent);
 	etl__free(ix->cpus);
+	etl__free(ix->dup);
 	memset(ix, 0, sizeof(*ix));
 }
 

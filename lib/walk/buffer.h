@@ -81,6 +81,7 @@ struct etl_bufscan {
 	uint32_t nominal;
 	int compressed, done;
 	uint64_t size_limit, off;
+	uint64_t last_off;       /* where the buffer yielded last starts */
 	uint64_t count;          /* buffers yielded: the next one's ordinal */
 	uint64_t bytes_skipped;
 	etl_diag_fn report;
@@ -89,6 +90,9 @@ struct etl_bufscan {
 	uint8_t *win;
 	uint64_t win_off;
 	size_t win_len;
+	/* the offsets of buffers the file holds twice, ascending: passed over (dups.c) */
+	const uint64_t *dup;
+	size_t ndup, dup_at;
 };
 
 /* The next buffer (ordinal set): ETL_OK, ETL_END, or a fatal status (I/O, memory) with d set. */
@@ -117,7 +121,18 @@ struct etl_bufindex {
 	int have_first, compressed;
 	uint32_t nominal;
 	uint64_t size_limit;
+	/* the offsets of the later copies of buffers the file holds twice (the same CPU, sequence
+	 * number and bytes), ascending: no scan yields them, and the counts above leave them out */
+	uint64_t *dup;
+	size_t ndup, ndup_cap;
 };
+
+/* dups.c: finds the buffers an out-of-sequence file holds twice (a copy of a buffer is out of
+ * its CPU's sequence), says so through report, and notes them in ix->dup; with each, the
+ * sequence numbers missing among the buffers around it (a copy written over a buffer loses
+ * that buffer's events).  ETL_OK, or a fatal status with d set. */
+int etl__walk_find_dups(struct etl_bufindex *ix, uint64_t count_limit, etl_diag_fn report, void *ctx,
+			struct etl_diag *d);
 
 /* Walks every buffer header of the source from offset 0 (the header buffer's as first says, when
  * given), reporting damage through report() and skipping it by resynchronising on the next
