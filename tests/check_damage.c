@@ -825,6 +825,190 @@ START_TEST(inserted_bytes_cost_their_buffer)
 }
 END_TEST
 
+/* ---- hostile input, round 4 (issue 71) ---- */
+
+/* How many of t's events lie in buffer b. */
+static size_t events_in(const struct trace *t, size_t b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nevents; i++)
+		n += t->events[i].file_offset >= t->bufs[b].off && t->events[i].file_offset < t->bufs[b].off + t->bufs[b].size;
+	return n;
+}
+
+/* A buffer copied in again is said and its events delivered once; copied over another buffer,
+ * the buffer it replaced is said to be lost (its sequence number missing).  Before, both were
+ * silent: the copy's events came out twice, exit 0. */
+START_TEST(repeated_buffer_is_delivered_once)
+{
+	enum { A = 1, B = 4 }; /* buffer A copied before, then over, buffer B */
+	struct trace *t;
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i;
+
+	t = silent_loss_case(&d, &len, &c, 65536);
+	ck_assert_uint_gt(t->nbufs, B + 1);
+	ck_assert_uint_eq(t->bufs[A].size, t->bufs[B].size);
+	/* inserted: a copy of buffer 2 before buffer 5 */
+	memcpy(c, d, (size_t)t->bufs[B].off);
+	memcpy(c + t->bufs[B].off, d + t->bufs[A].off, (size_t)t->bufs[A].size);
+	memcpy(c + t->bufs[B].off + t->bufs[A].size, d + t->bufs[B].off, len - (size_t)t->bufs[B].off);
+	look_for = "repeats buffer 1";
+	run(c, len + (size_t)t->bufs[A].size, &res);
+	ck_assert_msg(res.n == t->nevents, "%zu events, %zu intact", res.n, t->nevents);
+	ck_assert_uint_eq(res.errors, 1);
+	ck_assert(res.said);
+	ck_assert_uint_eq(res.first_err_offset, t->bufs[B].off);
+	free(res.events);
+	/* written over buffer 5: its events are lost, and said */
+	memcpy(c, d, len);
+	memcpy(c + t->bufs[B].off, d + t->bufs[A].off, (size_t)t->bufs[A].size);
+	look_for = "written over";
+	run(c, len, &res);
+	ck_assert_uint_eq(res.n, t->nevents - events_in(t, B));
+	ck_assert_uint_eq(res.errors, 2);
+	ck_assert(res.said);
+	for (i = 0; i < t->nevents; i++)
+		if (t->events[i].file_offset < t->bufs[B].off || t->events[i].file_offset >= t->bufs[B + 1].off)
+			ck_assert(delivered(&res, &t->events[i]));
+	free(res.events);
+	look_for = NULL;
+	close_case(t, d, c);
+}
+END_TEST
+
+/* Bytes inserted or lost in a buffer, in any number (not a multiple of 8): only that buffer's
+ * records are at stake - the next buffer header is looked for at every byte, before the
+ * expected place too (bytes lost).  Before, every buffer after it was lost. */
+START_TEST(misaligned_bytes_cost_their_buffer)
+{
+	static const int counts[] = { 1, 3, 5, 13, -3, -5, -13 };
+	struct trace *t;
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, k, i;
+
+	t = silent_loss_case(&d, &len, &c, 64);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		size_t at = (size_t)t->bufs[2].off + 0x100, n = (size_t)(counts[k] < 0 ? -counts[k] : counts[k]);
+		int64_t shift = counts[k];
+		memcpy(c, d, at);
+		if (counts[k] > 0) {
+			memset(c + at, 0x5A, n);
+			memcpy(c + at + n, d + at, len - at);
+		} else {
+			memcpy(c + at, d + at + n, len - at - n);
+		}
+		run(c, (size_t)((int64_t)len + shift), &res);
+		ck_assert(!res.fatal);
+		ck_assert_uint_ge(res.errors, 1);
+		for (i = 0; i < t->nevents; i++) {
+			struct ev_id id = t->events[i];
+			if (id.file_offset < t->bufs[3].off)
+				continue; /* before, or in, the buffer the bytes went into or came out of */
+			id.file_offset = (uint64_t)((int64_t)id.file_offset + shift);
+			ck_assert_msg(delivered(&res, &id), "%d bytes: the event at 0x%llx lost", counts[k],
+				      (unsigned long long)t->events[i].file_offset);
+		}
+		free(res.events);
+	}
+	close_case(t, d, c);
+}
+END_TEST
+
+/* A bit flipped high in a compressed data buffer's BufferSize: the size is checked against
+ * where the next buffer header is, the buffer read to there - nothing lost.  Before, every
+ * buffer the claimed size covered was skipped. */
+START_TEST(compressed_size_checked_against_the_next_header)
+{
+	struct etlw_opts o;
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b = 2;
+	unsigned bit, tried = 0;
+
+	etlw_default_opts(&o);
+	o.ncpu = 2;
+	o.compress = 1;
+	ck_assert_int_eq(scen_build_mixed(&o, 2000, &d, &len), 0);
+	load_trace(t, "compressed", d, len);
+	ck_assert_uint_gt(t->nbufs, 6);
+	c = malloc(len);
+	for (bit = 12; bit <= 24; bit++) {
+		uint32_t size = etl_le32(d + t->bufs[b].off);
+		if (size & (1u << bit))
+			continue;
+		memcpy(c, d, len);
+		etlw_put32(c + t->bufs[b].off, size | 1u << bit);
+		look_for = "runs past the next buffer header";
+		run(c, len, &res);
+		ck_assert_msg(res.n == t->nevents, "bit %u: %zu of %zu events (%s)", bit, res.n, t->nevents, res.first_err);
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert(res.said);
+		ck_assert_uint_eq(res.first_err_offset, t->bufs[b].off);
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 8);
+	look_for = NULL;
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
+/* A record size shrunk below its header, in a buffer whose records have ThreadId 0xFFFFFFFF 8
+ * bytes in: the reader does not step into the record by that size (where the ThreadId reads as
+ * an end marker), nor take a record that such a false end marker follows as a boundary.  The
+ * damaged record alone is lost; before, the two after it were too, and bytes of the first were
+ * delivered as an event. */
+START_TEST(shrunk_size_reads_no_false_end)
+{
+	struct etlw_opts o;
+	struct etlw *w;
+	struct trace *t = calloc(1, sizeof(*t));
+	struct result res;
+	uint8_t *d, *c, p[48];
+	size_t len, i, r = SIZE_MAX;
+
+	etlw_default_opts(&o);
+	o.ncpu = 1;
+	w = etlw_new(&o);
+	memset(p, 0x11, sizeof(p));
+	for (i = 0; i < 40; i++) /* system records of 80 bytes, ThreadId and ProcessId 0xFFFFFFFF */
+		ck_assert_int_eq(etlw_system(w, 0, 0, 2, 0x0524, 0xFFFFFFFF, 0xFFFFFFFF, o.start_ts + 10 + i, p, sizeof(p)), 0);
+	ck_assert_int_eq(etlw_finish(w, &d, &len), 0);
+	etlw_free(w);
+	load_trace(t, "tid-1", d, len);
+	for (i = 0; i + 3 < t->nevents && r == SIZE_MAX; i++)
+		if (t->events[i].file_offset >= t->bufs[1].off && t->events[i + 3].file_offset == t->events[i].file_offset + 240)
+			r = i + 1; /* (not the buffer's first: the damaged one follows another) */
+	ck_assert_uint_ne(r, SIZE_MAX);
+	c = malloc(len);
+	memcpy(c, d, len);
+	{
+		uint64_t a = t->events[r].file_offset;
+		etlw_put16(c + a + 4, 8);                 /* its size: 8, under the 32-byte header */
+		memcpy(c + a + 32, "\x02\x00\x02\xc0", 4); /* and in its payload a "record" ending 8 */
+		etlw_put16(c + a + 36, 160 + 8 - 32);     /* bytes into the record two after it */
+		etlw_put16(c + a + 38, 0x7777);
+	}
+	run(c, len, &res);
+	ck_assert_msg(res.n == t->nevents - 1, "%zu of %zu events (%s)", res.n, t->nevents, res.first_err);
+	for (i = 0; i < t->nevents; i++)
+		ck_assert(i == r || delivered(&res, &t->events[i]));
+	free(res.events);
+	free(c);
+	free_trace(t);
+	free(t);
+	free(d);
+}
+END_TEST
+
 /* Bytes that are not padding near the end of a buffer, far past its records: the buffer is read
  * to its end, and the padding between is one report, not one per 8 bytes (fuzz_reader found a
  * 196 KB input taking 17 s that way: each report scanned the rest of the buffer again). */
@@ -879,6 +1063,10 @@ int main(int argc, char **argv)
 	tcase_add_test(t, offset_cutting_the_last_record_is_said);
 	tcase_add_test(t, inserted_bytes_cost_their_buffer);
 	tcase_add_test(t, data_after_padding_is_one_report);
+	tcase_add_test(t, repeated_buffer_is_delivered_once);
+	tcase_add_test(t, misaligned_bytes_cost_their_buffer);
+	tcase_add_test(t, compressed_size_checked_against_the_next_header);
+	tcase_add_test(t, shrunk_size_reads_no_false_end);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {
 		fclose(f);

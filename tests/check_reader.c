@@ -1047,15 +1047,17 @@ START_TEST(record_kinds_damage_table)
 		size_t advance;
 	} cases[] = {
 		{ { 0xff, 0xff, 0xff, 0xff }, 4, ETL_END, 0 },
-		{ { 0x02, 0x00, 0x02, 0xc0, 0x08, 0x00 }, 6, ETL_E_FORMAT, 8 },        /* system, size 8 < 0x20 */
+		/* a size smaller than the kind's header: no advance by it (the caller looks for the next
+		 * record rather than step into this one) */
+		{ { 0x02, 0x00, 0x02, 0xc0, 0x08, 0x00 }, 6, ETL_E_FORMAT, 0 },        /* system, size 8 < 0x20 */
 		{ { 0x02, 0x00, 0x02, 0xc0, 0x00, 0x10 }, 6, ETL_E_TRUNCATED, 0 },     /* system, size 0x1000 > room */
 		{ { 0x02, 0x00, 0x02, 0xc0, 0x00, 0x00 }, 6, ETL_E_FORMAT, 0 },        /* size 0 */
 		{ { 0x10, 0x00, 0x0c, 0xc0 }, 4, ETL_E_UNSUPPORTED, 16 },              /* obsolete TIMED, size 16 */
 		{ { 0x20, 0x00, 0x77, 0xc0 }, 4, ETL_E_UNSUPPORTED, 32 },              /* unknown type 0x77 */
 		{ { 0x00, 0x00, 0x00, 0x12 }, 4, ETL_E_FORMAT, 0 },                    /* not a marker */
-		{ { 0x03, 0x07, 0x11, 0xc0, 0x18, 0x00 }, 6, ETL_E_FORMAT, 0x18 },     /* perfinfo: 7 PMCs in 8 bytes */
+		{ { 0x03, 0x07, 0x11, 0xc0, 0x18, 0x00 }, 6, ETL_E_FORMAT, 0x18 },     /* perfinfo: 7 PMCs in 8 bytes (its size stands) */
 		{ { 0x08, 0x00, 0x00, 0x90, 1, 0, 0x09, 0 }, 8, ETL_E_FORMAT, 8 },     /* message: options past size */
-		{ { 0x30, 0x00, 0x13, 0xc0 }, 4, ETL_E_FORMAT, 0x30 },                 /* event header too small */
+		{ { 0x30, 0x00, 0x13, 0xc0 }, 4, ETL_E_FORMAT, 0 },                    /* event header too small */
 	};
 	uint8_t buf[0x100];
 	size_t i;

@@ -304,8 +304,12 @@ void etl__stream_resync(struct etl_reader *r, struct stream *s)
 			break; /* (looked at before: none is followed) */
 		if (first == SIZE_MAX)
 			first = p;
-		if (record_at(s, p + adv, &next) != AT_NONE)
+		/* followed by a record, the buffer's end, or its padding - not by an end marker with
+		 * records after it: a ThreadId of 0xFFFFFFFF 8 bytes into a record reads as one */
+		if ((at = record_at(s, p + adv, &next)) == AT_RECORD || at == AT_END ||
+		    (at == AT_BOUND && p + adv >= s->data_end))
 			break;
+		at = AT_NONE;
 	}
 	if (first != SIZE_MAX && (p >= s->fill || at == AT_END)) { /* none followed: the first */
 		s->unchained_to = p < s->fill ? p : s->fill;

@@ -357,8 +357,10 @@ int etl__record_parse(const uint8_t *buf, size_t fill, size_t pos, unsigned defa
 	}
 	*advance = (size + 7) & ~(size_t)7;
 	if (st == TOO_SMALL) {
-		if (*advance > room)
-			*advance = room;
+		/* a size smaller than the record's own header is damage: no step by it (into the
+		 * record, whose ThreadId of 0xFFFFFFFF then reads as an end marker): the caller looks
+		 * for the next record */
+		*advance = 0;
 		return too_small(d, pos, htype, (unsigned)size);
 	}
 	if (st != ETL_OK)
