@@ -136,6 +136,35 @@ class Synthetic(unittest.TestCase):
         cli = subprocess.run([ETLDUMP, "-q", "--report=html", self.path], capture_output=True, check=True).stdout
         self.assertEqual(cli.decode(), html)
 
+    def test_report_writes_through_what_the_path_names(self):
+        # a FIFO is written through (read by a thread), not replaced by a regular file
+        import stat
+        import threading
+        fifo = os.path.join(self.tmp.name, "fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+        reader.start()
+        libetl.report(self.path, fifo)
+        reader.join(30)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertTrue(got and got[0].startswith(b"<!DOCTYPE html>"))
+        # a symbolic link stays one: the file it names is the report
+        target = os.path.join(self.tmp.name, "target.html")
+        open(target, "w").close()
+        link = os.path.join(self.tmp.name, "link.html")
+        os.symlink(target, link)
+        libetl.report(self.path, link)
+        self.assertTrue(os.path.islink(link))
+        self.assertTrue(open(target, encoding="utf-8").read().startswith("<!DOCTYPE html>"))
+        # a regular file keeps its mode
+        kept = os.path.join(self.tmp.name, "kept.html")
+        open(kept, "w").close()
+        os.chmod(kept, 0o640)
+        libetl.report(self.path, kept)
+        self.assertEqual(stat.S_IMODE(os.stat(kept).st_mode), 0o640)
+        self.assertEqual([f for f in os.listdir(self.tmp.name) if ".tmp" in f], [])
+
     def test_cli_report(self):
         out = subprocess.run([ETLDUMP, "-q", "--report", self.path], capture_output=True,
                              check=True).stdout.decode()
