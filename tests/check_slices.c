@@ -17,6 +17,7 @@
 
 #include "fuzz/windiff.h"
 #include "internal.h"
+#include "util/crc32.h"
 #include "io/source.h"
 #include "reader/reader.h"
 #include "reader/slice.h"
@@ -321,7 +322,7 @@ START_TEST(states_skip_buffers)
 	ck_assert_uint_eq(skipped_by(d, len, p, 0), 0);
 	state = etl_slices_state(p, 0, &slen);
 	ck_assert_ptr_nonnull(state);
-	ck_assert_uint_eq(slen, 96); /* the first slice skips nothing */
+	ck_assert_uint_eq(slen, 96 + 8); /* the first slice skips nothing: its header and its sum */
 	ck_assert_ptr_null(etl_slices_state(p, k, &slen));
 	ck_assert_uint_eq(etl_slices_state_size(p, k), 0);
 	ck_assert_uint_eq(etl_slices_state_size(NULL, 0), 0);
@@ -401,8 +402,18 @@ START_TEST(damaged_traces_give_what_windows_give)
 }
 END_TEST
 
-/* The state is untrusted bytes: every cut and flipped byte is refused with an error naming a
- * byte, or read without harm; a state of another file does not open it. */
+/* Writes the sum of a state's first n bytes after them (what etl_slices_state ends a state
+ * with); the state's length. */
+static size_t seal(uint8_t *s, size_t n)
+{
+	etl_put_le32(s + n, etl__crc32(0, s, n));
+	etl_put_le32(s + n + 4, 0);
+	return n + 8;
+}
+
+/* The state is untrusted bytes: every cut and changed byte is refused with an error naming a
+ * byte (its checksum), and one changed with its sum made again is read without harm; a state of
+ * another file does not open it. */
 START_TEST(states_are_checked)
 {
 	struct etl_reader *r = etl_reader_new(), *x;
@@ -427,6 +438,18 @@ START_TEST(states_are_checked)
 		memcpy(s, state, slen);
 		s[i] ^= 0xFF;
 		x = etl_reader_new();
+		/* every changed byte is refused (its checksum; before it, a value in range was taken and
+		 * changed what the slice delivered) */
+		if (etl_reader_set_slice(x, s, slen) == ETL_OK)
+			ck_abort_msg("a state with byte %zu changed was taken", i);
+		etl_reader_free(x);
+	}
+	/* a state whose bytes and sum were both changed is read without harm */
+	for (i = 0; i + 8 < slen; i += 1 + i / 64) {
+		memcpy(s, state, slen);
+		s[i] ^= 0xFF;
+		seal(s, slen - 8);
+		x = etl_reader_new();
 		if (etl_reader_set_slice(x, s, slen) == ETL_OK && etl_reader_open_memory(x, d, len, "flipped") == ETL_OK)
 			while (etl_reader_next(x, &ev) != ETL_END && !etl_error_is_fatal(etl_reader_error(x)))
 				;
@@ -442,7 +465,7 @@ START_TEST(states_are_checked)
 	for (i = 0; i < 4; i++)
 		memset(s + 96 + i * 32 + 8, 0xFF, 8); /* no CPU buffer to read */
 	x = etl_reader_new();
-	ck_assert_int_eq(etl_reader_set_slice(x, s, 96 + 4 * 32), ETL_OK);
+	ck_assert_int_eq(etl_reader_set_slice(x, s, seal(s, 96 + 4 * 32)), ETL_OK);
 	ck_assert_int_eq(etl_reader_set_time_window(x, 0, 0), ETL_E_MISUSE); /* the state's window stays */
 	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "one buffer"), ETL_OK);
 	while (etl_reader_next(x, &ev) != ETL_END && !etl_error_is_fatal(etl_reader_error(x)))
@@ -452,6 +475,15 @@ START_TEST(states_are_checked)
 	x = etl_reader_new();
 	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);
 	ck_assert_int_eq(etl_reader_open_memory(x, other, olen, "another"), ETL_E_MISUSE);
+	etl_reader_free(x);
+	/* a file of the same size and first bytes, changed past them: refused too (the identity
+	 * was the first 4 KiB and the size) */
+	memcpy(other = realloc(other, len), d, len);
+	other[len / 2] ^= 0x01;
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(x, other, len, "changed"), ETL_E_MISUSE);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "another file"));
 	etl_reader_free(x);
 	x = etl_reader_new();
 	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "opened first"), ETL_OK);
@@ -490,6 +522,15 @@ START_TEST(plans_slices_are_refused_as_states_are)
 	ck_assert_int_eq(etl_reader_set_time_window(x, 0, 0), ETL_E_MISUSE); /* the slice's window stays */
 	build_lifecycle(1, &other, &olen);
 	ck_assert_int_eq(etl_reader_open_memory(x, other, olen, "another"), ETL_E_MISUSE);
+	etl_reader_free(x);
+	/* a file of the same size and first bytes, changed past them: refused too (the identity
+	 * was the first 4 KiB and the size) */
+	memcpy(other = realloc(other, len), d, len);
+	other[len / 2] ^= 0x01;
+	x = etl_reader_new();
+	ck_assert_int_eq(etl_reader_set_slice(x, state, slen), ETL_OK);
+	ck_assert_int_eq(etl_reader_open_memory(x, other, len, "changed"), ETL_E_MISUSE);
+	ck_assert_ptr_nonnull(strstr(etl_error_message(etl_reader_error(x)), "another file"));
 	etl_reader_free(x);
 	x = etl_reader_new();
 	ck_assert_int_eq(etl_reader_open_memory(x, d, len, "opened first"), ETL_OK);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "reader/slice.h"
+#include "util/crc32.h"
 #include "record/record.h"
 #include "state/facts.h"
 #include "util/cursor.h"
@@ -140,6 +141,13 @@ static int slice_parse(const void *bytes, size_t len, struct slice_state *s, str
 	if (!(s->mem = etl__malloc(len ? len : 1)))
 		goto nomem;
 	memcpy(s->mem, bytes, len);
+	if (len >= SLICE_HEAD + SLICE_SUM && len % 8 == 0 && memcmp(s->mem, SLICE_MAGIC, 8) == 0 &&
+	    etl_le32(s->mem + 8) == SLICE_VERSION &&
+	    (etl_le32(s->mem + len - SLICE_SUM) != etl__crc32(0, s->mem, len - SLICE_SUM) ||
+	     etl_le32(s->mem + len - 4) != 0))
+		return bad(d, len - SLICE_SUM, "a checksum that does not match its bytes (the state was changed)");
+	if (len >= SLICE_SUM)
+		len -= SLICE_SUM; /* (a state too short for its sum fails below, as one cut short) */
 	cur_init(&c, s->mem, len);
 	if ((st = read_head(&c, s, &ncpus, &nrec, d)) != ETL_OK)
 		return st;
@@ -353,7 +361,7 @@ int etl__slice_install(struct etl_reader *r, struct trace *t, const struct etl_b
 		return st;
 	if (ident != s->ident || t->src.size != s->file_size) {
 		etl__diag_set(d, ETL_E_MISUSE, ETL_OFFSET_NONE,
-			      "the time slice state was made of another file (its size or first bytes differ)");
+			      "the time slice state was made of another file (its size or bytes differ)");
 		return ETL_E_MISUSE;
 	}
 	s->used = 1;

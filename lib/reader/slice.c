@@ -4,9 +4,10 @@
  * each CPU's stream where the state says and replays the records it holds (merge.c).
  *
  * The bytes (little-endian; docs/API.md, "Time slices"):
- *   0   "ETLSLICE", u32 version (1), u32 flags (1: skips buffers, 2: stack records seen)
+ *   0   "ETLSLICE", u32 version (2), u32 flags (1: skips buffers, 2: stack records seen)
  *   16  u32 input, u32 CPUs, u64 from, u64 to
- *   40  u64 file size, u64 identity (FNV-1a of the first 4096 bytes), u64 buffers,
+ *   40  u64 file size, u64 identity (a hash of the file's first and last 64 KiB and of 4 KiB at
+ *       each sixteenth of it, with its size), u64 buffers,
  *       u64 bytes skipped, u64 scan offset, u64 scan ordinal, u64 records
  *   96  per CPU (32 bytes): u32 CPU, u32 0, u64 first buffer to read (ordinal; all ones: none),
  *       u64 the stream's last time before it, u64 the last buffer of its first run of buffers that
@@ -14,6 +15,7 @@
  *   then per record: u32 size, u32 CPU, u32 buffer offset, u16 CPU index, u16 flags,
  *       u64 buffer ordinal, u64 file offset, u32 fact size, u32 0, the record's bytes and its
  *       fact (what it tells the tables, state/facts.c; little-endian), each zero-padded to 8
+ *   last: u32 CRC-32 (gzip's) of every byte before it, u32 0
  *
  * SPDX-License-Identifier: MIT
  */
@@ -22,18 +24,47 @@
 #include "reader/slice.h"
 #include "record/record.h"
 #include "state/facts.h"
+#include "util/crc32.h"
 #include "util/cursor.h"
 
-#define SLICE_IDENT_BYTES 4096u
+#define IDENT_ENDS ((size_t)64 << 10) /* bytes hashed at each end of the file */
+#define IDENT_SAMPLE 4096u              /* and at each sixteenth of it */
 
+/* Hashes n bytes of src at off into *h; ETL_OK or the read's status. */
+static int ident_part(const struct etl_source *src, uint64_t off, size_t n, uint64_t *h, uint8_t *buf,
+		      struct etl_diag *d)
+{
+	int st;
+
+	if (off >= src->size)
+		return ETL_OK;
+	if (n > src->size - off)
+		n = (size_t)(src->size - off);
+	if ((st = etl__source_read(src, off, buf, n, d)) == ETL_OK)
+		*h = etl__hash_mix(*h ^ etl__hash_bytes(buf, n) ^ off);
+	return st;
+}
+
+/* What tells a file from another of the same size and first bytes (a copy damaged or changed
+ * after the plan): its ends and a sample of 4 KiB at each sixteenth, about 200 KiB read. */
 int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d)
 {
-	uint8_t head[SLICE_IDENT_BYTES];
-	size_t n = src->size < sizeof(head) ? (size_t)src->size : sizeof(head);
-	int st = etl__source_read(src, 0, head, n, d);
+	uint8_t *buf = etl__malloc(IDENT_ENDS);
+	uint64_t h = src->size;
+	unsigned k;
+	int st;
 
-	if (st == ETL_OK)
-		*ident = etl__hash_bytes(head, n) ^ src->size;
+	if (!buf) {
+		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
+		return ETL_E_NOMEM;
+	}
+	st = ident_part(src, 0, IDENT_ENDS, &h, buf, d);
+	for (k = 1; k < 16 && st == ETL_OK; k++)
+		st = ident_part(src, src->size / 16 * k, IDENT_SAMPLE, &h, buf, d);
+	if (st == ETL_OK && src->size > IDENT_ENDS)
+		st = ident_part(src, src->size - IDENT_ENDS, IDENT_ENDS, &h, buf, d);
+	etl__free(buf);
+	*ident = h;
 	return st;
 }
 
@@ -182,7 +213,7 @@ static size_t state_size(const struct etl_slices *p, size_t i, size_t *nrec)
 	int skip = p->skip && i > 0;
 
 	*nrec = skip ? p->state_nrec[i] : 0;
-	return SLICE_HEAD + (skip ? p->ncpus * SLICE_CPU + p->state_bytes[i] : 0);
+	return SLICE_HEAD + (skip ? p->ncpus * SLICE_CPU + p->state_bytes[i] : 0) + SLICE_SUM;
 }
 
 size_t etl_slices_state_size(const struct etl_slices *p, size_t i)
@@ -234,6 +265,9 @@ const void *etl_slices_state(struct etl_slices *p, size_t i, size_t *len)
 		memset(out + at + rc->fact_len, 0, slice_pad8(rc->fact_len) - rc->fact_len);
 		at += slice_pad8(rc->fact_len);
 	}
+	/* the sum: a state carried between processes (libetl.dask) that changed is refused */
+	etl_put_le32(out + at, etl__crc32(0, out, at));
+	etl_put_le32(out + at + 4, 0);
 	*len = need;
 	return out;
 }

@@ -108,7 +108,8 @@ int etl__slices_weigh(struct etl_slices *p);
 
 /* slice.c: the state's bytes (their layout: slice.c, docs/API.md) */
 #define SLICE_MAGIC "ETLSLICE"
-#define SLICE_VERSION 1u
+#define SLICE_VERSION 2u
+#define SLICE_SUM 8u        /* the end: u32 CRC-32 of every byte before it, u32 0 (version 2) */
 #define SLICE_HEAD 96u      /* the header */
 #define SLICE_CPU 32u       /* a CPU's entry */
 #define SLICE_REC 40u       /* a record's fields, before its bytes and its fact */
