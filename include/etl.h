@@ -69,6 +69,11 @@ ETL_API const char *etl_status_string(int status);
  * already escaped.  Returns @p out. @since 0.2
  */
 ETL_API const char *etl_text_escape(const char *text, char *out, size_t cap);
+/** How many bytes at the start of @p text etl_text_escape() copies as they are: printable ASCII
+ *  and well-formed UTF-8 that is not a C1 control, a separator or a bidirectional control.  For
+ *  writers with a rule of their own for the rest (etldump: "\n" in quoted text, "\xNN" in CSV).
+ *  @since 0.2 */
+ETL_API size_t etl_text_printable(const char *text);
 
 /* ------------------------------------------------------------------ */
 /* Versions                                                            */

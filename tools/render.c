@@ -93,14 +93,31 @@ static const unsigned char text_quoted_by[256] = {
 	[' '] = 1, ['"'] = 1, ['='] = 1, [0x7f] = 1,
 };
 
+/* Past the printable UTF-8 character at p (etl_text_printable(p) > 0). */
+static const char *one_char(const char *p)
+{
+	do
+		p++;
+	while (((unsigned char)*p & 0xC0) == 0x80);
+	return p;
+}
+
 /* The length of a value written as it is in text, or SIZE_MAX when it is quoted (empty, or with
- * a space, a quote, '=' or a control byte). */
+ * a space, a quote, '=', a control byte, or a byte etl_text_printable does not pass: a C1
+ * control, a separator, a bidirectional control, UTF-8 that is not). */
 static size_t text_plain_len(const char *v)
 {
 	const char *p = v;
 
-	while (!text_quoted_by[(unsigned char)*p])
-		p++;
+	for (;;) {
+		while (!text_quoted_by[(unsigned char)*p] && (unsigned char)*p < 0x80)
+			p++;
+		if ((unsigned char)*p < 0x80)
+			break;
+		if (!etl_text_printable(p))
+			return SIZE_MAX;
+		p = one_char(p);
+	}
 	return *p || p == v ? SIZE_MAX : (size_t)(p - v);
 }
 
@@ -124,11 +141,16 @@ size_t text_value_quoted(const char *v, char *dst)
 		} else if (c == '\n' || c == '\r' || c == '\t') {
 			dst[n++] = '\\';
 			dst[n++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c < 0x20 || c == 0x7f || (c >= 0x80 && !etl_text_printable(p))) {
 			dst[n++] = '\\';
 			dst[n++] = 'x';
 			dst[n++] = hex[c >> 4];
 			dst[n++] = hex[c & 15];
+		} else if (c >= 0x80) { /* a whole printable character */
+			const char *e = one_char(p);
+			memcpy(dst + n, p, (size_t)(e - p));
+			n += (size_t)(e - p);
+			p = e - 1;
 		} else {
 			dst[n++] = (char)c;
 		}
@@ -160,17 +182,42 @@ void out_text_value(const char *v)
 
 void out_text_name(const char *s)
 {
-	const char *p, *run = s;
-
-	for (p = s; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c < 0x20 || c == 0x7f) {
-			out_mem(run, (size_t)(p - run));
-			out_printf("\\x%02x", c);
-			run = p + 1;
+	while (*s) {
+		size_t k = etl_text_printable(s);
+		out_mem(s, k);
+		s += k;
+		if (*s) { /* a control byte, or one of a character that is not printable */
+			out_printf("\\x%02x", (unsigned char)*s);
+			s++;
 		}
 	}
-	out_mem(run, (size_t)(p - run));
+}
+
+void out_csv_cell(const char *v)
+{
+	const char *s;
+
+	if (!v[strcspn(v, ",\"\r\n")] && etl_text_printable(v) == strlen(v)) {
+		out_cstr(v);
+		return;
+	}
+	out_char('"');
+	for (s = v; *s;) {
+		size_t k = etl_text_printable(s), q;
+		while (k && (q = strcspn(s, "\"")) < k) { /* quotes doubled */
+			out_mem(s, q + 1);
+			out_char('"');
+			s += q + 1;
+			k -= q + 1;
+		}
+		out_mem(s, k);
+		s += k;
+		if (*s) { /* as text shows a person what a terminal would act on */
+			out_printf("\\x%02x", (unsigned char)*s);
+			s++;
+		}
+	}
+	out_char('"');
 }
 
 int is_json_number(const char *t)

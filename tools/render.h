@@ -41,6 +41,10 @@ void out_json_value(const struct etl_property *p, unsigned depth);
 /* A name from the trace (an event, a property, a module) in text output: as it is, but for
  * control bytes, written as \xNN so that a line stays one line. */
 void out_text_name(const char *s);
+/* A CSV cell of text: in double quotes (quotes doubled) when it holds a comma, a quote, or what
+ * out_text_name escapes - control bytes, C1 controls, separators, bidirectional controls, UTF-8
+ * that is not: each as \xNN, so that no cell holds a line break or acts on a terminal. */
+void out_csv_cell(const char *v);
 /* Whether text is a JSON number (so that it may be written bare). */
 int is_json_number(const char *t);
 /* " stack=f1,f2,..." in text, ",\"stack\":[\"f1\",...]" in JSON; nothing without a stack.  A frame

@@ -153,21 +153,6 @@ static void text_row(struct tab_out *w, const struct etl_table *t, size_t row)
 		text_flush(w, t);
 }
 
-static void csv_cell(const char *v)
-{
-	if (!v[strcspn(v, ",\"\r\n")]) {
-		out_cstr(v);
-		return;
-	}
-	out_char('"');
-	for (; *v; v++) {
-		if (*v == '"')
-			out_char('"');
-		out_char(*v);
-	}
-	out_char('"');
-}
-
 static void csv_row(struct tab_out *w, const struct etl_table *t, size_t row)
 {
 	size_t c, n = etl_table_column_count(t);
@@ -185,7 +170,7 @@ static void csv_row(struct tab_out *w, const struct etl_table *t, size_t row)
 	for (c = 0; c < n; c++) {
 		if (c)
 			out_char(',');
-		csv_cell(cell_text(t, row, c, buf, sizeof(buf)));
+		out_csv_cell(cell_text(t, row, c, buf, sizeof(buf)));
 	}
 	out_char('\n');
 }

@@ -104,6 +104,17 @@ static size_t utf8_printable(const unsigned char *s)
 	return n;
 }
 
+size_t etl_text_printable(const char *in)
+{
+	const unsigned char *s = (const unsigned char *)(in ? in : "");
+	size_t n = 0, k;
+
+	for (; s[n]; n += k)
+		if (!(k = s[n] >= 0x20 && s[n] < 0x7f ? 1 : utf8_printable(s + n)))
+			break;
+	return n;
+}
+
 const char *etl_text_escape(const char *in, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -412,6 +412,23 @@ def batch_full_disk(etldump, big, small, tmp):
         subprocess.run(["umount", mnt], capture_output=True)
 
 
+def hostile_names(etldump, etlgen, tmp):
+    """One rule wherever a person reads (text, CSV, the tables, --processes): what would act on a
+    terminal or a spreadsheet's reader - ESC, CR, LF, DEL, the C1 CSI and the bidirectional
+    override U+202E in a process's name and command line - is written as \\xNN, never raw."""
+    path = os.path.join(tmp, "hostile64.etl")
+    check("hostile-gen", run([etlgen, "hostile64", path]).returncode == 0)
+    raw = [b"\x1b", b"\r\n", b"\x7f", b"\xc2\x9b", b"\xe2\x80\xae"]
+    for args in ([], ["-f", "csv"], ["--processes"], ["--table=processes"], ["--table=processes", "-f", "csv"],
+                 ["--table=threads"], ["--table=threads", "-f", "csv"]):
+        out = run([etldump] + args + [path]).stdout
+        if args[-1:] == ["csv"]:
+            out = out.replace(b"\r\n", b"\n")  # (CSV's own line ends)
+        check("hostile-" + "-".join(a.strip("-") for a in args) if args else "hostile-text",
+              b"a\\x1b[2J\\xc2\\x9bb\\xe2\\x80\\xaetxt.exe" in out and not any(r in out for r in raw),
+              repr(out[-400:]))
+
+
 def main():
     etldump, etlgen, root = sys.argv[1:4]
     update = "--update" in sys.argv
@@ -477,6 +494,7 @@ def main():
         check("jsonl-control-bytes", lines and all(json.loads(l) for l in lines) and
               not any(ord(c) < 0x20 for l in lines for c in l))
         well_formed_everywhere(etldump, root)
+        hostile_names(etldump, etlgen, tmp)
         fx = os.path.join(valid, "mixed64.etl")
         r = run([etldump, "--help"])
         check("help", r.returncode == 0 and b"Usage: etldump" in r.stdout and not r.stderr)

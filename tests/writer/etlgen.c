@@ -69,7 +69,7 @@ int scen_opts_by_name(const char *name, struct etlw_opts *o)
 		o->header_extra = 0;
 		return 0;
 	}
-	if (strcmp(name, "tables64") == 0 || strcmp(name, "kproviders64") == 0) {
+	if (strcmp(name, "tables64") == 0 || strcmp(name, "kproviders64") == 0 || strcmp(name, "hostile64") == 0) {
 		o->ncpu = 1;
 		return 0;
 	}
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || scen_opts_by_name(argv[1], &o) != 0) {
 		fprintf(stderr, "usage: etlgen mixed64|mixed32|compressed64|compressed32|win7cpu|system64|system32|stackkeys64|stackkeys32|"
-				"showcase64|partial64|wpp64|images32|tables64|kproviders64 "
+				"showcase64|partial64|wpp64|images32|tables64|kproviders64|hostile64 "
 				"FILE [RECORDS]\n       etlgen profile64 FILE SPEC (see tests/writer/profile.c)\n");
 		return 2;
 	}
@@ -115,6 +115,7 @@ int main(int argc, char **argv)
 	     : strcmp(argv[1], "images32") == 0 ? scen_build_images32(&o, &data, &len)
 	     : strcmp(argv[1], "tables64") == 0 ? scen_build_tables(&o, &data, &len)
 	     : strcmp(argv[1], "kproviders64") == 0 ? scen_build_kproviders(&o, &data, &len)
+	     : strcmp(argv[1], "hostile64") == 0 ? scen_build_hostile(&o, &data, &len)
 	     : strcmp(argv[1], "profile64") == 0 ? (argc > 3 ? scen_build_profile(&o, argv[3], &data, &len) : -1)
 	     : strncmp(argv[1], "system", 6) == 0 ? scen_build_system(&o, &data, &len)
 	     : strncmp(argv[1], "stackkeys", 9) == 0 ? scen_build_stackkeys(&o, &data, &len)

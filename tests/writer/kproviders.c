@@ -163,3 +163,23 @@ int scen_build_kproviders(const struct etlw_opts *o, uint8_t **out, size_t *len)
 	etlw_free(c.w);
 	return c.rc ? -1 : 0;
 }
+
+/* The "hostile64" scenario: a process whose image name and command line hold what would act on a
+ * terminal or a spreadsheet's reader - ESC, CR, LF, DEL, the C1 control U+009B (CSI) and the
+ * bidirectional override U+202E - and a thread of it. */
+int scen_build_hostile(const struct etlw_opts *o, uint8_t **out, size_t *len)
+{
+	static const char image[] = "a\x1b[2J\xc2\x9b" "b\xe2\x80\xaetxt.exe";
+	static const char cmd[] = "a.exe \"x\r\ny\x7f\"";
+	struct etlw *w = etlw_new(o);
+	int rc = w ? 0 : -1;
+
+	if (rc)
+		return -1;
+	rc |= scen_process(w, o, 0, 1, o->start_ts + 10, 300, 4, 259, image, cmd);
+	rc |= scen_thread(w, o, 0, 1, o->start_ts + 20, 300, 301);
+	if (rc == 0)
+		rc = etlw_finish(w, out, len);
+	etlw_free(w);
+	return rc ? -1 : 0;
+}

@@ -50,6 +50,8 @@ int scen_cswitch(struct etlw *w, unsigned cpu, uint64_t ts, uint32_t new_tid, ui
 int scen_build_tables(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* The "kproviders64" scenario (kproviders.c): the kernel's manifest providers, no kernel logger. */
 int scen_build_kproviders(const struct etlw_opts *o, uint8_t **out, size_t *len);
+/* The "hostile64" scenario (kproviders.c): names with terminal controls and bidirectional marks. */
+int scen_build_hostile(const struct etlw_opts *o, uint8_t **out, size_t *len);
 /* StackWalk/Stack logged at ts: the stack of the event of time stamp event_ts. */
 int scen_stack_at(struct etlw *w, const struct etlw_opts *o, unsigned cpu, uint64_t ts, uint64_t event_ts,
 		  uint32_t pid, uint32_t tid, const uint64_t *frames, unsigned n);

@@ -72,15 +72,20 @@ static int frame_eq(const void *entry, const void *key)
 	return strcmp(k->p->frames[((const struct frame_slot *)entry)->id].text, k->text) == 0;
 }
 
-/* Text from the trace or a PDB made safe for a folded line: no ';' (the separator) and no control
- * byte. */
+/* Text from the trace or a PDB made safe for a folded line: no ';' (the separator), and '?' for a
+ * byte a terminal would act on (controls, C1 controls, separators, bidirectional controls, UTF-8
+ * that is not: what etl_text_printable does not pass). */
 static void clean(char *s)
 {
-	for (; *s; s++)
-		if (*s == ';')
-			*s = ',';
-		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	while (*s) {
+		size_t k = etl_text_printable(s), i;
+		for (i = 0; i < k; i++)
+			if (s[i] == ';')
+				s[i] = ',';
+		s += k;
+		if (*s)
+			*s++ = '?';
+	}
 }
 
 static char *dup_clean(const char *s)
