@@ -881,39 +881,43 @@ END_TEST
 
 /* Bytes inserted or lost in a buffer, in any number (not a multiple of 8): only that buffer's
  * records are at stake - the next buffer header is looked for at every byte, before the
- * expected place too (bytes lost).  Before, every buffer after it was lost. */
+ * expected place too (bytes lost), the header buffer's included.  Before, every buffer after it
+ * was lost (and, lost in the header buffer, the buffer after it). */
 START_TEST(misaligned_bytes_cost_their_buffer)
 {
 	static const int counts[] = { 1, 3, 5, 13, -3, -5, -13 };
 	struct trace *t;
 	struct result res;
 	uint8_t *d, *c;
-	size_t len, k, i;
+	size_t len, k, i, hit;
 
 	t = silent_loss_case(&d, &len, &c, 64);
-	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-		size_t at = (size_t)t->bufs[2].off + 0x100, n = (size_t)(counts[k] < 0 ? -counts[k] : counts[k]);
-		int64_t shift = counts[k];
-		memcpy(c, d, at);
-		if (counts[k] > 0) {
-			memset(c + at, 0x5A, n);
-			memcpy(c + at + n, d + at, len - at);
-		} else {
-			memcpy(c + at, d + at + n, len - at - n);
+	ck_assert_uint_lt(etl_le32(d + 0x30) + 64, t->bufs[0].size); /* the header buffer has padding */
+	for (hit = 0; hit <= 2; hit += 2)
+		for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			size_t at = (size_t)t->bufs[hit].off + (hit ? 0x100 : (size_t)t->bufs[0].size - 24);
+			size_t n = (size_t)(counts[k] < 0 ? -counts[k] : counts[k]);
+			int64_t shift = counts[k];
+			memcpy(c, d, at);
+			if (counts[k] > 0) {
+				memset(c + at, 0x5A, n);
+				memcpy(c + at + n, d + at, len - at);
+			} else {
+				memcpy(c + at, d + at + n, len - at - n);
+			}
+			run(c, (size_t)((int64_t)len + shift), &res);
+			ck_assert(!res.fatal);
+			ck_assert_uint_ge(res.errors, 1);
+			for (i = 0; i < t->nevents; i++) {
+				struct ev_id id = t->events[i];
+				if (id.file_offset < t->bufs[hit + 1].off)
+					continue; /* before, or in, the buffer the bytes went into or came out of */
+				id.file_offset = (uint64_t)((int64_t)id.file_offset + shift);
+				ck_assert_msg(delivered(&res, &id), "%d bytes in buffer %zu: the event at 0x%llx lost",
+					      counts[k], hit, (unsigned long long)t->events[i].file_offset);
+			}
+			free(res.events);
 		}
-		run(c, (size_t)((int64_t)len + shift), &res);
-		ck_assert(!res.fatal);
-		ck_assert_uint_ge(res.errors, 1);
-		for (i = 0; i < t->nevents; i++) {
-			struct ev_id id = t->events[i];
-			if (id.file_offset < t->bufs[3].off)
-				continue; /* before, or in, the buffer the bytes went into or came out of */
-			id.file_offset = (uint64_t)((int64_t)id.file_offset + shift);
-			ck_assert_msg(delivered(&res, &id), "%d bytes: the event at 0x%llx lost", counts[k],
-				      (unsigned long long)t->events[i].file_offset);
-		}
-		free(res.events);
-	}
 	close_case(t, d, c);
 }
 END_TEST
@@ -1037,6 +1041,49 @@ START_TEST(data_after_padding_is_one_report)
 }
 END_TEST
 
+/* A size grown to end inside the buffer's last record, where that record's bytes are zero: what
+ * follows the grown record looks like padding, but the buffer's Offset says records lie there.
+ * The records it took in are lost, and that is said at the grown record's end.  Before, the
+ * zeros were taken for padding, silently (a corpus trace's logfile header grown by 64). */
+START_TEST(records_ending_before_offset_are_said)
+{
+	struct trace *t;
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, b, k, tried = 0;
+
+	t = silent_loss_case(&d, &len, &c, 0);
+	for (b = 1; b < t->nbufs && tried < 4; b++) {
+		uint64_t off = t->bufs[b].off, end = off + etl_le32(d + off + 0x30);
+		size_t last = last_event_of(t, b);
+		uint64_t p = t->events[last ? last - 1 : 0].file_offset, l = t->events[last].file_offset;
+		size_t hdr = size_field(etl_le32(d + l)) ? 32 : 80; /* at most, its header's size */
+		if (last < 1 || p < off || end - l < hdr + 16 || end - 16 - p > 0xFFFF)
+			continue; /* no record before the last in this buffer, or no 16 bytes of payload in it */
+		memcpy(c, d, len);
+		memset(c + end - 16, 0, 16); /* the last record's payload ends in zeros: still intact */
+		run(c, len, &res);
+		ck_assert_uint_eq(res.n, t->nevents);
+		ck_assert_uint_eq(res.errors, 0);
+		free(res.events);
+		set_size(c, d, p, (size_t)(end - 16 - p));
+		look_for = "the records end 16 bytes before the buffer's Offset";
+		run(c, len, &res);
+		look_for = NULL;
+		ck_assert_msg(res.n == t->nevents - 1, "%zu of %zu events", res.n, t->nevents);
+		for (k = 0; k < t->nevents; k++)
+			ck_assert(k == last || delivered(&res, &t->events[k]));
+		ck_assert_uint_eq(res.errors, 1);
+		ck_assert(res.said);
+		ck_assert_uint_eq(res.first_err_offset, end - 16);
+		free(res.events);
+		tried++;
+	}
+	ck_assert_uint_ge(tried, 1);
+	close_case(t, d, c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("damage");
@@ -1067,6 +1114,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, misaligned_bytes_cost_their_buffer);
 	tcase_add_test(t, compressed_size_checked_against_the_next_header);
 	tcase_add_test(t, shrunk_size_reads_no_false_end);
+	tcase_add_test(t, records_ending_before_offset_are_said);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {
 		fclose(f);

@@ -21,6 +21,7 @@ static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct et
 	s->passed_at = 0;
 	s->unchained_to = 0;
 	s->ends_fill = 0;
+	s->said_short = 0;
 	s->loads++;
 	s->cpu = e->cpu;
 	r->counts[ETL_COUNT_BYTES_READ] += e->avail;

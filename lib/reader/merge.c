@@ -273,7 +273,21 @@ static void stream_step(struct etl_reader *r, struct stream *s)
 			goto keyed;
 		}
 		if ((st == ETL_END || st == ETL_E_FORMAT) && s->pos >= s->data_end) {
-			s->pos = s->fill; /* the end marker, or the buffer's padding: the records end here */
+			/* the end marker, or the buffer's padding: the records end here - but not before
+			 * the buffer's Offset says, where zero bytes are the end of a record a damaged
+			 * size cut short (the logfile header's grown by 64 took in most of the next) */
+			if (st == ETL_E_FORMAT && s->fill - s->pos >= 8 && s->fill == s->ld.fill && !s->said_short) {
+				s->said_short = 1;
+				etl__diag_set(&s->diag, ETL_E_FORMAT, s->pos,
+					      "the records end %zu bytes before the buffer's Offset (0x%zx): a record's size "
+					      "is damaged, and the records it took in are lost", s->fill - s->pos, s->fill);
+				s->pos = s->fill;
+				locate_diag(s, &s->diag);
+				r->counts[ETL_COUNT_RECORDS_SKIPPED]++;
+				s->head = HEAD_ERROR;
+				goto keyed;
+			}
+			s->pos = s->fill;
 			continue;
 		}
 		if (st == ETL_END) { /* an end marker with data after it: nothing may be dropped unsaid */

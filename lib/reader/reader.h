@@ -128,6 +128,7 @@ struct stream {
 	const uint8_t *data; /* its bytes, header included (NULL if none) */
 	size_t fill, pos;
 	size_t data_end;     /* past it, only padding up to fill (merge.c) */
+	int said_short;      /* said the records end before fill (merge.c) */
 	uint32_t cpu;
 	uint64_t last_ts;
 	enum head_kind head;

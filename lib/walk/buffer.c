@@ -402,7 +402,7 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
 			/* from inside the buffer before: bytes lost in it put the next header before off */
-			st = resync(src, sc->count > 1 && sc->last_off + ETL_BUFFER_HEADER_SIZE < off
+			st = resync(src, sc->count > 0 && sc->last_off + ETL_BUFFER_HEADER_SIZE < off
 						 ? sc->last_off + ETL_BUFFER_HEADER_SIZE : off + 1,
 				    sc->nominal, sc->compressed, sc->size_limit, &next, d);
 			if (st != ETL_OK)
