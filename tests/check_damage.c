@@ -1084,6 +1084,72 @@ START_TEST(records_ending_before_offset_are_said)
 }
 END_TEST
 
+/* Bytes inserted into the logfile header's record: its fields after them (BufferSize among them)
+ * are garbage, and no data buffer is where the header buffer's BufferSize says.  A size that is
+ * no whole number of KiB gives way to the header buffer's, and the data buffers are found - each
+ * event delivered.  Before, the garbage size was every buffer's, and none was found. */
+START_TEST(bytes_in_the_logfile_header_cost_the_header_buffer)
+{
+	struct trace *t;
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i, at = 0x51, n = 24;
+
+	t = silent_loss_case(&d, &len, &c, 64);
+	memcpy(c, d, at);
+	memset(c + at, 0xA7, n);
+	memcpy(c + at + n, d + at, len - at);
+	look_for = "is not a whole number of KiB";
+	run(c, len + n, &res);
+	look_for = NULL;
+	ck_assert(!res.fatal);
+	ck_assert(res.said);
+	for (i = 0; i < t->nevents; i++) {
+		struct ev_id id = t->events[i];
+		if (id.file_offset < t->bufs[1].off)
+			continue;
+		id.file_offset += n;
+		ck_assert_msg(delivered(&res, &id), "the event at 0x%llx lost", (unsigned long long)t->events[i].file_offset);
+	}
+	free(res.events);
+	close_case(t, d, c);
+}
+END_TEST
+
+/* A copy of a buffer, then a damaged buffer header right after it: the search for the next header
+ * starts inside the buffer before the copy, finds the copy (skipped: a repeat) and comes back to
+ * the damaged header - it must not go round for ever (fuzz_reader and fuzz_windows met it), and
+ * every buffer but the damaged one is read. */
+START_TEST(repeated_buffer_before_damage_ends)
+{
+	enum { A = 1, B = 4 };
+	struct trace *t;
+	struct result res;
+	uint8_t *d, *c;
+	size_t len, i, size;
+
+	t = silent_loss_case(&d, &len, &c, 65536);
+	size = (size_t)t->bufs[A].size;
+	memcpy(c, d, (size_t)t->bufs[B].off);
+	memcpy(c + t->bufs[B].off, d + t->bufs[A].off, size);
+	memcpy(c + t->bufs[B].off + size, d + t->bufs[B].off, len - (size_t)t->bufs[B].off);
+	c[t->bufs[B].off + size + 0x36] = 4; /* buffer B says it is a header buffer */
+	run(c, len + size, &res);
+	ck_assert(!res.fatal);
+	ck_assert_uint_ge(res.errors, 2);
+	for (i = 0; i < t->nevents; i++) {
+		struct ev_id id = t->events[i];
+		if (id.file_offset >= t->bufs[B].off && id.file_offset < t->bufs[B + 1].off)
+			continue;
+		if (id.file_offset >= t->bufs[B].off)
+			id.file_offset += size;
+		ck_assert_msg(delivered(&res, &id), "the event at 0x%llx lost", (unsigned long long)t->events[i].file_offset);
+	}
+	free(res.events);
+	close_case(t, d, c);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("damage");
@@ -1115,6 +1181,8 @@ int main(int argc, char **argv)
 	tcase_add_test(t, compressed_size_checked_against_the_next_header);
 	tcase_add_test(t, shrunk_size_reads_no_false_end);
 	tcase_add_test(t, records_ending_before_offset_are_said);
+	tcase_add_test(t, bytes_in_the_logfile_header_cost_the_header_buffer);
+	tcase_add_test(t, repeated_buffer_before_damage_ends);
 	snprintf(probe, sizeof(probe), "%s/etl/%s", corpus_dir, corpus_files[0]);
 	if ((f = fopen(probe, "rb")) != NULL) {
 		fclose(f);

@@ -225,6 +225,13 @@ static void cross_check_size(struct etl_reader *r, struct trace *t, struct etl_b
 			      "logfile header: BufferSize %u differs from the header buffer's %u, which the data buffers "
 			      "have: read as %u", (unsigned)logfile, (unsigned)own, (unsigned)own);
 		t->info.buffer_size = own;
+	} else if (logfile % 1024 && own % 1024 == 0) {
+		/* no data buffer where either says (bytes were inserted or lost there): a session's
+		 * buffers are whole KiB, so the logfile header's is the damaged one */
+		etl__diag_set(&note, ETL_E_FORMAT, ETL_BUFFER_HEADER_SIZE,
+			      "logfile header: BufferSize %u is not a whole number of KiB: read as the header buffer's %u",
+			      (unsigned)logfile, (unsigned)own);
+		t->info.buffer_size = own;
 	} else {
 		return;
 	}

@@ -577,7 +577,9 @@ struct etl_slices *etl_reader_plan_slices(struct etl_reader *r, int trace, size_
 	pr.g = etl__calloc((size_t)t->ix.buffers + 1, sizeof(*pr.g));
 	if (!p->bufs || !pr.f || !pr.g)
 		goto out;
-	p->skip = t->ix.forward && t->ix.ncpus > 0;
+	/* a slice's state stands in for the index (etl__walk_index_given), which then knows no copies
+	 * of buffers (dups.c): a file that holds some is indexed again by each slice's reader */
+	p->skip = t->ix.forward && t->ix.ncpus > 0 && t->ix.ndup == 0;
 	pr.keep = p->skip ? plan_keep_reserve(r, t) : NULL;
 	st = p->skip ? plan_read_stacks(r, p, t, &pr) : ETL_OK;
 	plan_keep_publish(t, pr.keep);

@@ -355,6 +355,21 @@ static int check_compressed_size(struct etl_bufscan *sc, struct etl_bufhdr *h, u
 	return ETL_OK;
 }
 
+/* Where to look for the next buffer header when the one at off is not one: from inside the
+ * buffer before (bytes lost in it put the next header before off), but past where the last
+ * search went - a header found there that led back here (a copy skipped, a buffer too short)
+ * must not be found again, or the scan would go round for ever. */
+static uint64_t resync_from(const struct etl_bufscan *sc, uint64_t off)
+{
+	uint64_t from = off + 1;
+
+	if (sc->count > 0 && sc->last_off + ETL_BUFFER_HEADER_SIZE < off)
+		from = sc->last_off + ETL_BUFFER_HEADER_SIZE;
+	if (sc->resynced >= from && sc->resynced < off)
+		from = sc->resynced + 1;
+	return from;
+}
+
 int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl_diag *d)
 {
 	uint8_t raw[ETL_BUFFER_HEADER_SIZE];
@@ -401,12 +416,10 @@ int etl__walk_scan_next(struct etl_bufscan *sc, struct etl_bufent *e, struct etl
 		     !nominal_too_small(sc, &h, off))) {
 			if (h.type == 0xFFFF)
 				etl__diag_set(&bad, ETL_E_FORMAT, off, "buffer header: a header buffer in the middle of the trace");
-			/* from inside the buffer before: bytes lost in it put the next header before off */
-			st = resync(src, sc->count > 0 && sc->last_off + ETL_BUFFER_HEADER_SIZE < off
-						 ? sc->last_off + ETL_BUFFER_HEADER_SIZE : off + 1,
-				    sc->nominal, sc->compressed, sc->size_limit, &next, d);
+			st = resync(src, resync_from(sc, off), sc->nominal, sc->compressed, sc->size_limit, &next, d);
 			if (st != ETL_OK)
 				return st;
+			sc->resynced = next;
 			if (next < off)
 				etl__diag_append(&bad, "; the next buffer starts %llu bytes before it, at offset 0x%llx (bytes "
 						 "lost in the buffer before)", (unsigned long long)(off - next),

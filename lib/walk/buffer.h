@@ -82,6 +82,7 @@ struct etl_bufscan {
 	int compressed, done;
 	uint64_t size_limit, off;
 	uint64_t last_off;       /* where the buffer yielded last starts */
+	uint64_t resynced;       /* where the last resynchronisation went (a later one starts past it) */
 	uint64_t count;          /* buffers yielded: the next one's ordinal */
 	uint64_t bytes_skipped;
 	etl_diag_fn report;
