@@ -22,6 +22,7 @@
 #include "reader/reader.h"
 #include "reader/slice.h"
 #include "scenario.h"
+#include "parts.h"
 
 static const char *corpus_dir = "../shared/corpus";
 
@@ -977,9 +978,8 @@ END_TEST
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("slices");
-	TCase *t = tcase_create("slices");
-	SRunner *sr;
-	int failed;
+	TCase *t = tcase_create("slices"), *c = tcase_create("corpus");
+	char probe[4096];
 
 	if (argc > 1)
 		corpus_dir = argv[1];
@@ -992,17 +992,15 @@ int main(int argc, char **argv)
 	tcase_add_test(t, states_are_checked);
 	tcase_add_test(t, plans_slices_are_refused_as_states_are);
 	tcase_add_test(t, threads_take_slices_of_one_plan_at_once);
-	tcase_add_test(t, corpus_traces_give_what_windows_give);
+	tcase_add_test(c, corpus_traces_give_what_windows_give);
 	tcase_add_test(t, light_reading_asks_about_every_describing_kind);
 	tcase_add_test(t, moved_readers_give_a_whole_reading);
 	tcase_add_test(t, moves_are_refused_where_they_cannot_hold);
 	tcase_add_test(t, slices_count_their_records);
 	tcase_add_test(t, plans_count_the_planning_threads_loading);
 	tcase_set_timeout(t, 900);
+	tcase_set_timeout(c, 900);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	snprintf(probe, sizeof(probe), "%s/etl", corpus_dir);
+	return run_part(s, c, probe);
 }

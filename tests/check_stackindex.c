@@ -22,6 +22,7 @@
 #include "scenario.h"
 #include "state/stacks.h"
 #include "util/cursor.h"
+#include "parts.h"
 
 static const char *corpus_dir = "../shared/corpus";
 
@@ -520,9 +521,8 @@ END_TEST
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("stackindex");
-	TCase *t = tcase_create("stackindex");
-	SRunner *sr;
-	int failed;
+	TCase *t = tcase_create("stackindex"), *c = tcase_create("corpus");
+	char probe[4096];
 
 	if (argc > 1)
 		corpus_dir = argv[1];
@@ -531,13 +531,11 @@ int main(int argc, char **argv)
 	tcase_add_test(t, frames_inside_large_images_and_methods);
 	tcase_add_test(t, frames_at_the_top_of_the_methods);
 	tcase_add_test(t, frames_at_the_top_of_the_images);
-	tcase_add_test(t, corpus_traces_index_alike);
-	tcase_add_test(t, corpus_indexes_made_on_threads_alike);
+	tcase_add_test(c, corpus_traces_index_alike);
+	tcase_add_test(c, corpus_indexes_made_on_threads_alike);
 	tcase_set_timeout(t, 600);
+	tcase_set_timeout(c, 600);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	snprintf(probe, sizeof(probe), "%s/etl", corpus_dir);
+	return run_part(s, c, probe);
 }

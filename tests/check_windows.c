@@ -19,6 +19,7 @@
 #include "io/source.h"
 #include "scenario.h"
 #include "util/cursor.h"
+#include "parts.h"
 
 static const char *corpus_dir = "../shared/corpus";
 
@@ -199,20 +200,17 @@ END_TEST
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("windows");
-	TCase *t = tcase_create("windows");
-	SRunner *sr;
-	int failed;
+	TCase *t = tcase_create("windows"), *c = tcase_create("corpus");
+	char probe[4096];
 
 	if (argc > 1)
 		corpus_dir = argv[1];
 	tcase_add_test(t, far_future_timestamp_keeps_windows_exact);
 	tcase_add_test(t, writer_trace_slices_add_up);
-	tcase_add_test(t, corpus_trace_slices_add_up);
+	tcase_add_test(c, corpus_trace_slices_add_up);
 	tcase_set_timeout(t, 600);
+	tcase_set_timeout(c, 600);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	snprintf(probe, sizeof(probe), "%s/etl", corpus_dir);
+	return run_part(s, c, probe);
 }

@@ -1,7 +1,8 @@
 /*
  * replay_main - runs a fuzz target over files and folders of inputs, so
  * every target also builds without libFuzzer and `meson test` replays the
- * committed regression inputs.
+ * committed regression inputs.  A folder that cannot be read or holds no input
+ * fails the run: a replay of nothing must not pass.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
 		if (S_ISDIR(st.st_mode)) {
 			DIR *d = opendir(argv[i]);
 			struct dirent *e;
+			int before = files;
 			while (d && (e = readdir(d)) != NULL) {
 				char path[4096];
 				if (e->d_name[0] == '.')
@@ -61,6 +63,10 @@ int main(int argc, char **argv)
 			}
 			if (d)
 				closedir(d);
+			if (files == before) {
+				fprintf(stderr, "replay: %s: no input there\n", argv[i]);
+				bad++;
+			}
 		} else {
 			bad += run_file(argv[i]);
 			files++;

@@ -9,7 +9,9 @@
    cycle between folders can come back.  Files of one folder may use each other.
 2. The Python extension (python/libetl/_ext) uses the public API only: it includes no header of
    lib/ and names no etl__ symbol (etldump is held to it by linking tools/etldump-public-api).
-3. Sizes: no file in lib/ over 800 lines (generated tables aside), none in tools/ over 600, no
+3. Names: every global symbol the library defines starts with etl_ (public) or etl__ (internal),
+   so none can clash with a program's own (HACKING rule 6).
+4. Sizes: no file in lib/ over 800 lines (generated tables aside), none in tools/ over 600, no
    function over 120 lines.
 
 Usage: check_layers.py INTERNAL_LIBRARY.a SOURCE_ROOT
@@ -65,6 +67,16 @@ def symbols(archive):
         d, u = table.setdefault(member, (set(), set()))
         (u if kind == "U" else d).add(sym)
     return table
+
+
+def check_names(archive):
+    """Global symbols of the library outside its etl_ and etl__ namespaces."""
+    problems = []
+    for member, (defined, _) in sorted(symbols(archive).items()):
+        for sym in sorted(defined):
+            if not sym.startswith("etl_") and not sym.startswith("_"):
+                problems.append(f"{member} defines {sym}: not in the etl_/etl__ namespace")
+    return problems
 
 
 def check_layers(archive):
@@ -181,7 +193,7 @@ def check_sizes(root):
 def main():
     archive, root = sys.argv[1:3]
     layer_problems, members = check_layers(archive)
-    layer_problems += check_includes(root) + check_python(root)
+    layer_problems += check_includes(root) + check_python(root) + check_names(archive)
     size_problems, files = check_sizes(root)
     for p in layer_problems + size_problems:
         print("FAIL " + p)
