@@ -82,7 +82,7 @@ const char *render_time(const struct etl_reader *r, const struct etl_event *ev, 
 	}
 }
 
-const char *value_text(const struct etl_property *p)
+const char *render_value_text(const struct etl_property *p)
 {
 	return etl_property_format_flags(p, render_no_maps ? ETL_FORMAT_NO_MAPS : 0);
 }
@@ -304,7 +304,7 @@ static void out_json_scalar(const struct etl_property *p)
 		OUT_LIT("null"); /* a value that is not there (a derived field: none) */
 		return;
 	}
-	text = value_text(p);
+	text = render_value_text(p);
 	if (!text)
 		text = "";
 	if ((k == ETL_VALUE_BOOLEAN && (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)) ||

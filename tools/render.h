@@ -29,7 +29,7 @@ const char *frame_file_name(const char *path);
 const char *render_time(const struct etl_reader *r, const struct etl_event *ev, char out[RENDER_TIME_SIZE]);
 
 /* The text of a value: the canonical one, or the number behind a map with --no-maps. */
-const char *value_text(const struct etl_property *p);
+const char *render_value_text(const struct etl_property *p);
 /* A text value: bare when it is a plain token (no space, '"', '=' or control byte), else in
  * double quotes with \" \\ \n \r \t and \xNN escapes. */
 void out_text_value(const char *v);

@@ -295,7 +295,7 @@ static int field_of(const struct where *w, const struct etl_event *ev, const str
 	}
 	if (!d || etl_decoded_source(d) == ETL_DECODER_NONE || !(p = etl_decoded_property_by_name(d, h)))
 		return 0;
-	*text = value_text(p);
+	*text = render_value_text(p);
 	switch (etl_property_value_kind(p)) {
 	case ETL_VALUE_SIGNED:
 		*has_num = etl_property_as_i64(p, &i) == ETL_OK;

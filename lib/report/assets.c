@@ -9,7 +9,7 @@
  */
 #include "report/report.h"
 
-const char rb_css[] =
+const char etl__report_css[] =
 	":root{--fg:#1d2430;--dim:#667085;--line:#d0d5dd;--bg:#fff;--band:#f5f7fa;--accent:#2e5aac}\n"
 	"*{box-sizing:border-box}\n"
 	"body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;"
@@ -48,7 +48,7 @@ const char rb_css[] =
 	"@media print{nav,.controls{display:none}header{background:none}section{page-break-inside:avoid}"
 	"main{max-width:none}}\n";
 
-const char rb_js[] =
+const char etl__report_js[] =
 	"(function(){'use strict';\n"
 	"var errors=0;window.addEventListener('error',function(){errors++;document.body.setAttribute('data-errors',errors);});\n"
 	"function sortTable(th){var table=th.closest('table'),body=table.tBodies[0],i=Array.prototype.indexOf.call(th.parentNode.children,th),\n"

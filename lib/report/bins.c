@@ -20,7 +20,7 @@ static uint64_t key_hash(const char *s)
 	return etl__hash_bytes(s, strlen(s));
 }
 
-void rb_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1)
+void etl__report_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1)
 {
 	memset(c, 0, sizeof(*c));
 	c->t0 = t0;
@@ -41,7 +41,7 @@ static void line_free(struct rb_line *l)
 	etl__free(l);
 }
 
-void rb_clock_free(struct rb_clock *c)
+void etl__report_clock_free(struct rb_clock *c)
 {
 	size_t i;
 
@@ -51,7 +51,7 @@ void rb_clock_free(struct rb_clock *c)
 	memset(c, 0, sizeof(*c));
 }
 
-struct rb_line *rb_line_new(struct rb_clock *c)
+struct rb_line *etl__report_line_new(struct rb_clock *c)
 {
 	struct rb_line *l;
 
@@ -80,7 +80,7 @@ static void widen(struct rb_clock *c)
 	c->used = (c->used + 1) / 2;
 }
 
-size_t rb_clock_bin(struct rb_clock *c, uint64_t ft)
+size_t etl__report_clock_bin(struct rb_clock *c, uint64_t ft)
 {
 	uint64_t d = ft > c->t0 ? ft - c->t0 : 0;
 
@@ -101,7 +101,7 @@ static int series_eq(const void *entry, const void *key)
 	return strcmp(l->s[*(const size_t *)entry]->name, name) == 0;
 }
 
-struct rb_series *rb_line_series(struct rb_line *l, const char *key, uint32_t pid)
+struct rb_series *etl__report_line_series(struct rb_line *l, const char *key, uint32_t pid)
 {
 	const void *k[2] = { l, key };
 	uint64_t h = key_hash(key);
@@ -112,7 +112,7 @@ struct rb_series *rb_line_series(struct rb_line *l, const char *key, uint32_t pi
 		return l->s[*e];
 	if (l->n >= RB_MAX_SERIES && strcmp(key, "other") != 0) {
 		l->dropped++;
-		return rb_line_series(l, "other", ETL_ID_NONE);
+		return etl__report_line_series(l, "other", ETL_ID_NONE);
 	}
 	if (etl__grow(&l->s, &l->cap, l->n + 1, sizeof(*l->s), 16) != 0 || !(s = etl__calloc(1, sizeof(*s))))
 		return NULL;
@@ -127,9 +127,9 @@ struct rb_series *rb_line_series(struct rb_line *l, const char *key, uint32_t pi
 	return s;
 }
 
-void rb_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v)
+void etl__report_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v)
 {
-	size_t b = rb_clock_bin(l->clock, ft);
+	size_t b = etl__report_clock_bin(l->clock, ft);
 
 	if (!s)
 		return;
@@ -137,7 +137,7 @@ void rb_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v
 	s->total += v;
 }
 
-void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v)
+void etl__report_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v)
 {
 	size_t b0, b1, b;
 	uint64_t w;
@@ -145,12 +145,12 @@ void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, u
 	if (!s)
 		return;
 	if (to <= from) {
-		rb_series_add(l, s, to, v);
+		etl__report_series_add(l, s, to, v);
 		return;
 	}
-	rb_clock_bin(l->clock, to); /* (widens first: the bins below are final for this call) */
-	b0 = rb_clock_bin(l->clock, from);
-	b1 = rb_clock_bin(l->clock, to);
+	etl__report_clock_bin(l->clock, to); /* (widens first: the bins below are final for this call) */
+	b0 = etl__report_clock_bin(l->clock, from);
+	b1 = etl__report_clock_bin(l->clock, to);
 	w = l->clock->width;
 	for (b = b0; b <= b1; b++) { /* each bin its share of [from, to) */
 		uint64_t lo = l->clock->t0 + w * b, hi = lo + w;
@@ -163,14 +163,14 @@ void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, u
 	s->total += v;
 }
 
-void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v)
+void etl__report_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v)
 {
-	rb_series_add_span(l, rb_line_series(l, key, pid), from, to, v);
+	etl__report_series_add_span(l, etl__report_line_series(l, key, pid), from, to, v);
 }
 
-void rb_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v)
+void etl__report_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v)
 {
-	rb_series_add(l, rb_line_series(l, key, pid), ft, v);
+	etl__report_series_add(l, etl__report_line_series(l, key, pid), ft, v);
 }
 
 static int by_total(const void *a, const void *b)
@@ -182,7 +182,7 @@ static int by_total(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-struct rb_series **rb_line_sorted(const struct rb_line *l, size_t *n)
+struct rb_series **etl__report_line_sorted(const struct rb_line *l, size_t *n)
 {
 	struct rb_series **v = l->n ? etl__malloc(l->n * sizeof(*v)) : NULL;
 
@@ -197,7 +197,7 @@ struct rb_series **rb_line_sorted(const struct rb_line *l, size_t *n)
 
 /* ---- sums by key ---- */
 
-void rb_sums_init(struct rb_sums *t)
+void etl__report_sums_init(struct rb_sums *t)
 {
 	memset(t, 0, sizeof(*t));
 	etl__htab_init(&t->ix, sizeof(size_t));
@@ -205,7 +205,7 @@ void rb_sums_init(struct rb_sums *t)
 	t->other.pid = ETL_ID_NONE;
 }
 
-void rb_sums_free(struct rb_sums *t)
+void etl__report_sums_free(struct rb_sums *t)
 {
 	size_t i;
 
@@ -225,7 +225,7 @@ static int sum_eq(const void *entry, const void *key)
 	return strcmp(t->s[*(const size_t *)entry]->key, name) == 0;
 }
 
-const struct rb_sum *rb_sums_find(const struct rb_sums *t, const char *key)
+const struct rb_sum *etl__report_sums_find(const struct rb_sums *t, const char *key)
 {
 	const void *k[2] = { t, key };
 	const size_t *e = etl__htab_find(&t->ix, key_hash(key), sum_eq, k);
@@ -233,7 +233,7 @@ const struct rb_sum *rb_sums_find(const struct rb_sums *t, const char *key)
 	return e ? t->s[*e] : NULL;
 }
 
-struct rb_sum *rb_sums_get(struct rb_sums *t, const char *key, uint32_t pid)
+struct rb_sum *etl__report_sums_get(struct rb_sums *t, const char *key, uint32_t pid)
 {
 	const void *k[2] = { t, key };
 	uint64_t h = key_hash(key);
@@ -273,7 +273,7 @@ static int by_v1(const void *a, const void *b) { return by_value(a, b, 1); }
 static int by_v2(const void *a, const void *b) { return by_value(a, b, 2); }
 static int by_v3(const void *a, const void *b) { return by_value(a, b, 3); }
 
-struct rb_sum **rb_sums_sorted(const struct rb_sums *t, int k, size_t *n)
+struct rb_sum **etl__report_sums_sorted(const struct rb_sums *t, int k, size_t *n)
 {
 	size_t m = t->n + (t->other.n ? 1 : 0);
 	struct rb_sum **v = m ? etl__malloc(m * sizeof(*v)) : NULL;

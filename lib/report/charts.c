@@ -3,7 +3,7 @@
  * page's script only adds hover and zoom): stacked areas of the top series
  * of a timeline with "other" for the rest, small multiples, bar charts.
  *
- * Every coordinate goes through rb_num (finite, bounded); a chart of no data
+ * Every coordinate goes through etl__report_num (finite, bounded); a chart of no data
  * is never drawn (the sections say there is none).
  *
  * SPDX-License-Identifier: MIT
@@ -39,7 +39,7 @@ static void value_text(char *b, size_t cap, double v, const char *unit)
 {
 	if (strcmp(unit, "bytes/s") == 0 || strcmp(unit, "bytes") == 0) {
 		char t[32];
-		snprintf(b, cap, "%s%s", rb_bytes(v, t, sizeof(t)), unit[5] ? "/s" : "");
+		snprintf(b, cap, "%s%s", etl__report_bytes(v, t, sizeof(t)), unit[5] ? "/s" : "");
 	} else if (v >= 1e6) {
 		snprintf(b, cap, "%.3gM %s", v / 1e6, unit);
 	} else if (v >= 1e4) {
@@ -59,32 +59,32 @@ static void axes(struct rb_out *o, const struct rb_clock *c, size_t nb, double m
 
 	for (y = 0; y <= max * 1.0001 && max > 0; y += step) {
 		double py = H - BOTTOM - (H - BOTTOM - TOP_PAD) * y / max;
-		rb_str(o, "<line class=\"grid\" x1=\"");
-		rb_num(o, LEFT);
-		rb_str(o, "\" x2=\"");
-		rb_num(o, W);
-		rb_str(o, "\" y1=\"");
-		rb_num(o, py);
-		rb_str(o, "\" y2=\"");
-		rb_num(o, py);
-		rb_str(o, "\"/><text class=\"ax\" x=\"");
-		rb_num(o, LEFT - 4);
-		rb_str(o, "\" y=\"");
-		rb_num(o, py + 4);
-		rb_str(o, "\" text-anchor=\"end\">");
+		etl__report_str(o, "<line class=\"grid\" x1=\"");
+		etl__report_num(o, LEFT);
+		etl__report_str(o, "\" x2=\"");
+		etl__report_num(o, W);
+		etl__report_str(o, "\" y1=\"");
+		etl__report_num(o, py);
+		etl__report_str(o, "\" y2=\"");
+		etl__report_num(o, py);
+		etl__report_str(o, "\"/><text class=\"ax\" x=\"");
+		etl__report_num(o, LEFT - 4);
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, py + 4);
+		etl__report_str(o, "\" text-anchor=\"end\">");
 		value_text(b, sizeof(b), y, unit);
-		rb_text(o, b);
-		rb_str(o, "</text>\n");
+		etl__report_text(o, b);
+		etl__report_str(o, "</text>\n");
 	}
 	for (t = 0; t <= secs * 1.0001 && secs > 0; t += xs) {
 		double px = LEFT + (W - LEFT) * t / secs;
-		rb_str(o, "<text class=\"ax\" x=\"");
-		rb_num(o, px);
-		rb_str(o, "\" y=\"");
-		rb_num(o, H - 6);
-		rb_str(o, "\" text-anchor=\"middle\">");
-		rb_printf(o, xs >= 1 ? "%.0f s" : "%.3g s", t);
-		rb_str(o, "</text>\n");
+		etl__report_str(o, "<text class=\"ax\" x=\"");
+		etl__report_num(o, px);
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, H - 6);
+		etl__report_str(o, "\" text-anchor=\"middle\">");
+		etl__report_printf(o, xs >= 1 ? "%.0f s" : "%.3g s", t);
+		etl__report_str(o, "</text>\n");
 	}
 }
 
@@ -101,10 +101,10 @@ static double x_of(size_t b, size_t nb)
 
 static void point(struct rb_out *o, const char *cmd, double x, double y)
 {
-	rb_str(o, cmd);
-	rb_num(o, x);
-	rb_str(o, " ");
-	rb_num(o, y);
+	etl__report_str(o, cmd);
+	etl__report_num(o, x);
+	etl__report_str(o, " ");
+	etl__report_num(o, y);
 }
 
 /* A stepped edge through values v[0, nb): left to right from a move (forward), or right to left
@@ -144,29 +144,29 @@ static void legend(struct rb_out *o, struct rb_series *const *v, size_t n, size_
 	size_t k;
 	char b[64];
 
-	rb_str(o, "<ul class=\"legend\">");
+	etl__report_str(o, "<ul class=\"legend\">");
 	for (k = 0; k < top + (n > top ? 1 : 0); k++) {
 		double total = 0;
 		size_t i;
 		const char *name = k < top ? v[k]->name : "other";
 		for (i = k; i < (k < top ? k + 1 : n); i++)
 			total += v[i]->total;
-		rb_str(o, "<li><span class=\"sw\" style=\"background:");
-		rb_colour(o, name, 0);
-		rb_str(o, "\"></span>");
-		rb_text(o, name);
+		etl__report_str(o, "<li><span class=\"sw\" style=\"background:");
+		etl__report_colour(o, name, 0);
+		etl__report_str(o, "\"></span>");
+		etl__report_text(o, name);
 		value_text(b, sizeof(b), total, unit);
-		rb_str(o, " <span class=\"dim\">");
-		rb_text(o, b);
-		rb_str(o, "</span></li>");
+		etl__report_str(o, " <span class=\"dim\">");
+		etl__report_text(o, b);
+		etl__report_str(o, "</span></li>");
 	}
-	rb_str(o, "</ul>\n");
+	etl__report_str(o, "</ul>\n");
 }
 
-void rb_chart_stacked(struct rb_out *o, const struct rb_line *l, const char *unit, int per_second)
+void etl__report_chart_stacked(struct rb_out *o, const struct rb_line *l, const char *unit, int per_second)
 {
 	size_t n, nb = l->clock->used ? l->clock->used : 1, top, k, b;
-	struct rb_series **v = rb_line_sorted(l, &n);
+	struct rb_series **v = etl__report_line_sorted(l, &n);
 	double *base, *top_y, max = 0, secs = (double)l->clock->width / 1e7, scale = per_second ? 1 / secs : 1;
 	char yunit[32];
 
@@ -189,64 +189,64 @@ void rb_chart_stacked(struct rb_out *o, const struct rb_line *l, const char *uni
 			max = sum * scale;
 	}
 	snprintf(yunit, sizeof(yunit), "%s%s", unit, per_second ? "/s" : "");
-	rb_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
+	etl__report_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
 	axes(o, l->clock, nb, max, yunit);
 	for (k = 0; k < top + (n > top ? 1 : 0); k++) {
 		const char *name = k < top ? v[k]->name : "other";
-		rb_str(o, "<path class=\"area\" fill=\"");
-		rb_colour(o, name, 0);
-		rb_str(o, "\" d=\"");
+		etl__report_str(o, "<path class=\"area\" fill=\"");
+		etl__report_colour(o, name, 0);
+		etl__report_str(o, "\" d=\"");
 		for (b = 0; b < nb; b++)
 			top_y[b] = base[b] + bin_value(v, n, top, k, b) * scale;
 		step_edge(o, top_y, nb, max, 1);
 		step_edge(o, base, nb, max, 0);
-		rb_str(o, "Z\"><title>");
-		rb_text(o, name);
-		rb_str(o, "</title></path>\n");
+		etl__report_str(o, "Z\"><title>");
+		etl__report_text(o, name);
+		etl__report_str(o, "</title></path>\n");
 		for (b = 0; b < nb; b++)
 			base[b] += bin_value(v, n, top, k, b) * scale;
 	}
-	rb_str(o, "</svg>\n");
+	etl__report_str(o, "</svg>\n");
 	legend(o, v, n, top, unit);
 	etl__free(top_y);
 	etl__free(base);
 	etl__free(v);
 }
 
-void rb_chart_multiples(struct rb_out *o, const struct rb_line *l, size_t max)
+void etl__report_chart_multiples(struct rb_out *o, const struct rb_line *l, size_t max)
 {
 	size_t n, nb = l->clock->used ? l->clock->used : 1, k, b;
-	struct rb_series **v = rb_line_sorted(l, &n);
+	struct rb_series **v = etl__report_line_sorted(l, &n);
 	double secs = (double)l->clock->width / 1e7;
 
 	if (!v)
 		return;
-	rb_str(o, "<div class=\"multiples\">\n");
+	etl__report_str(o, "<div class=\"multiples\">\n");
 	for (k = 0; k < n && k < max; k++) {
 		double peak = 0;
 		for (b = 0; b < nb; b++)
 			if (v[k]->bin[b] > peak)
 				peak = v[k]->bin[b];
-		rb_str(o, "<figure><figcaption>");
-		rb_text(o, v[k]->name);
-		rb_printf(o, " <span class=\"dim\">%.0f events, peak %.0f/s</span></figcaption>", v[k]->total,
+		etl__report_str(o, "<figure><figcaption>");
+		etl__report_text(o, v[k]->name);
+		etl__report_printf(o, " <span class=\"dim\">%.0f events, peak %.0f/s</span></figcaption>", v[k]->total,
 			  secs > 0 ? peak / secs : 0);
-		rb_str(o, "<svg viewBox=\"0 0 200 40\" preserveAspectRatio=\"none\"><polyline class=\"spark\" points=\"");
+		etl__report_str(o, "<svg viewBox=\"0 0 200 40\" preserveAspectRatio=\"none\"><polyline class=\"spark\" points=\"");
 		for (b = 0; b < nb; b++) {
-			rb_num(o, 200.0 * ((double)b + 0.5) / (double)nb);
-			rb_str(o, ",");
-			rb_num(o, peak > 0 ? 38 - 36 * v[k]->bin[b] / peak : 38);
-			rb_str(o, " ");
+			etl__report_num(o, 200.0 * ((double)b + 0.5) / (double)nb);
+			etl__report_str(o, ",");
+			etl__report_num(o, peak > 0 ? 38 - 36 * v[k]->bin[b] / peak : 38);
+			etl__report_str(o, " ");
 		}
-		rb_str(o, "\"/></svg></figure>\n");
+		etl__report_str(o, "\"/></svg></figure>\n");
 	}
-	rb_str(o, "</div>\n");
+	etl__report_str(o, "</div>\n");
 	if (n > max)
-		rb_printf(o, "<p class=\"note\">and %zu more providers (the table below lists them all).</p>\n", n - max);
+		etl__report_printf(o, "<p class=\"note\">and %zu more providers (the table below lists them all).</p>\n", n - max);
 	etl__free(v);
 }
 
-void rb_chart_bars(struct rb_out *o, const char *const *labels, const double *v, size_t n, const char *unit)
+void etl__report_chart_bars(struct rb_out *o, const char *const *labels, const double *v, size_t n, const char *unit)
 {
 	double max = 0, bw;
 	size_t i;
@@ -257,28 +257,28 @@ void rb_chart_bars(struct rb_out *o, const char *const *labels, const double *v,
 	if (!n || max <= 0)
 		return;
 	bw = (W - LEFT) / (double)n;
-	rb_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
+	etl__report_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
 	for (i = 0; i < n; i++) {
 		double h = (H - BOTTOM - TOP_PAD) * v[i] / max;
-		rb_str(o, "<rect class=\"bar\" x=\"");
-		rb_num(o, LEFT + bw * (double)i + 1);
-		rb_str(o, "\" y=\"");
-		rb_num(o, H - BOTTOM - h);
-		rb_str(o, "\" width=\"");
-		rb_num(o, bw - 2 > 1 ? bw - 2 : 1);
-		rb_str(o, "\" height=\"");
-		rb_num(o, h);
-		rb_str(o, "\"><title>");
-		rb_text(o, labels[i]);
-		rb_printf(o, ": %.0f %s</title></rect>\n", v[i], unit);
-		rb_str(o, "<text class=\"ax\" x=\"");
-		rb_num(o, LEFT + bw * ((double)i + 0.5));
-		rb_str(o, "\" y=\"");
-		rb_num(o, H - 6);
-		rb_str(o, "\" text-anchor=\"middle\">");
-		rb_text(o, labels[i]);
-		rb_str(o, "</text>\n");
+		etl__report_str(o, "<rect class=\"bar\" x=\"");
+		etl__report_num(o, LEFT + bw * (double)i + 1);
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, H - BOTTOM - h);
+		etl__report_str(o, "\" width=\"");
+		etl__report_num(o, bw - 2 > 1 ? bw - 2 : 1);
+		etl__report_str(o, "\" height=\"");
+		etl__report_num(o, h);
+		etl__report_str(o, "\"><title>");
+		etl__report_text(o, labels[i]);
+		etl__report_printf(o, ": %.0f %s</title></rect>\n", v[i], unit);
+		etl__report_str(o, "<text class=\"ax\" x=\"");
+		etl__report_num(o, LEFT + bw * ((double)i + 0.5));
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, H - 6);
+		etl__report_str(o, "\" text-anchor=\"middle\">");
+		etl__report_text(o, labels[i]);
+		etl__report_str(o, "</text>\n");
 	}
-	rb_printf(o, "<text class=\"ax\" x=\"%.0f\" y=\"14\" text-anchor=\"end\">%.0f %s</text>\n", LEFT - 4, max, unit);
-	rb_str(o, "</svg>\n");
+	etl__report_printf(o, "<text class=\"ax\" x=\"%.0f\" y=\"14\" text-anchor=\"end\">%.0f %s</text>\n", LEFT - 4, max, unit);
+	etl__report_str(o, "</svg>\n");
 }

@@ -51,7 +51,7 @@ struct rb_flame {
 	unsigned depth;     /* of the sample being added */
 };
 
-struct rb_flame *rb_flame_new(void)
+struct rb_flame *etl__report_flame_new(void)
 {
 	struct rb_flame *f = etl__calloc(1, sizeof(*f));
 
@@ -60,7 +60,7 @@ struct rb_flame *rb_flame_new(void)
 	etl__htab_init(&f->ix, sizeof(size_t));
 	etl__htab_init(&f->by_addr, sizeof(struct addr_key));
 	if (etl__grow(&f->n, &f->cap, 1, sizeof(*f->n), 1024) != 0) {
-		rb_flame_free(f);
+		etl__report_flame_free(f);
 		return NULL;
 	}
 	memset(&f->n[0], 0, sizeof(f->n[0]));
@@ -70,7 +70,7 @@ struct rb_flame *rb_flame_new(void)
 	return f;
 }
 
-void rb_flame_free(struct rb_flame *f)
+void etl__report_flame_free(struct rb_flame *f)
 {
 	if (!f)
 		return;
@@ -80,7 +80,7 @@ void rb_flame_free(struct rb_flame *f)
 	etl__free(f);
 }
 
-double rb_flame_total(const struct rb_flame *f)
+double etl__report_flame_total(const struct rb_flame *f)
 {
 	return f ? f->n[0].total : 0;
 }
@@ -121,7 +121,7 @@ static size_t child(struct rb_flame *f, size_t parent, const char *name, uint32_
 	return i;
 }
 
-size_t rb_flame_root(struct rb_flame *f, const char *process, uint32_t pid, double weight)
+size_t etl__report_flame_root(struct rb_flame *f, const char *process, uint32_t pid, double weight)
 {
 	size_t at;
 
@@ -149,7 +149,7 @@ static uint64_t addr_hash(size_t node, uint64_t addr, int trace)
 	return etl__hash_mix(addr ^ etl__hash_mix((uint64_t)node << 8 ^ (uint64_t)(trace & 0xFF)));
 }
 
-size_t rb_flame_known(struct rb_flame *f, size_t node, uint64_t addr, int trace)
+size_t etl__report_flame_known(struct rb_flame *f, size_t node, uint64_t addr, int trace)
 {
 	struct addr_key k = { node, addr, trace, 0 };
 	const struct addr_key *e = etl__htab_find(&f->by_addr, addr_hash(node, addr, trace), addr_eq, &k);
@@ -157,7 +157,7 @@ size_t rb_flame_known(struct rb_flame *f, size_t node, uint64_t addr, int trace)
 	return e ? e->child : (size_t)-1;
 }
 
-size_t rb_flame_learn(struct rb_flame *f, size_t node, uint64_t addr, int trace, const char *name)
+size_t etl__report_flame_learn(struct rb_flame *f, size_t node, uint64_t addr, int trace, const char *name)
 {
 	size_t c = child(f, node, name, f->n[node].pid);
 	uint64_t h = addr_hash(node, addr, trace);
@@ -172,7 +172,7 @@ size_t rb_flame_learn(struct rb_flame *f, size_t node, uint64_t addr, int trace,
 	return c;
 }
 
-size_t rb_flame_step(struct rb_flame *f, size_t node, double weight)
+size_t etl__report_flame_step(struct rb_flame *f, size_t node, double weight)
 {
 	if (node == (size_t)-1 || ++f->depth > RB_FLAME_DEPTH) {
 		f->truncated++;
@@ -199,12 +199,12 @@ static void write_node(struct out_ctx *c, size_t i, double x, unsigned d)
 	double total = c->f->n[0].total, w = total > 0 ? n->total / total : 0;
 	size_t k;
 
-	rb_str(c->o, "<g class=\"fn\" data-x=\"");
-	rb_printf(c->o, "%.6f\" data-w=\"%.6f\" data-d=\"%u\"><title>", x, w, d);
-	rb_text(c->o, name);
-	rb_printf(c->o, " (%.0f samples, %.2f%%)</title><rect fill=\"", n->total, 100.0 * w);
-	rb_colour(c->o, d <= 1 ? name : strchr(name, '!') ? name : "?", d > 1);
-	rb_str(c->o, "\"/><text></text></g>\n");
+	etl__report_str(c->o, "<g class=\"fn\" data-x=\"");
+	etl__report_printf(c->o, "%.6f\" data-w=\"%.6f\" data-d=\"%u\"><title>", x, w, d);
+	etl__report_text(c->o, name);
+	etl__report_printf(c->o, " (%.0f samples, %.2f%%)</title><rect fill=\"", n->total, 100.0 * w);
+	etl__report_colour(c->o, d <= 1 ? name : strchr(name, '!') ? name : "?", d > 1);
+	etl__report_str(c->o, "\"/><text></text></g>\n");
 	c->written++;
 	for (k = n->child; k; k = c->f->n[k - 1].next) {
 		const struct node *ch = &c->f->n[k - 1];
@@ -226,18 +226,18 @@ static size_t count_nodes(const struct rb_flame *f, double min)
 	return n;
 }
 
-void rb_flame_write(struct rb_out *o, const struct rb_flame *f)
+void etl__report_flame_write(struct rb_out *o, const struct rb_flame *f)
 {
 	struct out_ctx c = { o, f, 0, 0 };
-	double total = rb_flame_total(f);
+	double total = etl__report_flame_total(f);
 
 	c.min = total / RB_FLAME_FRACTION;
 	while (count_nodes(f, c.min) > RB_FLAME_OUT)
 		c.min *= 2;
-	rb_str(o, "<svg class=\"flame\" id=\"flame\" width=\"100%\" height=\"40\">\n");
+	etl__report_str(o, "<svg class=\"flame\" id=\"flame\" width=\"100%\" height=\"40\">\n");
 	write_node(&c, 0, 0, 0);
-	rb_str(o, "</svg>\n");
+	etl__report_str(o, "</svg>\n");
 	if (f->truncated)
-		rb_printf(o, "<p class=\"note\">%llu samples' stacks were cut: the graph holds at most %u frames.</p>\n",
+		etl__report_printf(o, "<p class=\"note\">%llu samples' stacks were cut: the graph holds at most %u frames.</p>\n",
 			  (unsigned long long)f->truncated, RB_FLAME_NODES);
 }

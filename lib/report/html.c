@@ -14,7 +14,7 @@
 #include "internal.h"
 #include "report/report.h"
 
-void rb_flush(struct rb_out *o)
+void etl__report_flush(struct rb_out *o)
 {
 	if (o->len && !o->failed && o->write(o->ctx, o->buf, o->len) != 0)
 		o->failed = 1;
@@ -22,12 +22,12 @@ void rb_flush(struct rb_out *o)
 	o->len = 0;
 }
 
-void rb_raw(struct rb_out *o, const char *s, size_t n)
+void etl__report_raw(struct rb_out *o, const char *s, size_t n)
 {
 	while (n) {
 		size_t k = sizeof(o->buf) - o->len;
 		if (!k) {
-			rb_flush(o);
+			etl__report_flush(o);
 			continue;
 		}
 		if (k > n)
@@ -39,12 +39,12 @@ void rb_raw(struct rb_out *o, const char *s, size_t n)
 	}
 }
 
-void rb_str(struct rb_out *o, const char *s)
+void etl__report_str(struct rb_out *o, const char *s)
 {
-	rb_raw(o, s, strlen(s));
+	etl__report_raw(o, s, strlen(s));
 }
 
-void rb_printf(struct rb_out *o, const char *fmt, ...)
+void etl__report_printf(struct rb_out *o, const char *fmt, ...)
 {
 	char b[1024];
 	va_list ap;
@@ -54,7 +54,7 @@ void rb_printf(struct rb_out *o, const char *fmt, ...)
 	n = vsnprintf(b, sizeof(b), fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		rb_raw(o, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+		etl__report_raw(o, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
 }
 
 /* The length of the UTF-8 sequence at s (1-4), or 0 when it is not a valid one. */
@@ -71,24 +71,24 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void rb_text(struct rb_out *o, const char *s)
+void etl__report_text(struct rb_out *o, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
 	while (*p) {
 		size_t n = utf8_len(p);
 		switch (*p) {
-		case '&': rb_str(o, "&amp;"); break;
-		case '<': rb_str(o, "&lt;"); break;
-		case '>': rb_str(o, "&gt;"); break;
-		case '"': rb_str(o, "&quot;"); break;
-		case '\'': rb_str(o, "&#39;"); break;
+		case '&': etl__report_str(o, "&amp;"); break;
+		case '<': etl__report_str(o, "&lt;"); break;
+		case '>': etl__report_str(o, "&gt;"); break;
+		case '"': etl__report_str(o, "&quot;"); break;
+		case '\'': etl__report_str(o, "&#39;"); break;
 		default:
 			if (!n || *p < 0x20 || *p == 0x7F) {
-				rb_str(o, "\xEF\xBF\xBD"); /* U+FFFD */
+				etl__report_str(o, "\xEF\xBF\xBD"); /* U+FFFD */
 				n = 1;
 			} else {
-				rb_raw(o, (const char *)p, n);
+				etl__report_raw(o, (const char *)p, n);
 			}
 			p += n;
 			continue;
@@ -97,7 +97,7 @@ void rb_text(struct rb_out *o, const char *s)
 	}
 }
 
-void rb_num(struct rb_out *o, double v)
+void etl__report_num(struct rb_out *o, double v)
 {
 	long t;
 
@@ -109,21 +109,21 @@ void rb_num(struct rb_out *o, double v)
 		v = -1e9;
 	t = (long)(v * 10 + (v < 0 ? -0.5 : 0.5)); /* tenths: enough for a 960-unit view */
 	if (t % 10 == 0)
-		rb_printf(o, "%ld", t / 10);
+		etl__report_printf(o, "%ld", t / 10);
 	else
-		rb_printf(o, "%s%ld.%ld", t < 0 ? "-" : "", labs(t) / 10, labs(t) % 10);
+		etl__report_printf(o, "%s%ld.%ld", t < 0 ? "-" : "", labs(t) / 10, labs(t) % 10);
 }
 
-void rb_colour(struct rb_out *o, const char *name, int warm)
+void etl__report_colour(struct rb_out *o, const char *name, int warm)
 {
 	uint64_t h = etl__hash_bytes(name, strlen(name));
 	unsigned hue = warm ? (unsigned)(h % 50) : (unsigned)(h % 360);
 	unsigned light = 55 + (unsigned)(h >> 20) % 15;
 
-	rb_printf(o, "hsl(%u,%u%%,%u%%)", hue, warm ? 80u : 55u, light);
+	etl__report_printf(o, "hsl(%u,%u%%,%u%%)", hue, warm ? 80u : 55u, light);
 }
 
-const char *rb_bytes(double v, char *buf, size_t cap)
+const char *etl__report_bytes(double v, char *buf, size_t cap)
 {
 	static const char *const unit[] = { "B", "KB", "MB", "GB", "TB" };
 	unsigned u = 0;
@@ -134,7 +134,7 @@ const char *rb_bytes(double v, char *buf, size_t cap)
 	return buf;
 }
 
-const char *rb_ms(double v, char *buf, size_t cap)
+const char *etl__report_ms(double v, char *buf, size_t cap)
 {
 	if (v >= 10000)
 		snprintf(buf, cap, "%.1f s", v / 1000);

@@ -21,9 +21,9 @@ static const char *const table_names[] = { "processes", "cpu-samples", "cpu-usag
 
 /* ---- interned names ---- */
 
-const char *rb_intern(struct etl_report *rep, const char *s)
+const char *etl__report_intern(struct etl_report *rep, const char *s)
 {
-	struct rb_sum *e = rb_sums_get(&rep->names, s ? s : "", ETL_ID_NONE);
+	struct rb_sum *e = etl__report_sums_get(&rep->names, s ? s : "", ETL_ID_NONE);
 
 	return e && e != &rep->names.other ? e->key : "?";
 }
@@ -121,7 +121,7 @@ static size_t bucket(double ms)
 
 static void add_sum(struct rb_sums *s, const char *key, uint32_t pid, double v0, double v1, double max)
 {
-	struct rb_sum *e = rb_sums_get(s, key, pid);
+	struct rb_sum *e = etl__report_sums_get(s, key, pid);
 
 	if (!e)
 		return;
@@ -140,7 +140,7 @@ static void on_disk(struct etl_report *rep, const struct etl_table *t, const cha
 	rep->disk_ios++;
 	if (!file)
 		file = strcmp(type, "flush") == 0 ? "(flushes)" : "(no file name in the trace)";
-	rb_line_add(rep->disk, when(rep, t, "complete_time", "init_time"), type, ETL_ID_NONE, bytes);
+	etl__report_line_add(rep->disk, when(rep, t, "complete_time", "init_time"), type, ETL_ID_NONE, bytes);
 	add_sum(&rep->disk_by_file, file, ETL_ID_NONE, bytes, ms, ms);
 	add_sum(&rep->disk_by_proc, proc, pid, bytes, ms, ms);
 	if (has(rep, t, "elapsed"))
@@ -152,7 +152,7 @@ static void on_file(struct etl_report *rep, const struct etl_table *t, const cha
 	double bytes = num(rep, t, "bytes"), ms = num(rep, t, "elapsed");
 
 	rep->file_ios++;
-	rb_line_add(rep->file, when(rep, t, "start_time", "end_time"), text(rep, t, "operation", "?"), ETL_ID_NONE, 1);
+	etl__report_line_add(rep->file, when(rep, t, "start_time", "end_time"), text(rep, t, "operation", "?"), ETL_ID_NONE, 1);
 	add_sum(&rep->file_by_file, text(rep, t, "file_name", "(no file name in the trace)"), ETL_ID_NONE, bytes, ms, ms);
 	add_sum(&rep->file_by_proc, proc, pid, bytes, ms, ms);
 	if (has(rep, t, "elapsed"))
@@ -169,8 +169,8 @@ static void on_net(struct etl_report *rep, const struct etl_table *t, const char
 	rep->net_events++;
 	snprintf(end, sizeof(end), "%s %s:%.0f", text(rep, t, "protocol", "?"), text(rep, t, "remote_address", "?"),
 		 num(rep, t, "remote_port"));
-	rb_line_add(rep->net, when(rep, t, "time", "time"), proc, pid, bytes);
-	rb_line_add(rep->net_ends, when(rep, t, "time", "time"), end, ETL_ID_NONE, bytes);
+	etl__report_line_add(rep->net, when(rep, t, "time", "time"), proc, pid, bytes);
+	etl__report_line_add(rep->net_ends, when(rep, t, "time", "time"), end, ETL_ID_NONE, bytes);
 	add_sum(&rep->net_by_proc, proc, pid, sent, recv, 0);
 	add_sum(&rep->net_by_end, end, ETL_ID_NONE, sent, recv, 0);
 }
@@ -193,8 +193,8 @@ static void on_gc(struct etl_report *rep, const struct etl_table *t, const char 
 	p->pause = has(rep, t, "pause") ? pause : num(rep, t, "duration");
 	p->pid = pid;
 	p->gen = (uint32_t)u64v(rep, t, "generation");
-	p->proc = rb_intern(rep, proc);
-	p->reason = rb_intern(rep, text(rep, t, "reason", "?"));
+	p->proc = etl__report_intern(rep, proc);
+	p->reason = etl__report_intern(rep, text(rep, t, "reason", "?"));
 }
 
 static void on_row(void *ctx, const struct etl_table *t)
@@ -212,14 +212,14 @@ static void on_row(void *ctx, const struct etl_table *t)
 		if (pid != 0) { /* (the idle process: in the table, not drawn) */
 			uint64_t at = u64v(rep, t, "time"), span = ms_to_ticks(w);
 			struct rb_series *sr = proc == rep->last_key ? rep->last_cpu_series : NULL;
-			if (!sr && (sr = rb_line_series(rep->cpu, proc, pid)) != NULL && proc == rep->last_key)
+			if (!sr && (sr = etl__report_line_series(rep->cpu, proc, pid)) != NULL && proc == rep->last_key)
 				rep->last_cpu_series = sr;
 			/* a sample stands for the interval before it */
-			rb_series_add_span(rep->cpu, sr, at > span ? at - span : 0, at, w);
+			etl__report_series_add_span(rep->cpu, sr, at > span ? at - span : 0, at, w);
 		}
 		/* (samples come in runs of one process: its sum is kept with its key) */
 		if (proc != rep->last_key || !(e = rep->last_cpu_sum))
-			e = rb_sums_get(&rep->cpu_by_proc, proc, pid);
+			e = etl__report_sums_get(&rep->cpu_by_proc, proc, pid);
 		if (proc == rep->last_key)
 			rep->last_cpu_sum = e;
 		if (e) {
@@ -229,7 +229,7 @@ static void on_row(void *ctx, const struct etl_table *t)
 	} else if (strcmp(name, "cpu-usage") == 0) {
 		rep->switches++;
 		if (pid != 0)
-			rb_line_add_span(rep->cswitch, u64v(rep, t, "switch_in_time"), u64v(rep, t, "switch_out_time"),
+			etl__report_line_add_span(rep->cswitch, u64v(rep, t, "switch_in_time"), u64v(rep, t, "switch_out_time"),
 					 proc, pid, num(rep, t, "cpu_usage"));
 		add_sum(&rep->sw_by_proc, proc, pid, num(rep, t, "cpu_usage"), num(rep, t, "ready"), 0);
 	} else if (strcmp(name, "disk-io") == 0) {
@@ -309,9 +309,9 @@ static struct rb_series *provider_series(struct etl_report *rep, const struct et
 			snprintf(b, sizeof(b), "%s", pn);
 	}
 	if (rep->provider_names.count >= RB_MAX_KEYS || !(e = etl__htab_insert(&rep->provider_names, h)))
-		return rb_line_series(rep->providers, b, ETL_ID_NONE);
+		return etl__report_line_series(rep->providers, b, ETL_ID_NONE);
 	e->key = key;
-	e->s = rb_line_series(rep->providers, b, ETL_ID_NONE);
+	e->s = etl__report_line_series(rep->providers, b, ETL_ID_NONE);
 	return e->s;
 }
 
@@ -345,7 +345,7 @@ static const char *frame_name(struct etl_report *rep, const struct etl_event *ev
 		snprintf(b, sizeof(b), "%s!%s", f.module, f.function);
 	else
 		snprintf(b, sizeof(b), "%s", f.module ? f.module : "?");
-	name = rb_intern(rep, b);
+	name = etl__report_intern(rep, b);
 	if (rep->frame_names.count < MAX_FRAME_NAMES && (e = etl__htab_insert(&rep->frame_names, h)) != NULL) {
 		*e = key;
 		e->name = name;
@@ -375,7 +375,7 @@ static const char *process_key(struct etl_report *rep, const struct etl_process 
 	if ((e = etl__htab_find(&rep->proc_names, h, pkey_eq, &key)) != NULL)
 		return e->name;
 	snprintf(b, sizeof(b), "%s (%u)", p && *etl_process_image_name(p) ? etl_process_image_name(p) : "?", pid);
-	key.name = rb_intern(rep, b);
+	key.name = etl__report_intern(rep, b);
 	if (rep->proc_names.count < RB_MAX_KEYS && (e = etl__htab_insert(&rep->proc_names, h)) != NULL)
 		*e = key;
 	return key.name;
@@ -392,15 +392,15 @@ static void on_sample(struct etl_report *rep, const struct etl_event *ev)
 		rep->idle_samples++;
 		return;
 	}
-	proc = pid == ETL_ID_NONE ? rb_intern(rep, "(no process)")
+	proc = pid == ETL_ID_NONE ? etl__report_intern(rep, "(no process)")
 				  : process_key(rep, etl_reader_find_process(rep->r, etl_event_trace_index(ev), pid), pid);
-	at = rb_flame_root(rep->flame, proc, pid, 1);
+	at = etl__report_flame_root(rep->flame, proc, pid, 1);
 	for (i = depth; i-- > 0 && n++ < 256 && at != (size_t)-1;) {
 		uint64_t addr = etl_event_stack_frame(ev, i);
-		size_t next = rb_flame_known(rep->flame, at, addr, trace);
+		size_t next = etl__report_flame_known(rep->flame, at, addr, trace);
 		if (next == (size_t)-1)
-			next = rb_flame_learn(rep->flame, at, addr, trace, frame_name(rep, ev, fpid, addr));
-		at = rb_flame_step(rep->flame, next, 1);
+			next = etl__report_flame_learn(rep->flame, at, addr, trace, frame_name(rep, ev, fpid, addr));
+		at = etl__report_flame_step(rep->flame, next, 1);
 	}
 }
 
@@ -433,19 +433,19 @@ int etl_report_new(struct etl_reader *r, unsigned flags, struct etl_report **out
 	}
 	rep->t0 = t0 == UINT64_MAX ? 0 : t0;
 	rep->t1 = t1;
-	rb_clock_init(&rep->clock, rep->t0, t1);
-	rb_sums_init(&rep->cpu_by_proc), rb_sums_init(&rep->sw_by_proc), rb_sums_init(&rep->disk_by_file);
-	rb_sums_init(&rep->disk_by_proc), rb_sums_init(&rep->file_by_file), rb_sums_init(&rep->file_by_proc);
-	rb_sums_init(&rep->net_by_proc), rb_sums_init(&rep->net_by_end), rb_sums_init(&rep->gc_by_proc);
-	rb_sums_init(&rep->exc_by_type), rb_sums_init(&rep->names);
+	etl__report_clock_init(&rep->clock, rep->t0, t1);
+	etl__report_sums_init(&rep->cpu_by_proc), etl__report_sums_init(&rep->sw_by_proc), etl__report_sums_init(&rep->disk_by_file);
+	etl__report_sums_init(&rep->disk_by_proc), etl__report_sums_init(&rep->file_by_file), etl__report_sums_init(&rep->file_by_proc);
+	etl__report_sums_init(&rep->net_by_proc), etl__report_sums_init(&rep->net_by_end), etl__report_sums_init(&rep->gc_by_proc);
+	etl__report_sums_init(&rep->exc_by_type), etl__report_sums_init(&rep->names);
 	etl__htab_init(&rep->provider_names, sizeof(struct pname));
 	etl__htab_init(&rep->frame_names, sizeof(struct fname));
 	etl__htab_init(&rep->proc_names, sizeof(struct pkey));
-	if (st == ETL_OK && (!(rep->providers = rb_line_new(&rep->clock)) || !(rep->cpu = rb_line_new(&rep->clock)) ||
-			     !(rep->cswitch = rb_line_new(&rep->clock)) || !(rep->disk = rb_line_new(&rep->clock)) ||
-			     !(rep->file = rb_line_new(&rep->clock)) || !(rep->net = rb_line_new(&rep->clock)) ||
-			     !(rep->net_ends = rb_line_new(&rep->clock)) ||
-			     !(rep->flame = rb_flame_new()) ||
+	if (st == ETL_OK && (!(rep->providers = etl__report_line_new(&rep->clock)) || !(rep->cpu = etl__report_line_new(&rep->clock)) ||
+			     !(rep->cswitch = etl__report_line_new(&rep->clock)) || !(rep->disk = etl__report_line_new(&rep->clock)) ||
+			     !(rep->file = etl__report_line_new(&rep->clock)) || !(rep->net = etl__report_line_new(&rep->clock)) ||
+			     !(rep->net_ends = etl__report_line_new(&rep->clock)) ||
+			     !(rep->flame = etl__report_flame_new()) ||
 			     !(rep->points = etl__malloc(RB_MAX_POINTS * sizeof(*rep->points)))))
 		st = ETL_E_NOMEM;
 	if (st != ETL_OK) {
@@ -468,7 +468,7 @@ int etl_report_add(struct etl_report *rep, const struct etl_event *ev)
 		rep->t0 = rep->clock.t0 = rep->clock.t0 ? rep->clock.t0 : ft;
 	if (ft > rep->t1)
 		rep->t1 = ft;
-	rb_series_add(rep->providers, provider_series(rep, ev), ft, 1);
+	etl__report_series_add(rep->providers, provider_series(rep, ev), ft, 1);
 	if (is_kernel(ev) && etl_event_hook_id(ev) == 0x0F2E)
 		on_sample(rep, ev);
 	return etl_tables_add(rep->tabs, ev);
@@ -481,15 +481,15 @@ void etl_report_free(struct etl_report *rep)
 	if (!rep)
 		return;
 	etl_tables_free(rep->tabs);
-	rb_clock_free(&rep->clock);
-	rb_sums_free(&rep->cpu_by_proc), rb_sums_free(&rep->sw_by_proc), rb_sums_free(&rep->disk_by_file);
-	rb_sums_free(&rep->disk_by_proc), rb_sums_free(&rep->file_by_file), rb_sums_free(&rep->file_by_proc);
-	rb_sums_free(&rep->net_by_proc), rb_sums_free(&rep->net_by_end), rb_sums_free(&rep->gc_by_proc);
-	rb_sums_free(&rep->exc_by_type), rb_sums_free(&rep->names);
+	etl__report_clock_free(&rep->clock);
+	etl__report_sums_free(&rep->cpu_by_proc), etl__report_sums_free(&rep->sw_by_proc), etl__report_sums_free(&rep->disk_by_file);
+	etl__report_sums_free(&rep->disk_by_proc), etl__report_sums_free(&rep->file_by_file), etl__report_sums_free(&rep->file_by_proc);
+	etl__report_sums_free(&rep->net_by_proc), etl__report_sums_free(&rep->net_by_end), etl__report_sums_free(&rep->gc_by_proc);
+	etl__report_sums_free(&rep->exc_by_type), etl__report_sums_free(&rep->names);
 	etl__htab_free(&rep->provider_names);
 	etl__htab_free(&rep->frame_names);
 	etl__htab_free(&rep->proc_names);
-	rb_flame_free(rep->flame);
+	etl__report_flame_free(rep->flame);
 	etl__free(rep->points);
 	for (i = 0; i < rep->nprocs; i++) {
 		etl__free(rep->procs[i].image);
@@ -519,8 +519,8 @@ int etl_report_write_html(struct etl_report *rep, etl_write_fn write, void *ctx)
 		etl_tables_finish(rep->tabs);
 		take_processes(rep);
 	}
-	rb_write_page(rep, o);
-	rb_flush(o);
+	etl__report_write_page(rep, o);
+	etl__report_flush(o);
 	failed = o->failed;
 	etl__free(o);
 	return failed ? ETL_E_IO : ETL_OK;
@@ -611,7 +611,7 @@ static void proc_row(struct etl_report *rep, const struct etl_table *t, size_t i
 	c = col(rep, t, "end_time");
 	p->end = etl_table_is_null(t, i, c) ? 0 : etl_table_u64(t, i, c);
 	snprintf(key, sizeof(key), "%s (%u)", image ? image : "?", p->pid);
-	s = rb_sums_find(&rep->cpu_by_proc, key);
+	s = etl__report_sums_find(&rep->cpu_by_proc, key);
 	p->cpu_ms = s ? s->v[0] : 0;
 	p->src_image = image;
 	p->src_cmd = cmd;

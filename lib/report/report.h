@@ -62,23 +62,23 @@ struct rb_line {
 	uint64_t dropped;   /* values past the series cap, added to "other" */
 };
 
-void rb_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1);
-void rb_clock_free(struct rb_clock *c);
+void etl__report_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1);
+void etl__report_clock_free(struct rb_clock *c);
 /* A new timeline on the clock (NULL without memory). */
-struct rb_line *rb_line_new(struct rb_clock *c);
+struct rb_line *etl__report_line_new(struct rb_clock *c);
 /* Adds v at time ft to the series named key (pid for its colour). */
-void rb_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v);
+void etl__report_line_add(struct rb_line *l, uint64_t ft, const char *key, uint32_t pid, double v);
 /* Adds v spread over the bins of [from, to) in proportion (a slice of CPU time). */
-void rb_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v);
-void rb_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v);
+void etl__report_line_add_span(struct rb_line *l, uint64_t from, uint64_t to, const char *key, uint32_t pid, double v);
+void etl__report_series_add_span(struct rb_line *l, struct rb_series *s, uint64_t from, uint64_t to, double v);
 /* The series named key (made when new: "other" past the cap; NULL without memory), and v added
  * to a series at time ft: for callers that keep the series of a key. */
-struct rb_series *rb_line_series(struct rb_line *l, const char *key, uint32_t pid);
-void rb_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v);
+struct rb_series *etl__report_line_series(struct rb_line *l, const char *key, uint32_t pid);
+void etl__report_series_add(struct rb_line *l, struct rb_series *s, uint64_t ft, double v);
 /* The series by total, largest first (an array the caller frees; *n of them). */
-struct rb_series **rb_line_sorted(const struct rb_line *l, size_t *n);
+struct rb_series **etl__report_line_sorted(const struct rb_line *l, size_t *n);
 /* The bin of a time, clamped to the bins there are (for counts at the edges). */
-size_t rb_clock_bin(struct rb_clock *c, uint64_t ft);
+size_t etl__report_clock_bin(struct rb_clock *c, uint64_t ft);
 
 /* Sums by key: a count, up to four sums and a maximum. */
 struct rb_sum {
@@ -95,31 +95,31 @@ struct rb_sums {
 	struct rb_sum other; /* past RB_MAX_KEYS */
 };
 
-void rb_sums_init(struct rb_sums *t);
-void rb_sums_free(struct rb_sums *t);
+void etl__report_sums_init(struct rb_sums *t);
+void etl__report_sums_free(struct rb_sums *t);
 /* The sum of key (made when new; "other" past the cap; NULL without memory). */
-struct rb_sum *rb_sums_get(struct rb_sums *t, const char *key, uint32_t pid);
+struct rb_sum *etl__report_sums_get(struct rb_sums *t, const char *key, uint32_t pid);
 /* The sum of key, or NULL. */
-const struct rb_sum *rb_sums_find(const struct rb_sums *t, const char *key);
+const struct rb_sum *etl__report_sums_find(const struct rb_sums *t, const char *key);
 /* The sums sorted by v[k] (k < 0: by n), largest first (the caller frees the array). */
-struct rb_sum **rb_sums_sorted(const struct rb_sums *t, int k, size_t *n);
+struct rb_sum **etl__report_sums_sorted(const struct rb_sums *t, int k, size_t *n);
 
 /* ---- flame.c ---- */
 
 struct rb_flame;
-struct rb_flame *rb_flame_new(void);
-void rb_flame_free(struct rb_flame *f);
-/* One sample, frame by frame from the root: rb_flame_root() counts it for its process (named
+struct rb_flame *etl__report_flame_new(void);
+void etl__report_flame_free(struct rb_flame *f);
+/* One sample, frame by frame from the root: etl__report_flame_root() counts it for its process (named
  * "image (pid)") and gives its node; then for each frame, the child of the node for that address
- * (rb_flame_known: (size_t)-1 when the address was not seen under that node, then rb_flame_learn
- * with the frame's name), counted with rb_flame_step(), which gives the next node ((size_t)-1
- * past the cap: the rest of the stack is counted as cut).  Names are interned (rb_intern: a name
+ * (etl__report_flame_known: (size_t)-1 when the address was not seen under that node, then etl__report_flame_learn
+ * with the frame's name), counted with etl__report_flame_step(), which gives the next node ((size_t)-1
+ * past the cap: the rest of the stack is counted as cut).  Names are interned (etl__report_intern: a name
  * is known by its address). */
-size_t rb_flame_root(struct rb_flame *f, const char *process, uint32_t pid, double weight);
-size_t rb_flame_known(struct rb_flame *f, size_t node, uint64_t addr, int trace);
-size_t rb_flame_learn(struct rb_flame *f, size_t node, uint64_t addr, int trace, const char *name);
-size_t rb_flame_step(struct rb_flame *f, size_t node, double weight);
-double rb_flame_total(const struct rb_flame *f);
+size_t etl__report_flame_root(struct rb_flame *f, const char *process, uint32_t pid, double weight);
+size_t etl__report_flame_known(struct rb_flame *f, size_t node, uint64_t addr, int trace);
+size_t etl__report_flame_learn(struct rb_flame *f, size_t node, uint64_t addr, int trace, const char *name);
+size_t etl__report_flame_step(struct rb_flame *f, size_t node, double weight);
+double etl__report_flame_total(const struct rb_flame *f);
 
 /* ---- html.c ---- */
 
@@ -132,33 +132,33 @@ struct rb_out {
 	uint64_t bytes;
 };
 
-void rb_flush(struct rb_out *o);
-void rb_raw(struct rb_out *o, const char *s, size_t n);
-void rb_str(struct rb_out *o, const char *s);
-void rb_printf(struct rb_out *o, const char *fmt, ...)
+void etl__report_flush(struct rb_out *o);
+void etl__report_raw(struct rb_out *o, const char *s, size_t n);
+void etl__report_str(struct rb_out *o, const char *s);
+void etl__report_printf(struct rb_out *o, const char *fmt, ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 2, 3)))
 #endif
 	;
 /* Text from the trace, escaped for HTML text and attribute values (control bytes as U+FFFD). */
-void rb_text(struct rb_out *o, const char *s);
+void etl__report_text(struct rb_out *o, const char *s);
 /* A number for SVG coordinates (finite, 2 decimals). */
-void rb_num(struct rb_out *o, double v);
+void etl__report_num(struct rb_out *o, double v);
 /* A stable colour for a name ("hsl(...)"): the same process is the same colour everywhere. */
-void rb_colour(struct rb_out *o, const char *name, int warm);
+void etl__report_colour(struct rb_out *o, const char *name, int warm);
 /* "1.23 MB", "456 ms", ... */
-const char *rb_bytes(double v, char *buf, size_t cap);
-const char *rb_ms(double v, char *buf, size_t cap);
+const char *etl__report_bytes(double v, char *buf, size_t cap);
+const char *etl__report_ms(double v, char *buf, size_t cap);
 
 /* ---- charts.c ---- */
 
 /* A stacked area chart of the top series of l (the rest as "other"), values per bin shown as
  * per_second ? v / bin seconds : v; y labelled with unit. */
-void rb_chart_stacked(struct rb_out *o, const struct rb_line *l, const char *unit, int per_second);
+void etl__report_chart_stacked(struct rb_out *o, const struct rb_line *l, const char *unit, int per_second);
 /* Small multiples: one line per top series. */
-void rb_chart_multiples(struct rb_out *o, const struct rb_line *l, size_t max);
+void etl__report_chart_multiples(struct rb_out *o, const struct rb_line *l, size_t max);
 /* A bar chart of labelled counts. */
-void rb_chart_bars(struct rb_out *o, const char *const *labels, const double *v, size_t n, const char *unit);
+void etl__report_chart_bars(struct rb_out *o, const char *const *labels, const double *v, size_t n, const char *unit);
 
 /* ---- report.c (the state the sections read) ---- */
 
@@ -208,17 +208,17 @@ struct etl_report {
 };
 
 /* A name kept for the report's life (NULL without memory). */
-const char *rb_intern(struct etl_report *rep, const char *s);
+const char *etl__report_intern(struct etl_report *rep, const char *s);
 
 /* ---- sections.c ---- */
 
-void rb_write_page(struct etl_report *rep, struct rb_out *o);
+void etl__report_write_page(struct etl_report *rep, struct rb_out *o);
 /* The flame graph's SVG (flame.c). */
-void rb_flame_write(struct rb_out *o, const struct rb_flame *f);
+void etl__report_flame_write(struct rb_out *o, const struct rb_flame *f);
 
 /* ---- assets.c ---- */
 
-extern const char rb_css[];
-extern const char rb_js[];
+extern const char etl__report_css[];
+extern const char etl__report_js[];
 
 #endif

@@ -30,14 +30,14 @@ static void cell(struct rb_out *o, double v, enum fmt f)
 {
 	char b[64];
 
-	rb_printf(o, "<td data-v=\"%.6g\">", v);
+	etl__report_printf(o, "<td data-v=\"%.6g\">", v);
 	if (f == F_BYTES)
-		rb_text(o, rb_bytes(v, b, sizeof(b)));
+		etl__report_text(o, etl__report_bytes(v, b, sizeof(b)));
 	else if (f == F_MS)
-		rb_printf(o, "%.3f", v);
+		etl__report_printf(o, "%.3f", v);
 	else
-		rb_printf(o, "%.0f", v);
-	rb_str(o, "</td>");
+		etl__report_printf(o, "%.0f", v);
+	etl__report_str(o, "</td>");
 }
 
 /* A sortable table of the top sums, sorted by field `by`. */
@@ -45,48 +45,48 @@ static void sum_table(struct rb_out *o, const struct rb_sums *t, int by, const c
 		      const struct colspec *cols, size_t ncols)
 {
 	size_t n, i, c;
-	struct rb_sum **v = rb_sums_sorted(t, by, &n);
+	struct rb_sum **v = etl__report_sums_sorted(t, by, &n);
 
 	if (!v)
 		return;
-	rb_str(o, "<table class=\"sortable\"><thead><tr><th data-t=\"s\">");
-	rb_text(o, key_label);
-	rb_str(o, "</th>");
+	etl__report_str(o, "<table class=\"sortable\"><thead><tr><th data-t=\"s\">");
+	etl__report_text(o, key_label);
+	etl__report_str(o, "</th>");
 	for (c = 0; c < ncols; c++) {
-		rb_str(o, "<th data-t=\"n\">");
-		rb_text(o, cols[c].label);
-		rb_str(o, "</th>");
+		etl__report_str(o, "<th data-t=\"n\">");
+		etl__report_text(o, cols[c].label);
+		etl__report_str(o, "</th>");
 	}
-	rb_str(o, "</tr></thead><tbody>\n");
+	etl__report_str(o, "</tr></thead><tbody>\n");
 	for (i = 0; i < n && i < RB_TABLE_ROWS; i++) {
-		rb_str(o, "<tr><td><span class=\"sw\" style=\"background:");
-		rb_colour(o, v[i]->key, 0);
-		rb_str(o, "\"></span>");
-		rb_text(o, v[i]->key);
-		rb_str(o, "</td>");
+		etl__report_str(o, "<tr><td><span class=\"sw\" style=\"background:");
+		etl__report_colour(o, v[i]->key, 0);
+		etl__report_str(o, "\"></span>");
+		etl__report_text(o, v[i]->key);
+		etl__report_str(o, "</td>");
 		for (c = 0; c < ncols; c++)
 			cell(o, field_of(v[i], cols[c].field), cols[c].fmt);
-		rb_str(o, "</tr>\n");
+		etl__report_str(o, "</tr>\n");
 	}
-	rb_str(o, "</tbody></table>\n");
+	etl__report_str(o, "</tbody></table>\n");
 	if (n > RB_TABLE_ROWS)
-		rb_printf(o, "<p class=\"note\">%zu more not shown (etldump --table gives every row).</p>\n",
+		etl__report_printf(o, "<p class=\"note\">%zu more not shown (etldump --table gives every row).</p>\n",
 			  n - RB_TABLE_ROWS);
 	etl__free(v);
 }
 
 static void none(struct rb_out *o, const char *what)
 {
-	rb_str(o, "<p class=\"none\">");
-	rb_text(o, what);
-	rb_str(o, "</p>\n");
+	etl__report_str(o, "<p class=\"none\">");
+	etl__report_text(o, what);
+	etl__report_str(o, "</p>\n");
 }
 
 static void head(struct rb_out *o, const char *id, const char *title)
 {
-	rb_printf(o, "<section id=\"%s\"><h2>", id);
-	rb_text(o, title);
-	rb_str(o, "</h2>\n");
+	etl__report_printf(o, "<section id=\"%s\"><h2>", id);
+	etl__report_text(o, title);
+	etl__report_str(o, "</h2>\n");
 }
 
 static void time_text(char *b, uint64_t ft)
@@ -101,28 +101,28 @@ static void time_text(char *b, uint64_t ft)
 static void sum_table_line(struct rb_out *o, const struct rb_line *l, const char *key_label, const char *what)
 {
 	size_t n, i;
-	struct rb_series **v = rb_line_sorted(l, &n);
+	struct rb_series **v = etl__report_line_sorted(l, &n);
 	double all = 0;
 
 	if (!v)
 		return;
 	for (i = 0; i < n; i++)
 		all += v[i]->total;
-	rb_str(o, "<table class=\"sortable\"><thead><tr><th data-t=\"s\">");
-	rb_text(o, key_label);
-	rb_str(o, "</th><th data-t=\"n\">");
-	rb_text(o, what);
-	rb_str(o, "</th><th data-t=\"n\">share</th></tr></thead><tbody>\n");
+	etl__report_str(o, "<table class=\"sortable\"><thead><tr><th data-t=\"s\">");
+	etl__report_text(o, key_label);
+	etl__report_str(o, "</th><th data-t=\"n\">");
+	etl__report_text(o, what);
+	etl__report_str(o, "</th><th data-t=\"n\">share</th></tr></thead><tbody>\n");
 	for (i = 0; i < n && i < RB_TABLE_ROWS; i++) {
-		rb_str(o, "<tr><td>");
-		rb_text(o, v[i]->name);
-		rb_str(o, "</td>");
+		etl__report_str(o, "<tr><td>");
+		etl__report_text(o, v[i]->name);
+		etl__report_str(o, "</td>");
 		cell(o, v[i]->total, F_COUNT);
-		rb_printf(o, "<td data-v=\"%.6g\">%.1f %%</td></tr>\n", v[i]->total, all > 0 ? 100 * v[i]->total / all : 0);
+		etl__report_printf(o, "<td data-v=\"%.6g\">%.1f %%</td></tr>\n", v[i]->total, all > 0 ? 100 * v[i]->total / all : 0);
 	}
-	rb_str(o, "</tbody></table>\n");
+	etl__report_str(o, "</tbody></table>\n");
 	if (n > RB_TABLE_ROWS)
-		rb_printf(o, "<p class=\"note\">%zu more not shown.</p>\n", n - RB_TABLE_ROWS);
+		etl__report_printf(o, "<p class=\"note\">%zu more not shown.</p>\n", n - RB_TABLE_ROWS);
 	etl__free(v);
 }
 
@@ -135,7 +135,7 @@ static void overview(struct etl_report *rep, struct rb_out *o)
 	double secs = rep->t1 > rep->t0 ? (double)(rep->t1 - rep->t0) / 1e7 : 0;
 
 	head(o, "overview", "Overview");
-	rb_str(o, "<table class=\"facts\"><thead><tr><th>trace</th><th>OS</th><th>CPUs</th><th>clock</th>"
+	etl__report_str(o, "<table class=\"facts\"><thead><tr><th>trace</th><th>OS</th><th>CPUs</th><th>clock</th>"
 		  "<th>start</th><th>end</th><th>events lost</th><th>buffers lost</th></tr></thead><tbody>\n");
 	for (i = 0; i < etl_reader_trace_count(rep->r); i++) {
 		const struct etl_trace_info *ti = etl_reader_trace_info(rep->r, i);
@@ -143,28 +143,28 @@ static void overview(struct etl_report *rep, struct rb_out *o)
 		unsigned ck = (unsigned)etl_trace_info_clock_type(ti);
 		time_text(a, etl_trace_info_start_time(ti));
 		time_text(b, etl_trace_info_end_time(ti));
-		rb_str(o, "<tr><td>");
-		rb_text(o, etl_trace_info_name(ti));
-		rb_printf(o, "</td><td>Windows %u.%u build %u</td><td>%u</td><td>", etl_trace_info_os_major(ti),
+		etl__report_str(o, "<tr><td>");
+		etl__report_text(o, etl_trace_info_name(ti));
+		etl__report_printf(o, "</td><td>Windows %u.%u build %u</td><td>%u</td><td>", etl_trace_info_os_major(ti),
 			  etl_trace_info_os_minor(ti), etl_trace_info_os_build(ti), etl_trace_info_cpu_count(ti));
-		rb_text(o, ck >= 1 && ck <= 3 ? clocks[ck - 1] : "?");
-		rb_printf(o, ", %.1f ms timer</td><td>%s</td><td>%s</td><td>%u</td><td>%u</td></tr>\n",
+		etl__report_text(o, ck >= 1 && ck <= 3 ? clocks[ck - 1] : "?");
+		etl__report_printf(o, ", %.1f ms timer</td><td>%s</td><td>%s</td><td>%u</td><td>%u</td></tr>\n",
 			  etl_trace_info_timer_resolution(ti) / 10000.0, a, b, etl_trace_info_events_lost(ti),
 			  etl_trace_info_buffers_lost(ti));
 	}
-	rb_str(o, "</tbody></table>\n");
-	rb_printf(o, "<p class=\"big\"><b>%llu</b> events over <b>%.3f s</b>; <b>%llu</b> damage reports while "
+	etl__report_str(o, "</tbody></table>\n");
+	etl__report_printf(o, "<p class=\"big\"><b>%llu</b> events over <b>%.3f s</b>; <b>%llu</b> damage reports while "
 		     "reading; <b>%zu</b> processes.</p>\n",
 		  (unsigned long long)rep->events, secs,
 		  (unsigned long long)etl_reader_count(rep->r, ETL_COUNT_ERRORS), rep->nprocs_all);
-	rb_str(o, "<h3>Providers: events per second</h3>\n");
+	etl__report_str(o, "<h3>Providers: events per second</h3>\n");
 	if (!rep->events) {
 		none(o, "No events in this trace.");
 	} else {
-		rb_chart_multiples(o, rep->providers, 24);
+		etl__report_chart_multiples(o, rep->providers, 24);
 		sum_table_line(o, rep->providers, "provider", "events");
 	}
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- processes ---- */
@@ -189,16 +189,16 @@ static void gantt(struct etl_report *rep, struct rb_out *o)
 	double secs = rep->t1 > rep->t0 ? (double)(rep->t1 - rep->t0) / 1e7 : 0;
 	int k;
 
-	rb_printf(o, "<svg class=\"gantt\" viewBox=\"0 0 960 %.0f\">\n", GANTT_ROW * (double)rep->nprocs + 22);
+	etl__report_printf(o, "<svg class=\"gantt\" viewBox=\"0 0 960 %.0f\">\n", GANTT_ROW * (double)rep->nprocs + 22);
 	for (k = 0; k <= 4; k++) { /* the time axis: 0, a quarter, ... the end */
 		double x = GANTT_LABEL + (GANTT_W - GANTT_LABEL) * k / 4.0;
-		rb_str(o, "<line class=\"grid\" x1=\"");
-		rb_num(o, x);
-		rb_str(o, "\" x2=\"");
-		rb_num(o, x);
-		rb_printf(o, "\" y1=\"0\" y2=\"%.0f\"/><text class=\"ax\" x=\"", GANTT_ROW * (double)rep->nprocs + 4);
-		rb_num(o, k == 4 ? x - 2 : x + 2);
-		rb_printf(o, "\" y=\"%.0f\" text-anchor=\"%s\">%.3g s</text>\n", GANTT_ROW * (double)rep->nprocs + 18,
+		etl__report_str(o, "<line class=\"grid\" x1=\"");
+		etl__report_num(o, x);
+		etl__report_str(o, "\" x2=\"");
+		etl__report_num(o, x);
+		etl__report_printf(o, "\" y1=\"0\" y2=\"%.0f\"/><text class=\"ax\" x=\"", GANTT_ROW * (double)rep->nprocs + 4);
+		etl__report_num(o, k == 4 ? x - 2 : x + 2);
+		etl__report_printf(o, "\" y=\"%.0f\" text-anchor=\"%s\">%.3g s</text>\n", GANTT_ROW * (double)rep->nprocs + 18,
 			  k == 4 ? "end" : "start", secs * k / 4.0);
 	}
 	for (i = 0; i < rep->nprocs; i++) {
@@ -209,31 +209,31 @@ static void gantt(struct etl_report *rep, struct rb_out *o)
 		snprintf(key, sizeof(key), "%s (%u)", p->image, p->pid);
 		time_text(a, p->start);
 		time_text(b, p->end);
-		rb_str(o, "<g class=\"row\"><title>");
-		rb_text(o, key);
-		rb_str(o, "\n");
-		rb_text(o, p->cmd);
-		rb_printf(o, "\nparent %u; start %s; end %s; CPU %.1f ms (samples)</title>", p->ppid, p->start ? a : "before the trace",
+		etl__report_str(o, "<g class=\"row\"><title>");
+		etl__report_text(o, key);
+		etl__report_str(o, "\n");
+		etl__report_text(o, p->cmd);
+		etl__report_printf(o, "\nparent %u; start %s; end %s; CPU %.1f ms (samples)</title>", p->ppid, p->start ? a : "before the trace",
 			  p->end ? b : "after the trace", p->cpu_ms);
-		rb_str(o, "<text class=\"lbl\" x=\"");
-		rb_num(o, 4 + 10.0 * p->depth);
-		rb_str(o, "\" y=\"");
-		rb_num(o, y + 11);
-		rb_str(o, "\">");
-		rb_text(o, key);
-		rb_str(o, "</text><rect x=\"");
-		rb_num(o, x0);
-		rb_str(o, "\" y=\"");
-		rb_num(o, y + 1);
-		rb_str(o, "\" width=\"");
-		rb_num(o, x1 - x0 > 1 ? x1 - x0 : 1);
-		rb_str(o, "\" height=\"");
-		rb_num(o, GANTT_ROW - 4);
-		rb_str(o, "\" fill=\"");
-		rb_colour(o, key, 0);
-		rb_str(o, "\"/></g>\n");
+		etl__report_str(o, "<text class=\"lbl\" x=\"");
+		etl__report_num(o, 4 + 10.0 * p->depth);
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, y + 11);
+		etl__report_str(o, "\">");
+		etl__report_text(o, key);
+		etl__report_str(o, "</text><rect x=\"");
+		etl__report_num(o, x0);
+		etl__report_str(o, "\" y=\"");
+		etl__report_num(o, y + 1);
+		etl__report_str(o, "\" width=\"");
+		etl__report_num(o, x1 - x0 > 1 ? x1 - x0 : 1);
+		etl__report_str(o, "\" height=\"");
+		etl__report_num(o, GANTT_ROW - 4);
+		etl__report_str(o, "\" fill=\"");
+		etl__report_colour(o, key, 0);
+		etl__report_str(o, "\"/></g>\n");
 	}
-	rb_str(o, "</svg>\n");
+	etl__report_str(o, "</svg>\n");
 }
 
 static void processes(struct etl_report *rep, struct rb_out *o)
@@ -241,17 +241,17 @@ static void processes(struct etl_report *rep, struct rb_out *o)
 	head(o, "processes", "Processes");
 	if (!rep->nprocs) {
 		none(o, "No process events in this trace (the kernel's Process provider was not enabled).");
-		rb_str(o, "</section>\n");
+		etl__report_str(o, "</section>\n");
 		return;
 	}
-	rb_str(o, "<p>Each bar is a process's life in the trace (from the left edge: running when it began; to "
+	etl__report_str(o, "<p>Each bar is a process's life in the trace (from the left edge: running when it began; to "
 		  "the right edge: still running at its end); children are indented under their parent. Hover "
 		  "for the command line.</p>\n");
 	gantt(rep, o);
 	if (rep->nprocs_all > rep->nprocs)
-		rb_printf(o, "<p class=\"note\">The %zu processes with the most CPU samples are shown, of %zu.</p>\n",
+		etl__report_printf(o, "<p class=\"note\">The %zu processes with the most CPU samples are shown, of %zu.</p>\n",
 			  rep->nprocs, rep->nprocs_all);
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- CPU ---- */
@@ -264,38 +264,38 @@ static void cpu(struct etl_report *rep, struct rb_out *o)
 	head(o, "cpu", "CPU");
 	if (!rep->samples && !rep->switches) {
 		none(o, "No CPU samples or context switches in this trace.");
-		rb_str(o, "</section>\n");
+		etl__report_str(o, "</section>\n");
 		return;
 	}
 	if (rep->samples) {
-		rb_str(o, "<h3>CPU by process, from samples (ms of CPU per second: 1000 is one processor; the idle "
+		etl__report_str(o, "<h3>CPU by process, from samples (ms of CPU per second: 1000 is one processor; the idle "
 			  "process is not drawn)</h3>\n");
-		rb_chart_stacked(o, rep->cpu, "ms", 1);
+		etl__report_chart_stacked(o, rep->cpu, "ms", 1);
 		sum_table(o, &rep->cpu_by_proc, 0, "process", c_cpu, 2);
-		rb_str(o, "<h3>Sampled stacks</h3>\n<div class=\"controls\"><label>process <select id=\"flame-proc\">"
+		etl__report_str(o, "<h3>Sampled stacks</h3>\n<div class=\"controls\"><label>process <select id=\"flame-proc\">"
 			  "<option value=\"\">all</option></select></label> <label>search <input id=\"flame-find\" "
 			  "type=\"search\" placeholder=\"function or module\"></label> <button id=\"flame-reset\" "
 			  "type=\"button\">reset zoom</button> <span id=\"flame-found\" class=\"dim\"></span></div>\n");
-		if (rb_flame_total(rep->flame) > 0)
-			rb_flame_write(o, rep->flame);
+		if (etl__report_flame_total(rep->flame) > 0)
+			etl__report_flame_write(o, rep->flame);
 		else
 			none(o, "Every sample is of the idle process.");
 		if (rep->idle_samples)
-			rb_printf(o, "<p class=\"dim\">The idle process's samples (%llu) are not in the graph.</p>\n",
+			etl__report_printf(o, "<p class=\"dim\">The idle process's samples (%llu) are not in the graph.</p>\n",
 				  (unsigned long long)rep->idle_samples);
-		rb_str(o, "<p class=\"dim\">Click a frame to zoom to it; the width of a frame is its share of the samples "
+		etl__report_str(o, "<p class=\"dim\">Click a frame to zoom to it; the width of a frame is its share of the samples "
 			  "(the callers below, the callees above).</p>\n");
 	} else {
 		none(o, "No CPU samples in this trace (the sampled profile was not enabled).");
 	}
 	if (rep->switches) {
-		rb_str(o, "<h3>CPU by process, from context switches (precise; the idle process is not drawn)</h3>\n");
-		rb_chart_stacked(o, rep->cswitch, "ms", 1);
+		etl__report_str(o, "<h3>CPU by process, from context switches (precise; the idle process is not drawn)</h3>\n");
+		etl__report_chart_stacked(o, rep->cswitch, "ms", 1);
 		sum_table(o, &rep->sw_by_proc, 0, "process", c_sw, 3);
 	} else {
 		none(o, "No context switches in this trace.");
 	}
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- I/O ---- */
@@ -316,8 +316,8 @@ static void latency(struct rb_out *o, const double *h)
 		hi--;
 	lo = lo < 4 ? lo : 4;   /* at least 16 µs .. 524 ms, so that charts compare */
 	hi = hi > 20 ? hi : 20;
-	rb_str(o, "<h4>Latency (I/Os by elapsed time, up to)</h4>\n");
-	rb_chart_bars(o, labels + lo, h + lo, hi - lo, "I/Os");
+	etl__report_str(o, "<h4>Latency (I/Os by elapsed time, up to)</h4>\n");
+	etl__report_chart_bars(o, labels + lo, h + lo, hi - lo, "I/Os");
 }
 
 /* One kind of I/O: over time, its latency, its top files and processes (each sorted by field). */
@@ -331,18 +331,18 @@ struct io_part {
 
 static void io_part(struct rb_out *o, const struct io_part *p)
 {
-	rb_str(o, "<h3>");
-	rb_text(o, p->title);
-	rb_str(o, "</h3>\n");
-	rb_chart_stacked(o, p->line, p->unit, 1);
+	etl__report_str(o, "<h3>");
+	etl__report_text(o, p->title);
+	etl__report_str(o, "</h3>\n");
+	etl__report_chart_stacked(o, p->line, p->unit, 1);
 	latency(o, p->lat);
-	rb_str(o, "<h4>");
-	rb_text(o, p->files_title);
-	rb_str(o, "</h4>\n");
+	etl__report_str(o, "<h4>");
+	etl__report_text(o, p->files_title);
+	etl__report_str(o, "</h4>\n");
 	sum_table(o, p->files, 1, "file", c_io, 4);
-	rb_str(o, "<h4>");
-	rb_text(o, p->procs_title);
-	rb_str(o, "</h4>\n");
+	etl__report_str(o, "<h4>");
+	etl__report_text(o, p->procs_title);
+	etl__report_str(o, "</h4>\n");
 	sum_table(o, p->procs, p->procs_by, "process", c_io, 4);
 }
 
@@ -362,7 +362,7 @@ static void io(struct etl_report *rep, struct rb_out *o)
 		io_part(o, &file);
 	else
 		none(o, "No file I/O events in this trace.");
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- network ---- */
@@ -374,18 +374,18 @@ static void network(struct etl_report *rep, struct rb_out *o)
 	head(o, "network", "Network");
 	if (!rep->net_events) {
 		none(o, "No TCP/IP or UDP events in this trace.");
-		rb_str(o, "</section>\n");
+		etl__report_str(o, "</section>\n");
 		return;
 	}
-	rb_str(o, "<h3>Bytes per second, by process</h3>\n");
-	rb_chart_stacked(o, rep->net, "bytes", 1);
-	rb_str(o, "<h3>Bytes per second, by remote endpoint</h3>\n");
-	rb_chart_stacked(o, rep->net_ends, "bytes", 1);
-	rb_str(o, "<h4>Processes</h4>\n");
+	etl__report_str(o, "<h3>Bytes per second, by process</h3>\n");
+	etl__report_chart_stacked(o, rep->net, "bytes", 1);
+	etl__report_str(o, "<h3>Bytes per second, by remote endpoint</h3>\n");
+	etl__report_chart_stacked(o, rep->net_ends, "bytes", 1);
+	etl__report_str(o, "<h4>Processes</h4>\n");
 	sum_table(o, &rep->net_by_proc, 0, "process", c_net, 3);
-	rb_str(o, "<h4>Remote endpoints</h4>\n");
+	etl__report_str(o, "<h4>Remote endpoints</h4>\n");
 	sum_table(o, &rep->net_by_end, 0, "endpoint", c_net, 3);
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- .NET ---- */
@@ -402,27 +402,27 @@ static void gc_points(struct etl_report *rep, struct rb_out *o)
 	for (i = 0; i < rep->npoints; i++)
 		if (rep->points[i].pause > max)
 			max = rep->points[i].pause;
-	rb_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
-	rb_printf(o, "<text class=\"ax\" x=\"60\" y=\"14\" text-anchor=\"end\">%.2f ms</text>"
+	etl__report_str(o, "<svg class=\"chart\" viewBox=\"0 0 960 220\" preserveAspectRatio=\"none\">\n");
+	etl__report_printf(o, "<text class=\"ax\" x=\"60\" y=\"14\" text-anchor=\"end\">%.2f ms</text>"
 		     "<text class=\"ax\" x=\"60\" y=\"198\" text-anchor=\"end\">0</text>\n", max);
 	for (i = 0; i < rep->npoints; i++) {
 		const struct rb_point *p = &rep->points[i];
 		double f = p->time <= rep->t0 ? 0 : (double)(p->time - rep->t0) / span;
-		rb_str(o, "<circle class=\"pt\" r=\"3\" cx=\"");
-		rb_num(o, 64 + 890 * (f < 1 ? f : 1));
-		rb_str(o, "\" cy=\"");
-		rb_num(o, max > 0 ? 198 - 186 * p->pause / max : 198);
-		rb_str(o, "\" fill=\"");
-		rb_colour(o, p->proc, 0);
-		rb_str(o, "\"><title>");
-		rb_text(o, p->proc);
-		rb_printf(o, ": generation %u, ", p->gen);
-		rb_text(o, p->reason);
-		rb_printf(o, ", pause %.3f ms</title></circle>\n", p->pause);
+		etl__report_str(o, "<circle class=\"pt\" r=\"3\" cx=\"");
+		etl__report_num(o, 64 + 890 * (f < 1 ? f : 1));
+		etl__report_str(o, "\" cy=\"");
+		etl__report_num(o, max > 0 ? 198 - 186 * p->pause / max : 198);
+		etl__report_str(o, "\" fill=\"");
+		etl__report_colour(o, p->proc, 0);
+		etl__report_str(o, "\"><title>");
+		etl__report_text(o, p->proc);
+		etl__report_printf(o, ": generation %u, ", p->gen);
+		etl__report_text(o, p->reason);
+		etl__report_printf(o, ", pause %.3f ms</title></circle>\n", p->pause);
 	}
-	rb_str(o, "</svg>\n");
+	etl__report_str(o, "</svg>\n");
 	if (rep->points_dropped)
-		rb_printf(o, "<p class=\"note\">The first %u GCs are drawn; %llu more are in the table.</p>\n",
+		etl__report_printf(o, "<p class=\"note\">The first %u GCs are drawn; %llu more are in the table.</p>\n",
 			  RB_MAX_POINTS, (unsigned long long)rep->points_dropped);
 }
 
@@ -430,19 +430,19 @@ static void dotnet(struct etl_report *rep, struct rb_out *o)
 {
 	head(o, "dotnet", ".NET");
 	if (rep->gcs) {
-		rb_str(o, "<h3>Garbage collections: pause per GC over time</h3>\n");
+		etl__report_str(o, "<h3>Garbage collections: pause per GC over time</h3>\n");
 		gc_points(rep, o);
 		sum_table(o, &rep->gc_by_proc, 0, "process", c_gc, 4);
 	} else {
 		none(o, "No .NET garbage collections in this trace.");
 	}
 	if (rep->exceptions) {
-		rb_str(o, "<h3>Exceptions by type</h3>\n");
+		etl__report_str(o, "<h3>Exceptions by type</h3>\n");
 		sum_table(o, &rep->exc_by_type, -1, "type", c_exc, 1);
 	} else {
 		none(o, "No .NET exceptions in this trace.");
 	}
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
 /* ---- losses ---- */
@@ -452,57 +452,57 @@ static void losses(struct etl_report *rep, struct rb_out *o)
 	size_t k, i, any = 0;
 
 	head(o, "losses", "Pairing and losses");
-	rb_str(o, "<ul>\n");
+	etl__report_str(o, "<ul>\n");
 	for (k = 0; k < etl_table_kind_count(); k++) {
 		const struct etl_table *t = etl_tables_get(rep->tabs, etl_table_kind_name(k));
 		for (i = 0; t && i < etl_table_note_count(t); i++) {
 			uint64_t n = 0;
 			const char *what = etl_table_note(t, i, &n);
-			rb_str(o, "<li>");
-			rb_text(o, etl_table_name(t));
-			rb_printf(o, ": %llu ", (unsigned long long)n);
-			rb_text(o, what);
-			rb_str(o, "</li>\n");
+			etl__report_str(o, "<li>");
+			etl__report_text(o, etl_table_name(t));
+			etl__report_printf(o, ": %llu ", (unsigned long long)n);
+			etl__report_text(o, what);
+			etl__report_str(o, "</li>\n");
 			any++;
 		}
 	}
 	for (i = 0; i < (size_t)etl_reader_trace_count(rep->r); i++) {
 		const struct etl_trace_info *ti = etl_reader_trace_info(rep->r, (int)i);
 		if (etl_trace_info_events_lost(ti)) {
-			rb_str(o, "<li>");
-			rb_text(o, etl_trace_info_name(ti));
-			rb_printf(o, ": %u events lost by the logger</li>\n", etl_trace_info_events_lost(ti));
+			etl__report_str(o, "<li>");
+			etl__report_text(o, etl_trace_info_name(ti));
+			etl__report_printf(o, ": %u events lost by the logger</li>\n", etl_trace_info_events_lost(ti));
 			any++;
 		}
 	}
 	if (etl_reader_count(rep->r, ETL_COUNT_ERRORS)) {
-		rb_printf(o, "<li>%llu damage reports while reading</li>\n",
+		etl__report_printf(o, "<li>%llu damage reports while reading</li>\n",
 			  (unsigned long long)etl_reader_count(rep->r, ETL_COUNT_ERRORS));
 		any++;
 	}
-	rb_str(o, "</ul>\n");
+	etl__report_str(o, "</ul>\n");
 	if (!any)
 		none(o, "Nothing: every pair was complete and nothing was lost.");
-	rb_str(o, "</section>\n");
+	etl__report_str(o, "</section>\n");
 }
 
-void rb_write_page(struct etl_report *rep, struct rb_out *o)
+void etl__report_write_page(struct etl_report *rep, struct rb_out *o)
 {
 	const char *name = etl_reader_trace_count(rep->r) ? etl_trace_info_name(etl_reader_trace_info(rep->r, 0)) : "";
 	const char *base = strrchr(name, '/');
 
-	rb_str(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	etl__report_str(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>");
-	rb_text(o, base ? base + 1 : name);
-	rb_str(o, " - trace report</title>\n<meta name=\"generator\" content=\"libetl ");
-	rb_text(o, etl_version_string());
-	rb_str(o, "\">\n<style>");
-	rb_str(o, rb_css);
-	rb_str(o, "</style></head>\n<body>\n<header><h1>Trace report</h1><p>");
-	rb_text(o, base ? base + 1 : name);
+	etl__report_text(o, base ? base + 1 : name);
+	etl__report_str(o, " - trace report</title>\n<meta name=\"generator\" content=\"libetl ");
+	etl__report_text(o, etl_version_string());
+	etl__report_str(o, "\">\n<style>");
+	etl__report_str(o, etl__report_css);
+	etl__report_str(o, "</style></head>\n<body>\n<header><h1>Trace report</h1><p>");
+	etl__report_text(o, base ? base + 1 : name);
 	if (etl_reader_trace_count(rep->r) > 1)
-		rb_printf(o, " and %d more", etl_reader_trace_count(rep->r) - 1);
-	rb_str(o, "</p><nav><a href=\"#overview\">Overview</a> <a href=\"#processes\">Processes</a> "
+		etl__report_printf(o, " and %d more", etl_reader_trace_count(rep->r) - 1);
+	etl__report_str(o, "</p><nav><a href=\"#overview\">Overview</a> <a href=\"#processes\">Processes</a> "
 		  "<a href=\"#cpu\">CPU</a> <a href=\"#io\">Disk and files</a> <a href=\"#network\">Network</a> "
 		  "<a href=\"#dotnet\">.NET</a> <a href=\"#losses\">Losses</a></nav></header>\n<main>\n");
 	overview(rep, o);
@@ -512,9 +512,9 @@ void rb_write_page(struct etl_report *rep, struct rb_out *o)
 	network(rep, o);
 	dotnet(rep, o);
 	losses(rep, o);
-	rb_str(o, "</main>\n<footer>Made by libetl ");
-	rb_text(o, etl_version_string());
-	rb_str(o, " from the trace alone; every chart is drawn in this file.</footer>\n<script>");
-	rb_str(o, rb_js);
-	rb_str(o, "</script>\n</body></html>\n");
+	etl__report_str(o, "</main>\n<footer>Made by libetl ");
+	etl__report_text(o, etl_version_string());
+	etl__report_str(o, " from the trace alone; every chart is drawn in this file.</footer>\n<script>");
+	etl__report_str(o, etl__report_js);
+	etl__report_str(o, "</script>\n</body></html>\n");
 }

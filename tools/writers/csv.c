@@ -101,7 +101,7 @@ static void csv_columns_values(struct csv_state *cs, const struct etl_decoded *d
 
 	for (i = 0; i < cs->ncols; i++) {
 		const struct etl_property *p = n ? etl_decoded_property_by_name(d, cs->cols[i]) : NULL;
-		const char *v = p ? value_text(p) : NULL;
+		const char *v = p ? render_value_text(p) : NULL;
 		if (v) {
 			placed++;
 			csv_field(v); /* a cell of its own: CSV quoting is enough */
@@ -132,7 +132,7 @@ static char *fields_text(const struct etl_decoded *d)
 	for (i = 0; i < np + nd; i++) {
 		/* the properties, then the derived fields as derived.NAME */
 		const struct etl_property *p = i < np ? etl_decoded_property_at(d, i) : etl_decoded_derived_at(d, i - np);
-		const char *v = value_text(p), *n = etl_property_name(p);
+		const char *v = render_value_text(p), *n = etl_property_name(p);
 		size_t need = strlen(n) + TEXT_QUOTED_SIZE(strlen(v ? v : "")) + 12;
 		if (grow_array(&buf, &cap, len + need + 1, 1, 256) != 0) {
 			free(buf);

@@ -66,7 +66,7 @@ static void text_event(void *ws, struct etl_reader *r, const struct options *o, 
 		}
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
-			const char *v = value_text(p);
+			const char *v = render_value_text(p);
 			out_char(' ');
 			out_text_name(etl_property_name(p));
 			out_char('=');
@@ -77,7 +77,7 @@ static void text_event(void *ws, struct etl_reader *r, const struct options *o, 
 			out_cstr(" derived.");
 			out_text_name(etl_property_name(p));
 			out_char('=');
-			out_text_value(value_text(p));
+			out_text_value(render_value_text(p));
 		}
 		if (etl_decoded_error(d)) {
 			out_cstr(" decode_error=");

@@ -138,7 +138,7 @@ static void xml_event(void *ws, struct etl_reader *r, const struct options *o, c
 		out_char('>');
 		for (i = 0; i < etl_decoded_property_count(d); i++) {
 			const struct etl_property *p = etl_decoded_property_at(d, i);
-			const char *v = value_text(p);
+			const char *v = render_value_text(p);
 			out_cstr("<Data Name=\"");
 			xml_text(etl_property_name(p));
 			out_cstr("\">");
@@ -150,7 +150,7 @@ static void xml_event(void *ws, struct etl_reader *r, const struct options *o, c
 			out_cstr("<Data Name=\"");
 			xml_text(etl_property_name(p));
 			out_cstr("\" Derived=\"true\">");
-			xml_text(value_text(p));
+			xml_text(render_value_text(p));
 			out_cstr("</Data>");
 		}
 		out_cstr("</EventData>");
