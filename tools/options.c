@@ -30,8 +30,9 @@ static void usage(FILE *f)
 		"Print the events of Windows ETW trace files (.etl), merged in time order.\n"
 		"\n"
 		"Options:\n"
-		"  -f, --format=FORMAT   output format: text (default), jsonl, csv, xml, chrome, or a CPU\n"
-		"                        profile of the sampled stacks: folded (flame graphs) or pprof\n"
+		"  -f, --format=FORMAT   output format, one of:\n", progname);
+	writer_help(f, 26);
+	fprintf(f,
 		"  -i, --info            print the trace information instead of events\n"
 		"      --stats           print events and bytes per provider and event name, decoding\n"
 		"                        counts, time span and losses instead of events\n"
@@ -69,7 +70,7 @@ static void usage(FILE *f)
 		"      --cpu=LIST        processors\n"
 		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
 		"      --until=T         up to T (same forms)\n"
-		"\n", progname);
+		"\n");
 	fprintf(f,
 		"Other options:\n"
 		"      --order=ORDER     time (default: all CPUs and files merged by time) or file\n"
@@ -115,8 +116,9 @@ static int set_format(struct options *o, const char *name)
 {
 	o->writer = writer_find(name);
 	if (!o->writer) {
-		fprintf(stderr, "%s: unknown format '%s' (text, jsonl, csv, xml, chrome, folded, pprof)\n", progname,
-			name);
+		char names[256];
+		writer_names(names, sizeof(names));
+		fprintf(stderr, "%s: unknown format '%s' (%s)\n", progname, name, names);
 		return EXIT_USAGE;
 	}
 	return -1;

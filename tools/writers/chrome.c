@@ -296,6 +296,7 @@ static void chrome_end(void *ws, struct etl_reader *r, const struct options *o)
 
 const struct writer writer_chrome = {
 	.name = "chrome",
+	.about = "Chrome trace JSON (chrome://tracing, Perfetto)",
 	.ext = "json",
 	.summary_ext = "txt",
 	.stacks = 1,

@@ -235,6 +235,7 @@ static void csv_event(void *ws, struct etl_reader *r, const struct options *o, c
 
 const struct writer writer_csv = {
 	.name = "csv",
+	.about = "comma-separated values",
 	.ext = "csv",
 	.summary_ext = "txt",
 	.stateless = 1,

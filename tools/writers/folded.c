@@ -64,6 +64,7 @@ static void folded_end(void *ws, struct etl_reader *r, const struct options *o)
 
 const struct writer writer_folded = {
 	.name = "folded",
+	.about = "a CPU profile of the sampled stacks: collapsed stacks for flame graphs",
 	.ext = "folded",
 	.summary_ext = "txt",
 	.stacks = 1,

@@ -377,6 +377,7 @@ static void jsonl_event(void *ws, struct etl_reader *r, const struct options *o,
 
 const struct writer writer_jsonl = {
 	.name = "jsonl",
+	.about = "JSON Lines, an object per event",
 	.ext = "jsonl",
 	.summary_ext = "json",
 	.stateless = 1,

@@ -279,6 +279,7 @@ static void pprof_end(void *ws, struct etl_reader *r, const struct options *o)
 
 const struct writer writer_pprof = {
 	.name = "pprof",
+	.about = "a CPU profile of the sampled stacks for go tool pprof",
 	.ext = "pb.gz",
 	.summary_ext = "txt",
 	.stacks = 1,

@@ -110,6 +110,7 @@ static void text_event(void *ws, struct etl_reader *r, const struct options *o, 
 
 const struct writer writer_text = {
 	.name = "text",
+	.about = "a line per event (the default)",
 	.ext = "txt",
 	.summary_ext = "txt",
 	.stateless = 1,

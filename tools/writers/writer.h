@@ -17,6 +17,8 @@
 #ifndef ETLDUMP_WRITERS_WRITER_H
 #define ETLDUMP_WRITERS_WRITER_H
 
+#include <stdio.h>
+
 #include <etl.h>
 
 #include "etldump.h"
@@ -25,6 +27,7 @@ struct summary;
 
 struct writer {
 	const char *name;     /* the --format value */
+	const char *about;    /* what it is, for --help */
 	const char *ext;      /* the file name extension of -O outputs of events */
 	const char *summary_ext; /* ... and of summaries (--info, --stats, --providers, --processes) */
 	int stateless;        /* events are formatted independently (--threads) */
@@ -45,5 +48,9 @@ extern const struct writer writer_text, writer_jsonl, writer_csv, writer_xml, wr
 
 /* The writer of a --format value ("json" is jsonl), or NULL. */
 const struct writer *writer_find(const char *name);
+/* The formats' names, ", " between them, into out (cap bytes, NUL-terminated) */
+void writer_names(char *out, size_t cap);
+/* A line per format for --help: its name and what it is, indented by indent spaces */
+void writer_help(FILE *f, int indent);
 
 #endif

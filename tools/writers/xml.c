@@ -185,6 +185,7 @@ static void xml_end(void *ws, struct etl_reader *r, const struct options *o)
 
 const struct writer writer_xml = {
 	.name = "xml",
+	.about = "XML, as Windows event logs are",
 	.ext = "xml",
 	.summary_ext = "txt",
 	.stateless = 1,
