@@ -5,6 +5,7 @@ block that returns needs no return after it: Reader.__exit__ never swallows) and
 the API refuses (libetl.open(3)).
 
 Usage: test_typing.py      (run by run.py with the build's package on the path)
+mypy's cache is MYPY_CACHE_DIR where the environment gives it (meson: in the build).
 Skips (77) where mypy is not installed (Debian's python3-mypy; scripts/install-deps.sh).
 """
 import importlib.util
