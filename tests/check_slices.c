@@ -20,7 +20,7 @@
 #include "util/crc32.h"
 #include "io/source.h"
 #include "reader/reader.h"
-#include "reader/slice.h"
+#include "slices/slices.h"
 #include "scenario.h"
 #include "parts.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "reader/prefetch.h"
+#include "helpers/prefetch.h"
 #include "reader/reader.h"
 #include "record/record.h"
 #include "scenario.h"

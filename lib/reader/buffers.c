@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "reader/reader.h"
-#include "reader/slice.h"
+#include "reader/given.h"
 
 /* Takes note of buffer e, loaded into s->ld with status st. */
 static int loaded_buffer(struct etl_reader *r, struct stream *s, const struct etl_bufent *e, int st)

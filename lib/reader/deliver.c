@@ -93,11 +93,6 @@ void etl__reader_observe_event(struct etl_reader *r, const struct etl_event *ev,
 		etl__state_observe(&r->sys, &r->dec, ev, keep); /* processes, threads, images */
 }
 
-int etl_event_updates_state(const struct etl_event *ev)
-{
-	return ev && (etl__decode_observes(ev) || etl__state_observes(ev));
-}
-
 int etl_reader_observe(struct etl_reader *r, const struct etl_event *ev)
 {
 	if (!r)

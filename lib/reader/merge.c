@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader/slice.h"
+#include "reader/given.h"
 #include "record/record.h"
 
 static int cmp_cpu_seq(const void *a, const void *b)

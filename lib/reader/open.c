@@ -11,28 +11,8 @@
 #include <string.h>
 
 #include "io/container.h"
-#include "reader/slice.h"
+#include "reader/given.h"
 #include "record/record.h"
-
-void etl__reader_queue_diag(void *ctx, const struct etl_diag *d)
-{
-	struct etl_reader *r = ctx;
-
-	if (r->q_len >= DIAG_QUEUE_MAX) {
-		r->q_dropped++;
-		return;
-	}
-	if (!r->queue) {
-		r->queue = etl__malloc(DIAG_QUEUE_MAX * sizeof(*r->queue));
-		if (!r->queue) {
-			r->q_dropped++;
-			return;
-		}
-	}
-	r->queue[r->q_len] = *d;
-	r->queue[r->q_len].trace = r->ntraces; /* the input being opened */
-	r->q_len++;
-}
 
 /* Reads the header buffer and the logfile header; builds the buffer index. */
 static int trace_load(struct etl_reader *r, struct trace *t, struct etl_diag *d)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "reader/slice.h"
+#include "reader/given.h"
 
 static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 	[ETL_LIMIT_BUFFER_SIZE] = 64u << 20,
@@ -28,36 +28,6 @@ static const uint64_t default_limits[ETL_LIMIT_COUNT_] = {
 
 
 /* ---- errors ---- */
-
-int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int trace, int fatal)
-{
-	r->err.code = d->code;
-	r->err.fatal = fatal;
-	r->err.trace = trace;
-	r->err.buffer = d->buffer_index;
-	r->err.offset = d->offset;
-	etl_text_escape(d->msg, r->err.msg, sizeof(r->err.msg)); /* parts of it may come from the input */
-	r->has_err = 1;
-	if (fatal)
-		r->state = ST_FATAL;
-	return d->code;
-}
-
-int etl__reader_misuse(struct etl_reader *r, const char *what)
-{
-	struct etl_diag d;
-
-	etl__diag_set(&d, ETL_E_MISUSE, ETL_OFFSET_NONE, "%s", what);
-	return etl__reader_set_error(r, &d, -1, 0);
-}
-
-int etl__reader_nomem(struct etl_reader *r)
-{
-	struct etl_diag d;
-
-	etl__diag_set(&d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
-	return etl__reader_set_error(r, &d, -1, 0);
-}
 
 const struct etl_error *etl_reader_error(const struct etl_reader *r)
 {

@@ -1,14 +1,21 @@
 /*
  * reader.h - the reader's own structures, shared by its parts:
- *   reader.c     lifecycle, options and limits, errors, counters, decoding and
- *                the accessors of what the reader keeps (traces, processes)
+ *   reader.c     lifecycle, options and limits, counters, decoding and the
+ *                accessors of what the reader keeps (traces, processes)
  *   open.c       adding inputs: plain traces and containers of traces
+ *   header.c     the header buffer and the logfile header, checked and repaired
  *   merge.c      per-CPU streams and the time-ordered merge (etl_reader_next)
  *   buffers.c    the buffers of each stream, loaded in turn or by helpers
  *   deliver.c    what each delivered event gets: its stack, and the state it
  *                describes (also for etl_reader_observe)
  *   frames.c     stack frames with names: methods, images, PDB functions
- *   prefetch.c, stackpass.c   helper threads (ETL_OPTION_THREADS)
+ *   derive.c     derived fields (ETL_OPTION_DERIVE)
+ *   manifests.c  manifest sets (etl_manifests_*) and the reader's manifests
+ *   given.c      a time slice's state given to the reader (given.h): taken at
+ *                the opening, its records replayed in the merge
+ *   errors.c     the error the next call returns, and diagnostics queued
+ * Below: lib/helpers (helper threads: prefetch.c, stackpass.c, classify.c).
+ * Above: lib/slices (plans and slice states, through given.h).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,7 +33,7 @@
 #include "symbols/symbols.h"
 #include "walk/buffer.h"
 #include "walk/load.h"
-#include "reader/prefetch.h"
+#include "helpers/prefetch.h"
 
 struct slice_state;
 

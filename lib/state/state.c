@@ -750,3 +750,10 @@ const char *etl_process_image_at(const struct etl_process *p, size_t i, uint64_t
 		*size = p->images[i].size;
 	return p->images[i].file_name;
 }
+
+/* (public: what a record changes in what a reader keeps is known below the reader, so the
+ * helpers' light reading asks it too) */
+int etl_event_updates_state(const struct etl_event *ev)
+{
+	return ev && (etl__decode_observes(ev) || etl__state_observes(ev));
+}

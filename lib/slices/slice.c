@@ -21,52 +21,14 @@
  */
 #include <string.h>
 
-#include "reader/slice.h"
+#include "slices/slices.h"
 #include "record/record.h"
 #include "state/facts.h"
 #include "util/crc32.h"
 #include "util/cursor.h"
 
-#define IDENT_ENDS ((size_t)64 << 10) /* bytes hashed at each end of the file */
-#define IDENT_SAMPLE 4096u              /* and at each sixteenth of it */
 
-/* Hashes n bytes of src at off into *h; ETL_OK or the read's status. */
-static int ident_part(const struct etl_source *src, uint64_t off, size_t n, uint64_t *h, uint8_t *buf,
-		      struct etl_diag *d)
-{
-	int st;
 
-	if (off >= src->size)
-		return ETL_OK;
-	if (n > src->size - off)
-		n = (size_t)(src->size - off);
-	if ((st = etl__source_read(src, off, buf, n, d)) == ETL_OK)
-		*h = etl__hash_mix(*h ^ etl__hash_bytes(buf, n) ^ off);
-	return st;
-}
-
-/* What tells a file from another of the same size and first bytes (a copy damaged or changed
- * after the plan): its ends and a sample of 4 KiB at each sixteenth, about 200 KiB read. */
-int etl__slice_ident(const struct etl_source *src, uint64_t *ident, struct etl_diag *d)
-{
-	uint8_t *buf = etl__malloc(IDENT_ENDS);
-	uint64_t h = src->size;
-	unsigned k;
-	int st;
-
-	if (!buf) {
-		etl__diag_set(d, ETL_E_NOMEM, ETL_OFFSET_NONE, "out of memory");
-		return ETL_E_NOMEM;
-	}
-	st = ident_part(src, 0, IDENT_ENDS, &h, buf, d);
-	for (k = 1; k < 16 && st == ETL_OK; k++)
-		st = ident_part(src, src->size / 16 * k, IDENT_SAMPLE, &h, buf, d);
-	if (st == ETL_OK && src->size > IDENT_ENDS)
-		st = ident_part(src, src->size - IDENT_ENDS, IDENT_ENDS, &h, buf, d);
-	etl__free(buf);
-	*ident = h;
-	return st;
-}
 
 size_t etl_slices_count(const struct etl_slices *p)
 {

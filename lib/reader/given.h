@@ -1,33 +1,18 @@
 /*
- * slice.h - time slices: their bounds (slices.c), the plan that lets each start where it starts
- * (plan.c), and the state a plan gives one slice, as bytes and as a reader takes it (slice.c).
+ * given.h - what a reader is given to start where a time slice starts (the slices layer,
+ * lib/slices, makes it: a plan and a slice's state): the plan's data it reads (the buffers it
+ * kept, the records that describe something), the state as the reader takes it, and the
+ * reader's side of it (given.c): taking the buffers as the state says at the opening, and
+ * replaying its records in the merge.
  *
  * SPDX-License-Identifier: MIT
  */
-#ifndef ETL_READER_SLICE_H
-#define ETL_READER_SLICE_H
+#ifndef ETL_READER_GIVEN_H
+#define ETL_READER_GIVEN_H
 
+#include "helpers/classify.h"
 #include "reader/reader.h"
 #include "record/record.h"
-
-#define ETL_SLICES_MAX 4096
-
-/* slices.c: a data buffer's flush time (FILETIME) and bytes */
-struct etl_flushed {
-	uint64_t ft;
-	uint64_t bytes;
-};
-/* The flush time of buffer e, read from the file: 1, or 0 when it has none (the header buffer,
- * too short, unreadable). */
-int etl__slices_flush_time(struct trace *t, const struct etl_bufent *e, struct etl_flushed *out);
-/* Every data buffer's, into out (room for the trace's buffers); how many. */
-size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out);
-/* Whether the flush times f (count, as etl__slices_flush_time read them) are in the session's
- * clock: each within the trace's start and end (an hour after it; any time after the start
- * when the end is unknown).  A relogged trace's are FILETIMEs in a QPC trace (FORMAT-NOTES 1). */
-int etl__slices_flush_times_usable(const struct trace *t, const struct etl_flushed *f, size_t count);
-/* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
-size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
 
 /* plan.c: what the plan keeps of a data buffer (56 bytes) */
 struct plan_buf {
@@ -52,27 +37,6 @@ struct plan_rec {
 	uint32_t seq;       /* order of finding */
 	uint16_t flags;     /* SLICE_REC_COMPRESSED */
 };
-
-/* Which records describe something (plan.c): the last class GUID's answers, by opcode (one for
- * full headers, one for instance headers) */
-struct plan_classify {
-	struct etl_event cls;
-	int have;
-	uint8_t guid[16];
-	uint8_t by_opcode[32];
-};
-
-/* What a light reading asked of the record kinds it met, and the answers (plan.c, describes):
- * the planning thread's and each helper's own. */
-struct plan_classes {
-	struct plan_classify cls[2];
-	uint32_t kernel_seen[256]; /* kernel hooks and versions asked, and the answers */
-	struct etl_decode_state dec; /* scratch for the kernel kinds */
-};
-
-/* Whether the record peek pk describes (at pos of data) would update what the reader keeps
- * (etl_event_updates_state), by its header alone; k remembers the answers (classify.c). */
-int etl__plan_describes(struct plan_classes *k, const uint8_t *data, size_t pos, const struct etl_peek *pk);
 
 struct etl_slices {
 	int trace;
@@ -101,20 +65,7 @@ struct etl_slices {
 	uint64_t *records;   /* k: each slice's records, each buffer's spread over its time (plan.c,
 				plan_records; NULL: without memory) */
 };
-/* slice.c: the records of each slice's state and their bytes, in one pass over the plan's
- * records (once plan_skips said which slices skip each buffer): 0, or -1 without memory. */
-int etl__slices_weigh(struct etl_slices *p);
 
-
-/* slice.c: the state's bytes (their layout: slice.c, docs/API.md) */
-#define SLICE_MAGIC "ETLSLICE"
-#define SLICE_VERSION 2u
-#define SLICE_SUM 8u        /* the end: u32 CRC-32 of every byte before it, u32 0 (version 2) */
-#define SLICE_HEAD 96u      /* the header */
-#define SLICE_CPU 32u       /* a CPU's entry */
-#define SLICE_REC 40u       /* a record's fields, before its bytes and its fact */
-#define SLICE_SKIPS 1u      /* flags: the state skips buffers */
-#define SLICE_STACKS 2u     /*        the skipped buffers hold stack records */
 #define SLICE_REC_COMPRESSED 1u /* a record's flags: from a compressed buffer */
 
 /* A record's (or a fact's) bytes with their padding to 8. */
@@ -169,11 +120,7 @@ static inline size_t etl__slice_scan_end(const struct slice_state *s)
 {
 	return s->plan ? s->plan->nrec : s->nrec;
 }
-/* slice.c: slice i's state of plan p in this host's form, but for its records (s zeroed): the
- * header's fields and, where it skips buffers, its CPUs (s->cpus, allocated) and its records'
- * count.  0, or -1 without memory.  What etl_slices_state writes and etl_reader_set_slice_planned
- * gives a reader. */
-int etl__slice_head(const struct etl_slices *p, size_t i, struct slice_state *s);
+
 /* At the opening of input t (its header buffer h read): takes its buffers as the state says
  * instead of indexing them, when the state is t's: 1 taken, 0 not the state's input (indexed as
  * usual), < 0 with d set (the state was made of another file). */

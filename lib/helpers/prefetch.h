@@ -10,8 +10,8 @@
  *
  * SPDX-License-Identifier: MIT
  */
-#ifndef ETL_READER_PREFETCH_H
-#define ETL_READER_PREFETCH_H
+#ifndef ETL_HELPERS_PREFETCH_H
+#define ETL_HELPERS_PREFETCH_H
 
 #include "state/stacks.h"
 #include "walk/load.h"

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "reader/slice.h"
+#include "helpers/classify.h"
 
 /* etl__state_may_change of a kernel hook and version, remembered (a trace repeats a few). */
 static int kernel_may_change(struct plan_classes *k, uint16_t hook, uint8_t version)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader/slice.h"
+#include "slices/slices.h"
 #include "util/cursor.h"
 
 static int cmp_flushed(const void *a, const void *b)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "reader/prefetch.h"
-#include "reader/slice.h"
+#include "helpers/prefetch.h"
+#include "helpers/classify.h"
 #include "record/record.h"
 #include "state/state.h"
 

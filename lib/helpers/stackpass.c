@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "reader/prefetch.h"
+#include "helpers/prefetch.h"
 
 #define MAX_PARTS 4
 #define FINISH_ALONE 4096 /* histories of fewer records are sorted on the caller's thread */

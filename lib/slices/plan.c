@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader/prefetch.h"
+#include "helpers/prefetch.h"
 #include "reader/reader.h"
-#include "reader/slice.h"
+#include "slices/slices.h"
 #include "record/record.h"
 #include "util/cursor.h"
 
