@@ -9,6 +9,7 @@
 
 #include "decode/decode.h"
 #include "record/record.h"
+#include "state/state.h"
 
 /* Which records describe something (classify.c): the last class GUID's answers, by opcode (one for
  * full headers, one for instance headers) */
