@@ -34,25 +34,21 @@
 #define ZIP64_EOCD 0x06064b50u
 #define ZIP64_LOCATOR 0x07064b50u
 
-enum etl_container etl__container_sniff(const struct etl_source *src)
+static int sniff_gzip(const uint8_t *b, size_t n)
 {
-	uint8_t b[4];
-	struct etl_diag ignored;
+	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
 
-	if (src->size < 4 || etl__source_read(src, 0, b, 4, &ignored) != ETL_OK)
-		return ETL_CONTAINER_NONE;
-	if (b[0] == 0x1f && b[1] == 0x8b)
-		return ETL_CONTAINER_GZIP;
-	if (etl_le32(b) == ZIP_LOCAL || etl_le32(b) == ZIP_EOCD)
-		return ETL_CONTAINER_ZIP;
-	return ETL_CONTAINER_NONE;
+static int sniff_zip(const uint8_t *b, size_t n)
+{
+	return n >= 4 && (etl_le32(b) == ZIP_LOCAL || etl_le32(b) == ZIP_EOCD);
 }
 
 /* ---- members ---- */
 
 /* What unpacking an archive keeps: the source, the spool, the caller's test of first bytes, and
  * where the members' data lie (to refuse overlaps). */
-struct unpack {
+struct etl_unpack {
 	const struct etl_source *src;
 	struct spool sp;
 	etl_member_test want;
@@ -96,7 +92,7 @@ void etl__members_free(struct etl_members *ms)
 }
 
 /* Whether [from, to) overlaps the data of a member listed before; notes it if not. */
-static int overlaps(struct unpack *u, uint64_t from, uint64_t to)
+static int overlaps(struct etl_unpack *u, uint64_t from, uint64_t to)
 {
 	size_t i;
 
@@ -112,7 +108,7 @@ static int overlaps(struct unpack *u, uint64_t from, uint64_t to)
 }
 
 /* The member's first bytes (ETL_CONTAINER_HEAD at most) into k; damage is recorded in m. */
-static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
+static int peek_member(struct etl_unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
 		       int sizes_known, struct etl_peek_head *k, struct etl_diag *fatal)
 {
 	uint64_t used, avail = u->src->size > data_off ? u->src->size - data_off : 0;
@@ -135,7 +131,7 @@ static int peek_member(struct unpack *u, struct etl_member *m, unsigned method, 
 }
 
 /* Unpacks a wanted member's data into the spool; damage is recorded in the member. */
-static int spool_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
+static int spool_member(struct etl_unpack *u, struct etl_member *m, unsigned method, uint64_t data_off, uint64_t csize,
 			uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used, struct etl_diag *fatal)
 {
 	uint64_t avail = u->src->size > data_off ? u->src->size - data_off : 0;
@@ -175,7 +171,7 @@ static int spool_member(struct unpack *u, struct etl_member *m, unsigned method,
 
 /* One member: its name and first bytes tell whether the caller wants it; only then is it
  * unpacked. */
-static int unpack_member(struct unpack *u, struct etl_member *m, unsigned method, uint64_t data_off,
+static int unpack_member(struct etl_unpack *u, struct etl_member *m, unsigned method, uint64_t data_off,
 			 uint64_t csize, uint64_t usize, int sizes_known, uint32_t crc, uint64_t *used,
 			 struct etl_diag *fatal)
 {
@@ -302,7 +298,7 @@ static int find_eocd(const struct etl_source *src, uint64_t *cd_off, uint64_t *c
 }
 
 /* Notes, once, that the archive has more members than are looked at. */
-static void too_many(struct unpack *u, uint64_t at)
+static void too_many(struct etl_unpack *u, uint64_t at)
 {
 	if (!u->ms->noted) {
 		etl__diag_set(&u->ms->note, ETL_E_LIMIT, at, "the archive has more than %u members: the rest are not read",
@@ -312,7 +308,7 @@ static void too_many(struct unpack *u, uint64_t at)
 }
 
 /* A central-directory entry: its member, unless it is a directory. */
-static int central_member(struct unpack *u, const struct zip_entry *e, const uint8_t *name, uint16_t nlen,
+static int central_member(struct etl_unpack *u, const struct zip_entry *e, const uint8_t *name, uint16_t nlen,
 			  struct etl_diag *d)
 {
 	const struct etl_source *src = u->src;
@@ -352,7 +348,7 @@ static int central_member(struct unpack *u, const struct zip_entry *e, const uin
 	return unpack_member(u, m, e->method, data_off, e->csize, e->usize, 1, e->crc, &used, d);
 }
 
-static int unpack_central(struct unpack *u, uint64_t cd_off, uint64_t cd_size, struct etl_diag *d)
+static int unpack_central(struct etl_unpack *u, uint64_t cd_off, uint64_t cd_size, struct etl_diag *d)
 {
 	uint8_t *cd = NULL;
 	struct etl_cursor c;
@@ -417,7 +413,7 @@ static uint64_t skip_descriptor(const struct etl_source *src, uint64_t off, stru
 	return off + 12; /* (zip64 sizes ignored) */
 }
 
-static int unpack_local(struct unpack *u, struct etl_diag *d)
+static int unpack_local(struct etl_unpack *u, struct etl_diag *d)
 {
 	const struct etl_source *src = u->src;
 	uint64_t off = 0;
@@ -484,7 +480,7 @@ static int unpack_local(struct unpack *u, struct etl_diag *d)
 
 /* ---- the archive ---- */
 
-static int unpack_gzip(struct unpack *u, struct etl_diag *d)
+static int unpack_gzip(struct etl_unpack *u, struct etl_diag *d)
 {
 	struct etl_member *m;
 	uint64_t used = 0;
@@ -512,7 +508,7 @@ static int unpack_gzip(struct unpack *u, struct etl_diag *d)
 	return ETL_OK;
 }
 
-static int unpack_zip(struct unpack *u, struct etl_diag *d)
+static int unpack_zip(struct etl_unpack *u, struct etl_diag *d)
 {
 	uint64_t cd_off = 0, cd_size = 0, entries = 0;
 	struct etl_diag ignored;
@@ -548,10 +544,10 @@ static int unpack_zip(struct unpack *u, struct etl_diag *d)
 	return ETL_OK;
 }
 
-int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
+int etl__container_unpack(const struct etl_source *src, const struct etl_container *kind, uint64_t limit,
 			  etl_member_test want, struct etl_members *out, struct etl_diag *d)
 {
-	struct unpack u;
+	struct etl_unpack u;
 	int st;
 
 	memset(out, 0, sizeof(*out));
@@ -560,10 +556,29 @@ int etl__container_unpack(const struct etl_source *src, enum etl_container kind,
 	u.ms = out;
 	u.want = want;
 	u.sp.limit = src->size > limit / ETL_SPOOL_RATIO ? limit : src->size * ETL_SPOOL_RATIO;
-	st = kind == ETL_CONTAINER_GZIP ? unpack_gzip(&u, d) : unpack_zip(&u, d);
+	st = kind->unpack(&u, d);
 	etl__free(u.ranges);
 	etl__tempfile_release(u.sp.file); /* the members' windows hold their own references */
 	if (st != ETL_OK)
 		etl__members_free(out);
 	return st;
+}
+
+static const struct etl_container containers[] = {
+	{ "gzip", 0, sniff_gzip, unpack_gzip },
+	{ "zip", 1, sniff_zip, unpack_zip },
+};
+
+const struct etl_container *etl__container_sniff(const struct etl_source *src)
+{
+	uint8_t b[4];
+	struct etl_diag ignored;
+	size_t i;
+
+	if (src->size < 4 || etl__source_read(src, 0, b, 4, &ignored) != ETL_OK)
+		return NULL;
+	for (i = 0; i < sizeof(containers) / sizeof(containers[0]); i++)
+		if (containers[i].sniff(b, sizeof(b)))
+			return &containers[i];
+	return NULL;
 }

@@ -9,7 +9,16 @@
 
 #include "io/source.h"
 
-enum etl_container { ETL_CONTAINER_NONE = 0, ETL_CONTAINER_GZIP, ETL_CONTAINER_ZIP };
+struct etl_unpack;
+
+/* A kind of container (container.c lists them: adding one is a sniff, an unpack and a line
+ * there; docs/HACKING.md) */
+struct etl_container {
+	const char *name;   /* "gzip", "zip": the trace information's container, and messages */
+	int named_members;  /* its traces are named archive:member (else after the archive) */
+	int (*sniff)(const uint8_t *head, size_t n); /* whether the file's first n bytes are its */
+	int (*unpack)(struct etl_unpack *u, struct etl_diag *d);
+};
 
 /* What an archive may unpack in all: this many times its own size (a deflated trace shrinks 5 to
  * 20 times; deflate's own ceiling is 1032), and never more than the spool-size limit. */
@@ -24,8 +33,8 @@ enum etl_container { ETL_CONTAINER_NONE = 0, ETL_CONTAINER_GZIP, ETL_CONTAINER_Z
 enum etl_member_use { ETL_MEMBER_SKIP = 0, ETL_MEMBER_TRACE = 1, ETL_MEMBER_KEEP = 2 };
 typedef enum etl_member_use (*etl_member_test)(const char *name, const uint8_t *head, size_t n);
 
-/* What the first bytes of a source say it is. */
-enum etl_container etl__container_sniff(const struct etl_source *src);
+/* The container the first bytes of a source say it is, or NULL (not one). */
+const struct etl_container *etl__container_sniff(const struct etl_source *src);
 
 struct etl_member {
 	char *name;             /* member path inside the archive ("" for gzip), as stored */
@@ -53,7 +62,7 @@ struct etl_members {
  * or for I/O and memory failures.  limit bounds the bytes unpacked in all (with
  * ETL_SPOOL_RATIO).
  */
-int etl__container_unpack(const struct etl_source *src, enum etl_container kind, uint64_t limit,
+int etl__container_unpack(const struct etl_source *src, const struct etl_container *kind, uint64_t limit,
 			  etl_member_test want, struct etl_members *out, struct etl_diag *d);
 void etl__members_free(struct etl_members *ms);
 

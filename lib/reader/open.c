@@ -160,7 +160,7 @@ static int other_members(struct trace *t, const struct etl_members *ms)
 
 /* Adds member m as an input named after the archive (and the member, in a zip). */
 static int add_member_trace(struct etl_reader *r, struct etl_member *m, const struct etl_members *ms,
-			    enum etl_container kind, const char *name)
+			    const struct etl_container *kind, const char *name)
 {
 	size_t len = strlen(name) + strlen(m->shown) + 2;
 	char *tname = etl__malloc(len);
@@ -172,10 +172,10 @@ static int add_member_trace(struct etl_reader *r, struct etl_member *m, const st
 		etl__free(t);
 		return ETL_E_NOMEM;
 	}
-	snprintf(tname, len, kind == ETL_CONTAINER_ZIP ? "%s:%s" : "%s", name, m->shown);
+	snprintf(tname, len, kind->named_members ? "%s:%s" : "%s", name, m->shown);
 	t->src = m->src;
 	etl__source_init(&m->src);
-	t->info.container = kind == ETL_CONTAINER_GZIP ? "gzip" : "zip";
+	t->info.container = kind->name;
 	st = other_members(t, ms);
 	if (st != ETL_OK) {
 		etl__reader_trace_free(t);
@@ -195,7 +195,7 @@ static enum etl_member_use member_use(const char *name, const uint8_t *head, siz
 	return etl__symbols_member_wanted(name) ? ETL_MEMBER_KEEP : ETL_MEMBER_SKIP;
 }
 
-static int open_container(struct etl_reader *r, struct etl_source *src, enum etl_container kind,
+static int open_container(struct etl_reader *r, struct etl_source *src, const struct etl_container *kind,
 			  const char *name)
 {
 	struct etl_members ms;
@@ -258,7 +258,7 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 				      ZIP_MAX_MEMBERS);
 		else if (!have_first)
 			etl__diag_set(&first, ETL_E_FORMAT, ETL_OFFSET_NONE, "the %s archive holds no trace",
-				      kind == ETL_CONTAINER_GZIP ? "gzip" : "zip");
+				      kind->name);
 		first.buffer_index = -1;
 		return etl__reader_set_error(r, &first, -1, 0);
 	}
@@ -268,10 +268,10 @@ static int open_container(struct etl_reader *r, struct etl_source *src, enum etl
 /* Takes the source: a plain trace, or a container of traces. */
 static int open_source(struct etl_reader *r, struct etl_source *src, const char *name)
 {
-	enum etl_container kind = etl__container_sniff(src);
+	const struct etl_container *kind = etl__container_sniff(src);
 	struct trace *t;
 
-	if (kind != ETL_CONTAINER_NONE)
+	if (kind)
 		return open_container(r, src, kind, name);
 	t = new_trace();
 	if (!t) {

@@ -405,3 +405,30 @@ const char *etl_reader_resolve_address(const struct etl_reader *r, const struct 
 	p = etl__state_find(&r->sys, p ? p->trace : 0, 0);
 	return p ? etl__process_resolve(p, addr, offset) : NULL;
 }
+
+int etl__reader_fresh(const struct etl_reader *r)
+{
+	return r->state == ST_NEW && !r->observer;
+}
+
+const struct etl_methodhist *etl__reader_methods(struct etl_reader *r, int k)
+{
+	if (k < 0 || k >= r->ntraces)
+		return NULL;
+	return &etl__reader_stack_index(r, r->traces[k])->methods;
+}
+
+int etl__reader_inputs(const struct etl_reader *r)
+{
+	return r->ntraces;
+}
+
+const struct etl_clockconv *etl__reader_clock(const struct etl_reader *r, int k)
+{
+	return &r->traces[k]->clock;
+}
+
+const struct etl_imagehist *etl__reader_images(struct etl_reader *r, int k)
+{
+	return &etl__reader_stack_index(r, r->traces[k])->images;
+}

@@ -34,6 +34,7 @@
 #include "walk/buffer.h"
 #include "walk/load.h"
 #include "helpers/prefetch.h"
+#include "reader/access.h"
 
 struct slice_state;
 
@@ -201,20 +202,11 @@ struct etl_reader {
 
 /* reader.c */
 int etl__reader_set_error(struct etl_reader *r, const struct etl_diag *d, int trace, int fatal);
-int etl__reader_misuse(struct etl_reader *r, const char *what);
-int etl__reader_nomem(struct etl_reader *r);
 void etl__reader_trace_free(struct trace *t);
 /* Frees the streams, the heap and the helpers (an iteration's, not what it learnt). */
 void etl__reader_streams_free(struct etl_reader *r);
 /* Adds the derived fields of a decoded event (derive.c; ETL_OPTION_DERIVE). */
 void etl__reader_derive(struct etl_reader *r, const struct etl_event *ev, struct etl_decoded *out);
-/* The name of file key (a FileObject or FileKey) at raw time ts of input trace, as a DOS path where
- * the trace maps its volume, into out (cap bytes, cut to fit): 1, or 0 when the trace names none
- * (reads the trace's file names once, as derived fields do). */
-int etl__reader_file_name(struct etl_reader *r, int trace, uint64_t key, uint64_t ts_raw, char *out, size_t cap);
-/* An NT path with its volume replaced by its drive letter, as the trace's volume-mapping records
- * give it: 1 and the path in out, or 0 (not mapped). */
-int etl__reader_dos_path(struct etl_reader *r, int trace, const char *path, char *out, size_t cap);
 
 /* open.c */
 /* Queues d (damage found while indexing input r->ntraces) for delivery. */

@@ -14,27 +14,7 @@
 
 #include "tables/tables.h"
 
-#define G_DISKIO 0x01
-#define G_PAGEFAULT 0x02
-#define G_PROCESS 0x03
-#define G_FILEIO 0x04
-#define G_THREAD 0x05
-#define G_TCPIP 0x06
-#define G_UDPIP 0x08
-#define G_PERFINFO 0x0F
 
-static const struct etl_guid clr_runtime = { 0xe13c0d23, 0xccbc, 0x4e12,
-					     { 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 } };
-static const struct etl_guid clr_rundown = { 0xa669021c, 0xc450, 0x4609,
-					     { 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
-static const struct etl_guid kernel_network = { 0x7dd42a49, 0x5329, 0x4832,
-						{ 0x8d, 0xfd, 0x43, 0xd9, 0x79, 0x15, 0x3a, 0x88 } };
-static const struct etl_guid kernel_file = { 0xedd08927, 0x9cc4, 0x4e65,
-					     { 0xb9, 0x70, 0xc2, 0x56, 0x0f, 0xb5, 0xc2, 0x89 } };
-static const struct etl_guid kernel_disk = { 0xc7bde69a, 0xe1e0, 0x4177,
-					     { 0xb6, 0xef, 0x28, 0x3a, 0xd1, 0x52, 0x52, 0x71 } };
-static const struct etl_guid kernel_process = { 0x22fb2cd6, 0x0e7b, 0x422b,
-						{ 0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16 } };
 
 const struct etl_decoded *etl__tables_decode(struct etl_tables *T, const struct etl_event *ev)
 {
@@ -169,41 +149,28 @@ int etl__tables_source(struct etl_tables *T, enum table_kind k, const struct etl
 	return 0;
 }
 
-/* One event to the handlers that want it; -1 without memory. */
+/* One event to the parts that want it (etl__tables_parts): every part that takes its kernel
+ * group, in order, or the one that takes its provider; -1 without memory. */
 static int dispatch(struct etl_tables *T, const struct etl_event *ev)
 {
 	int g = etl__decode_kernel_group(ev);
+	size_t i, j;
 
-	switch (g) {
-	case G_PROCESS: case G_THREAD:
-		if (etl__sys_event(T, ev, g) != 0)
-			return -1;
-		return g == G_THREAD ? etl__cpu_event(T, ev, g) : 0;
-	case G_PERFINFO:
-		return etl__cpu_event(T, ev, g);
-	case G_DISKIO: case G_FILEIO:
-		return etl__io_event(T, ev, g);
-	case G_TCPIP: case G_UDPIP:
-		return etl__net_event(T, ev, g);
-	case -1:
-		break;
-	default:
+	if (g >= 0) {
+		for (i = 0; i < etl__tables_nparts; i++)
+			if (g < 32 && (etl__tables_parts[i]->groups & GROUP_BIT(g)) &&
+			    etl__tables_parts[i]->event(T, ev, g) != 0)
+				return -1;
 		return 0;
 	}
 	if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
 		return 0;
-	if (etl_guid_equal(etl_event_provider(ev), &clr_runtime))
-		return etl__clr_event(T, ev, 0);
-	if (etl_guid_equal(etl_event_provider(ev), &clr_rundown))
-		return etl__clr_event(T, ev, 1);
-	if (etl_guid_equal(etl_event_provider(ev), &kernel_network))
-		return etl__net_event(T, ev, -1);
-	if (etl_guid_equal(etl_event_provider(ev), &kernel_file))
-		return etl__io_event(T, ev, G_KERNEL_FILE);
-	if (etl_guid_equal(etl_event_provider(ev), &kernel_disk))
-		return etl__io_event(T, ev, G_KERNEL_DISK);
-	if (etl_guid_equal(etl_event_provider(ev), &kernel_process))
-		return etl__kproc_event(T, ev);
+	for (i = 0; i < etl__tables_nparts; i++) {
+		const struct tables_part *p = etl__tables_parts[i];
+		for (j = 0; j < sizeof(p->providers) / sizeof(p->providers[0]) && p->providers[j].provider; j++)
+			if (etl_guid_equal(etl_event_provider(ev), p->providers[j].provider))
+				return p->event(T, ev, p->providers[j].arg);
+	}
 	return 0;
 }
 
@@ -239,7 +206,7 @@ int etl_tables_new(struct etl_reader *r, const char *const *names, size_t n, uns
 	*out = NULL;
 	if (!r || (n && !names))
 		return ETL_E_MISUSE;
-	if (r->state != ST_NEW || r->observer)
+	if (!etl__reader_fresh(r))
 		return etl__reader_misuse(r, "tables are built from a reader that has read no event yet");
 	if (!(T = etl__calloc(1, sizeof(*T))))
 		return etl__reader_nomem(r);
@@ -265,13 +232,13 @@ int etl_tables_add(struct etl_tables *T, const struct etl_event *ev)
 
 int etl_tables_finish(struct etl_tables *T)
 {
+	size_t i;
+
 	if (!T)
 		return ETL_E_MISUSE;
-	etl__kproc_finish(T);
-	etl__sys_finish(T);
-	etl__cpu_finish(T);
-	etl__io_finish(T);
-	etl__clr_finish(T);
+	for (i = 0; i < etl__tables_nparts; i++)
+		if (etl__tables_parts[i]->finish)
+			etl__tables_parts[i]->finish(T);
 	return ETL_OK;
 }
 
@@ -312,14 +279,13 @@ int etl_tables_build(struct etl_reader *r, const char *const *names, size_t n, u
 void etl_tables_free(struct etl_tables *T)
 {
 	unsigned k;
+	size_t i;
 
 	if (!T)
 		return;
-	etl__kproc_free(T);
-	etl__sys_free(T);
-	etl__cpu_free(T);
-	etl__io_free(T);
-	etl__clr_free(T);
+	for (i = 0; i < etl__tables_nparts; i++)
+		if (etl__tables_parts[i]->free)
+			etl__tables_parts[i]->free(T);
 	for (k = 0; k < TK_COUNT; k++) {
 		if (T->tab[k]) {
 			etl__table_free(T->tab[k]);

@@ -33,6 +33,11 @@
 #include "tables/tables.h"
 #include "util/cursor.h"
 
+static const struct etl_guid clr_runtime = { 0xe13c0d23, 0xccbc, 0x4e12,
+					     { 0x93, 0x1b, 0xd9, 0xcc, 0x2e, 0xee, 0x27, 0xe4 } };
+static const struct etl_guid clr_rundown = { 0xa669021c, 0xc450, 0x4609,
+					     { 0xa0, 0x35, 0x5a, 0xf5, 0x9a, 0xf4, 0xdf, 0x18 } };
+
 #define MAX_PENDING (1u << 16)
 
 static const char note_gc_open[] = "GCs with no GCEnd in the trace (rows without end)";
@@ -403,12 +408,9 @@ static void on_module(struct clr_state *s, const struct etl_event *ev, struct et
 /* The path of a module the trace names anywhere (the stack index pass reads them all). */
 static const char *module_path(struct etl_tables *T, const struct etl_event *ev, uint64_t module)
 {
-	struct etl_reader *r = T->r;
-	int k = etl_event_trace_index(ev);
+	const struct etl_methodhist *m = etl__reader_methods(T->r, etl_event_trace_index(ev));
 
-	if (k < 0 || k >= r->ntraces)
-		return NULL;
-	return etl__methodhist_module(&etl__reader_stack_index(r, r->traces[k])->methods, etl_event_pid(ev), module);
+	return m ? etl__methodhist_module(m, etl_event_pid(ev), module) : NULL;
 }
 
 static void on_method(struct etl_tables *T, struct clr_state *s, const struct etl_event *ev, struct etl_cursor *c)
@@ -530,3 +532,9 @@ void etl__clr_free(struct etl_tables *T)
 	etl__free(s);
 	T->clr = NULL;
 }
+
+const struct tables_part etl__tables_part_clr = {
+	.name = "clr",
+	.providers = { { &clr_runtime, 0 }, { &clr_rundown, 1 } },
+	.event = etl__clr_event, .finish = etl__clr_finish, .free = etl__clr_free,
+};

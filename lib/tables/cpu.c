@@ -23,8 +23,6 @@
 #include "tables/tables.h"
 #include "util/cursor.h"
 
-#define G_THREAD 0x05
-#define G_PERFINFO 0x0F
 #define OP_SAMPLE 46
 #define OP_SET_INTERVAL 72
 #define OP_COLLECTION_START 73
@@ -362,3 +360,8 @@ void etl__cpu_free(struct etl_tables *T)
 	etl__free(s);
 	T->cpu = NULL;
 }
+
+const struct tables_part etl__tables_part_cpu = {
+	.name = "cpu", .groups = GROUP_BIT(G_THREAD) | GROUP_BIT(G_PERFINFO),
+	.event = etl__cpu_event, .finish = etl__cpu_finish, .free = etl__cpu_free,
+};

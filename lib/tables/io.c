@@ -35,8 +35,11 @@
 #define TEXT_MAX ((size_t)64 << 20) /* bytes of names and paths kept */
 #include "util/cursor.h"
 
-#define G_DISKIO 0x01
-#define G_FILEIO 0x04
+static const struct etl_guid kernel_file = { 0xedd08927, 0x9cc4, 0x4e65,
+					     { 0xb9, 0x70, 0xc2, 0x56, 0x0f, 0xb5, 0xc2, 0x89 } };
+static const struct etl_guid kernel_disk = { 0xc7bde69a, 0xe1e0, 0x4177,
+					     { 0xb6, 0xef, 0x28, 0x3a, 0xd1, 0x52, 0x52, 0x71 } };
+
 #define MAX_PENDING (1u << 20) /* open I/Os and operations kept; more are counted, not paired */
 
 static const char note_disk_open[] = "disk I/Os issued with no completion in the trace (rows without completion)";
@@ -606,3 +609,9 @@ void etl__io_free(struct etl_tables *T)
 	etl__free(s);
 	T->io = NULL;
 }
+
+const struct tables_part etl__tables_part_io = {
+	.name = "io", .groups = GROUP_BIT(G_DISKIO) | GROUP_BIT(G_FILEIO),
+	.providers = { { &kernel_file, G_KERNEL_FILE }, { &kernel_disk, G_KERNEL_DISK } },
+	.event = etl__io_event, .finish = etl__io_finish, .free = etl__io_free,
+};

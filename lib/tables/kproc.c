@@ -19,6 +19,9 @@
 
 #include "tables/tables.h"
 
+static const struct etl_guid kernel_process = { 0x22fb2cd6, 0x0e7b, 0x422b,
+						{ 0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16 } };
+
 #define TEXT_MAX ((size_t)64 << 20) /* bytes of names and paths kept */
 
 struct kp_rec {
@@ -192,8 +195,9 @@ static int on_image(struct etl_tables *T, struct kproc_state *s, const struct et
 	return 0;
 }
 
-int etl__kproc_event(struct etl_tables *T, const struct etl_event *ev)
+int etl__kproc_event(struct etl_tables *T, const struct etl_event *ev, int arg)
 {
+	(void)arg;
 	unsigned id = etl_event_id(ev);
 	struct kproc_state *s;
 	const struct etl_decoded *d;
@@ -339,3 +343,9 @@ void etl__kproc_free(struct etl_tables *T)
 	etl__free(s);
 	T->kproc = NULL;
 }
+
+const struct tables_part etl__tables_part_kproc = {
+	.name = "kernel-process",
+	.providers = { { &kernel_process, 0 } },
+	.event = etl__kproc_event, .finish = etl__kproc_finish, .free = etl__kproc_free,
+};

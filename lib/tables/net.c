@@ -18,8 +18,9 @@
 
 #include "tables/tables.h"
 
-#define G_TCPIP 0x06
-#define G_UDPIP 0x08
+static const struct etl_guid kernel_network = { 0x7dd42a49, 0x5329, 0x4832,
+						{ 0x8d, 0xfd, 0x43, 0xd9, 0x79, 0x15, 0x3a, 0x88 } };
+
 
 static const char *op_name(unsigned op)
 {
@@ -72,3 +73,9 @@ int etl__net_event(struct etl_tables *T, const struct etl_event *ev, int group)
 	etl__tables_row_done(T, TK_NETWORK);
 	return 0;
 }
+
+const struct tables_part etl__tables_part_net = {
+	.name = "network", .groups = GROUP_BIT(G_TCPIP) | GROUP_BIT(G_UDPIP),
+	.providers = { { &kernel_network, -1 } },
+	.event = etl__net_event,
+};

@@ -20,8 +20,6 @@
 
 #define TEXT_MAX ((size_t)64 << 20) /* bytes of names and paths kept */
 
-#define G_PROCESS 0x03
-#define G_THREAD 0x05
 
 struct thread_rec {
 	int trace;
@@ -268,9 +266,9 @@ static void image_rows(struct etl_tables *T)
 	struct etl_reader *r = T->r;
 	int k;
 
-	for (k = 0; k < r->ntraces; k++) {
-		struct trace *tr = r->traces[k];
-		const struct etl_imagehist *h = &etl__reader_stack_index(r, tr)->images;
+	for (k = 0; k < etl__reader_inputs(r); k++) {
+		const struct etl_clockconv *clock = etl__reader_clock(r, k);
+		const struct etl_imagehist *h = etl__reader_images(r, k);
 		size_t i;
 		for (i = 0; i < h->nimg; i++) {
 			const struct etl_himage *im = &h->img[i];
@@ -288,10 +286,10 @@ static void image_rows(struct etl_tables *T)
 			etl__table_u64(t, row, IM_BASE, im->base);
 			etl__table_u64(t, row, IM_SIZE, im->size);
 			etl__table_u64(t, row, IM_LOAD_AT_TRACE, im->from == 0);
-			etl__table_u64(t, row, IM_LOAD, im->from ? etl__clock_filetime(&tr->clock, im->from)
+			etl__table_u64(t, row, IM_LOAD, im->from ? etl__clock_filetime(clock, im->from)
 								 : etl__tables_trace_start(T, k));
 			if (im->to != UINT64_MAX)
-				etl__table_u64(t, row, IM_UNLOAD, etl__clock_filetime(&tr->clock, im->to));
+				etl__table_u64(t, row, IM_UNLOAD, etl__clock_filetime(clock, im->to));
 			if (im->checksum)
 				etl__table_u64(t, row, IM_CHECKSUM, im->checksum);
 			if (im->stamp)
@@ -319,8 +317,8 @@ int etl__sys_kernel_describes(struct etl_tables *T, int kind, int trace)
 		for (i = 0; T->sys && i < T->sys->nth; i++)
 			if (T->sys->th[i].trace == trace)
 				return 1;
-	} else if (kind == TK_IMAGES && trace >= 0 && trace < r->ntraces) {
-		return etl__reader_stack_index(r, r->traces[trace])->images.nimg > 0;
+	} else if (kind == TK_IMAGES && trace >= 0 && trace < etl__reader_inputs(r)) {
+		return etl__reader_images(r, trace)->nimg > 0;
 	}
 	return 0;
 }
@@ -348,3 +346,8 @@ void etl__sys_free(struct etl_tables *T)
 	etl__free(s);
 	T->sys = NULL;
 }
+
+const struct tables_part etl__tables_part_sys = {
+	.name = "system", .groups = GROUP_BIT(G_PROCESS) | GROUP_BIT(G_THREAD),
+	.event = etl__sys_event, .finish = etl__sys_finish, .free = etl__sys_free,
+};

@@ -22,7 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reader/reader.h"
+#include "decode/decode.h"
+#include "reader/access.h"
 #include "util/htab.h"
 
 /* The kinds of table, in the order of etl_table_kind_name. */
@@ -165,7 +166,39 @@ uint64_t etl__tables_trace_start(struct etl_tables *T, int trace);
 /* ms between two FILETIMEs. */
 double etl__tables_ms(uint64_t from, uint64_t to);
 
-/* ---- the tables' handlers: each returns -1 without memory for its state ---- */
+/* ---- the tables' parts (parts.c lists them): each takes the events it wants, returning -1
+ * without memory for its state, and finishes and frees what it kept ---- */
+
+/* Kernel groups, as etl__decode_kernel_group gives them */
+#define G_DISKIO 0x01
+#define G_PROCESS 0x03
+#define G_FILEIO 0x04
+#define G_THREAD 0x05
+#define G_TCPIP 0x06
+#define G_UDPIP 0x08
+#define G_PERFINFO 0x0F
+#define GROUP_BIT(g) ((uint32_t)1 << (g))
+
+/* A manifest provider a part takes, and the argument its event() gets for its events */
+struct tables_want {
+	const struct etl_guid *provider;
+	int arg;
+};
+struct tables_part {
+	const char *name;
+	uint32_t groups;                 /* the kernel groups it takes (GROUP_BIT), the group as argument */
+	struct tables_want providers[2]; /* and the providers (NULL: no more) */
+	int (*event)(struct etl_tables *T, const struct etl_event *ev, int arg);
+	void (*finish)(struct etl_tables *T); /* (NULL: nothing to finish) */
+	void (*free)(struct etl_tables *T);   /* (NULL: nothing kept) */
+};
+/* In the order they take an event (the system tables before the CPU's: a thread's start names
+ * it first) and finish (Kernel-Process before the kernel's own system tables). */
+extern const struct tables_part *const etl__tables_parts[];
+extern const size_t etl__tables_nparts;
+extern const struct tables_part etl__tables_part_kproc, etl__tables_part_sys, etl__tables_part_cpu,
+	etl__tables_part_io, etl__tables_part_net, etl__tables_part_clr;
+
 int etl__sys_event(struct etl_tables *T, const struct etl_event *ev, int group);
 void etl__sys_finish(struct etl_tables *T);
 void etl__sys_free(struct etl_tables *T);
@@ -186,7 +219,7 @@ int etl__net_event(struct etl_tables *T, const struct etl_event *ev, int group);
 
 /* kproc.c: the Microsoft-Windows-Kernel-Process provider's processes, threads and images, for the
  * traces whose kernel logger did not give them */
-int etl__kproc_event(struct etl_tables *T, const struct etl_event *ev);
+int etl__kproc_event(struct etl_tables *T, const struct etl_event *ev, int arg);
 void etl__kproc_finish(struct etl_tables *T);
 void etl__kproc_free(struct etl_tables *T);
 /* The image name the provider gave process pid of a trace, or NULL. */
