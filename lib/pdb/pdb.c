@@ -1,7 +1,8 @@
 /*
- * pdb.c - opening a PDB (the info stream) and looking addresses up (see
- * pdb.h).  The DBI stream is read in dbi.c, module streams and public
- * symbols in modsyms.c.
+ * pdb.c - the PDB reader's entry points: opening a PDB (the info stream),
+ * looking addresses up, reading it all, closing (see pdb.h).  The DBI stream is
+ * read in dbi.c, module streams and public symbols in modsyms.c; what those
+ * parts call back (the address space and the byte budget) is space.c.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,14 +15,6 @@
 #define STREAM_INFO 1u
 #define INFO_MAX (1u << 20)  /* the info stream: a header and a few named streams */
 #define VC70 20000404u       /* the oldest info stream version of MSF 7.00 files */
-
-int etl__pdb_charge(struct etl_pdb *p, uint64_t n)
-{
-	if (n > p->max_bytes || p->held > p->max_bytes - n)
-		return -1;
-	p->held += n;
-	return 0;
-}
 
 /* Skips a bit vector of the named stream map (a word count, then the words). */
 static void skip_bits(struct etl_cursor *c)
@@ -104,79 +97,6 @@ int etl__pdb_open(struct etl_pdb *p, struct etl_source *src, uint64_t max_bytes,
 	return st;
 }
 
-uint32_t etl__pdb_rva(const struct etl_pdb *p, uint16_t section, uint32_t offset)
-{
-	const struct etl_pdb_section *s;
-
-	if (section == 0 || section > p->nsect)
-		return UINT32_MAX;
-	s = &p->sect[section - 1];
-	return offset < UINT32_MAX - s->rva ? s->rva + offset : UINT32_MAX;
-}
-
-/* An image RVA in the layout the symbols were made in (through OMAP, when the image has it);
- * UINT32_MAX when the OMAP table maps it nowhere. */
-static uint32_t source_rva(const struct etl_pdb *p, uint32_t rva)
-{
-	size_t lo = 0, hi = p->nomap;
-
-	if (!p->omap)
-		return rva;
-	while (lo < hi) { /* the first entry above rva */
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->omap[mid].from <= rva)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || !p->omap[lo - 1].to)
-		return UINT32_MAX;
-	return p->omap[lo - 1].to + (rva - p->omap[lo - 1].from);
-}
-
-/* The section holding rva (from 1), or 0. */
-static uint32_t section_of(const struct etl_pdb *p, uint32_t rva)
-{
-	uint32_t i;
-
-	for (i = 0; i < p->nsect; i++)
-		if (rva - p->sect[i].rva < p->sect[i].size)
-			return i + 1;
-	return 0;
-}
-
-#define MIN_PAGE_SHIFT 8
-#define MAX_PAGES (1u << 18) /* 1 MiB of index at most: pages grow with the code */
-
-void etl__pdb_index_pages(struct etl_pdb *p)
-{
-	uint64_t end = 0;
-	size_t i, k = 0;
-	uint32_t pg;
-
-	for (i = 0; i < p->ncontrib; i++)
-		if ((uint64_t)p->contrib[i].rva + p->contrib[i].size > end)
-			end = (uint64_t)p->contrib[i].rva + p->contrib[i].size;
-	if (p->ncontrib < 64)
-		return; /* a binary search is as quick */
-	p->page_shift = MIN_PAGE_SHIFT;
-	while ((end - p->contrib[0].rva) >> p->page_shift >= MAX_PAGES)
-		p->page_shift++;
-	p->page_base = p->contrib[0].rva >> p->page_shift << p->page_shift;
-	p->npages = (uint32_t)((end - p->page_base + (1u << p->page_shift) - 1) >> p->page_shift) + 1;
-	if (etl__pdb_charge(p, (uint64_t)p->npages * 4) != 0 ||
-	    !(p->page_first = etl__malloc((size_t)p->npages * 4))) {
-		p->npages = 0;
-		return; /* no index: every lookup searches all */
-	}
-	for (pg = 0; pg < p->npages; pg++) { /* (contributions do not overlap: their ends rise too) */
-		uint64_t start = (uint64_t)p->page_base + ((uint64_t)pg << p->page_shift);
-		while (k < p->ncontrib && (uint64_t)p->contrib[k].rva + p->contrib[k].size <= start)
-			k++;
-		p->page_first[pg] = (uint32_t)k;
-	}
-}
-
 /* The module whose contribution holds rva, or NULL. */
 static struct etl_pdb_module *module_at(struct etl_pdb *p, uint32_t rva)
 {
@@ -237,7 +157,7 @@ static const struct etl_pdb_public *public_at(const struct etl_pdb *p, uint32_t 
 
 int etl__pdb_lookup(struct etl_pdb *p, uint32_t image_rva, int lines, struct etl_pdb_hit *hit, struct etl_diag *d)
 {
-	uint32_t rva = source_rva(p, image_rva);
+	uint32_t rva = etl__pdb_source_rva(p, image_rva);
 	struct etl_pdb_module *m;
 	const struct etl_pdb_proc *pr = NULL;
 	const struct etl_pdb_public *pub;
@@ -258,7 +178,7 @@ int etl__pdb_lookup(struct etl_pdb *p, uint32_t image_rva, int lines, struct etl
 	}
 	if (etl__pdb_read_publics(p, d) != ETL_OK)
 		return st != ETL_OK ? st : p->publics_state;
-	if ((pub = public_at(p, rva)) != NULL && section_of(p, rva) && section_of(p, pub->rva) == section_of(p, rva)) {
+	if ((pub = public_at(p, rva)) != NULL && etl__pdb_section_of(p, rva) && etl__pdb_section_of(p, pub->rva) == etl__pdb_section_of(p, rva)) {
 		/* a public symbol names where a function starts, not where it ends: trusted within its
 		 * section */
 		hit->function = (const char *)p->symrec + pub->name;

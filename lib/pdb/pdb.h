@@ -137,5 +137,9 @@ void etl__pdb_index_pages(struct etl_pdb *p);
 uint32_t etl__pdb_rva(const struct etl_pdb *p, uint16_t section, uint32_t offset);
 /* Charges n more bytes held to p; -1 (nothing charged) past its limit. */
 int etl__pdb_charge(struct etl_pdb *p, uint64_t n);
+/* space.c: an image RVA in the layout the symbols were made in (through OMAP where the image has
+ * it; UINT32_MAX where OMAP maps it nowhere), and the section holding rva (from 1), or 0. */
+uint32_t etl__pdb_source_rva(const struct etl_pdb *p, uint32_t rva);
+uint32_t etl__pdb_section_of(const struct etl_pdb *p, uint32_t rva);
 
 #endif
