@@ -15,28 +15,45 @@
 
 #include "tables/tables.h"
 
+/* The parts' wants into T's lookups: a mask of parts by kernel group, and the providers. */
+static void route(struct etl_tables *T)
+{
+	size_t i, j;
+	unsigned g;
+
+	for (i = 0; i < etl__tables_nparts && i < 8; i++) {
+		const struct tables_part *p = etl__tables_parts[i];
+		for (g = 0; g < 32; g++)
+			if (p->groups & GROUP_BIT(g))
+				T->group_parts[g] |= (uint8_t)(1u << i);
+		for (j = 0; j < sizeof(p->providers) / sizeof(p->providers[0]) && p->providers[j].provider &&
+			    T->nroutes < TABLES_ROUTES; j++)
+			T->routes[T->nroutes++] = (struct tables_route){ p->providers[j].provider, (unsigned)i,
+									p->providers[j].arg };
+	}
+}
+
 /* One event to the parts that want it (etl__tables_parts): every part that takes its kernel
  * group, in order, or the one that takes its provider; -1 without memory. */
 static int dispatch(struct etl_tables *T, const struct etl_event *ev)
 {
 	int g = etl__decode_kernel_group(ev);
-	size_t i, j;
+	const struct etl_guid *pg;
+	unsigned m;
+	size_t i;
 
 	if (g >= 0) {
-		for (i = 0; i < etl__tables_nparts; i++)
-			if (g < 32 && (etl__tables_parts[i]->groups & GROUP_BIT(g)) &&
-			    etl__tables_parts[i]->event(T, ev, g) != 0)
+		for (i = 0, m = g < 32 ? T->group_parts[g] : 0; m; i++, m >>= 1)
+			if ((m & 1) && etl__tables_parts[i]->event(T, ev, g) != 0)
 				return -1;
 		return 0;
 	}
 	if (etl_event_header_kind(ev) != ETL_HEADER_EVENT)
 		return 0;
-	for (i = 0; i < etl__tables_nparts; i++) {
-		const struct tables_part *p = etl__tables_parts[i];
-		for (j = 0; j < sizeof(p->providers) / sizeof(p->providers[0]) && p->providers[j].provider; j++)
-			if (etl_guid_equal(etl_event_provider(ev), p->providers[j].provider))
-				return p->event(T, ev, p->providers[j].arg);
-	}
+	pg = etl_event_provider(ev);
+	for (i = 0; i < T->nroutes; i++)
+		if (T->routes[i].provider->data1 == pg->data1 && etl_guid_equal(pg, T->routes[i].provider))
+			return etl__tables_parts[T->routes[i].part]->event(T, ev, T->routes[i].arg);
 	return 0;
 }
 
@@ -80,6 +97,7 @@ int etl_tables_new(struct etl_reader *r, const char *const *names, size_t n, uns
 	T->flags = flags;
 	T->row_fn = row_fn;
 	T->ctx = ctx;
+	route(T);
 	if ((st = select_tables(T, names, n)) != 0) {
 		etl_tables_free(T);
 		return st == -1 ? etl__reader_misuse(r, "no such table") : etl__reader_nomem(r);

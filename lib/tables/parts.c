@@ -11,3 +11,5 @@ const struct tables_part *const etl__tables_parts[] = {
 	&etl__tables_part_io,    &etl__tables_part_net, &etl__tables_part_clr,
 };
 const size_t etl__tables_nparts = sizeof(etl__tables_parts) / sizeof(etl__tables_parts[0]);
+/* (the dispatch keeps a byte of parts per kernel group: build.c, route) */
+_Static_assert(sizeof(etl__tables_parts) / sizeof(etl__tables_parts[0]) <= 8, "at most 8 parts");

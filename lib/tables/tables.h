@@ -112,6 +112,8 @@ struct cpu_state;
 struct io_state;
 struct clr_state;
 
+#define TABLES_ROUTES 16 /* providers the parts take, in all */
+
 struct etl_tables {
 	struct etl_reader *r;
 	unsigned flags;
@@ -128,6 +130,15 @@ struct etl_tables {
 	 * kernel logger's (SRC_KERNEL) or a manifest provider's (SRC_MANIFEST); 0 none yet */
 	uint8_t source[TK_COUNT][64];
 	struct kproc_state *kproc;
+	/* the parts' wants as the dispatch looks them up (build.c, route): by kernel group, a bit
+	 * per part (etl__tables_parts order); the providers, in that order */
+	uint8_t group_parts[32];
+	struct tables_route {
+		const struct etl_guid *provider;
+		unsigned part;
+		int arg;
+	} routes[TABLES_ROUTES];
+	size_t nroutes;
 };
 
 enum { SRC_KERNEL = 1, SRC_MANIFEST = 2 };
