@@ -68,12 +68,12 @@ static int same_bytes(const struct etl_source *src, const struct etl_bufent *a, 
 }
 
 /* Says which sequence numbers are missing among the file neighbours of the copy at file position
- * at of all[0, n) (file order), seqs the sorted sequence numbers of every buffer. */
+ * at of all[0, n) (file order), seqs the sequence numbers of every buffer, sorted after the first. */
 static void say_missing(const struct etl_bufent *all, size_t n, size_t at, const uint64_t *seqs, size_t nseq,
 			etl_diag_fn report, void *ctx)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, s;
-	size_t i, from = at > NEAR ? at - NEAR : 1, to = at + NEAR < n ? at + NEAR : n - 1, k;
+	size_t i, from = at > NEAR ? at - NEAR : 1, to = at + NEAR < n ? at + NEAR : n - 1;
 	unsigned missing = 0;
 	struct etl_diag m;
 
@@ -85,19 +85,9 @@ static void say_missing(const struct etl_bufent *all, size_t n, size_t at, const
 	if (lo >= hi || hi - lo > 4 * NEAR)
 		return;
 	etl__diag_set(&m, ETL_E_FORMAT, all[at].off, "sequence number");
-	for (s = lo + 1; s < hi; s++) {
-		size_t a = 0, b = nseq;
-		while (a < b) { /* the first not below s */
-			k = a + (b - a) / 2;
-			if (seqs[k] < s)
-				a = k + 1;
-			else
-				b = k;
-		}
-		if (a < nseq && seqs[a] == s)
-			continue;
-		etl__diag_append(&m, "%s %llu", missing++ ? "," : "", (unsigned long long)s);
-	}
+	for (s = lo + 1; s < hi; s++)
+		if (!bsearch(&s, seqs + 1, nseq - 1, sizeof(*seqs), by_u64)) /* (seqs[0]: the header buffer's) */
+			etl__diag_append(&m, "%s %llu", missing++ ? "," : "", (unsigned long long)s);
 	if (!missing)
 		return;
 	etl__diag_append(&m, " %s missing among the buffers around the repeated one: the buffer%s a copy was "
