@@ -480,6 +480,8 @@ enum etl_counter {
 	                                      for what they tell of later ones, not delivered (since 0.2) */
 	ETL_COUNT_BYTES_READ = 10,       /**< bytes of the inputs' buffers read so far (as stored): with
 	                                      the inputs' sizes, how far reading is; it only grows (since 0.2) */
+	ETL_COUNT_EVENTS_FILTERED = 11,  /**< events read but not delivered: the filter said no
+	                                      (etl_reader_set_filter; since 0.2) */
 	ETL_COUNT_COUNT_
 };
 /** Value of a counter, summed over all inputs. @since 0.1 */
@@ -1128,6 +1130,82 @@ ETL_API size_t etl_reader_symbol_file_count(struct etl_reader *r);
 ETL_API int etl_reader_symbol_file(struct etl_reader *r, size_t i, struct etl_symbol_file *out);
 
 /* ------------------------------------------------------------------ */
+/* Filters (docs/FILTERS.md)                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * A filter: text parsed once (libpcap's pcap_compile is the model), then matched per event.
+ * Comparisons of the header's fields (@provider, @name, @process, @id, @opcode, @level,
+ * @keywords, @version, @pid, @tid, @cpu, @time) or of payload properties with values, joined by
+ * and, or, not and parentheses:
+ *
+ *     @provider = Microsoft-Windows-DotNETRuntime* and @time >= +4s and @time < +5s
+ *     @pid = 3676,4000-4100 or (@process = test*.exe and not FileName = *.dll)
+ *
+ * Globs and text comparisons ignore ASCII case.  Matching may be called from several threads at
+ * once; a filter learns as it matches (a GUID's provider name, the names its patterns met).
+ * @since 0.2
+ */
+struct etl_filter;
+
+/** Parses @p text (empty: a filter every event matches) into *out.  On failure *out is NULL and
+ *  @p err (errlen bytes; may be NULL) says what was wrong and at which character.
+ *  @retval ETL_OK @retval ETL_E_FORMAT (not a filter) @retval ETL_E_NOMEM @since 0.2 */
+ETL_API int etl_filter_new(const char *text, struct etl_filter **out, char *err, size_t errlen);
+ETL_API void etl_filter_free(struct etl_filter *f);
+/** The text the filter was made from. @since 0.2 */
+ETL_API const char *etl_filter_text(const struct etl_filter *f);
+
+/** etl_filter_match(): the answer needs the decoded payload (etl_filter_match_decoded). */
+#define ETL_FILTER_NEEDS_DECODING 2
+/** Whether the event (the one etl_reader_next() of @p r just delivered) matches, from its
+ *  header and the reader's state alone: 1, 0, or ETL_FILTER_NEEDS_DECODING when a term
+ *  (@name, a payload property, a provider name not met yet) needs the decoding.
+ *  @retval ETL_E_MISUSE @since 0.2 */
+ETL_API int etl_filter_match(struct etl_filter *f, const struct etl_reader *r, const struct etl_event *ev);
+/** Whether the event matches, given its decoding @p d (etl_reader_decode(); NULL when it could
+ *  not be decoded): 1 or 0. @since 0.2 */
+ETL_API int etl_filter_match_decoded(struct etl_filter *f, const struct etl_reader *r,
+				     const struct etl_event *ev, const struct etl_decoded *d);
+
+/** What a filter's top-level ("and"-ed) terms select (etl_filter_parts): analyses (tables,
+ *  report) apply the time window and the process selection, and no other term. */
+enum etl_filter_part {
+	ETL_FILTER_TIME = 1,    /**< @time comparisons: a time window */
+	ETL_FILTER_PROCESS = 2, /**< terms of @pid and @process alone */
+	ETL_FILTER_OTHER = 4    /**< any other term: event outputs only */
+};
+/** The etl_filter_part bits of @p f. @since 0.2 */
+ETL_API unsigned etl_filter_parts(const struct etl_filter *f);
+/** The time window the filter's top-level @time terms give input @p trace of @p r: [*from, *to]
+ *  in FILETIMEs, both included (*to is UINT64_MAX without an end).
+ *  @retval ETL_OK @retval ETL_END (the window is empty) @retval ETL_E_MISUSE @since 0.2 */
+ETL_API int etl_filter_window(const struct etl_filter *f, const struct etl_reader *r, int trace,
+			      uint64_t *from, uint64_t *to);
+/** Whether the filter's top-level @pid and @process terms select process @p pid named
+ *  @p process (NULL: not known); 1 when it has none. @since 0.2 */
+ETL_API int etl_filter_process_selected(struct etl_filter *f, uint32_t pid, const char *process);
+
+/**
+ * Lets @p r skip what @p f rules out without decoding: it reads every record (for the processes,
+ * images and metadata they describe) but delivers only events etl_filter_match() does not say 0
+ * to, and none outside the filter's time window (etl_reader_set_time_window).  A delivered event
+ * may still need etl_filter_match_decoded().  After the inputs are opened, before the first
+ * event; @p f must outlive the reader.  Not for a reader other readers follow with
+ * etl_reader_observe(): they would miss the events it skips.
+ * @retval ETL_OK @retval ETL_E_MISUSE @since 0.2
+ */
+ETL_API int etl_reader_set_filter(struct etl_reader *r, struct etl_filter *f);
+
+/** The text patterns (@provider, @name, @process compared with =) that matched none of the
+ *  events the filter was asked about, one by one (i from 0): the pattern, NULL past the last;
+ *  *field is "provider", "name" or "process".  After matching. @since 0.2 */
+ETL_API const char *etl_filter_unmatched(const struct etl_filter *f, size_t i, const char **field);
+/** Up to @p max of the names that pattern was compared with, the closest first (few edits; '*'
+ *  and '?' as in the glob), into @p out: how many.  Borrowed until the next match. @since 0.2 */
+ETL_API size_t etl_filter_closest(const struct etl_filter *f, size_t i, const char **out, size_t max);
+
+/* ------------------------------------------------------------------ */
 /* Analysis tables (docs/TABLES.md)                                    */
 /* ------------------------------------------------------------------ */
 
@@ -1181,6 +1259,10 @@ ETL_API int etl_tables_new(struct etl_reader *r, const char *const *names, size_
 			   etl_table_row_fn row_fn, void *ctx, struct etl_tables **out);
 /** One event the reader delivered (in its order). @retval ETL_OK @retval ETL_E_NOMEM */
 ETL_API int etl_tables_add(struct etl_tables *t, const struct etl_event *ev);
+/** Rows of the time window and the processes @p f selects (etl_filter_parts; docs/TABLES.md says
+ *  which row falls in a window), before the first etl_tables_add(); @p f outlives the tables.
+ *  @retval ETL_OK @retval ETL_E_MISUSE @since 0.2 */
+ETL_API int etl_tables_set_filter(struct etl_tables *t, struct etl_filter *f);
 /** After the last event: the tables only the whole trace makes, the pairs left open (rows
  *  without their end, and notes). @retval ETL_OK */
 ETL_API int etl_tables_finish(struct etl_tables *t);
@@ -1250,6 +1332,10 @@ typedef int (*etl_write_fn)(void *ctx, const void *data, size_t size);
 ETL_API int etl_report_new(struct etl_reader *r, unsigned flags, struct etl_report **out);
 /** One event the reader delivered. @retval ETL_OK @retval ETL_E_NOMEM */
 ETL_API int etl_report_add(struct etl_report *rep, const struct etl_event *ev);
+/** The report of the time window and the processes @p f selects (as etl_tables_set_filter),
+ *  stated in its header; before the first etl_report_add(). @retval ETL_OK @retval ETL_E_MISUSE
+ *  @since 0.2 */
+ETL_API int etl_report_set_filter(struct etl_report *rep, struct etl_filter *f);
 /** Writes the page through @p write (after the last event; the reader must still be there).
  *  @retval ETL_OK @retval ETL_E_IO (write failed) @retval ETL_E_MISUSE @retval ETL_E_NOMEM */
 ETL_API int etl_report_write_html(struct etl_report *rep, etl_write_fn write, void *ctx);

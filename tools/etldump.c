@@ -120,7 +120,7 @@ int ETLDUMP_MAIN(int argc, char **argv)
 	}
 	exit_code = exit_worse(exit_code, load_code);
 	etl_manifests_free(o.manifest_set);
-	filter_free(&o.filter);
+	selection_free(&o.sel);
 	inputs_free(&seen);
 	if (o.outdir)
 		return exit_code;

@@ -29,7 +29,7 @@
 #include <etl.h>
 
 #include "exit_codes.h"
-#include "filter.h"
+#include "selection.h"
 
 struct inputs_seen;
 
@@ -55,7 +55,7 @@ struct options {
 	int processes;       /* --processes */
 	const char *output;  /* -o FILE */
 	const char *outdir;  /* -O DIR */
-	struct filter filter;
+	struct selection sel; /* the filter options (sel.filter: NULL for none) */
 	uint64_t max_events; /* 0 = all */
 	size_t max_payload;  /* bytes of payload hex shown in text, SIZE_MAX = all */
 	unsigned threads;    /* --threads: decoding and formatting threads (1 = none) */

@@ -14,19 +14,19 @@ int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct 
 		 void *ws)
 {
 	const struct etl_decoded *d = NULL;
-	int dst = ETL_OK;
+	int dst = ETL_OK, m = o->sel.filter ? etl_filter_match(o->sel.filter, r, ev) : 1;
 
-	if (!filter_header(&o->filter, r, ev))
+	if (m == 0)
 		return 0;
-	/* decode for the output, the summaries and name filters; --processes alone needs
-	 * only the reader's own tables */
-	if (filter_needs_decoding(&o->filter) || o->stats || o->providers ||
+	/* decode for the output, the summaries and the filter's terms that need it; --processes
+	 * alone needs only the reader's own tables */
+	if (m == ETL_FILTER_NEEDS_DECODING || o->stats || o->providers ||
 	    (!o->raw && !o->processes && !o->writer->no_decode)) {
 		dst = etl_reader_decode(r, ev, &d);
 		if (dst != ETL_OK)
 			report_decode(r, o);
 	}
-	if (!filter_decoded(&o->filter, ev, d))
+	if (m == ETL_FILTER_NEEDS_DECODING && !etl_filter_match_decoded(o->sel.filter, r, ev, d))
 		return 0;
 	if (o->stats || o->providers)
 		summary_add(sm, ev, d, dst);
@@ -36,4 +36,3 @@ int handle_event(struct etl_reader *r, const struct etl_event *ev, const struct 
 		o->writer->event(ws, r, o, ev, o->raw ? NULL : d);
 	return 1;
 }
-

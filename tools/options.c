@@ -227,44 +227,35 @@ static int set_report(struct options *o, const char *v)
 /* The filter options; -1 (go on) or EXIT_USAGE with the message printed. */
 static int set_filter(struct options *o, int c, const char *v)
 {
-	struct filter *f = &o->filter;
-	char err[160];
-	uint64_t n;
-	int rc = 0;
+	static const struct {
+		int c;
+		enum sel_kind k;
+	} map[] = {
+		{ 'p', SEL_PROVIDER }, { 'e', SEL_EVENT }, { OPT_PROCESS, SEL_PROCESS }, { OPT_ID, SEL_ID },
+		{ OPT_OPCODE, SEL_OPCODE }, { OPT_PID, SEL_PID }, { OPT_TID, SEL_TID }, { OPT_CPU, SEL_CPU },
+		{ OPT_LEVEL, SEL_LEVEL }, { OPT_KEYWORDS_ANY, SEL_KEYWORDS_ANY },
+		{ OPT_KEYWORDS_ALL, SEL_KEYWORDS_ALL }, { OPT_SINCE, SEL_SINCE }, { OPT_UNTIL, SEL_UNTIL },
+		{ OPT_WHERE, SEL_FILTER },
+	};
+	char err[300];
+	size_t i;
 
-	switch (c) {
-	case 'p': rc = filter_add_provider(f, v, err, sizeof(err)); break;
-	case 'e': rc = filter_add_name(f, v, err, sizeof(err)); break;
-	case OPT_WHERE: rc = filter_set_where(f, v, err, sizeof(err)); break;
-	case OPT_PROCESS: rc = filter_add_process(f, v, err, sizeof(err)); break;
-	case OPT_ID: rc = filter_add_ranges(f->ids, &f->nids, v, err, sizeof(err)); break;
-	case OPT_OPCODE: rc = filter_add_ranges(f->opcodes, &f->nopcodes, v, err, sizeof(err)); break;
-	case OPT_PID: rc = filter_add_ranges(f->pids, &f->npids, v, err, sizeof(err)); break;
-	case OPT_TID: rc = filter_add_ranges(f->tids, &f->ntids, v, err, sizeof(err)); break;
-	case OPT_CPU: rc = filter_add_ranges(f->cpus, &f->ncpus, v, err, sizeof(err)); break;
-	case OPT_SINCE: case OPT_UNTIL: rc = filter_set_time(f, c == OPT_UNTIL, v, err, sizeof(err)); break;
-	case OPT_LEVEL:
-		if (filter_parse_u64(v, &n) != 0 || n > 255) {
-			snprintf(err, sizeof(err), "--level wants a number 0-255, not '%s'", v);
-			rc = -1;
-		} else {
-			f->max_level = (int)n;
-		}
-		break;
-	default: /* OPT_KEYWORDS_ANY, OPT_KEYWORDS_ALL */
-		if (filter_parse_u64(v, &n) != 0) {
-			snprintf(err, sizeof(err), "a keyword mask wants a number like 0x10, not '%s'", v);
-			rc = -1;
-		} else if (c == OPT_KEYWORDS_ANY) {
-			f->keywords_any = n;
-			f->have_any = 1;
-		} else {
-			f->keywords_all = n;
-			f->have_all = 1;
-		}
-		break;
-	}
-	if (rc == 0)
+	for (i = 0; i < sizeof(map) / sizeof(map[0]) && map[i].c != c; i++)
+		;
+	if (selection_add(&o->sel, map[i].k, v, err, sizeof(err)) == 0)
+		return -1;
+	fprintf(stderr, "%s: %s\n", progname, err);
+	return EXIT_USAGE;
+}
+
+static char **argv_now; /* (for the messages of take_option) */
+
+/* The filter of the filter options; -1 to go on, else EXIT_USAGE with the message printed. */
+static int compile_selection(struct options *o)
+{
+	char err[300];
+
+	if (selection_compile(&o->sel, err, sizeof(err)) == 0)
 		return -1;
 	fprintf(stderr, "%s: %s\n", progname, err);
 	return EXIT_USAGE;
@@ -326,8 +317,14 @@ static int take_option(struct options *o, int c, const char *v)
 	case 'p': case 'e': case OPT_WHERE: case OPT_PROCESS: case OPT_ID: case OPT_OPCODE: case OPT_PID: case OPT_TID: case OPT_CPU:
 	case OPT_SINCE: case OPT_UNTIL: case OPT_LEVEL: case OPT_KEYWORDS_ANY: case OPT_KEYWORDS_ALL:
 		return set_filter(o, c, v);
+	case ':':
+		fprintf(stderr, "%s: option '%s' needs a value (try --help)\n", progname, argv_now[optind - 1]);
+		return EXIT_USAGE;
 	default:
-		usage(stderr);
+		if (optopt && optopt < 256)
+			fprintf(stderr, "%s: unknown option '-%c' (try --help)\n", progname, optopt);
+		else
+			fprintf(stderr, "%s: unknown option '%s' (try --help)\n", progname, argv_now[optind - 1]);
 		return EXIT_USAGE;
 	}
 }
@@ -361,6 +358,7 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "provider", required_argument, NULL, 'p' },
 		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_WHERE },
 		{ "where", required_argument, NULL, OPT_WHERE },
 		{ "process", required_argument, NULL, OPT_PROCESS },
 		{ "id", required_argument, NULL, OPT_ID },
@@ -390,8 +388,9 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 	o->order = ETL_ORDER_TIME;
 	o->max_payload = 64;
 	o->threads = 1;
-	filter_init(&o->filter);
-	while ((c = getopt_long(argc, argv, "e:f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
+	argv_now = argv;
+	opterr = 0; /* (the messages are ours: one line each) */
+	while ((c = getopt_long(argc, argv, ":e:f:ij:m:n:o:O:p:qhV", longopts, NULL)) != -1) {
 		int rc = take_option(o, c, optarg);
 		if (rc >= 0)
 			return rc;
@@ -410,5 +409,5 @@ int parse_options(int argc, char **argv, struct options *o, int *first_input)
 		return EXIT_USAGE;
 	}
 	*first_input = optind;
-	return -1;
+	return compile_selection(o);
 }

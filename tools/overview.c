@@ -257,7 +257,7 @@ static void losses(struct etl_tables *tabs, struct etl_reader *r)
 		out_cstr("  none\n");
 }
 
-static void header(struct etl_reader *r, const struct etl_tables *tabs)
+static void header(struct etl_reader *r, const struct etl_tables *tabs, const struct options *o)
 {
 	const struct etl_table *p = etl_tables_get(tabs, "processes");
 	int i;
@@ -272,8 +272,13 @@ static void header(struct etl_reader *r, const struct etl_tables *tabs)
 		out_text_name(etl_trace_info_name(ti));
 		out_printf(": %s .. %s, %u processors\n", a, b, etl_trace_info_cpu_count(ti));
 	}
-	out_printf("  %llu events, %zu processes\n", (unsigned long long)etl_reader_count(r, ETL_COUNT_EVENTS),
-		   etl_table_row_count(p));
+	out_printf("  %llu events, %zu processes%s\n", (unsigned long long)etl_reader_count(r, ETL_COUNT_EVENTS),
+		   etl_table_row_count(p), o->sel.filter ? " in the selection" : "");
+	if (o->sel.filter) {
+		out_cstr("  selection: ");
+		out_text_name(etl_filter_text(o->sel.filter));
+		out_cstr("\n");
+	}
 }
 
 int overview_run(struct etl_reader *r, const struct options *o)
@@ -290,9 +295,11 @@ int overview_run(struct etl_reader *r, const struct options *o)
 		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
 		return EXIT_NOMEM;
 	}
+	if (o->sel.filter)
+		etl_tables_set_filter(tabs, o->sel.filter);
 	exit_code = tabout_read(r, o, tabout_add_to_tables, tabs);
 	etl_tables_finish(tabs);
-	header(r, tabs);
+	header(r, tabs, o);
 	section("CPU by process, from samples (ms: samples times the sampling interval)", &ov.a[A_SAMPLES], 0, c_cpu,
 		1);
 	section("CPU by process, from context switches", &ov.a[A_SWITCHES], 0, c_sw, 2);
@@ -334,6 +341,8 @@ int overview_html_run(struct etl_reader *r, const struct options *o)
 		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
 		return EXIT_NOMEM;
 	}
+	if (o->sel.filter)
+		etl_report_set_filter(rep, o->sel.filter);
 	exit_code = tabout_read(r, o, add_to_report, rep);
 	if (etl_report_write_html(rep, write_out, NULL) == ETL_E_NOMEM)
 		exit_code = exit_worse(exit_code, EXIT_NOMEM);

@@ -53,6 +53,32 @@ static int read_events(struct etl_reader *r, const struct options *o, struct sum
 	return exit_code;
 }
 
+/* What the filter options did not do: the terms the analyses leave out, and the patterns that
+ * matched nothing (with the closest names the inputs had). */
+static void report_selection(const struct options *o)
+{
+	struct etl_filter *f = o->sel.filter;
+	const char *field, *pattern, *near[3];
+	size_t i, n, k;
+
+	if (!f || o->quiet)
+		return;
+	if ((o->table || o->report) && (etl_filter_parts(f) & ETL_FILTER_OTHER))
+		fprintf(stderr, "%s: --%s applies the time window and the processes selected; the other filters "
+				"select events, not rows (left out)\n",
+			progname, o->table ? "table" : "report");
+	for (i = 0; (pattern = etl_filter_unmatched(f, i, &field)) != NULL; i++) {
+		if ((o->table || o->report) && strcmp(field, "process") != 0)
+			continue; /* (not matched against events there) */
+		fprintf(stderr, "%s: no %s matched '%s'", progname,
+			strcmp(field, "name") == 0 ? "event name" : field, pattern);
+		n = etl_filter_closest(f, i, near, 3);
+		for (k = 0; k < n; k++)
+			fprintf(stderr, "%s'%s'", k ? ", " : " (closest: ", near[k]);
+		fprintf(stderr, "%s\n", n ? ")" : "");
+	}
+}
+
 /* The events of the opened inputs, through the writer (its state ws) or into the summary, by this
  * thread or by --threads workers (threaded); the exit status. */
 static int read_and_write(struct etl_reader *r, int threaded, const struct options *o, void *ws)
@@ -119,9 +145,16 @@ int run_inputs(char **files, int nfiles, const struct options *o)
 	if (o->table || o->report) /* the analysis tables: one pass, this thread */
 		exit_code = exit_worse(exit_code, o->table ? tables_run(r, o)
 						  : o->report == REPORT_HTML ? overview_html_run(r, o) : overview_run(r, o));
-	else /* the workers open every input again: all of them must have opened */
-		exit_code = exit_worse(exit_code,
-				       read_and_write(r, opened == nfiles && pool_usable(o, r, files, nfiles), o, ws));
+	else { /* the workers open every input again: all of them must have opened */
+		int threaded = opened == nfiles && pool_usable(o, r, files, nfiles);
+		/* one reader: it skips what the filter rules out (workers follow theirs: it may not) */
+		if (!threaded && o->sel.filter && etl_reader_set_filter(r, o->sel.filter) != ETL_OK) {
+			report_error(r, NULL, o);
+			exit_code = exit_worse(exit_code, EXIT_USAGE);
+		}
+		exit_code = exit_worse(exit_code, read_and_write(r, threaded, o, ws));
+	}
+	report_selection(o);
 	exit_code = exit_worse(exit_code, setup_report_symbols(r, o));
 	etl_reader_free(r);
 	free(ws);

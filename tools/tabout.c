@@ -32,6 +32,7 @@ struct tab_out {
 	/* text: the first rows' cells, kept to size the columns */
 	char **cells;
 	size_t ncols, nrows;
+	size_t rows_out;   /* rows written (or kept for text) */
 	size_t *width;
 	int sized;
 };
@@ -153,20 +154,37 @@ static void text_row(struct tab_out *w, const struct etl_table *t, size_t row)
 		text_flush(w, t);
 }
 
+static void column_names(struct tab_out *w, const struct etl_table *t, const char *sep)
+{
+	size_t c;
+
+	for (c = 0; c < etl_table_column_count(t); c++) {
+		if (c)
+			out_cstr(sep);
+		out_cstr(etl_table_column_name(t, c));
+	}
+	out_char('\n');
+	w->header_done = 1;
+}
+
+/* A table without rows: CSV keeps its header (so that a CSV reader takes it), text says so. */
+static void no_rows(struct tab_out *w, const struct etl_table *t)
+{
+	if (w->fmt == FMT_CSV && !w->header_done)
+		column_names(w, t, ",");
+	else if (w->fmt == FMT_TEXT) {
+		column_names(w, t, "  ");
+		out_cstr("(no rows)\n");
+	}
+}
+
 static void csv_row(struct tab_out *w, const struct etl_table *t, size_t row)
 {
 	size_t c, n = etl_table_column_count(t);
 	char buf[64];
 
-	if (!w->header_done) {
-		for (c = 0; c < n; c++) {
-			if (c)
-				out_char(',');
-			out_cstr(etl_table_column_name(t, c));
-		}
-		out_char('\n');
-		w->header_done = 1;
-	}
+	if (!w->header_done)
+		column_names(w, t, ",");
 	for (c = 0; c < n; c++) {
 		if (c)
 			out_char(',');
@@ -208,6 +226,7 @@ static void write_row(void *ctx, const struct etl_table *t)
 	struct tab_out *w = ctx;
 	size_t r, n = etl_table_row_count(t);
 
+	w->rows_out += n;
 	for (r = 0; r < n; r++) {
 		if (w->fmt == FMT_CSV)
 			csv_row(w, t, r);
@@ -278,12 +297,16 @@ int tables_run(struct etl_reader *r, const struct options *o)
 		fprintf(stderr, "%s: %s\n", progname, etl_error_message(etl_reader_error(r)));
 		return EXIT_NOMEM;
 	}
+	if (o->sel.filter)
+		etl_tables_set_filter(tabs, o->sel.filter);
 	exit_code = tabout_read(r, o, tabout_add_to_tables, tabs);
 	etl_tables_finish(tabs);
 	t = etl_tables_get(tabs, o->table);
 	write_row(&w, t); /* the tables made at the end (a streamed one holds no row now) */
 	if (w.fmt == FMT_TEXT && !w.sized && w.cells)
 		text_flush(&w, t);
+	if (!w.rows_out && t)
+		no_rows(&w, t);
 	notes(t, o);
 	free(w.cells);
 	free(w.width);

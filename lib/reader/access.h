@@ -17,6 +17,9 @@ struct etl_reader;
 /* The error the next call returns: a misuse, or out of memory (errors.c); the status. */
 int etl__reader_misuse(struct etl_reader *r, const char *what);
 int etl__reader_nomem(struct etl_reader *r);
+/* Events keep() says no to are read (for what they tell) but not delivered; keep NULL: all. */
+int etl__reader_set_keep(struct etl_reader *r,
+			 int (*keep)(void *ctx, const struct etl_reader *r, const struct etl_event *ev), void *ctx);
 /* Whether r has read no event and learns only from its own (not etl_reader_observe's). */
 int etl__reader_fresh(const struct etl_reader *r);
 /* How many inputs r has open; the clock of input k (0 <= k < that). */

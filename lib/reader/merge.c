@@ -767,9 +767,13 @@ int etl_reader_next(struct etl_reader *r, const struct etl_event **event)
 			etl__reader_observe_event(r, &s->ev, &s->ev);
 			continue;
 		}
-		r->counts[ETL_COUNT_EVENTS]++;
 		etl__reader_attach_stacks(r, s);
 		etl__reader_observe_event(r, &s->ev, &s->ev);
+		if (r->keep && !r->keep(r->keep_ctx, r, &s->ev)) {
+			r->counts[ETL_COUNT_EVENTS_FILTERED]++;
+			continue;
+		}
+		r->counts[ETL_COUNT_EVENTS]++;
 		*event = &s->ev;
 		return ETL_OK;
 	}

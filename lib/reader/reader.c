@@ -406,6 +406,14 @@ const char *etl_reader_resolve_address(const struct etl_reader *r, const struct 
 	return p ? etl__process_resolve(p, addr, offset) : NULL;
 }
 
+int etl__reader_set_keep(struct etl_reader *r,
+			 int (*keep)(void *ctx, const struct etl_reader *r, const struct etl_event *ev), void *ctx)
+{
+	r->keep = keep;
+	r->keep_ctx = ctx;
+	return ETL_OK;
+}
+
 int etl__reader_fresh(const struct etl_reader *r)
 {
 	return r->state == ST_NEW && !r->observer;

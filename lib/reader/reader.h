@@ -192,6 +192,9 @@ struct etl_reader {
 	 * (merge.c, stream_leaves_window) */
 	int windowed;
 	uint64_t win_from, win_to;
+	/* etl_reader_set_filter (filter/select.c): events it says no to are read, not delivered */
+	int (*keep)(void *ctx, const struct etl_reader *r, const struct etl_event *ev);
+	void *keep_ctx;
 	struct slice_state *slice; /* etl_reader_set_slice (resume.c), or NULL */
 	int ended;       /* etl_reader_next returned ETL_END */
 	/* moved on to a slice that starts here (etl_reader_move_to_slice): the records of times

@@ -456,12 +456,58 @@ int etl_report_new(struct etl_reader *r, unsigned flags, struct etl_report **out
 	return ETL_OK;
 }
 
+int etl_report_set_filter(struct etl_report *rep, struct etl_filter *f)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0, a, b;
+	int i;
+
+	if (!rep || !f || rep->events)
+		return ETL_E_MISUSE;
+	rep->filter = f;
+	if (etl_filter_parts(f) & ETL_FILTER_TIME) { /* the charts' time line: the window's */
+		for (i = 0; i < etl_reader_trace_count(rep->r); i++)
+			if (etl_filter_window(f, rep->r, i, &a, &b) == ETL_OK) {
+				t0 = a < t0 ? a : t0;
+				t1 = b > t1 ? b : t1;
+			}
+		if (t0 != UINT64_MAX) {
+			rep->t0 = t0 > rep->t0 ? t0 : rep->t0;
+			rep->t1 = t1 < rep->t1 ? t1 + 1 : rep->t1;
+			rep->clock.t0 = rep->t0;
+			rep->clock.width = rep->t0 && rep->t1 > rep->t0 ? (rep->t1 - rep->t0) / RB_BINS + 1 : 100000;
+		}
+	}
+	return etl_tables_set_filter(rep->tabs, f);
+}
+
+/* Whether an event is in the filter's window and of a process it selects (the charts' rule;
+ * the tables apply theirs to their rows). */
+static int selected(struct etl_report *rep, const struct etl_event *ev)
+{
+	uint64_t from, to, ft = etl_event_filetime(ev);
+	const struct etl_process *p;
+
+	if (!rep->filter)
+		return 1;
+	if ((etl_filter_parts(rep->filter) & ETL_FILTER_TIME) &&
+	    (etl_filter_window(rep->filter, rep->r, etl_event_trace_index(ev), &from, &to) != ETL_OK || ft < from ||
+	     ft > to))
+		return 0;
+	if (!(etl_filter_parts(rep->filter) & ETL_FILTER_PROCESS))
+		return 1;
+	p = etl_reader_event_process(rep->r, ev);
+	return etl_filter_process_selected(rep->filter, etl_reader_event_pid(rep->r, ev),
+					   p ? etl_process_image_name(p) : NULL);
+}
+
 int etl_report_add(struct etl_report *rep, const struct etl_event *ev)
 {
 	uint64_t ft;
 
 	if (!rep || !ev)
 		return ETL_E_MISUSE;
+	if (!selected(rep, ev))
+		return etl_tables_add(rep->tabs, ev);
 	rep->events++;
 	ft = etl_event_filetime(ev);
 	if (!rep->t0 || ft < rep->t0) /* (a trace without a start time: its first event) */

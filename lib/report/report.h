@@ -181,6 +181,7 @@ struct rb_point {
 struct etl_report {
 	struct etl_reader *r;
 	struct etl_tables *tabs;
+	struct etl_filter *filter;      /* etl_report_set_filter, or NULL */
 	unsigned flags;
 	uint64_t t0, t1, events;
 	struct rb_clock clock;

@@ -502,6 +502,14 @@ void etl__report_write_page(struct etl_report *rep, struct rb_out *o)
 	etl__report_text(o, base ? base + 1 : name);
 	if (etl_reader_trace_count(rep->r) > 1)
 		etl__report_printf(o, " and %d more", etl_reader_trace_count(rep->r) - 1);
+	if (rep->filter) {
+		etl__report_str(o, "</p><p class=\"selection\">Selection: <code>");
+		etl__report_text(o, etl_filter_text(rep->filter));
+		etl__report_str(o, (etl_filter_parts(rep->filter) & ETL_FILTER_OTHER)
+				       ? "</code> (its time window and processes; its other terms select events, not "
+					 "these tables)"
+				       : "</code>");
+	}
 	etl__report_str(o, "</p><nav><a href=\"#overview\">Overview</a> <a href=\"#processes\">Processes</a> "
 		  "<a href=\"#cpu\">CPU</a> <a href=\"#io\">Disk and files</a> <a href=\"#network\">Network</a> "
 		  "<a href=\"#dotnet\">.NET</a> <a href=\"#losses\">Losses</a></nav></header>\n<main>\n");

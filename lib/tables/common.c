@@ -106,6 +106,11 @@ void etl__tables_row_done(struct etl_tables *T, enum table_kind k)
 {
 	struct etl_table *t = T->tab[k];
 
+	if (t && T->filter && t->nrows && !etl__tables_selected(T, t)) {
+		t->nrows--; /* (its texts stay: kept once each, they may serve other rows) */
+		t->seen--;
+		return;
+	}
 	if (!t || !T->row_fn || !t->def->streamed || !t->nrows)
 		return;
 	T->row_fn(T->ctx, t);

@@ -75,19 +75,19 @@ static const struct tcol c_jit[JT_NCOLS] = {
 
 const struct tdef etl__table_defs[TK_COUNT] = {
 	{ "processes", "one row per process record: running at the start, started or ended during the trace",
-	  c_processes, N(c_processes), 0 },
-	{ "threads", "one row per thread", c_threads, N(c_threads), 0 },
-	{ "images", "one row per image a process had loaded, with its lifetime and PDB", c_images, N(c_images), 0 },
-	{ "cpu-samples", "one row per sampled-profile event (PerfInfo/Sample)", c_cpu_samples, N(c_cpu_samples), 1 },
+	  c_processes, N(c_processes), 0, PR_PID, PR_IMAGE, PR_START, PR_END, -1, SPAN_LIFETIME },
+	{ "threads", "one row per thread", c_threads, N(c_threads), 0, TH_PID, TH_PROCESS, TH_START, TH_END, -1, SPAN_LIFETIME },
+	{ "images", "one row per image a process had loaded, with its lifetime and PDB", c_images, N(c_images), 0, IM_PID, IM_PROCESS, IM_LOAD, IM_UNLOAD, -1, SPAN_LIFETIME },
+	{ "cpu-samples", "one row per sampled-profile event (PerfInfo/Sample)", c_cpu_samples, N(c_cpu_samples), 1, CS_PID, CS_PROCESS, CS_TIME, -1, -1, SPAN_POINT },
 	{ "cpu-usage", "one row per time a thread ran on a processor, from context switches", c_cpu_usage,
-	  N(c_cpu_usage), 1 },
-	{ "disk-io", "one row per disk I/O, its issue paired with its completion", c_disk_io, N(c_disk_io), 1 },
-	{ "file-io", "one row per file operation, paired with its OperationEnd", c_file_io, N(c_file_io), 1 },
+	  N(c_cpu_usage), 1, CU_PID, CU_PROCESS, CU_IN, CU_OUT, CU_USAGE, SPAN_CLIPPED },
+	{ "disk-io", "one row per disk I/O, its issue paired with its completion", c_disk_io, N(c_disk_io), 1, DK_PID, DK_PROCESS, DK_INIT, DK_COMPLETE, -1, SPAN_POINT },
+	{ "file-io", "one row per file operation, paired with its OperationEnd", c_file_io, N(c_file_io), 1, FI_PID, FI_PROCESS, FI_START, -1, -1, SPAN_POINT },
 	{ "network", "one row per TCP or UDP send, receive, connection or retransmission", c_network,
-	  N(c_network), 1 },
-	{ "gc", "one row per .NET garbage collection", c_gc, N(c_gc), 1 },
-	{ "exceptions", "one row per .NET exception thrown", c_exceptions, N(c_exceptions), 1 },
-	{ "jit", "one row per .NET method loaded (compiled) during the trace", c_jit, N(c_jit), 1 },
+	  N(c_network), 1, NW_PID, NW_PROCESS, NW_TIME, -1, -1, SPAN_POINT },
+	{ "gc", "one row per .NET garbage collection", c_gc, N(c_gc), 1, GC_PID, GC_PROCESS, GC_START, -1, -1, SPAN_POINT },
+	{ "exceptions", "one row per .NET exception thrown", c_exceptions, N(c_exceptions), 1, EX_PID, EX_PROCESS, EX_TIME, -1, -1, SPAN_POINT },
+	{ "jit", "one row per .NET method loaded (compiled) during the trace", c_jit, N(c_jit), 1, JT_PID, JT_PROCESS, JT_TIME, -1, -1, SPAN_POINT },
 };
 
 size_t etl_table_kind_count(void)

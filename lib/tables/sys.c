@@ -227,6 +227,7 @@ static void process_rows(struct etl_tables *T, struct sys_state *s)
 		}
 		etl__table_u64(t, row, PR_THREADS, e ? e->threads : 0);
 		etl__table_u64(t, row, PR_IMAGES, etl_process_image_count(p));
+		etl__tables_row_done(T, TK_PROCESSES);
 	}
 }
 
@@ -256,6 +257,7 @@ static void thread_rows(struct etl_tables *T, struct sys_state *s)
 			etl__table_u64(t, row, TH_START_ADDRESS, th->start_address);
 		if (th->function)
 			etl__table_text(t, row, TH_START_FUNCTION, etl__tables_kept(&s->texts, th->function));
+		etl__tables_row_done(T, TK_THREADS);
 	}
 }
 
@@ -300,6 +302,7 @@ static void image_rows(struct etl_tables *T)
 				etl__table_u64(t, row, IM_PDB_AGE, dbg->age);
 				etl__table_text(t, row, IM_PDB_NAME, etl__imagehist_text(h, dbg->pdb_name));
 			}
+			etl__tables_row_done(T, TK_IMAGES);
 		}
 	}
 }

@@ -61,11 +61,21 @@ struct tcol {
 	const char *unit;
 };
 
+/* How a row falls in a filter's time window (select.c, docs/TABLES.md "Selections"). */
+enum tspan {
+	SPAN_POINT,    /* its time (t0; t1 where t0 is null) is in the window */
+	SPAN_LIFETIME, /* [t0, t1] meets the window (t1 null: still alive at the end) */
+	SPAN_CLIPPED   /* [t0, t1] meets the window, and is cut to it (ms: the length it keeps) */
+};
+
 struct tdef {
 	const char *name, *desc;
 	const struct tcol *cols;
 	unsigned ncols;
 	int streamed; /* rows complete one by one: may be streamed */
+	/* the selection's columns: pid, process name, times (t1 -1: none), the length in ms */
+	int pid, process, t0, t1, ms;
+	enum tspan span;
 };
 
 extern const struct tdef etl__table_defs[TK_COUNT];
@@ -106,6 +116,10 @@ void etl__table_note(struct etl_table *t, const char *what, uint64_t n);
 /* Forgets every row (texts too): after a streamed row was given away. */
 void etl__table_clear_rows(struct etl_table *t);
 
+/* ---- select.c ---- */
+/* Whether the last row of t is in the selection (cutting a clipped row to the window). */
+int etl__tables_selected(struct etl_tables *T, struct etl_table *t);
+
 /* ---- build.c: the pass ---- */
 struct sys_state;
 struct cpu_state;
@@ -119,6 +133,7 @@ struct etl_tables {
 	unsigned flags;
 	etl_table_row_fn row_fn;
 	void *ctx;
+	struct etl_filter *filter;       /* etl_tables_set_filter, or NULL */
 	struct etl_table *tab[TK_COUNT]; /* NULL: not asked for */
 	uint64_t damage;
 	uint32_t interval;               /* the timer's sampling interval, 100 ns units (0: not said) */
@@ -161,7 +176,8 @@ static inline const char *etl__tables_kept(const struct tables_texts *x, size_t 
  * counted in the table's notes.  Traces past the 64th are taken from both. */
 int etl__tables_source(struct etl_tables *T, enum table_kind k, const struct etl_event *ev, int src);
 
-/* A row of table k is complete: given to the callback when the table is streamed. */
+/* A row of table k is complete (the last one): dropped when the selection does not take it
+ * (select.c), else given to the callback when the table is streamed. */
 void etl__tables_row_done(struct etl_tables *T, enum table_kind k);
 /* The event's decoding, or NULL (not decodable). */
 const struct etl_decoded *etl__tables_decode(struct etl_tables *T, const struct etl_event *ev);

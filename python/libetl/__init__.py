@@ -68,6 +68,54 @@ TimeLike = Union[None, int, str, _dt.datetime]
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 DamageHandler = Callable[[dict], Any]
 
+_DURATION = ("ns", "us", "ms", "s", "m", "min", "h")
+
+
+def _is_duration(v: Any) -> bool:
+    """A time from each trace's start, as the filter syntax writes it: "+4s", "250ms", "1.5"."""
+    if not isinstance(v, str):
+        return False
+    t = v[1:] if v.startswith("+") else v
+    for unit in sorted(_DURATION, key=len, reverse=True):
+        if t.endswith(unit):
+            t = t[: -len(unit)]
+            break
+    try:
+        return float(t) >= 0
+    except ValueError:
+        return False
+
+
+def _quoted(v: str) -> str:
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _time_term(v: TimeLike, op: str) -> Optional[str]:
+    """since= or until= as a filter term (docs/FILTERS.md): a time from the trace's start as it is,
+    an absolute one as UTC text to 100 ns."""
+    if v is None:
+        return None
+    if _is_duration(v):
+        return f"@time {op} {_quoted(str(v))}"
+    ft = filetime(v)
+    day = _FILETIME_EPOCH + _dt.timedelta(seconds=ft // 10_000_000)
+    return f"@time {op} {day.strftime('%Y-%m-%dT%H:%M:%S')}.{ft % 10_000_000:07d}Z"
+
+
+def _selection(since: TimeLike, until: TimeLike, pids: Any, processes: Any, filter: Optional[str]) -> Optional[str]:
+    """The filter text of an analysis's selection (table(), report()): its time window and the
+    processes, and filter= (of which they apply the same terms)."""
+    terms = [t for t in (_time_term(since, ">="), _time_term(until, "<")) if t]
+    if pids is not None:
+        ps = [pids] if isinstance(pids, int) else list(pids)
+        terms.append("(" + " or ".join(f"@pid = {int(p)}" for p in ps) + ")")
+    if processes is not None:
+        names = [processes] if isinstance(processes, str) else list(processes)
+        terms.append("(" + " or ".join(f"@process = {_quoted(n)}" for n in names) + ")")
+    if filter:
+        terms.append(f"({filter})")
+    return " and ".join(terms) or None
+
 
 def filetime(t: TimeLike) -> int:
     """A time as a FILETIME (100 ns since 1601-01-01 UTC): an int is taken as one already, a
@@ -147,6 +195,8 @@ def open(
     ids: Union[None, int, Iterable[int]] = None,
     level: Optional[int] = None,
     pids: Union[None, int, Iterable[int]] = None,
+    processes: Union[None, str, Iterable[str]] = None,
+    filter: Optional[str] = None,
     on_damage: Optional[DamageHandler] = None,
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
@@ -178,9 +228,12 @@ def open(
     stores only; nothing is downloaded); an .etl.zip's symbols/ folder is used as well.  .NET
     methods are named from the trace's own CLR events without them.
 
-    Filters, applied in C before an event becomes an object: since/until (a datetime, an ISO
-    8601 text or a FILETIME int; events in [since, until)), providers (GUIDs, names or globs),
-    names (event name globs, "Windows Kernel/Process/*"), ids, level (at most), pids.
+    Filters, applied in C before an event becomes an object, with the meaning of etldump's
+    options (docs/FILTERS.md): since/until (a datetime, an ISO 8601 text, a FILETIME int, or a
+    time from each trace's start like "+4s"; events in [since, until)), providers (GUIDs, names
+    or globs), names (event name globs, "Windows Kernel/Process/*"), processes (image name
+    globs), ids, level (at most), pids, and filter (an expression of the filter syntax, and'ed
+    with the others).  Globs ignore ASCII case.
     slice: a time slice's state from plan_slices() (instead of since/until): the slice's events,
     as since/until would give them, without reading the trace before the slice.
 
@@ -190,19 +243,25 @@ def open(
     input cannot be read at all.
     """
     keep: list = []
+    relative = [t for t in (_time_term(since, ">=") if _is_duration(since) else None,
+                            _time_term(until, "<") if _is_duration(until) else None) if t]
+    if relative:
+        filter = " and ".join(relative + ([f"({filter})"] if filter else []))
     reader = Reader(
         _inputs(paths, keep),
         manifests=_manifests(manifests),
         order=order,
         stacks=stacks,
         derive=derive,
-        since=filetime(since),
-        until=filetime(until),
+        since=None if _is_duration(since) else filetime(since),
+        until=None if _is_duration(until) else filetime(until),
         providers=providers,
         names=names,
         ids=ids,
         level=level,
         pids=pids,
+        processes=processes,
+        filter=filter,
         on_damage=on_damage,
         keep=keep,
         tmf=_manifests(tmf),
@@ -309,6 +368,11 @@ def table(
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
     builtin_manifests: bool = True,
+    since: TimeLike = None,
+    until: TimeLike = None,
+    pids: Union[None, int, Iterable[int]] = None,
+    processes: Union[None, str, Iterable[str]] = None,
+    filter: Optional[str] = None,
 ):
     """An analysis table of one trace or several (merged) as a pandas DataFrame, built column by
     column in C from one pass over the events (docs/TABLES.md lists the tables and their columns:
@@ -318,8 +382,10 @@ def table(
     Integer columns are nullable (UInt64 for addresses, Int64 else), times datetime64[ns, UTC]
     (NaT where unknown), durations float64 in ms (NaN where unknown), text categorical.
     stacks: cpu-samples with a "stack" column.  df.attrs["notes"] holds what could not be paired
-    (an I/O without its completion, a GC without its end) as {text: count}.  The other arguments
-    are those of libetl.open(); its filters do not apply to tables.
+    (an I/O without its completion, a GC without its end) as {text: count}.
+    since/until, pids, processes and filter select rows as etldump --table does: the time window
+    and the processes (docs/TABLES.md says which row falls in a window; filter's other terms are
+    left out).  The other arguments are those of libetl.open().
     """
     import numpy as np
     import pandas as pd
@@ -328,7 +394,7 @@ def table(
         raise ValueError(f"no table {name!r}: the tables are {', '.join(_libetl.TABLES)}")
     with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols,
               builtin_manifests=builtin_manifests) as reader:
-        raw = _libetl.table(reader, name, stacks)
+        raw = _libetl.table(reader, name, stacks, _selection(since, until, pids, processes, filter))
     rows = raw.pop("__rows__")
     notes = dict(raw.pop("__notes__"))
     data = {}
@@ -358,6 +424,8 @@ def to_pandas(
     ids: Union[None, int, Iterable[int]] = None,
     level: Optional[int] = None,
     pids: Union[None, int, Iterable[int]] = None,
+    processes: Union[None, str, Iterable[str]] = None,
+    filter: Optional[str] = None,
     on_damage: Optional[DamageHandler] = None,
     limit: int = 0,
     tmf: Union[None, str, Sequence[str]] = None,
@@ -389,7 +457,8 @@ def to_pandas(
     if fields is not None and not isinstance(fields, bool):
         fields = [fields] if isinstance(fields, str) else list(fields)
     with open(paths, manifests, order, stacks="stack" in cols, since=since, until=until, providers=providers,
-              names=names, ids=ids, level=level, pids=pids, on_damage=on_damage, tmf=tmf, derive=derive,
+              names=names, ids=ids, level=level, pids=pids, processes=processes, filter=filter,
+              on_damage=on_damage, tmf=tmf, derive=derive,
               symbols=symbols, slice=slice, builtin_manifests=builtin_manifests) as reader:
         raw = _libetl.columns(reader, cols, fields, limit)
     rows = raw.pop("__rows__")
@@ -432,13 +501,28 @@ def report(
     tmf: Union[None, str, Sequence[str]] = None,
     threads: int = 0,
     builtin_manifests: bool = True,
+    since: TimeLike = None,
+    until: TimeLike = None,
+    pids: Union[None, int, Iterable[int]] = None,
+    processes: Union[None, str, Iterable[str]] = None,
+    filter: Optional[str] = None,
 ) -> None:
     """Writes the HTML report of one trace or several (merged) to the file out: one
     self-contained page (no network, no external file) with the traces' overview, the processes'
     lifetimes, CPU over time and a flame graph of the sampled stacks, disk and file I/O, network
     and .NET GCs and exceptions (docs/REPORT.md), as etldump --report=html writes it.  The file
-    is made only once the report is complete, and never over one of the inputs.  The other
-    arguments are those of libetl.open()."""
+    is made only once the report is complete, and never over one of the inputs.  since/until,
+    pids, processes and filter select as for table(), and the page states the selection.  The
+    other arguments are those of libetl.open()."""
     with open(paths, manifests, on_damage=on_damage, tmf=tmf, threads=threads, symbols=symbols,
               builtin_manifests=builtin_manifests) as reader:
-        _libetl.report(reader, out)
+        _libetl.report(reader, out, _selection(since, until, pids, processes, filter))
+
+
+def __getattr__(name: str) -> Any:
+    """libetl.dask, imported on first use (so that importing libetl does not import dask)."""
+    if name == "dask":
+        import importlib
+
+        return importlib.import_module(".dask", __name__)
+    raise AttributeError(f"module 'libetl' has no attribute {name!r}")

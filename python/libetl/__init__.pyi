@@ -94,6 +94,8 @@ class Reader(Iterator[Event]):
         ids: Union[None, int, Iterable[int]] = ...,
         level: Optional[int] = ...,
         pids: Union[None, int, Iterable[int]] = ...,
+    processes: Union[None, str, Iterable[str]] = ...,
+    filter: Optional[str] = ...,
         on_damage: Optional[DamageHandler] = ...,
         keep: Any = ...,
         derive: bool = ...,
@@ -134,6 +136,8 @@ def open(
     ids: Union[None, int, Iterable[int]] = ...,
     level: Optional[int] = ...,
     pids: Union[None, int, Iterable[int]] = ...,
+    processes: Union[None, str, Iterable[str]] = ...,
+    filter: Optional[str] = ...,
     on_damage: Optional[DamageHandler] = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
@@ -164,6 +168,8 @@ def to_pandas(
     ids: Union[None, int, Iterable[int]] = ...,
     level: Optional[int] = ...,
     pids: Union[None, int, Iterable[int]] = ...,
+    processes: Union[None, str, Iterable[str]] = ...,
+    filter: Optional[str] = ...,
     on_damage: Optional[DamageHandler] = ...,
     limit: int = ...,
     tmf: Union[None, str, Sequence[str]] = ...,
@@ -185,6 +191,11 @@ def table(
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
     builtin_manifests: bool = ...,
+    since: TimeLike = ...,
+    until: TimeLike = ...,
+    pids: Union[None, int, Iterable[int]] = ...,
+    processes: Union[None, str, Iterable[str]] = ...,
+    filter: Optional[str] = ...,
 ) -> pandas.DataFrame: ...
 def report(
     paths: Union[PathLike, Sequence[PathLike]],
@@ -196,4 +207,11 @@ def report(
     tmf: Union[None, str, Sequence[str]] = ...,
     threads: int = ...,
     builtin_manifests: bool = ...,
+    since: TimeLike = ...,
+    until: TimeLike = ...,
+    pids: Union[None, int, Iterable[int]] = ...,
+    processes: Union[None, str, Iterable[str]] = ...,
+    filter: Optional[str] = ...,
 ) -> None: ...
+
+def __getattr__(name: str) -> Any: ...

@@ -236,11 +236,14 @@ def _table_aligned(path, table, kwargs, meta_df):
 
 
 def read_table(paths, name: str, *, stacks: bool = False, manifests=None, symbols=None, tmf=None,
-               builtin_manifests: bool = True):
+               builtin_manifests: bool = True, since=None, until=None, pids=None, processes=None,
+               filter: Optional[str] = None):
     """A dask DataFrame of one analysis table (libetl.table) over many traces: one partition
     per file (a table pairs events across its whole trace, so a file is not sliced), with a
-    "file" column first."""
-    kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf, builtin_manifests=builtin_manifests)
+    "file" column first.  since/until, pids, processes and filter select rows as in
+    libetl.table() (a time from the start, "+4s", counts from each file's own start)."""
+    kwargs = dict(stacks=stacks, manifests=manifests, symbols=symbols, tmf=tmf, builtin_manifests=builtin_manifests,
+                  since=since, until=until, pids=pids, processes=processes, filter=filter)
     files = _paths(paths)
     meta = _table_of(files[0], name, kwargs).iloc[:0]
     ddf = _frame(_table_aligned, [(f, name, kwargs, meta) for f in files], meta)

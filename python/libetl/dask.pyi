@@ -47,4 +47,9 @@ def read_table(
     symbols: Any = ...,
     tmf: Any = ...,
     builtin_manifests: bool = ...,
+    since: Any = ...,
+    until: Any = ...,
+    pids: Any = ...,
+    processes: Any = ...,
+    filter: Optional[str] = ...,
 ) -> dask.dataframe.DataFrame: ...

@@ -3,7 +3,7 @@
 
 1. Layers: every folder of lib/ is a layer of its own, ranked (docs/ARCHITECTURE.md), lowest first:
      util, clock, codec, io, pdb, walk, record, event, schema, manifest, tmf, decode, state, symbols,
-     helpers, reader, slices, tables, report
+     helpers, reader, slices, filter, tables, report
    No object file calls (or reads) a symbol defined in a higher folder, and no file includes a
    higher folder's header (which also covers the static inline functions of headers), so no
    cycle between folders can come back.  Files of one folder may use each other.
@@ -39,6 +39,7 @@ LAYERS = [
     ("helpers", ["helpers_"]),
     ("reader", ["reader_"]),
     ("slices", ["slices_"]),
+    ("filter", ["filter_"]),
     ("tables", ["tables_"]),
     ("report", ["report_"]),
 ]

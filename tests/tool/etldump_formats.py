@@ -202,7 +202,7 @@ def filters(etldump, path, events, tag, manifests):
         cases.append(("since relative", ["--since", f"{mid}ns"], [e for e in ev if e["unix_ns"] - start >= mid]))
         cases.append(("since relative ms", ["--since", "1.5ms"], [e for e in ev if e["unix_ns"] - start >= 1500000]))
         t = some["time"]
-        cases.append(("until absolute", ["--until", t], [e for e in ev if e["time"] <= t]))
+        cases.append(("until absolute", ["--until", t], [e for e in ev if e["time"] < t]))
         cases.append(("count", ["-n", "3"], ev[:3]))
     for label, args, want in cases:
         got = sel(args)

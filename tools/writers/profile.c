@@ -206,7 +206,8 @@ void profile_event(struct profile *p, struct etl_reader *r, const struct options
 	if (!p->ready) {
 		hmap_init(&p->frame_ix, sizeof(struct frame_slot));
 		hmap_init(&p->stack_ix, sizeof(struct stack_slot));
-		p->all_events = o->filter.nnames || o->filter.nproviders || o->filter.nids || o->filter.nopcodes;
+		p->all_events = o->sel.terms[SEL_EVENT] || o->sel.terms[SEL_PROVIDER] || o->sel.terms[SEL_ID] ||
+				 o->sel.terms[SEL_OPCODE];
 		p->ready = 1;
 	}
 	if (perfinfo(ev, OP_COLLECTION_START) || perfinfo(ev, OP_SET_INTERVAL))

@@ -574,10 +574,11 @@ static int add_objects(struct table *t, ReaderObject *rd, const struct etl_event
 	return 0;
 }
 
-/* An event's decoding (d) for the filter and the columns: 1 to keep the row, 0 to skip it, -1
- * with an exception.  Called without the GIL (g): errors take it back. */
+/* An event's decoding (d) for the filter and the columns: 1 to keep the row, 0 when the filter
+ * (m: what it said before decoding) leaves it out, -1 with an exception.  Called without the GIL
+ * (g): errors take it back. */
 static int decode_row(struct pyetl_nogil *g, const struct etl_event *ev,
-		      const struct etl_decoded **d)
+		      const struct etl_decoded **d, int m)
 {
 	ReaderObject *rd = g->rd;
 	int st = etl_reader_decode(rd->r, ev, d), rc = 0;
@@ -589,7 +590,7 @@ static int decode_row(struct pyetl_nogil *g, const struct etl_event *ev,
 		if (rc < 0)
 			return -1;
 	}
-	return pyfilter_names(&rd->filter, ev, *d);
+	return m != ETL_FILTER_NEEDS_DECODING || etl_filter_match_decoded(rd->filter, rd->r, ev, *d);
 }
 
 /* Kinds of event and names gathered at most (a trace has far fewer). */
@@ -628,7 +629,7 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 {
 	const struct etl_event *ev;
 	Py_ssize_t rows = 0;
-	int names = pyfilter_needs_names(&rd->filter), fail = 0;
+	int fail = 0;
 	struct pyetl_nogil g;
 
 	pyetl_nogil_begin(&g, rd);
@@ -640,9 +641,10 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 			fail = st < 0;
 			break;
 		}
-		if (!pyfilter_header(&rd->filter, rd->r, ev))
+		int m = rd->filter ? etl_filter_match(rd->filter, rd->r, ev) : 1;
+		if (m == 0)
 			continue;
-		if ((t->decode || names) && (st = decode_row(&g, ev, &d)) <= 0) {
+		if ((t->decode || m == ETL_FILTER_NEEDS_DECODING) && (st = decode_row(&g, ev, &d, m)) <= 0) {
 			if (st < 0 && (fail = 1))
 				break;
 			continue;

@@ -21,35 +21,19 @@
 
 #include <etl.h>
 
-/* ---- filters (filter.c) ---- */
+/* ---- filters (selection.c) ---- */
 
 #include "hmap.h"
 
-struct pyfilter {
-	struct etl_guid *guids; /* providers given by GUID */
-	size_t nguids;
-	char **provider_globs;  /* providers given by name or glob: need the decoded name */
-	size_t nprovider_globs;
-	char **name_globs;      /* event names ("Provider/Task/Opcode") or globs */
-	size_t nname_globs;
-	struct hmap *memo;      /* (provider or event name) -> whether the globs match: a trace has few
-				 * distinct names, so each is matched against the globs once */
-	uint8_t *ids;           /* bitmap of 65536 event ids, or NULL for any */
-	int max_level;          /* -1: any */
-	uint32_t *pids;
-	size_t npids;
+/* The filter keyword arguments (each may be NULL or None). */
+struct pyetl_filter_args {
+	PyObject *providers, *names, *processes, *ids, *pids, *level;
+	PyObject *expr;                  /* filter=: an expression */
 };
-
-/* From the keyword arguments providers=, names=, ids=, level=, pids= (each may be None). */
-int pyfilter_init(struct pyfilter *f, PyObject *providers, PyObject *names, PyObject *ids, PyObject *level,
-		  PyObject *pids);
-void pyfilter_free(struct pyfilter *f);
-/* Whether the filter needs the decoded names of an event. */
-int pyfilter_needs_names(const struct pyfilter *f);
-/* Checks on the header alone. */
-int pyfilter_header(const struct pyfilter *f, const struct etl_reader *r, const struct etl_event *ev);
-/* Checks on the decoded names (d may be NULL: no name matches). */
-int pyfilter_names(const struct pyfilter *f, const struct etl_event *ev, const struct etl_decoded *d);
+/* Their filter into *out (NULL: none given); -1 with an exception (ValueError: not a filter). */
+int pyetl_filter_new(const struct pyetl_filter_args *a, struct etl_filter **out);
+/* A filter from its text; NULL with a ValueError. */
+struct etl_filter *pyetl_filter_text(const char *text);
 
 /* ---- the reader (reader.c) ---- */
 
@@ -61,7 +45,7 @@ typedef struct {
 	PyObject *keep;             /* list: objects whose memory the inputs borrow */
 	PyObject *on_damage;        /* callable, or NULL: warnings.warn */
 	PyObject *damage;           /* list of Damage */
-	struct pyfilter filter;
+	struct etl_filter *filter;  /* the filter arguments', or NULL */
 	int started;
 	/* the C reader's decoded view, valid while decode_serial is unchanged: it grows with every
 	 * decoding and every etl_reader_next (events remember the serial of their decoding) */

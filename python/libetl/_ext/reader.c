@@ -358,10 +358,11 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 {
 	static char *kw[] = { "inputs", "manifests", "order", "stacks", "since", "until", "providers", "names",
 			      "ids", "level", "pids", "on_damage", "keep", "derive", "tmf", "threads", "times", "symbols",
-			      "slice", "builtin_manifests", NULL };
+			      "slice", "builtin_manifests", "processes", "filter", NULL };
 	PyObject *paths, *manifests = NULL, *since_o = NULL, *until_o = NULL, *providers = NULL, *names = NULL;
 	PyObject *ids = NULL, *level = NULL, *pids = NULL, *on_damage = NULL, *keep = NULL, *tmf = NULL;
-	PyObject *symbols = NULL, *slice = NULL;
+	PyObject *symbols = NULL, *slice = NULL, *processes = NULL, *expr = NULL;
+	struct pyetl_filter_args fa;
 	const char *order = "time", *times = "datetime";
 	int stacks = 1, derive = 0, threads = 0, builtin = 1;
 	uint64_t since, until;
@@ -370,9 +371,9 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		PyErr_SetString(PyExc_RuntimeError, "a Reader is set up once");
 		return -1;
 	}
-	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisOOp", kw, &paths, &manifests, &order, &stacks,
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OspOOOOOOOOOpOisOOpOO", kw, &paths, &manifests, &order, &stacks,
 					 &since_o, &until_o, &providers, &names, &ids, &level, &pids, &on_damage, &keep,
-					 &derive, &tmf, &threads, &times, &symbols, &slice, &builtin))
+					 &derive, &tmf, &threads, &times, &symbols, &slice, &builtin, &processes, &expr))
 		return -1;
 	if (strcmp(times, "filetime") == 0) {
 		self->value_flags |= PYETL_FILETIMES;
@@ -390,7 +391,8 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 		Py_INCREF(on_damage);
 		self->on_damage = on_damage;
 	}
-	if (pyfilter_init(&self->filter, providers, names, ids, level, pids) < 0)
+	fa = (struct pyetl_filter_args){ providers, names, processes, ids, pids, level, expr };
+	if (pyetl_filter_new(&fa, &self->filter) < 0)
 		return -1;
 	self->keep = PyList_New(0);
 	self->damage = PyList_New(0);
@@ -410,7 +412,15 @@ static int Reader_init(ReaderObject *self, PyObject *args, PyObject *kwargs)
 	}
 	if (add_tmf(self, tmf) < 0 || add_symbols(self, symbols) < 0 || set_slice(self, slice, since, until) < 0)
 		return -1;
-	return pyetl_reader_setup(self, paths, manifests, order, stacks, since, until);
+	if (pyetl_reader_setup(self, paths, manifests, order, stacks, since, until) < 0)
+		return -1;
+	/* the reader skips what the filter rules out (its time window too, where no other sets one) */
+	if (self->filter && (!(etl_filter_parts(self->filter) & ETL_FILTER_TIME) || (!since && !until && !slice)) &&
+	    etl_reader_set_filter(self->r, self->filter) != ETL_OK) {
+		pyetl_raise(self, "filter");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- life ---- */
@@ -469,7 +479,8 @@ static void Reader_dealloc(ReaderObject *self)
 
 	PyObject_GC_UnTrack(self);
 	reader_free(self);
-	pyfilter_free(&self->filter);
+	etl_filter_free(self->filter);
+	self->filter = NULL;
 	Reader_clear(self);
 	type->tp_free((PyObject *)self);
 	Py_DECREF(type);
@@ -602,16 +613,17 @@ static PyObject *Reader_iternext(ReaderObject *self)
 			return NULL;
 		if (st == ETL_END)
 			return NULL; /* StopIteration */
-		if (!pyfilter_header(&self->filter, self->r, ev))
+		int m = self->filter ? etl_filter_match(self->filter, self->r, ev) : 1;
+		if (m == 0)
 			continue;
 		e = pyetl_event_new(self, ev);
-		if (!e || !pyfilter_needs_names(&self->filter))
+		if (!e || m != ETL_FILTER_NEEDS_DECODING)
 			return e;
 		if (pyetl_event_decode((EventObject *)e, 0) < 0) {
 			Py_DECREF(e);
 			return NULL;
 		}
-		if (pyfilter_names(&self->filter, ev, self->last_decoded))
+		if (etl_filter_match_decoded(self->filter, self->r, ev, self->last_decoded))
 			return e;
 		Py_DECREF(e);
 	}

@@ -76,13 +76,15 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 	PyObject *reader, *path_o, *bytes = NULL;
 	ReaderObject *rd;
 	struct etl_report *rep = NULL;
-	const char *path;
+	struct etl_filter *filter = NULL;
+	const char *path, *text = NULL;
 	char *tmp = NULL, *target = NULL;
 	FILE *f = NULL;
 	mode_t mode = (mode_t)-1;
 	int st;
 
-	if (!PyArg_ParseTuple(args, "O!O&", pyetl_module_state(module)->Reader, &reader, PyUnicode_FSConverter, &bytes))
+	if (!PyArg_ParseTuple(args, "O!O&|z", pyetl_module_state(module)->Reader, &reader, PyUnicode_FSConverter, &bytes,
+			      &text))
 		return NULL;
 	path_o = bytes;
 	path = PyBytes_AS_STRING(path_o);
@@ -100,10 +102,17 @@ PyObject *pyetl_html_report(PyObject *module, PyObject *args)
 		return PyErr_Format(PyExc_ValueError, "%s is one of the inputs: the report is never written over one",
 				    path);
 	}
+	if (text && !(filter = pyetl_filter_text(text))) {
+		Py_DECREF(bytes);
+		return NULL;
+	}
 	if (etl_report_new(rd->r, 0, &rep) != ETL_OK) {
 		Py_DECREF(bytes);
+		etl_filter_free(filter);
 		return pyetl_raise(rd, "cannot make the report");
 	}
+	if (filter)
+		etl_report_set_filter(rep, filter);
 	rd->started = 1;
 	if (pyetl_reader_feed(rd, add_to_report, rep) != 0) /* (damage goes to the reader's handler) */
 		goto fail;
@@ -147,6 +156,7 @@ done:
 	PyMem_Free(tmp);
 	free(target);
 	etl_report_free(rep);
+	etl_filter_free(filter);
 	Py_DECREF(bytes);
 	Py_RETURN_NONE;
 fail:
@@ -157,6 +167,7 @@ fail:
 	PyMem_Free(tmp);
 	free(target);
 	etl_report_free(rep);
+	etl_filter_free(filter);
 	Py_DECREF(bytes);
 	return NULL;
 }

@@ -188,25 +188,33 @@ static int add_to_tables(void *tabs, const struct etl_event *ev)
 PyObject *pyetl_table(PyObject *module, PyObject *args)
 {
 	PyObject *reader, *out = NULL;
-	const char *name;
+	const char *name, *text = NULL;
 	int stacks = 0;
 	ReaderObject *rd;
 	struct etl_tables *tabs;
+	struct etl_filter *f = NULL;
 
-	if (!PyArg_ParseTuple(args, "O!s|p", pyetl_module_state(module)->Reader, &reader, &name, &stacks))
+	if (!PyArg_ParseTuple(args, "O!s|pz", pyetl_module_state(module)->Reader, &reader, &name, &stacks, &text))
 		return NULL;
 	rd = (ReaderObject *)reader;
 	if (pyetl_reader_check(rd) < 0)
 		return NULL;
 	if (rd->closed || !rd->r || rd->started)
 		return PyErr_Format(PyExc_ValueError, "table() needs a reader that has read no event");
-	if (etl_tables_new(rd->r, &name, 1, stacks ? ETL_TABLES_STACKS : 0, NULL, NULL, &tabs) != ETL_OK)
+	if (text && !(f = pyetl_filter_text(text)))
+		return NULL;
+	if (etl_tables_new(rd->r, &name, 1, stacks ? ETL_TABLES_STACKS : 0, NULL, NULL, &tabs) != ETL_OK) {
+		etl_filter_free(f);
 		return pyetl_raise(rd, "cannot build the table");
+	}
+	if (f)
+		etl_tables_set_filter(tabs, f);
 	rd->started = 1;
 	if (pyetl_reader_feed(rd, add_to_tables, tabs) == 0) { /* (damage goes to the reader's handler) */
 		etl_tables_finish(tabs);
 		out = result(tabs, name);
 	}
 	etl_tables_free(tabs);
+	etl_filter_free(f);
 	return out;
 }
