@@ -27,4 +27,15 @@ void bench_scaling(const char *corpus, const char *const *synthetic, int nsynthe
 /* What the built-in provider descriptions cost: opening, first use, memory, JSON Lines (builtin.c). */
 void bench_builtin(const char *corpus, const char *etldump, int repeat);
 
+/* jsonl-p's and jsonl-win's selections (filters.c): etldump's options for the provider whose
+ * events are nearest a third of a trace's, and the middle tenth of its time. */
+struct bench_selection {
+	char provider[64], since[40], until[40];
+};
+extern struct bench_selection bench_sel;
+void bench_pick_selection(const char *path);
+/* Their times over jsonl's, noted per file and printed after the table. */
+void bench_filter_ratio(const char *label, double p, double win);
+void bench_print_filter_ratios(void);
+
 #endif

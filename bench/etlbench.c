@@ -26,6 +26,9 @@
  *             over this row's time, the rate JSON Lines would have with free formatting
  *   jsonl     etldump --format=jsonl > /dev/null
  *   jsonl-j2  the same with --threads=2
+ *   jsonl-p   the same with -p of the provider whose events are nearest a third of them all
+ *             (by GUID); "filter ratios" after the table give its time over jsonl's
+ *   jsonl-win the same with --since/--until of the middle tenth of the trace's time
  *   stats     etldump --stats > /dev/null
  *   stats-j2  the same with --threads=2
  *   tables    etldump --report > /dev/null: every analysis table built in one pass
@@ -292,6 +295,17 @@ static unsigned long long w_jsonl2(const char *path, const char *etldump)
 	return run_etldump_to(path, etldump, "--threads=2", NULL, NULL);
 }
 
+static unsigned long long w_jsonl_p(const char *path, const char *etldump)
+{
+	return run_etldump_to(path, etldump, bench_sel.provider[0] ? bench_sel.provider : "--threads=1", "--threads=1",
+			      NULL);
+}
+
+static unsigned long long w_jsonl_win(const char *path, const char *etldump)
+{
+	return run_etldump_to(path, etldump, bench_sel.since, bench_sel.until, NULL);
+}
+
 static unsigned long long w_stats(const char *path, const char *etldump)
 {
 	return run_etldump_to(path, etldump, "--stats", NULL, NULL);
@@ -446,23 +460,26 @@ static struct result better(struct result a, struct result b)
 
 static int rounds = 1; /* --rounds */
 
+
 /* The rows of a file, in the order they run and print (W_STATS to W_JSONL2 run etldump). */
-enum { W_READ, W_HEADERS, W_STACKS, W_DECODE, W_CALLS, W_STATS, W_STATS2, W_TABLES, W_HTML, W_JSONL, W_JSONL2, W_XPRESS,
-       NWORK };
+enum { W_READ, W_HEADERS, W_STACKS, W_DECODE, W_CALLS, W_STATS, W_STATS2, W_TABLES, W_HTML, W_JSONL, W_JSONL2,
+       W_JSONL_P, W_JSONL_WIN, W_XPRESS, NWORK };
 
 static void bench_file(const char *label, const char *path, const char *etldump, int repeat)
 {
 	static const work_fn fns[NWORK] = { w_read, w_headers, w_stacks, w_decode, w_calls,
-					    w_stats, w_stats2, w_tables, w_html, w_jsonl, w_jsonl2, w_xpress };
+					    w_stats, w_stats2, w_tables, w_html, w_jsonl, w_jsonl2, w_jsonl_p,
+					    w_jsonl_win, w_xpress };
 	unsigned long long bytes = file_size(path);
 	int few = repeat > 3 ? 3 : repeat, k, w;
 	struct result res[NWORK], x;
 	unsigned long long out, events;
 	double base_mbs;
 
+	bench_pick_selection(path);
 	for (k = 0; k < rounds; k++) {
 		for (w = 0; w < NWORK; w++) {
-			int n = w == W_XPRESS ? repeat + 1 : w >= W_STATS && w <= W_JSONL2 ? few : repeat;
+			int n = w == W_XPRESS ? repeat + 1 : w >= W_STATS && w <= W_JSONL_WIN ? few : repeat;
 			struct result r = in_child(fns[w], path, etldump, n);
 			res[w] = k ? better(res[w], r) : r;
 		}
@@ -482,6 +499,11 @@ static void bench_file(const char *label, const char *path, const char *etldump,
 	row(label, "html", bytes, res[W_HTML], base_mbs, events, 0);
 	row(label, "jsonl", bytes, res[W_JSONL], base_mbs, events, out);
 	row(label, "jsonl-j2", bytes, res[W_JSONL2], base_mbs, events, out);
+	row(label, "jsonl-p", bytes, res[W_JSONL_P], base_mbs, events, 0);
+	row(label, "jsonl-win", bytes, res[W_JSONL_WIN], base_mbs, events, 0);
+	if (res[W_JSONL].ok && res[W_JSONL].seconds > 0 && res[W_JSONL_P].ok && res[W_JSONL_WIN].ok)
+		bench_filter_ratio(label, res[W_JSONL_P].seconds / res[W_JSONL].seconds,
+				   res[W_JSONL_WIN].seconds / res[W_JSONL].seconds);
 	if (x.ok && x.events) {
 		double mbs = x.seconds > 0 ? (double)x.events / 1e6 / x.seconds : 0;
 		printf("| %-44s | %-8s | %9.0f | %9s | %6s | %9s | %7.1f |\n", label, "xpress*", mbs, "",
@@ -803,6 +825,7 @@ int main(int argc, char **argv)
 	}
 	if (corpus) {
 		bench_corpus(corpus, etldump, repeat);
+		bench_print_filter_ratios();
 		bench_manifests(corpus, dir, repeat, keep);
 	}
 	bench_symbols(dir, etldump, repeat, keep);

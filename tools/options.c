@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: MIT
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -52,11 +53,13 @@ static void usage(FILE *f)
 		"                        there (unless --force), through a link, or over an input\n"
 		"      --force           with -O, overwrite outputs already there\n"
 		"\n"
-		"Filters (applied before decoding where they can be):\n"
+		"Filters (docs/FILTERS.md; values of one option or'ed, options and'ed, globs and names\n"
+		"without regard to case; --table and --report take the time window and the processes):\n"
 		"  -p, --provider=P      provider GUID, name or glob (repeatable)\n"
 		"  -e, --event=NAME      event name or glob, e.g. 'Windows Kernel/Process/*' (repeatable)\n"
-		"      --where=EXPR      fields compared with values: 'ProcessID=4 and FileName=*.dll',\n"
-		"                        =, !=, <, >, <=, >=, and, or, not, ( ); @pid, @tid, @name... (man page)\n"
+		"      --filter=EXPR     a filter expression: '@pid = 4 and FileName = *.dll', fields or\n"
+		"                        @provider, @name, @process, @id, @pid, @time... compared with =, !=,\n"
+		"                        <, >, <=, >=, &, &=, joined by and, or, not, ( ) (--where: the same)\n"
 		"      --id=LIST         event ids, e.g. 1,5-9\n"
 		"      --opcode=LIST     opcodes\n"
 		"      --level=N         level at most N (1 critical ... 5 verbose)\n"
@@ -69,7 +72,7 @@ static void usage(FILE *f)
 		"      --tid=LIST        thread ids\n"
 		"      --cpu=LIST        processors\n"
 		"      --since=T         from T: UTC like 2024-01-02T03:04:05Z, or after the start: 1.5s, 250ms\n"
-		"      --until=T         up to T (same forms)\n"
+		"      --until=T         before T (same forms; T itself excluded)\n"
 		"\n");
 	fprintf(f,
 		"Other options:\n"
@@ -197,17 +200,45 @@ static int set_payload_bytes(struct options *o, const char *v)
 	return -1;
 }
 
-/* --table=NAME: one of the library's tables. */
+/* The edits between a and b (case ignored), at most 63 characters of each. */
+static unsigned edits(const char *a, const char *b)
+{
+	unsigned prev[64], row[64];
+	size_t n = strlen(a) < 63 ? strlen(a) : 63, m = strlen(b) < 63 ? strlen(b) : 63, i, j;
+
+	for (j = 0; j <= m; j++)
+		prev[j] = (unsigned)j;
+	for (i = 1; i <= n; i++) {
+		row[0] = (unsigned)i;
+		for (j = 1; j <= m; j++) {
+			unsigned sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			unsigned best = prev[j] + 1 < row[j - 1] + 1 ? prev[j] + 1 : row[j - 1] + 1;
+			row[j] = sub < best ? sub : best;
+		}
+		memcpy(prev, row, (m + 1) * sizeof(*row));
+	}
+	return prev[m];
+}
+
+/* --table=NAME: one of the library's tables; else the closest names. */
 static int set_table(struct options *o, const char *v)
 {
-	size_t i;
+	size_t i, n = 0;
+	unsigned best = UINT32_MAX;
 
-	for (i = 0; i < etl_table_kind_count(); i++)
+	for (i = 0; i < etl_table_kind_count(); i++) {
 		if (strcmp(v, etl_table_kind_name(i)) == 0) {
 			o->table = etl_table_kind_name(i);
 			return -1;
 		}
-	fprintf(stderr, "%s: no table '%s' (--tables lists them)\n", progname, v);
+		if (edits(v, etl_table_kind_name(i)) < best)
+			best = edits(v, etl_table_kind_name(i));
+	}
+	fprintf(stderr, "%s: no table '%s'", progname, v);
+	for (i = 0; best <= 3 + strlen(v) / 4 && i < etl_table_kind_count(); i++)
+		if (edits(v, etl_table_kind_name(i)) == best)
+			fprintf(stderr, "%s'%s'", n++ ? " or " : " (did you mean ", etl_table_kind_name(i));
+	fprintf(stderr, "%s; --tables lists them\n", n ? "?)" : "");
 	return EXIT_USAGE;
 }
 

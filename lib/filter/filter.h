@@ -67,6 +67,7 @@ struct fnode {
 struct filter_pattern {
 	const struct fnode *node;
 	atomic_int hit;        /* an event's name matched it */
+	atomic_int tried;      /* it was compared with a name (else it cannot say it matched nothing) */
 };
 
 struct etl_filter {

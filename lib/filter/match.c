@@ -94,6 +94,8 @@ static void hit(struct fctx *c, const struct fnode *n, enum ffield field, const 
 	p = &c->f->patterns[n->pattern];
 	if (atomic_load_explicit(&p->hit, memory_order_relaxed))
 		return;
+	if (!atomic_load_explicit(&p->tried, memory_order_relaxed))
+		atomic_store_explicit(&p->tried, 1, memory_order_relaxed);
 	if (yes)
 		atomic_store_explicit(&p->hit, 1, memory_order_relaxed);
 	else

@@ -167,15 +167,18 @@ static unsigned glob_distance(const char *glob, const char *name)
 	return prev[m];
 }
 
-/* The pattern of enumeration index i among those that matched nothing, or NULL. */
+/* The pattern of enumeration index i among those that were compared with names and matched
+ * none, or NULL. */
 static const struct fnode *unmatched(const struct etl_filter *f, size_t i)
 {
 	size_t k;
 
-	for (k = 0; f && k < f->npatterns; k++)
-		if (!atomic_load_explicit(&((struct etl_filter *)f)->patterns[k].hit, memory_order_relaxed) &&
-		    i-- == 0)
-			return f->patterns[k].node;
+	for (k = 0; f && k < f->npatterns; k++) {
+		struct filter_pattern *p = (struct filter_pattern *)&f->patterns[k];
+		if (atomic_load_explicit(&p->tried, memory_order_relaxed) &&
+		    !atomic_load_explicit(&p->hit, memory_order_relaxed) && i-- == 0)
+			return p->node;
+	}
 	return NULL;
 }
 

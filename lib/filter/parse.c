@@ -7,7 +7,7 @@
  *   OP     := = | == | != | < | > | <= | >= | & (any of the bits) | &= (all of them)
  *   FIELD  := @provider @name @process @id @opcode @level @keywords @version @pid @tid @cpu
  *             @time, or a payload property's name (bare or in double quotes)
- *   VALUE  := bare or in double quotes (\" and \\ inside): a number, a range list (1,5-9),
+ *   VALUE  := bare or in quotes, double or single (\" and \\ inside): a number, a range list (1,5-9),
  *             a time, a GUID or a glob
  *
  * SPDX-License-Identifier: MIT
@@ -61,19 +61,20 @@ static int keyword(struct parser *p, const char *kw)
 	return 1;
 }
 
+/* Text in double or single quotes, with \" (\') and \\ inside. */
 static char *quoted(struct parser *p)
 {
-	char *t = etl__malloc(strlen(p->s) + 1);
+	char *t = etl__malloc(strlen(p->s) + 1), q = *p->s;
 	size_t n = 0;
 
 	if (!t)
 		return NULL;
-	for (p->s++; *p->s && *p->s != '"'; p->s++) {
+	for (p->s++; *p->s && *p->s != q; p->s++) {
 		if (*p->s == '\\' && p->s[1])
 			p->s++;
 		t[n++] = *p->s;
 	}
-	if (*p->s != '"') {
+	if (*p->s != q) {
 		etl__free(t);
 		fail(p, "a quote is not closed");
 		return NULL;
@@ -90,7 +91,7 @@ static char *token(struct parser *p, int value)
 	char *t;
 
 	skip(p);
-	if (*p->s == '"')
+	if (*p->s == '"' || *p->s == '\'')
 		return quoted(p);
 	for (b = p->s; *p->s && !isspace((unsigned char)*p->s) && *p->s != ')' && *p->s != '(' &&
 		       (value || !strchr("=!<>&", *p->s));

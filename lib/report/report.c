@@ -461,7 +461,7 @@ int etl_report_set_filter(struct etl_report *rep, struct etl_filter *f)
 	uint64_t t0 = UINT64_MAX, t1 = 0, a, b;
 	int i;
 
-	if (!rep || !f || rep->events)
+	if (!rep || !f || rep->added)
 		return ETL_E_MISUSE;
 	rep->filter = f;
 	if (etl_filter_parts(f) & ETL_FILTER_TIME) { /* the charts' time line: the window's */
@@ -506,6 +506,7 @@ int etl_report_add(struct etl_report *rep, const struct etl_event *ev)
 
 	if (!rep || !ev)
 		return ETL_E_MISUSE;
+	rep->added = 1;
 	if (!selected(rep, ev))
 		return etl_tables_add(rep->tabs, ev);
 	rep->events++;

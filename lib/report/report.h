@@ -182,6 +182,7 @@ struct etl_report {
 	struct etl_reader *r;
 	struct etl_tables *tabs;
 	struct etl_filter *filter;      /* etl_report_set_filter, or NULL */
+	int added;                      /* an event was added (the filter is set before) */
 	unsigned flags;
 	uint64_t t0, t1, events;
 	struct rb_clock clock;

@@ -13,6 +13,7 @@
  *   kproc.c   processes, threads, images of the Kernel-Process provider
  *   net.c     network
  *   clr.c     gc, exceptions, jit
+ *   select.c  the rows a filter selects (etl_tables_set_filter): its processes, in its window
  *
  * SPDX-License-Identifier: MIT
  */
