@@ -187,6 +187,7 @@ static void tei_add(struct etl_decode_state *st, int trace, struct etl_tei *t)
 	if (e) { /* the newer description wins */
 		etl__schema_free(&e->tei.schema);
 		e->tei = *t;
+		e->names_known = 0;
 		return;
 	}
 	if (!st->tei.size)

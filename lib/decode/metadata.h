@@ -23,6 +23,14 @@ struct tlg_entry {
 struct tei_entry {
 	int trace;
 	struct etl_tei tei;
+	/* the names a manifest gives its events (sources.c, decode_tei), looked up for its first
+	 * event and kept while no manifest is added or replaced (names_gen) */
+	int names_known, names_by_value;
+	unsigned long names_gen;
+	uint16_t names_task;
+	uint8_t names_opcode;
+	const struct etl_mevent *names_m;
+	const char *pn, *tn, *on;
 };
 
 /* The schema of TraceLogging metadata (parsed once, then cached); NULL with d set when out

@@ -143,6 +143,48 @@ static enum bid_strength bid_tei(struct etl_decode_state *st, const struct etl_e
 	return e->tei.schema.ntop == 0 && ev->payload_len > 0 ? BID_WEAK : BID_SURE;
 }
 
+/* What may hold names of the manifests' providers: a change of it may have dropped some. */
+static unsigned long names_gen(const struct etl_decode_state *st)
+{
+	return etl__manifest_db_gen(st->eventsource) + etl__manifest_db_gen(st->lazy) +
+	       etl__manifest_db_gen(st->manifests);
+}
+
+/* The layout is the trace's own; names come from a manifest, given or built in (they are what
+ * PerfView shows, and the same whichever describes the payload): the event's own when it knows
+ * the event, else those of its task and opcode ids, so that one task has one name whichever
+ * events the manifest lacks.  Looked up once per description (e) while the manifests stay. */
+static void tei_names(struct etl_decode_state *st, struct tei_entry *e, const struct etl_event *ev,
+		      struct etl_decoded *out)
+{
+	const struct etl_mevent *m;
+
+	if (!e->names_known || e->names_gen != names_gen(st) || e->names_task != ev->task ||
+	    e->names_opcode != ev->opcode) {
+		e->names_m = etl__man_find_named(st, &ev->provider, ev->id, ev->version, 1);
+		e->pn = e->tn = e->on = NULL;
+		e->names_by_value = !e->names_m && etl__man_names_by_value(st, &ev->provider, ev->task, ev->opcode,
+									     &e->pn, &e->tn, &e->on);
+		e->names_gen = names_gen(st); /* (after the lookups: they may load a folder's manifest) */
+		e->names_task = ev->task;
+		e->names_opcode = ev->opcode;
+		e->names_known = 1;
+	}
+	if ((m = e->names_m) != NULL) {
+		const char *keep = out->message_template;
+		etl__decode_take_names(out, m);
+		if (m->version != ev->version)
+			out->message_template = keep; /* a message of another version may cite other fields */
+	} else if (e->names_by_value) {
+		if (e->pn)
+			out->provider_name = e->pn;
+		if (e->tn)
+			out->task_name = e->tn;
+		if (e->on)
+			out->opcode_name = e->on;
+	}
+}
+
 static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, const struct bid *b,
 		      struct etl_diag *d)
 {
@@ -160,27 +202,7 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, c
 	out->task_name = t->task_name;
 	out->opcode_name = t->opcode_name;
 	out->event_name = t->event_name;
-	{
-		/* the layout is the trace's own; names come from a manifest, given or built in (they
-		 * are what PerfView shows, and the same whichever describes the payload): the event's
-		 * own when it knows the event, else those of its task and opcode ids, so that one task
-		 * has one name whichever events the manifest lacks */
-		const struct etl_mevent *m = etl__man_find_named(st, &ev->provider, ev->id, ev->version, 1);
-		const char *pn, *tn, *on;
-		if (m) {
-			const char *keep = out->message_template;
-			etl__decode_take_names(out, m);
-			if (m->version != ev->version)
-				out->message_template = keep; /* a message of another version may cite other fields */
-		} else if (etl__man_names_by_value(st, &ev->provider, ev->task, ev->opcode, &pn, &tn, &on)) {
-			if (pn)
-				out->provider_name = pn;
-			if (tn)
-				out->task_name = tn;
-			if (on)
-				out->opcode_name = on;
-		}
-	}
+	tei_names(st, (struct tei_entry *)b->what, ev, out);
 	etl__decode_name_manifest(out, ev);
 	st->cur_trace = ev->trace_index;
 	st->cur_provider = ev->provider;

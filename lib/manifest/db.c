@@ -250,6 +250,11 @@ static void find_providers(const struct mnode *n, const struct mnode **out, size
 
 /* Adds p, the newest provider of its GUID: replacing one loaded before (db->replace), or in front
  * of it; p is taken either way. */
+unsigned long etl__manifest_db_gen(const struct etl_manifest_db *db)
+{
+	return db ? db->gen : 0;
+}
+
 static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p, struct load_ctx *x)
 {
 	const void *key[2] = { db, &p->guid };
@@ -257,6 +262,7 @@ static int add_provider(struct etl_manifest_db *db, struct etl_mprovider *p, str
 	size_t *k = etl__htab_find(&db->by_guid, h, by_guid_eq, key);
 	struct etl_mprovider *older = k ? db->providers[*k] : NULL;
 
+	db->gen++;
 	if (k && db->replace) {
 		if (db->providers[*k] != p)
 			drop_provider(db->providers[*k]);

@@ -85,6 +85,9 @@ const struct etl_mevent *etl__manifest_db_find_any_version(const struct etl_mani
 /* The provider's name and its map of that name, for decoding. */
 const char *etl__manifest_provider_name(const struct etl_mprovider *p);
 const struct etl_map *etl__manifest_provider_map(const struct etl_mprovider *p, const char *name);
+/* Grows with every provider db adds or replaces (0 for NULL): names of its providers held
+ * elsewhere are valid while it stays. */
+unsigned long etl__manifest_db_gen(const struct etl_manifest_db *db);
 /* A provider's name by its GUID, or NULL. */
 const char *etl__manifest_db_provider_name_by_guid(const struct etl_manifest_db *db, const struct etl_guid *g);
 /* The names a manifest of provider g gives task `task` and its opcode `opcode` (the task's own,

@@ -54,6 +54,8 @@ struct etl_manifest_db {
 	 * both are kept, the newer one's events first and the older's where it has none (given
 	 * manifests: one file may describe events another lacks) */
 	int replace;
+	unsigned long gen;         /* grows with every provider added or replaced (what holds names
+				      of its providers asks whether they may be gone: etl__decode_names_gen) */
 	struct etl_htab by_guid;   /* of size_t, the newest provider's place in providers, by GUID */
 	/* a folder's files, parsed when a provider they declare is first asked for (lazy.c) */
 	char **docs;               /* their paths */

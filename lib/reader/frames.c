@@ -73,14 +73,14 @@ static int method_frame(uint32_t pid, const struct etl_stacks *k, const struct e
 {
 	const struct etl_methodhist *h = &k->methods;
 	const struct etl_method *m = pid != ETL_ID_NONE ? etl__methodhist_find(h, pid, addr, ev->ts_raw) : NULL;
-	const char *path;
+	const char *path, *file = "JIT";
 
 	if (!m)
 		return 0;
-	path = etl__methodhist_module(h, pid, m->module);
+	path = etl__methodhist_module(h, pid, m->module, &file);
 	out->kind = ETL_FRAME_METHOD;
 	out->module_path = path;
-	out->module = path ? etl__path_file(path) : "JIT";
+	out->module = file;
 	out->function = etl__methodhist_text(h, m->name);
 	out->function_offset = addr - m->start;
 	out->signature = etl__methodhist_text(h, m->sig);

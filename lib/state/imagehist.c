@@ -333,6 +333,29 @@ static int replay(struct etl_imagehist *h)
 	return st;
 }
 
+static size_t pid_slot(uint32_t pid, size_t mask)
+{
+	return (size_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Every frame asks for its process's images: pids found by hashing, not by a search (without
+ * memory, by the search). */
+static void index_pids(struct etl_imagehist *h)
+{
+	size_t n = 16, i, k;
+
+	while (n < 2 * h->npids)
+		n *= 2;
+	if (h->npids > UINT32_MAX - 1 || !(h->pid_ix = etl__calloc(n, sizeof(*h->pid_ix))))
+		return;
+	h->pid_mask = n - 1;
+	for (i = 0; i < h->npids; i++) {
+		for (k = pid_slot(h->pids[i].pid, h->pid_mask); h->pid_ix[k]; k = (k + 1) & h->pid_mask)
+			;
+		h->pid_ix[k] = (uint32_t)i + 1;
+	}
+}
+
 void etl__imagehist_finish(struct etl_imagehist *h)
 {
 	size_t i;
@@ -378,11 +401,19 @@ void etl__imagehist_finish(struct etl_imagehist *h)
 		for (i = 0; i < h->nimg; i++) /* (running within each process's images) */
 			h->reach[i] = etl__reach(i > 0 && h->img[i - 1].pid == h->img[i].pid ? h->reach[i - 1] : 0,
 						 h->img[i].base, h->img[i].size);
+	index_pids(h);
 }
 
 static const struct etl_hpid *find_pid(const struct etl_imagehist *h, uint32_t pid)
 {
-	size_t lo = 0, hi = h->npids;
+	size_t lo = 0, hi = h->npids, k;
+
+	if (h->pid_ix) {
+		for (k = pid_slot(pid, h->pid_mask); h->pid_ix[k]; k = (k + 1) & h->pid_mask)
+			if (h->pids[h->pid_ix[k] - 1].pid == pid)
+				return &h->pids[h->pid_ix[k] - 1];
+		return NULL;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -454,6 +485,7 @@ void etl__imagehist_free(struct etl_imagehist *h)
 	etl__free(h->img);
 	etl__free(h->reach);
 	etl__free(h->pids);
+	etl__free(h->pid_ix);
 	etl__free(h->dbg);
 	memset(h, 0, sizeof(*h));
 }

@@ -88,6 +88,9 @@ struct etl_imagehist {
 		uint64_t max_size;
 	} *pids;
 	size_t npids;
+	/* pids by pid: open addressing, index + 1 (0 free), pid_mask + 1 slots; NULL: search pids */
+	uint32_t *pid_ix;
+	size_t pid_mask;
 	int built;
 };
 

@@ -288,7 +288,8 @@ static int replay(struct etl_methodhist *h)
 		struct start_slot key = { r->pid, r->start, 0 }, *slot;
 		uint64_t hv;
 		if (r->op == MODULE_RECORD) {
-			h->mod[h->nmod++] = (struct etl_clrmodule){ r->pid, r->module, r->name };
+			h->mod[h->nmod++] = (struct etl_clrmodule){ r->pid, r->module, r->name,
+								      (size_t)(etl__path_file(h->pool + r->name) - h->pool) };
 			continue;
 		}
 		if (r->op == METHOD_UNLOAD && (m = open_at(h, &ix, prev, r->pid, r->start)) != NULL) {
@@ -385,7 +386,7 @@ const char *etl__methodhist_text(const struct etl_methodhist *h, size_t at)
 	return h->pool + at;
 }
 
-const char *etl__methodhist_module(const struct etl_methodhist *h, uint32_t pid, uint64_t id)
+const char *etl__methodhist_module(const struct etl_methodhist *h, uint32_t pid, uint64_t id, const char **file)
 {
 	size_t lo = 0, hi = h->nmod;
 
@@ -397,7 +398,11 @@ const char *etl__methodhist_module(const struct etl_methodhist *h, uint32_t pid,
 		else
 			hi = mid;
 	}
-	return lo < h->nmod && h->mod[lo].pid == pid && h->mod[lo].id == id ? h->pool + h->mod[lo].path : NULL;
+	if (lo == h->nmod || h->mod[lo].pid != pid || h->mod[lo].id != id)
+		return NULL;
+	if (file)
+		*file = h->pool + h->mod[lo].file;
+	return h->pool + h->mod[lo].path;
 }
 
 void etl__methodhist_free(struct etl_methodhist *h)

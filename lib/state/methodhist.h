@@ -57,7 +57,7 @@ struct etl_method {
 struct etl_clrmodule {
 	uint32_t pid;
 	uint64_t id;
-	size_t path;
+	size_t path, file; /* in the pool: the path, and its file name (after its last \ or /) */
 };
 
 struct etl_methodhist {
@@ -95,8 +95,10 @@ const struct etl_method *etl__methodhist_find(const struct etl_methodhist *h, ui
 					      uint64_t ts);
 /* Text of the pool (a method's name or signature, a module's path). */
 const char *etl__methodhist_text(const struct etl_methodhist *h, size_t at);
-/* The path of module id of process pid (ModuleILPath, else ModuleNativePath), or NULL. */
-const char *etl__methodhist_module(const struct etl_methodhist *h, uint32_t pid, uint64_t id);
+/* The path of module id of process pid (ModuleILPath, else ModuleNativePath), or NULL; its file
+ * name into *file when file is not NULL (found once, when the history is built: frames ask for
+ * it for every method frame). */
+const char *etl__methodhist_module(const struct etl_methodhist *h, uint32_t pid, uint64_t id, const char **file);
 void etl__methodhist_free(struct etl_methodhist *h);
 
 #endif

@@ -410,7 +410,7 @@ static const char *module_path(struct etl_tables *T, const struct etl_event *ev,
 {
 	const struct etl_methodhist *m = etl__reader_methods(T->r, etl_event_trace_index(ev));
 
-	return m ? etl__methodhist_module(m, etl_event_pid(ev), module) : NULL;
+	return m ? etl__methodhist_module(m, etl_event_pid(ev), module, NULL) : NULL;
 }
 
 static void on_method(struct etl_tables *T, struct clr_state *s, const struct etl_event *ev, struct etl_cursor *c)
