@@ -103,6 +103,8 @@ int etl__decode_event(struct etl_decode_state *st, const struct etl_event *ev,
 	*result = out;
 	for (i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
 		enum bid_strength s;
+		if ((unsigned)ev->kind >= 32 || !(registry[i]->kinds & KIND_BIT(ev->kind)))
+			continue;
 		memset(&bid, 0, sizeof(bid));
 		s = registry[i]->bid(st, ev, &bid);
 		if (s == BID_NONE) {

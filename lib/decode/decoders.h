@@ -45,7 +45,13 @@ struct decoder {
 	/* Decodes ev into st->out with what the bid found; ETL_OK, or < 0 with d set. */
 	int (*decode)(struct etl_decode_state *st, const struct etl_event *ev, const struct bid *b,
 		      struct etl_diag *d);
+	/* the header kinds it may bid for (KIND_BIT of enum etl_header_kind): the others are not
+	 * asked (every event asks every decoder before the one that decodes it) */
+	unsigned kinds;
 };
+
+#define KIND_BIT(k) (1u << (k))
+#define KINDS_EVENT KIND_BIT(ETL_HEADER_EVENT)
 
 /* sources.c and wpp.c */
 extern const struct decoder etl__decoder_tlg, etl__decoder_tei, etl__decoder_eventsource,

@@ -124,10 +124,10 @@ static int decode_older(struct etl_decode_state *st, const struct etl_event *ev,
 	return rc;
 }
 
-const struct decoder etl__decoder_eventsource = { "eventsource", bid_eventsource, decode_eventsource };
-const struct decoder etl__decoder_manifest = { "manifest", bid_manifest, decode_given_manifest };
-const struct decoder etl__decoder_builtin = { "builtin-manifest", bid_builtin, decode_builtin };
-const struct decoder etl__decoder_older = { "older-version", bid_older, decode_older };
+const struct decoder etl__decoder_eventsource = { "eventsource", bid_eventsource, decode_eventsource, KINDS_EVENT };
+const struct decoder etl__decoder_manifest = { "manifest", bid_manifest, decode_given_manifest, KINDS_EVENT };
+const struct decoder etl__decoder_builtin = { "builtin-manifest", bid_builtin, decode_builtin, KINDS_EVENT };
+const struct decoder etl__decoder_older = { "older-version", bid_older, decode_older, KINDS_EVENT };
 
 /* ---- merge-time metadata (KernelTraceControl EventInfo) ---- */
 
@@ -211,7 +211,7 @@ static int decode_tei(struct etl_decode_state *st, const struct etl_event *ev, c
 	return etl__schema_decode(out, &t->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 }
 
-const struct decoder etl__decoder_tei = { "trace-metadata", bid_tei, decode_tei };
+const struct decoder etl__decoder_tei = { "trace-metadata", bid_tei, decode_tei, KINDS_EVENT };
 
 /* ---- the classic kernel events ---- */
 
@@ -289,7 +289,7 @@ static int decode_kernel(struct etl_decode_state *st, const struct etl_event *ev
 	return rc;
 }
 
-const struct decoder etl__decoder_kernel = { "kernel", bid_kernel, decode_kernel };
+const struct decoder etl__decoder_kernel = { "kernel", bid_kernel, decode_kernel, ~0u };
 
 /* ---- EventSource manifest records (id 0xFFFE, opcode 0xFE) ---- */
 
@@ -340,7 +340,7 @@ static int decode_manifest_data(struct etl_decode_state *st, const struct etl_ev
 	return etl__schema_decode(out, &manifest_data_schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 }
 
-const struct decoder etl__decoder_manifest_data = { "manifest-data", bid_manifest_data, decode_manifest_data };
+const struct decoder etl__decoder_manifest_data = { "manifest-data", bid_manifest_data, decode_manifest_data, KINDS_EVENT };
 
 /* ---- TraceLogging ---- */
 
@@ -397,4 +397,4 @@ static int decode_tlg(struct etl_decode_state *st, const struct etl_event *ev, c
 	return etl__schema_decode(out, &e->schema, ev->payload, ev->payload_len, ev->ptr_size, d);
 }
 
-const struct decoder etl__decoder_tlg = { "tracelogging", bid_tlg, decode_tlg };
+const struct decoder etl__decoder_tlg = { "tracelogging", bid_tlg, decode_tlg, KINDS_EVENT };

@@ -99,4 +99,4 @@ static int decode_wpp(struct etl_decode_state *st, const struct etl_event *ev, c
 	return ETL_OK;
 }
 
-const struct decoder etl__decoder_wpp = { "wpp", bid_wpp, decode_wpp };
+const struct decoder etl__decoder_wpp = { "wpp", bid_wpp, decode_wpp, KIND_BIT(ETL_HEADER_MESSAGE) };

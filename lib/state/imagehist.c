@@ -333,27 +333,14 @@ static int replay(struct etl_imagehist *h)
 	return st;
 }
 
-static size_t pid_slot(uint32_t pid, size_t mask)
-{
-	return (size_t)(((uint64_t)pid * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-/* Every frame asks for its process's images: pids found by hashing, not by a search (without
- * memory, by the search). */
+/* Every frame asks for its process's images: pids found by hashing, not by a search. */
 static void index_pids(struct etl_imagehist *h)
 {
-	size_t n = 16, i, k;
+	size_t i;
 
-	while (n < 2 * h->npids)
-		n *= 2;
-	if (h->npids > UINT32_MAX - 1 || !(h->pid_ix = etl__calloc(n, sizeof(*h->pid_ix))))
-		return;
-	h->pid_mask = n - 1;
-	for (i = 0; i < h->npids; i++) {
-		for (k = pid_slot(h->pids[i].pid, h->pid_mask); h->pid_ix[k]; k = (k + 1) & h->pid_mask)
-			;
-		h->pid_ix[k] = (uint32_t)i + 1;
-	}
+	if (etl__pidix_init(&h->pid_ix, h->npids) == 0)
+		for (i = 0; i < h->npids; i++)
+			etl__pidix_add(&h->pid_ix, h->pids[i].pid, i);
 }
 
 void etl__imagehist_finish(struct etl_imagehist *h)
@@ -406,14 +393,11 @@ void etl__imagehist_finish(struct etl_imagehist *h)
 
 static const struct etl_hpid *find_pid(const struct etl_imagehist *h, uint32_t pid)
 {
-	size_t lo = 0, hi = h->npids, k;
+	size_t lo = 0, hi = h->npids;
+	long at;
 
-	if (h->pid_ix) {
-		for (k = pid_slot(pid, h->pid_mask); h->pid_ix[k]; k = (k + 1) & h->pid_mask)
-			if (h->pids[h->pid_ix[k] - 1].pid == pid)
-				return &h->pids[h->pid_ix[k] - 1];
-		return NULL;
-	}
+	if (h->pid_ix.slot)
+		return (at = etl__pidix_find(&h->pid_ix, pid)) < 0 ? NULL : &h->pids[at];
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -485,7 +469,7 @@ void etl__imagehist_free(struct etl_imagehist *h)
 	etl__free(h->img);
 	etl__free(h->reach);
 	etl__free(h->pids);
-	etl__free(h->pid_ix);
+	etl__pidix_free(&h->pid_ix);
 	etl__free(h->dbg);
 	memset(h, 0, sizeof(*h));
 }

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/pidix.h"
+
 #include "internal.h"
 
 struct etl_decode_state;
@@ -88,9 +90,7 @@ struct etl_imagehist {
 		uint64_t max_size;
 	} *pids;
 	size_t npids;
-	/* pids by pid: open addressing, index + 1 (0 free), pid_mask + 1 slots; NULL: search pids */
-	uint32_t *pid_ix;
-	size_t pid_mask;
+	struct etl_pidix pid_ix; /* pids' places by pid (no memory: a search) */
 	int built;
 };
 

@@ -336,6 +336,28 @@ static void make_reach(struct etl_methodhist *h)
 					 h->m[i].size);
 }
 
+/* The processes' runs of methods, and their index by pid (without memory: none; lookups search). */
+static void index_pids(struct etl_methodhist *h)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nm; i++)
+		n += i == 0 || h->m[i].pid != h->m[i - 1].pid;
+	if (!h->reach || !n || !(h->pids = etl__calloc(n, sizeof(*h->pids))))
+		return;
+	for (i = 0; i < h->nm; i++) {
+		struct etl_mpid *p = &h->pids[h->npids - (h->npids && h->pids[h->npids - 1].pid == h->m[i].pid)];
+		if (p == &h->pids[h->npids]) /* a new process: its run begins */
+			*p = (struct etl_mpid){ h->m[i].pid, i, i, h->m[i].start, 0 }, h->npids++;
+		p->end = i + 1;
+		p->high = h->reach[i]; /* (the run's reach only grows) */
+	}
+	if (etl__pidix_init(&h->pid_ix, h->npids) != 0)
+		return;
+	for (i = 0; i < h->npids; i++)
+		etl__pidix_add(&h->pid_ix, h->pids[i].pid, i);
+}
+
 void etl__methodhist_finish(struct etl_methodhist *h)
 {
 	h->built = 1;
@@ -350,6 +372,7 @@ void etl__methodhist_finish(struct etl_methodhist *h)
 	if (h->nm > 1)
 		qsort(h->m, h->nm, sizeof(*h->m), method_cmp);
 	make_reach(h);
+	index_pids(h);
 	if (h->nmod > 1)
 		qsort(h->mod, h->nmod, sizeof(*h->mod), module_cmp);
 }
@@ -362,6 +385,13 @@ const struct etl_method *etl__methodhist_find(const struct etl_methodhist *h, ui
 
 	if (!h->built || addr >= h->top)
 		return NULL;
+	if (h->pid_ix.slot) { /* only pid's run, and none where its methods are not */
+		long at = etl__pidix_find(&h->pid_ix, pid);
+		if (at < 0 || addr < h->pids[at].low || addr >= h->pids[at].high)
+			return NULL;
+		lo = h->pids[at].first;
+		hi = h->pids[at].end;
+	}
 	while (lo < hi) { /* the first method of a later pid, or of pid above addr */
 		size_t mid = lo + (hi - lo) / 2;
 		const struct etl_method *m = &h->m[mid];
@@ -412,5 +442,7 @@ void etl__methodhist_free(struct etl_methodhist *h)
 	etl__free(h->m);
 	etl__free(h->reach);
 	etl__free(h->mod);
+	etl__free(h->pids);
+	etl__pidix_free(&h->pid_ix);
 	memset(h, 0, sizeof(*h));
 }

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/pidix.h"
+
 #include "internal.h"
 
 /* A method or module record as the pass read it. */
@@ -73,6 +75,15 @@ struct etl_methodhist {
 				   not made) - where a lookup stops going down */
 	struct etl_clrmodule *mod; /* sorted by (pid, id) */
 	size_t nmod;
+	/* each process's run of methods: their places [first, end), the lowest start and the highest
+	 * end (where none is, no search); found by pid through pid_ix (NULL slots: not made) */
+	struct etl_mpid {
+		uint32_t pid;
+		size_t first, end;
+		uint64_t low, high;
+	} *pids;
+	size_t npids;
+	struct etl_pidix pid_ix;
 	uint32_t max_size;      /* the largest method, for lookups */
 	uint64_t top;           /* the highest end of any method: none holds an address at or above it
 				   (a kernel address: no search) */
