@@ -38,4 +38,9 @@ void bench_pick_selection(const char *path);
 void bench_filter_ratio(const char *label, double p, double win);
 void bench_print_filter_ratios(void);
 
+/* Two builds of etldump on the corpus's kernel + CLR traces, runs alternated, and the guard of
+ * instruction counts against a recorded baseline: 1 when a run grew by more than 3 % (against.c). */
+void bench_against(const char *corpus, const char *old, const char *now, int repeat, int with_instructions);
+int bench_guard(const char *corpus, const char *etldump, const char *baseline, int record);
+
 #endif

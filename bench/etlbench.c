@@ -8,6 +8,10 @@
  *                            (etldump -j N's serial share and work: scaling.c)
  *   etlbench --corpus DIR [--etldump PATH] [--repeat N] --builtin
  *                            (what the built-in provider descriptions cost: builtin.c)
+ *   etlbench --against OLD_ETLDUMP --corpus DIR [--etldump PATH] [--repeat N] [--instructions]
+ *   etlbench --guard --corpus DIR --baseline FILE [--etldump PATH] [--record]
+ *                            (two builds compared, and the guard of instruction counts: against.c;
+ *                            a run given --baseline FILE ends with the guard)
  *
  * Workloads: synthetic mixed traces made by the project's writer (plain and
  * XPRESS-compressed, SIZE MB each), every corpus trace of 1 MB or more, and
@@ -717,9 +721,9 @@ static int etldump_runs(const char *etldump)
 int main(int argc, char **argv)
 {
 	unsigned long long size_mb = 256;
-	const char *dir = "/tmp", *corpus = NULL, *etldump = "etldump";
+	const char *dir = "/tmp", *corpus = NULL, *etldump = "etldump", *against = NULL, *baseline = NULL;
 	char plain[4096], packed[4096];
-	int repeat = 3, i, keep = 0, scaling = 0, instructions = 0;
+	int repeat = 3, i, keep = 0, scaling = 0, instructions = 0, guard = 0, record = 0, grown = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
@@ -741,7 +745,15 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--slices") == 0)
 			scaling = 2;
 		else if (strcmp(argv[i], "--instructions") == 0)
-			scaling = instructions = 1;
+			instructions = 1;
+		else if (strcmp(argv[i], "--against") == 0 && i + 1 < argc)
+			against = argv[++i];
+		else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc)
+			baseline = argv[++i];
+		else if (strcmp(argv[i], "--guard") == 0)
+			guard = 1;
+		else if (strcmp(argv[i], "--record") == 0)
+			record = 1;
 		else if (strcmp(argv[i], "--symbols-only") == 0) {
 			if (!etldump_runs(etldump))
 				return 1;
@@ -771,9 +783,23 @@ int main(int argc, char **argv)
 					"       etlbench [--size MB] [--corpus DIR] [--etldump PATH] [--repeat N] --scaling [--instructions]\n"
 					"       etlbench [--size MB] [--dir DIR] [--repeat N] [--keep] --slices\n"
 					"       etlbench [--dir DIR] [--etldump PATH] [--repeat N] --symbols-only\n"
-					"       etlbench --corpus DIR [--etldump PATH] [--repeat N] --builtin\n");
+					"       etlbench --corpus DIR [--etldump PATH] [--repeat N] --builtin\n"
+					"       etlbench --against OLD_ETLDUMP --corpus DIR [--etldump PATH] [--repeat N] [--instructions]\n"
+					"       etlbench --guard --corpus DIR --baseline FILE [--etldump PATH] [--record]\n"
+					"       (a run with --baseline FILE ends with the guard)\n");
 			return 2;
 		}
+	}
+	if (instructions && !against)
+		scaling = 1;
+	if (against || guard) {
+		if (!corpus || !etldump_runs(etldump) || (against && !etldump_runs(against)) || (guard && !baseline)) {
+			fprintf(stderr, "etlbench: --against and --guard need --corpus DIR (and --guard --baseline FILE)\n");
+			return 2;
+		}
+		if (against)
+			bench_against(corpus, against, etldump, repeat < 1 ? 1 : repeat, instructions);
+		return against ? 0 : bench_guard(corpus, etldump, baseline, record);
 	}
 	if (repeat < 1)
 		repeat = 1;
@@ -840,5 +866,7 @@ int main(int argc, char **argv)
 		unlink(plain);
 		unlink(packed);
 	}
-	return 0;
+	if (corpus && baseline)
+		grown = bench_guard(corpus, etldump, baseline, 0);
+	return grown;
 }
