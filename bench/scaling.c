@@ -7,10 +7,10 @@
  *   serial share  the CPU time of etldump's main thread at -j N (it reads,
  *                 copies and writes every batch, or plans the time slices: no
  *                 worker can share it; the tool reports it with
- *                 ETLDUMP_CPU_REPORT set, less the buffers it loaded for the
- *                 plan beside the helpers - with --instructions, less the
- *                 instructions under run_first, where it does so) over the CPU
- *                 time of the one-thread run;
+ *                 ETLDUMP_CPU_REPORT set, with the buffers it loaded for the
+ *                 plan beside the helpers, work they could have taken - with
+ *                 --instructions, less the instructions under run_first, where
+ *                 it does so) over the CPU time of the one-thread run;
  *   work          the whole process's CPU time at -j N (wait4) over the
  *                 one-thread run's: what running in parallel adds;
  *   predicted     the speed-up on 4, 8 and 16 cores that the -j 4 figures

@@ -413,14 +413,6 @@ ETL_API size_t etl_slices_state_size(const struct etl_slices *p, size_t i);
  * window does, but not always in a whole reading's order), or for NULL.  @since 0.2
  */
 ETL_API int etl_slices_in_order(const struct etl_slices *p);
-/**
- * The CPU seconds the planning thread spent loading (decompressing, reading lightly) buffers for
- * plan @p p while it waited for the helper threads (ETL_OPTION_THREADS): work a helper could as
- * well have taken, so the part of its time that must pass through that one thread is its CPU
- * time while planning less this.  0 without helpers, for NULL, or where a thread's CPU time
- * cannot be read.  @since 0.2
- */
-ETL_API double etl_slices_helped_cpu(const struct etl_slices *p);
 ETL_API void etl_slices_free(struct etl_slices *p);
 /**
  * Reads @p r as the time slice @p state describes (from etl_slices_state(), @p len bytes; copied):

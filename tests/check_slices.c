@@ -873,7 +873,7 @@ START_TEST(plans_count_the_planning_threads_loading)
 	size_t len;
 	unsigned threads;
 
-	ck_assert(etl_slices_helped_cpu(NULL) == 0);
+	ck_assert(etl__slices_helped_cpu(NULL) == 0);
 	build_lifecycle(1, &d, &len);
 	for (threads = 0; threads <= 1; threads++) {
 		r = etl_reader_new();
@@ -884,9 +884,9 @@ START_TEST(plans_count_the_planning_threads_loading)
 		ck_assert_int_eq(clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b), 0);
 		ck_assert_ptr_nonnull(p);
 		if (threads == 0)
-			ck_assert(etl_slices_helped_cpu(p) == 0);
-		ck_assert(etl_slices_helped_cpu(p) >= 0);
-		ck_assert(etl_slices_helped_cpu(p) <= (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 + 1e-3);
+			ck_assert(etl__slices_helped_cpu(p) == 0);
+		ck_assert(etl__slices_helped_cpu(p) >= 0);
+		ck_assert(etl__slices_helped_cpu(p) <= (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9 + 1e-3);
 		etl_slices_free(p);
 		etl_reader_free(r);
 	}

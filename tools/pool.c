@@ -441,7 +441,7 @@ int pool_run(struct etl_reader *r, const struct options *o, unsigned n, struct s
 		cpu[k] = pl.w[k].cpu;
 		ended[k] = pl.w[k].ended;
 	}
-	pool_report_cpu(main_cpu, 0, cpu, started);
+	pool_report_cpu(main_cpu, cpu, started);
 	pool_report_wall(-1, start_at, ended, started);
 	sm->damage += pl.damage;
 	for (k = 0; k < started; k++) {

@@ -40,9 +40,9 @@ int pool_reader_open(struct etl_reader *r, const struct etl_reader *primary);
 void pool_output_failed(int err);
 /* The calling thread's CPU seconds so far (-1: unknown). */
 double pool_thread_cpu(void);
-/* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error (the main thread's less
- * loading: what it spent loading a plan's buffers beside the helpers, reported apart). */
-void pool_report_cpu(double main_cpu, double loading, const double *workers, unsigned n);
+/* With ETLDUMP_CPU_REPORT set: the threads' CPU seconds on standard error (the main thread's with
+ * what it spent loading a plan's buffers beside the helpers). */
+void pool_report_cpu(double main_cpu, const double *workers, unsigned n);
 /* The monotonic clock's seconds (-1: none): one clock for every process of the machine, so that a
  * parent (etlbench) can place the times reported below between its fork and its wait. */
 double pool_wall_now(void);

@@ -42,20 +42,18 @@ double pool_thread_cpu(void)
 }
 
 /* With ETLDUMP_CPU_REPORT in the environment: each thread's CPU seconds on standard error, for
- * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread's time
- * less what it spent loading the plan's buffers beside the helpers (loading) is the part no other
- * thread can share. */
-void pool_report_cpu(double main_cpu, double loading, const double *workers, unsigned n)
+ * the benchmark's serial share (etlbench --scaling; docs/PERFORMANCE.md).  The main thread's
+ * includes the plan's buffers it loaded beside the helpers (work they could have taken: the
+ * benchmark's instruction counts leave it out, run_first). */
+void pool_report_cpu(double main_cpu, const double *workers, unsigned n)
 {
 	unsigned k;
 
 	if (!getenv("ETLDUMP_CPU_REPORT"))
 		return;
-	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu - loading);
+	fprintf(stderr, "%s: cpu seconds: main %.6f workers", progname, main_cpu);
 	for (k = 0; k < n; k++)
 		fprintf(stderr, " %.6f", workers[k]);
-	if (loading > 0)
-		fprintf(stderr, " plan-loading %.6f", loading);
 	fputc('\n', stderr);
 }
 

@@ -502,7 +502,7 @@ static int run_workers(struct spool *sp, unsigned n)
 		ended[k] = w[k].ended;
 	}
 	main_cpu = pool_thread_cpu();
-	pool_report_cpu(main_cpu, etl_slices_helped_cpu(sp->plan), cpu, started);
+	pool_report_cpu(main_cpu, cpu, started);
 	pool_report_wall(sp->plan_at, start_at, ended, started);
 	if (sp->show_progress)
 		report_progress_read(sp->primary, 0, sp->events, 1);

@@ -57,7 +57,7 @@ struct etl_slices {
 	struct etl_decode_state dec; /* scratch for the facts of the records kept */
 	struct etl_state sys;
 	struct plan_classes classes; /* the planning thread's */
-	double helped_cpu;   /* CPU seconds the planning thread spent loading buffers (etl_slices_helped_cpu) */
+	double helped_cpu;   /* CPU seconds the planning thread spent loading buffers (etl__slices_helped_cpu) */
 	uint8_t *out;        /* the state made last (etl_slices_state) */
 	size_t out_cap;
 	size_t *state_bytes; /* k: the bytes of the records each slice's state holds, and how many */

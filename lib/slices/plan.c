@@ -620,7 +620,7 @@ int etl_slices_in_order(const struct etl_slices *p)
 	return 1;
 }
 
-double etl_slices_helped_cpu(const struct etl_slices *p)
+double etl__slices_helped_cpu(const struct etl_slices *p)
 {
 	return p ? p->helped_cpu : 0;
 }

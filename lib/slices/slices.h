@@ -29,6 +29,11 @@ size_t etl__slices_read_flush_times(struct trace *t, struct etl_flushed *out);
  * when the end is unknown).  A relogged trace's are FILETIMEs in a QPC trace (FORMAT-NOTES 1). */
 int etl__slices_flush_times_usable(const struct trace *t, const struct etl_flushed *f, size_t count);
 /* Cuts at about equal bytes (sorts f): k + 1 bounds into bounds (room for n + 1); k. */
+/* The CPU seconds the planning thread spent loading (decompressing, reading lightly) buffers for
+ * plan p while it waited for the helper threads (ETL_OPTION_THREADS): work a helper could as
+ * well have taken.  0 without helpers, for NULL, or where a thread's CPU time cannot be read.
+ * For tests and the benchmark; not in the API. */
+double etl__slices_helped_cpu(const struct etl_slices *p);
 size_t etl__slices_cut(struct etl_flushed *f, size_t count, size_t n, uint64_t *bounds);
 
 /* slice.c: the records of each slice's state and their bytes, in one pass over the plan's
