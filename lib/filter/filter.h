@@ -25,7 +25,9 @@
 #include "internal.h"
 #include "util/htab.h"
 
-enum fkind { FN_CMP, FN_AND, FN_OR, FN_NOT };
+/* FN_ANY: "or"ed patterns of one text field (as etldump's and Python's lists give them), each
+ * distinct text matched against them once (parse.c folds them, match.c remembers) */
+enum fkind { FN_CMP, FN_AND, FN_OR, FN_NOT, FN_ANY };
 enum fop { FO_EQ, FO_NE, FO_LT, FO_GT, FO_LE, FO_GE, FO_ANY, FO_ALL };
 /* what a comparison looks at: the header's fields (@name), else a payload property */
 enum ffield {
@@ -62,7 +64,14 @@ struct fnode {
 	int64_t time;          /* FF_TIME: a FILETIME, or 100 ns from each trace's start */
 	int time_rel;
 	int pattern;           /* a text pattern's index (FILTER_MAX_PATTERNS: not kept), else -1 */
+	/* FN_ANY: its patterns (FN_CMP nodes, all of field), and the texts met with whether one of
+	 * them matched (under the filter's mu; at most FILTER_MEMO_MAX) */
+	struct fnode **any;
+	size_t nany;
+	struct etl_htab memo;
 };
+
+#define FILTER_MEMO_MAX 65536
 
 struct filter_pattern {
 	const struct fnode *node;
@@ -85,6 +94,8 @@ struct etl_filter {
 
 /* ---- parse.c ---- */
 void etl__fnode_free(struct fnode *n);
+/* "or"s of one text field's patterns into FN_ANY nodes; n, or the node that replaces it. */
+struct fnode *etl__filter_fold(struct fnode *n);
 struct fnode *etl__filter_parse(struct etl_filter *f, const char *text, char *err, size_t errlen);
 /* A time ("2024-01-02T03:04:05.5Z", or from the trace's start "+1.5s", "250ms"): 0, or -1. */
 int etl__filter_time(const char *spec, int64_t *v, int *rel);
@@ -111,6 +122,10 @@ int64_t etl__filter_trace_start(const struct etl_reader *r, int trace);
 /* ---- names.c ---- */
 void etl__filter_names_init(struct etl_filter *f);
 void etl__filter_names_free(struct etl_filter *f);
+/* Whether text met FN_ANY node n before: 1 with *yes, else 0; and what it gave. */
+int etl__filter_memo_get(struct etl_filter *f, const struct fnode *n, const char *text, int *yes);
+void etl__filter_memo_put(struct etl_filter *f, struct fnode *n, const char *text, int yes);
+void etl__filter_memo_free(struct fnode *n);
 /* The provider name the filter saw for g, copied into out (cap bytes): 1, or 0 unknown. */
 int etl__filter_provider_of(struct etl_filter *f, const struct etl_guid *g, char *out, size_t cap);
 void etl__filter_saw_provider(struct etl_filter *f, const struct etl_guid *g, const char *name);

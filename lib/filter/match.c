@@ -116,22 +116,67 @@ static int cmp_text(struct fctx *c, const struct fnode *n, const char *t)
 	return yes;
 }
 
+/* The text of a text field (NULL: the event has none) into *t: 1, or 0 when it needs the
+ * decoding (or, in a row, is not a row's). */
+static int text_of(struct fctx *c, enum ffield field, const char **t, char *buf, size_t cap)
+{
+	const struct etl_process *p;
+
+	*t = NULL;
+	if (c->row) {
+		*t = c->process;
+		return field == FF_PROCESS;
+	}
+	if (field == FF_PROCESS) {
+		p = etl_reader_event_process(c->r, c->ev);
+		*t = p ? etl_process_image_name(p) : NULL;
+		return 1;
+	}
+	if (field == FF_NAME) {
+		*t = c->decoded && c->d ? etl_decoded_name(c->d) : NULL;
+		return c->decoded;
+	}
+	if (c->decoded) { /* FF_PROVIDER: the decoded name, remembered by GUID */
+		*t = c->d ? etl_decoded_provider_name(c->d) : NULL;
+		if (*t)
+			etl__filter_saw_provider(c->f, etl_event_provider(c->ev), *t);
+		return 1;
+	}
+	if (!etl__filter_provider_of(c->f, etl_event_provider(c->ev), buf, cap))
+		return 0;
+	*t = buf;
+	return 1;
+}
+
 static int cmp_provider(struct fctx *c, const struct fnode *n)
 {
-	const struct etl_guid *g = etl_event_provider(c->ev);
+	const char *t;
 	char name[256];
 
 	if (n->is_guid)
-		return etl_guid_equal(g, &n->guid) == (n->op != FO_NE);
-	if (c->decoded) {
-		const char *s = c->d ? etl_decoded_provider_name(c->d) : NULL;
-		if (s)
-			etl__filter_saw_provider(c->f, g, s);
-		return cmp_text(c, n, s);
-	}
-	if (!etl__filter_provider_of(c->f, g, name, sizeof(name)))
+		return etl_guid_equal(etl_event_provider(c->ev), &n->guid) == (n->op != FO_NE);
+	return text_of(c, FF_PROVIDER, &t, name, sizeof(name)) ? cmp_text(c, n, t) : FM_UNKNOWN;
+}
+
+/* "or"ed patterns of one field: a text met before gives what it gave; a new one is matched
+ * against each pattern (which notes their hits and the names for suggestions). */
+static int cmp_any(struct fctx *c, struct fnode *n)
+{
+	const char *t;
+	char buf[256];
+	size_t i;
+	int yes = 0;
+
+	if (!text_of(c, n->field, &t, buf, sizeof(buf)))
 		return FM_UNKNOWN;
-	return cmp_text(c, n, name);
+	if (!t)
+		return FM_NO;
+	if (etl__filter_memo_get(c->f, n, t, &yes))
+		return yes;
+	for (i = 0; i < n->nany; i++) /* (each, so that every pattern's hit is noted) */
+		yes |= cmp_text(c, n->any[i], t) == FM_YES;
+	etl__filter_memo_put(c->f, n, t, yes);
+	return yes;
 }
 
 static const struct etl_property *property(struct fctx *c, const struct fnode *n)
@@ -187,12 +232,10 @@ static int cmp_time(struct fctx *c, const struct fnode *n)
 
 static int cmp_process(struct fctx *c, const struct fnode *n)
 {
-	const struct etl_process *p;
+	const char *t;
 
-	if (c->row)
-		return cmp_text(c, n, c->process);
-	p = etl_reader_event_process(c->r, c->ev);
-	return cmp_text(c, n, p ? etl_process_image_name(p) : NULL);
+	(void)text_of(c, FF_PROCESS, &t, NULL, 0);
+	return cmp_text(c, n, t);
 }
 
 static int cmp_header(struct fctx *c, const struct fnode *n)
@@ -255,6 +298,8 @@ int etl__filter_eval(const struct fnode *n, struct fctx *c)
 	case FN_NOT:
 		a = etl__filter_eval(n->a, c);
 		return a == FM_UNKNOWN ? a : !a;
+	case FN_ANY:
+		return c->row && n->field != FF_PROCESS ? FM_UNKNOWN : cmp_any(c, (struct fnode *)n);
 	default:
 		return compare(n, c);
 	}

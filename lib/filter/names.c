@@ -37,6 +37,64 @@ static int name_eq(const void *e, const void *k)
 	return strcmp(((const struct seen *)e)->name, k) == 0;
 }
 
+/* ---- what FN_ANY nodes found for each text ---- */
+
+struct memo {
+	char *text;
+	int yes;
+};
+
+static int memo_eq(const void *e, const void *k)
+{
+	return strcmp(((const struct memo *)e)->text, k) == 0;
+}
+
+int etl__filter_memo_get(struct etl_filter *f, const struct fnode *n, const char *text, int *yes)
+{
+	const struct memo *e;
+	int found = 0;
+
+	pthread_mutex_lock(&f->mu);
+	if (n->memo.size && (e = etl__htab_find(&n->memo, etl__hash_bytes(text, strlen(text)), memo_eq, text)) != NULL) {
+		*yes = e->yes;
+		found = 1;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return found;
+}
+
+void etl__filter_memo_put(struct etl_filter *f, struct fnode *n, const char *text, int yes)
+{
+	uint64_t h = etl__hash_bytes(text, strlen(text));
+	struct memo *e;
+
+	pthread_mutex_lock(&f->mu);
+	if (!n->memo.size)
+		etl__htab_init(&n->memo, sizeof(struct memo));
+	if (n->memo.count < FILTER_MEMO_MAX && !etl__htab_find(&n->memo, h, memo_eq, text)) {
+		char *copy = etl__strdup(text);
+		if (copy && (e = etl__htab_insert(&n->memo, h)) != NULL) {
+			e->text = copy;
+			e->yes = yes;
+		} else {
+			etl__free(copy);
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+void etl__filter_memo_free(struct fnode *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->memo.cap; i++) {
+		struct memo *e = etl__htab_at(&n->memo, i);
+		if (e)
+			etl__free(e->text);
+	}
+	etl__htab_free(&n->memo);
+}
+
 void etl__filter_names_init(struct etl_filter *f)
 {
 	int i;

@@ -373,10 +373,86 @@ struct fnode *etl__filter_parse(struct etl_filter *f, const char *text, char *er
 	return n;
 }
 
+/* Whether n is a pattern a FN_ANY may take: text, =, no GUID. */
+static int foldable(const struct fnode *n)
+{
+	return n->kind == FN_CMP && FF_IS_TEXT(n->field) && n->op == FO_EQ && !n->is_guid;
+}
+
+/* The patterns under the "or" tree n when every leaf is one of field's (-1 otherwise), put in
+ * out[*at...] when out is not NULL; how many. */
+static long or_leaves(struct fnode *n, enum ffield field, struct fnode **out, size_t *at)
+{
+	long a, b;
+
+	if (n->kind == FN_OR) {
+		if ((a = or_leaves(n->a, field, out, at)) < 0 || (b = or_leaves(n->b, field, out, at)) < 0)
+			return -1;
+		return a + b;
+	}
+	if (!foldable(n) || n->field != field)
+		return -1;
+	if (out)
+		out[(*at)++] = n;
+	return 1;
+}
+
+/* Frees the "or" nodes of tree n, not its leaves (they move into an FN_ANY). */
+static void free_or(struct fnode *n)
+{
+	if (n->kind != FN_OR)
+		return;
+	free_or(n->a);
+	free_or(n->b);
+	etl__free(n);
+}
+
+struct fnode *etl__filter_fold(struct fnode *n)
+{
+	struct fnode *any, *leaf = n;
+	size_t at = 0;
+	long count;
+
+	if (!n)
+		return n;
+	if (n->kind != FN_OR) {
+		if (n->kind != FN_CMP) {
+			n->a = etl__filter_fold(n->a);
+			n->b = n->b ? etl__filter_fold(n->b) : NULL;
+		}
+		return n;
+	}
+	while (leaf->kind == FN_OR)
+		leaf = leaf->a;
+	if (!foldable(leaf) || (count = or_leaves(n, leaf->field, NULL, &at)) < 2) {
+		n->a = etl__filter_fold(n->a);
+		n->b = etl__filter_fold(n->b);
+		return n;
+	}
+	if (!(any = etl__calloc(1, sizeof(*any))) || !(any->any = etl__calloc((size_t)count, sizeof(*any->any)))) {
+		etl__free(any);
+		return n; /* (no memory: each pattern tried in turn) */
+	}
+	any->kind = FN_ANY;
+	any->field = leaf->field;
+	any->pattern = -1;
+	any->nany = (size_t)count;
+	at = 0;
+	(void)or_leaves(n, leaf->field, any->any, &at);
+	free_or(n);
+	return any;
+}
+
 void etl__fnode_free(struct fnode *n)
 {
+	size_t i;
+
 	if (!n)
 		return;
+	for (i = 0; i < n->nany; i++)
+		etl__fnode_free(n->any[i]);
+	etl__free(n->any);
+	etl__filter_memo_free(n);
 	etl__fnode_free(n->a);
 	etl__fnode_free(n->b);
 	etl__free(n->prop);

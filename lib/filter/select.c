@@ -36,7 +36,7 @@ int etl_filter_new(const char *text, struct etl_filter **out, char *err, size_t 
 	etl__filter_names_init(f);
 	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 		s++;
-	if (*s && !(f->root = etl__filter_parse(f, text, err, errlen))) {
+	if (*s && !(f->root = etl__filter_fold(etl__filter_parse(f, text, err, errlen)))) {
 		int nomem = strstr(err, "out of memory") != NULL;
 		etl_filter_free(f);
 		return nomem ? ETL_E_NOMEM : ETL_E_FORMAT;
@@ -112,7 +112,7 @@ static void each_conjunct(const struct fnode *n, conjunct_fn fn, void *ctx)
 /* Whether every comparison under n is about the process (@pid, @process). */
 static int about_process(const struct fnode *n)
 {
-	if (n->kind == FN_CMP)
+	if (n->kind == FN_CMP || n->kind == FN_ANY)
 		return n->field == FF_PID || n->field == FF_PROCESS;
 	return about_process(n->a) && (!n->b || about_process(n->b));
 }

@@ -52,6 +52,21 @@ class Module(unittest.TestCase):
             _libetl.columns(other.Reader([TRACE]), ["time"], None, 0)
         del other, r, ev
 
+    def test_names_are_interned_per_instance(self):
+        # one str per name within a module object (its state's table), none shared with another
+        spec = importlib.util.find_spec("libetl._libetl")
+        other = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(other)
+        a = [e.name for e in _libetl.Reader([TRACE])]
+        b = [e.name for e in other.Reader([TRACE])]
+        self.assertEqual(a, b)
+        name = next(n for n in a if a.count(n) > 1)
+        first, second = [i for i, n in enumerate(a) if n == name][:2]
+        self.assertIs(a[first], a[second])
+        self.assertIs(b[first], b[second])
+        self.assertIsNot(a[first], b[first])
+        del other
+
     def test_heap_types(self):
         for t in (libetl.Reader, libetl.Event, libetl.Frame):
             self.assertTrue(t.__flags__ & HEAPTYPE, t)

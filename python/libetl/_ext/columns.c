@@ -151,10 +151,12 @@ static PyObject *text_of(const void *key, size_t len)
 static PyObject *guid_of(const void *key, size_t len)
 {
 	struct etl_guid g;
+	char text[ETL_GUID_STRING_SIZE];
 
 	(void)len;
 	memcpy(&g, key, sizeof(g));
-	return pyetl_guid(&g);
+	etl_guid_format(&g, text); /* (a category's name: one each, no interning needed) */
+	return PyUnicode_FromStringAndSize(text, ETL_GUID_STRING_SIZE - 1);
 }
 
 /* ---- the columns ---- */
@@ -408,7 +410,7 @@ static const struct etl_property *field_of(const struct etl_decoded *d, const ch
 }
 
 /* A field column's cell: the value, a FILETIME kept as an int (the mask says which). */
-static PyObject *field_value(struct column *c, const struct etl_decoded *d)
+static PyObject *field_value(struct column *c, struct pyetl_state *st, const struct etl_decoded *d)
 {
 	const struct etl_property *p = field_of(d, c->field);
 	int ft = p && etl_property_kind(p) == ETL_PROPERTY_VALUE && etl_property_in_type(p) == ETL_IN_FILETIME;
@@ -422,22 +424,23 @@ static PyObject *field_value(struct column *c, const struct etl_decoded *d)
 		c->ntimes++;
 	else
 		c->nother++;
-	return pyetl_value(p, 0, ft ? PYETL_FILETIMES : 0);
+	return pyetl_value(st, p, 0, ft ? PYETL_FILETIMES : 0);
 }
 
 static int add_object(struct column *c, ReaderObject *rd, const struct etl_event *ev, const struct etl_decoded *d)
 {
 	int none = !d || etl_decoded_source(d) == ETL_DECODER_NONE, rc;
+	struct pyetl_state *st = pyetl_state_of((PyObject *)rd);
 	PyObject *v;
 
 	if (c->field)
-		v = field_value(c, d);
+		v = field_value(c, st, d);
 	else if (c->id == COL_STACK)
 		v = pyetl_stack(rd->r, ev);
 	else if (c->id == COL_DERIVED)
-		v = none ? PyDict_New() : pyetl_fields(d, 1, 0);
+		v = none ? PyDict_New() : pyetl_fields(st, d, 1, 0);
 	else
-		v = none ? PyDict_New() : pyetl_fields(d, 0, 0);
+		v = none ? PyDict_New() : pyetl_fields(st, d, 0, 0);
 	if (!v)
 		return -1;
 	rc = PyList_Append(c->objs, v);

@@ -38,7 +38,8 @@ PyObject *pyetl_event_new(ReaderObject *reader, const struct etl_event *ev)
 	self->proc = etl_reader_event_process(reader->r, ev);
 	self->process_pid = etl_reader_event_pid(reader->r, ev);
 	self->process = NULL; /* the image name as known now: a later record may name the process */
-	if (self->proc && *etl_process_image_name(self->proc) && !(self->process = pyetl_intern(etl_process_image_name(self->proc)))) {
+	if (self->proc && *etl_process_image_name(self->proc) &&
+	    !(self->process = pyetl_intern(pyetl_state_of((PyObject *)self), etl_process_image_name(self->proc)))) {
 		Py_DECREF(self);
 		return NULL;
 	}
@@ -98,20 +99,21 @@ static void Event_dealloc(EventObject *self)
 	Py_DECREF(type);
 }
 
-static PyObject *text_or_none(const char *s)
+static PyObject *text_or_none(EventObject *self, const char *s)
 {
 	if (!s)
 		Py_RETURN_NONE;
-	return pyetl_intern(s);
+	return pyetl_intern(pyetl_state_of((PyObject *)self), s);
 }
 
 /* Keeps what the decoded view says of names (fields are kept by the caller). */
 static int take_names(EventObject *self, const struct etl_decoded *d)
 {
-	Py_XSETREF(self->name, pyetl_intern(etl_decoded_name(d)));
-	Py_XSETREF(self->provider_name, text_or_none(etl_decoded_provider_name(d)));
-	Py_XSETREF(self->decoder, pyetl_intern(etl_decoder_name(etl_decoded_source(d))));
-	Py_XSETREF(self->reason, text_or_none(etl_decoded_reason(d)));
+	Py_XSETREF(self->name, pyetl_intern(pyetl_state_of((PyObject *)self), etl_decoded_name(d)));
+	Py_XSETREF(self->provider_name, text_or_none(self, etl_decoded_provider_name(d)));
+	Py_XSETREF(self->decoder,
+		   pyetl_intern(pyetl_state_of((PyObject *)self), etl_decoder_name(etl_decoded_source(d))));
+	Py_XSETREF(self->reason, text_or_none(self, etl_decoded_reason(d)));
 	Py_XSETREF(self->message, etl_decoded_source(d) == ETL_DECODER_TMF && etl_decoded_message(d)
 					  ? PyUnicode_DecodeUTF8(etl_decoded_message(d), (Py_ssize_t)strlen(etl_decoded_message(d)),
 								 "replace")
@@ -160,8 +162,8 @@ int pyetl_event_decode(EventObject *self, int want_fields)
 	}
 	if (want_fields) {
 		unsigned vf = rd->value_flags;
-		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(d, 0, vf));
-		Py_XSETREF(self->derived, pyetl_fields(d, 1, vf));
+		Py_XSETREF(self->fields, etl_decoded_source(d) == ETL_DECODER_NONE ? PyDict_New() : pyetl_fields(pyetl_state_of((PyObject *)self), d, 0, vf));
+		Py_XSETREF(self->derived, pyetl_fields(pyetl_state_of((PyObject *)self), d, 1, vf));
 		if (!self->fields || !self->derived)
 			return -1;
 	}
@@ -194,13 +196,21 @@ GETTER(unix_ns) { (void)closure; return PyLong_FromLongLong(etl_event_unix_ns(se
 GETTER(filetime) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_filetime(self->ev)); }
 GETTER(timestamp) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_timestamp_raw(self->ev)); }
 GETTER(time) { (void)closure; return pyetl_filetime(etl_event_filetime(self->ev)); }
-GETTER(provider_id) { (void)closure; return pyetl_guid(etl_event_provider(self->ev)); }
+GETTER(provider_id)
+{
+	(void)closure;
+	return pyetl_guid(pyetl_state_of((PyObject *)self), etl_event_provider(self->ev));
+}
 GETTER(hook_id) { (void)closure; return PyLong_FromLong(etl_event_hook_id(self->ev)); }
 GETTER(trace_index) { (void)closure; return PyLong_FromLong(etl_event_trace_index(self->ev)); }
 GETTER(file_offset) { (void)closure; return PyLong_FromUnsignedLongLong(etl_event_file_offset(self->ev)); }
 GETTER(record_size) { (void)closure; return PyLong_FromUnsignedLong(etl_event_record_size(self->ev)); }
 GETTER(pointer_size) { (void)closure; return PyLong_FromUnsignedLong(etl_event_pointer_size(self->ev)); }
-GETTER(header) { (void)closure; return pyetl_intern(etl_header_kind_name(etl_event_header_kind(self->ev))); }
+GETTER(header)
+{
+	(void)closure;
+	return pyetl_intern(pyetl_state_of((PyObject *)self), etl_header_kind_name(etl_event_header_kind(self->ev)));
+}
 
 GETTER(activity_id)
 {
@@ -209,7 +219,7 @@ GETTER(activity_id)
 	(void)closure;
 	if (!g)
 		Py_RETURN_NONE;
-	return pyetl_guid(g);
+	return pyetl_guid(pyetl_state_of((PyObject *)self), g);
 }
 
 GETTER(related_activity_id)
@@ -219,7 +229,7 @@ GETTER(related_activity_id)
 	(void)closure;
 	if (!g)
 		Py_RETURN_NONE;
-	return pyetl_guid(g);
+	return pyetl_guid(pyetl_state_of((PyObject *)self), g);
 }
 
 GETTER(payload)
@@ -258,7 +268,7 @@ GETTER(provider)
 		Py_INCREF(self->provider_name);
 		return self->provider_name;
 	}
-	return pyetl_guid(etl_event_provider(self->ev));
+	return pyetl_guid(pyetl_state_of((PyObject *)self), etl_event_provider(self->ev));
 }
 
 GETTER(process)
@@ -290,7 +300,7 @@ GETTER(frames)
 	if (!self->frames) {
 		if (pyetl_reader_check(self->reader) < 0)
 			return NULL;
-		self->frames = pyetl_frames(pyetl_state_of((PyObject *)self)->Frame, self->reader->r, self->ev);
+		self->frames = pyetl_frames(pyetl_state_of((PyObject *)self), self->reader->r, self->ev);
 		if (!self->frames)
 			return NULL;
 	}

@@ -1,7 +1,8 @@
 /*
- * module.c - the _libetl module: its types and exceptions, the table of
+ * module.c - the _libetl module: its types and exceptions, its table of
  * interned strings (event, provider and field names repeat in every event:
- * one Python object each), and argument helpers.
+ * one Python object each; in the module's state, one per interpreter), and
+ * argument helpers.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -11,7 +12,7 @@
 
 #include <string.h>
 
-/* ---- interned strings: UTF-8 bytes (or a tagged GUID) -> str ---- */
+/* ---- interned strings: UTF-8 bytes (or a tagged GUID) -> str, in the module's state ---- */
 
 #define INTERN_MAX 65536u /* entries kept before the table starts over */
 
@@ -26,7 +27,24 @@ struct intern_key {
 	size_t len;
 };
 
-static struct hmap interned; /* of struct intern_entry (common/hmap.h) */
+/* In front of the table, for pyetl_intern: the str last found for a string at this address.
+ * Names mostly come from a few places (a schema's field names, static tables), but an address
+ * may hold other text later (a decoded name is made anew for every event), so a hit is taken
+ * only when the text there is still the entry's key. */
+#define FRONT_SLOTS 512u
+struct intern_front {
+	const char *at;  /* NULL: free */
+	const char *key; /* the table's copy of the text (freed only by intern_clear) */
+	size_t len;
+	PyObject *value; /* borrowed from the table */
+};
+
+/* Each module object's own (an interpreter's: strs are not shared between interpreters); used
+ * with the GIL held. */
+struct pyetl_interned {
+	struct hmap table; /* of struct intern_entry (common/hmap.h) */
+	struct intern_front front[FRONT_SLOTS];
+};
 
 /* A hash of the bytes, eight at a time (names are read for every event).  Only this table sees
  * it: byte order does not matter. */
@@ -47,32 +65,19 @@ static uint64_t hash_bytes(const void *p, size_t n)
 	return h;
 }
 
-/* In front of the table, for pyetl_intern: the str last found for a string at this address.
- * Names mostly come from a few places (a schema's field names, static tables), but an address
- * may hold other text later (a decoded name is made anew for every event), so a hit is taken
- * only when the text there is still the entry's key. */
-#define FRONT_SLOTS 512u
-struct intern_front {
-	const char *at;  /* NULL: free */
-	const char *key; /* the table's copy of the text (freed only by intern_clear) */
-	size_t len;
-	PyObject *value; /* borrowed from the table */
-};
-static struct intern_front front[FRONT_SLOTS];
-
-static void intern_clear(void)
+static void intern_clear(struct pyetl_interned *in)
 {
 	size_t i;
 
-	memset(front, 0, sizeof(front));
-	for (i = 0; i < interned.cap; i++) {
-		struct intern_entry *e = hmap_at(&interned, i);
+	memset(in->front, 0, sizeof(in->front));
+	for (i = 0; i < in->table.cap; i++) {
+		struct intern_entry *e = hmap_at(&in->table, i);
 		if (e) {
 			PyMem_Free(e->key);
 			Py_DECREF(e->value);
 		}
 	}
-	hmap_free(&interned);
+	hmap_free(&in->table);
 }
 
 static int intern_eq(const void *entry, const void *key)
@@ -85,23 +90,23 @@ static int intern_eq(const void *entry, const void *key)
 
 /* The str of key (made by make(key, len) the first time); a new reference.  *copy, when not
  * NULL, gets the table's copy of key.  Past INTERN_MAX entries the table starts over. */
-static PyObject *intern_find(const void *key, size_t len, PyObject *(*make)(const void *, size_t),
-			     const char **copy)
+static PyObject *intern_find(struct pyetl_interned *in, const void *key, size_t len,
+			     PyObject *(*make)(const void *, size_t), const char **copy)
 {
 	uint64_t h = hash_bytes(key, len);
 	struct intern_key k = { key, len };
 	struct intern_entry *e;
 
-	if (!interned.size)
-		hmap_init(&interned, sizeof(struct intern_entry));
-	if ((e = hmap_find(&interned, h, intern_eq, &k)) == NULL) {
+	if (!in->table.size)
+		hmap_init(&in->table, sizeof(struct intern_entry));
+	if ((e = hmap_find(&in->table, h, intern_eq, &k)) == NULL) {
 		PyObject *v;
 		char *c;
-		if (interned.count >= INTERN_MAX)
-			intern_clear();
+		if (in->table.count >= INTERN_MAX)
+			intern_clear(in);
 		v = make(key, len);
 		c = PyMem_Malloc(len ? len : 1);
-		if (!v || !c || !(e = hmap_insert(&interned, h))) {
+		if (!v || !c || !(e = hmap_insert(&in->table, h))) {
 			Py_XDECREF(v);
 			PyMem_Free(c);
 			return PyErr_Occurred() ? NULL : PyErr_NoMemory();
@@ -117,29 +122,28 @@ static PyObject *intern_find(const void *key, size_t len, PyObject *(*make)(cons
 	return e->value;
 }
 
-static PyObject *intern_get(const void *key, size_t len, PyObject *(*make)(const void *, size_t))
-{
-	return intern_find(key, len, make, NULL);
-}
-
 static PyObject *make_text(const void *key, size_t len)
 {
 	return PyUnicode_DecodeUTF8(key, (Py_ssize_t)len, "replace");
 }
 
-PyObject *pyetl_intern(const char *s)
+PyObject *pyetl_intern(struct pyetl_state *st, const char *s)
 {
-	struct intern_front *f = &front[((uintptr_t)s >> 3) * 0x9E3779B9u >> 23 & (FRONT_SLOTS - 1)];
+	struct pyetl_interned *in = st->interned;
+	struct intern_front *f;
 	PyObject *v;
 	size_t len;
 
+	if (!in) /* (a module object being torn down) */
+		return make_text(s, strlen(s));
+	f = &in->front[((uintptr_t)s >> 3) * 0x9E3779B9u >> 23 & (FRONT_SLOTS - 1)];
 	/* strncmp stops at the end of s, so a shorter text there is never read past */
 	if (f->at == s && strncmp(s, f->key, f->len) == 0 && s[f->len] == 0) {
 		Py_INCREF(f->value);
 		return f->value;
 	}
 	len = strlen(s);
-	v = intern_find(s, len, make_text, &f->key);
+	v = intern_find(in, s, len, make_text, &f->key);
 	if (v) {
 		f->at = s;
 		f->len = len;
@@ -161,13 +165,13 @@ static PyObject *make_guid(const void *key, size_t len)
 	return PyUnicode_FromStringAndSize(text, ETL_GUID_STRING_SIZE - 1);
 }
 
-PyObject *pyetl_guid(const struct etl_guid *g)
+PyObject *pyetl_guid(struct pyetl_state *st, const struct etl_guid *g)
 {
 	char key[1 + sizeof(*g)];
 
 	key[0] = 0; /* never the first byte of a UTF-8 name */
 	memcpy(key + 1, g, sizeof(*g));
-	return intern_get(key, sizeof(key), make_guid);
+	return st->interned ? intern_find(st->interned, key, sizeof(key), make_guid, NULL) : make_guid(key, sizeof(key));
 }
 
 /* ---- arguments ---- */
@@ -324,6 +328,10 @@ static int module_exec(PyObject *m)
 
 	if (pyetl_values_init() < 0)
 		return -1;
+	if (!(st->interned = PyMem_Calloc(1, sizeof(*st->interned)))) {
+		PyErr_NoMemory();
+		return -1;
+	}
 	st->Error = PyErr_NewExceptionWithDoc("libetl.Error",
 					      "A trace could not be read: not a trace, an I/O error, or out of memory.",
 					      PyExc_OSError, NULL);
@@ -372,11 +380,28 @@ static int module_clear(PyObject *m)
 
 static void module_free(void *m)
 {
+	struct pyetl_state *st = pyetl_module_state(m);
+
 	module_clear(m);
+	if (st && st->interned) {
+		intern_clear(st->interned);
+		PyMem_Free(st->interned);
+		st->interned = NULL;
+	}
 }
 
+/* Each interpreter gets a module object of its own, with its state (names, types), but the
+ * datetime C API it makes values with is one pointer per process (datetime.h): interpreters that
+ * share the main GIL are supported, not those with a GIL of their own.  The module relies on the
+ * GIL (its state is used under it) where Python has a free-threaded build. */
 static PyModuleDef_Slot module_slots[] = {
 	{ Py_mod_exec, NULL }, /* (module_exec: set by PyInit__libetl) */
+#if PY_VERSION_HEX >= 0x030C0000
+	{ Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED },
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+	{ Py_mod_gil, Py_MOD_GIL_USED },
+#endif
 	{ 0, NULL },
 };
 

@@ -21,6 +21,8 @@
 
 #include <etl.h>
 
+struct pyetl_state; /* the module's state (module.c) */
+
 /* ---- filters (selection.c) ---- */
 
 #include "hmap.h"
@@ -131,18 +133,18 @@ PyObject *pyetl_event_from_state(PyObject *module, PyObject *state);
 #define PYETL_FILETIMES 1u
 /* The properties (derived 0) or the derived fields (1) as a dict (structs as dicts, arrays as
  * lists). */
-PyObject *pyetl_fields(const struct etl_decoded *d, int derived, unsigned flags);
+PyObject *pyetl_fields(struct pyetl_state *st, const struct etl_decoded *d, int derived, unsigned flags);
 /* Imports the datetime API for values.c; -1 with an exception. */
 int pyetl_values_init(void);
 /* One property's value. */
-PyObject *pyetl_value(const struct etl_property *p, unsigned depth, unsigned flags);
+PyObject *pyetl_value(struct pyetl_state *st, const struct etl_property *p, unsigned depth, unsigned flags);
 /* A FILETIME as an aware datetime (UTC); None for 0; the ISO text past year 9999. */
 PyObject *pyetl_filetime(uint64_t ft);
 /* The frames of ev's stack as etldump writes them (module!Function+0xOFF, module!+0xOFF or
  * 0xADDR); an empty list without one. */
 PyObject *pyetl_stack(struct etl_reader *r, const struct etl_event *ev);
-/* The frames as libetl.Frame objects (frame_type: the module's; with source lines). */
-PyObject *pyetl_frames(PyTypeObject *frame_type, struct etl_reader *r, const struct etl_event *ev);
+/* The frames as libetl.Frame objects (the module's type; with source lines). */
+PyObject *pyetl_frames(struct pyetl_state *st, struct etl_reader *r, const struct etl_event *ev);
 /* A new libetl.Frame type (a struct sequence). */
 PyTypeObject *pyetl_frame_type_new(void);
 
@@ -156,6 +158,7 @@ struct pyetl_state {
 	PyTypeObject *Reader;     /* libetl.Reader */
 	PyTypeObject *Event;      /* libetl.Event */
 	PyTypeObject *Frame;      /* libetl.Frame */
+	struct pyetl_interned *interned; /* names as str, one object each (module.c), or NULL */
 };
 
 /* A function as the void * of a type or module slot.  The C API's slots hold functions so (POSIX
@@ -177,10 +180,11 @@ struct pyetl_state *pyetl_state_of(PyObject *obj);
 /* The state of the module. */
 struct pyetl_state *pyetl_module_state(PyObject *module);
 
-/* An interned str for UTF-8 text (names repeat: one object each); a new reference. */
-PyObject *pyetl_intern(const char *s);
+/* An interned str for UTF-8 text (names repeat: one object each, in the module's state); a new
+ * reference. */
+PyObject *pyetl_intern(struct pyetl_state *st, const char *s);
 /* The GUID as "xxxxxxxx-...", interned; a new reference. */
-PyObject *pyetl_guid(const struct etl_guid *g);
+PyObject *pyetl_guid(struct pyetl_state *st, const struct etl_guid *g);
 /* A FILETIME argument: None (0) or an int (the Python layer converts datetimes and text). */
 int pyetl_filetime_arg(PyObject *o, uint64_t *ft);
 

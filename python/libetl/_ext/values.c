@@ -123,7 +123,7 @@ static PyObject *scalar(const struct etl_property *p, unsigned flags)
 }
 
 /* Members of a struct into a dict, elements of an array into a list. */
-static PyObject *compound(const struct etl_property *p, unsigned depth, unsigned flags)
+static PyObject *compound(struct pyetl_state *st, const struct etl_property *p, unsigned depth, unsigned flags)
 {
 	size_t i, n = etl_property_child_count(p);
 	int is_struct = etl_property_kind(p) == ETL_PROPERTY_STRUCT;
@@ -131,7 +131,7 @@ static PyObject *compound(const struct etl_property *p, unsigned depth, unsigned
 
 	for (i = 0; out && i < n; i++) {
 		const struct etl_property *c = etl_property_child_at(p, i);
-		PyObject *v = pyetl_value(c, depth + 1, flags), *key;
+		PyObject *v = pyetl_value(st, c, depth + 1, flags), *key;
 		if (!v) {
 			Py_CLEAR(out);
 			break;
@@ -140,7 +140,7 @@ static PyObject *compound(const struct etl_property *p, unsigned depth, unsigned
 			PyList_SET_ITEM(out, (Py_ssize_t)i, v);
 			continue;
 		}
-		key = pyetl_intern(etl_property_name(c));
+		key = pyetl_intern(st, etl_property_name(c));
 		if (!key || PyDict_SetItem(out, key, v) < 0)
 			Py_CLEAR(out);
 		Py_XDECREF(key);
@@ -149,23 +149,23 @@ static PyObject *compound(const struct etl_property *p, unsigned depth, unsigned
 	return out;
 }
 
-PyObject *pyetl_value(const struct etl_property *p, unsigned depth, unsigned flags)
+PyObject *pyetl_value(struct pyetl_state *st, const struct etl_property *p, unsigned depth, unsigned flags)
 {
 	if (etl_property_kind(p) == ETL_PROPERTY_VALUE)
 		return scalar(p, flags);
 	if (depth >= MAX_DEPTH)
 		return text_value(p);
-	return compound(p, depth, flags);
+	return compound(st, p, depth, flags);
 }
 
-PyObject *pyetl_fields(const struct etl_decoded *d, int derived, unsigned flags)
+PyObject *pyetl_fields(struct pyetl_state *st, const struct etl_decoded *d, int derived, unsigned flags)
 {
 	size_t i, n = derived ? etl_decoded_derived_count(d) : etl_decoded_property_count(d);
 	PyObject *out = PyDict_New();
 
 	for (i = 0; out && i < n; i++) {
 		const struct etl_property *p = derived ? etl_decoded_derived_at(d, i) : etl_decoded_property_at(d, i);
-		PyObject *key = pyetl_intern(etl_property_name(p)), *v = key ? pyetl_value(p, 0, flags) : NULL;
+		PyObject *key = pyetl_intern(st, etl_property_name(p)), *v = key ? pyetl_value(st, p, 0, flags) : NULL;
 		if (!v || PyDict_SetItem(out, key, v) < 0)
 			Py_CLEAR(out);
 		Py_XDECREF(key);
@@ -230,10 +230,11 @@ static PyObject *str_or_none(const char *s)
 }
 
 /* One libetl.Frame. */
-static PyObject *frame_object(PyTypeObject *type, struct etl_reader *r, const struct etl_event *ev, uint64_t addr)
+static PyObject *frame_object(struct pyetl_state *st, struct etl_reader *r, const struct etl_event *ev,
+			      uint64_t addr)
 {
 	static const char *const kinds[] = { "address", "image", "symbol", "method" };
-	PyObject *o = PyStructSequence_New(type), *v[8];
+	PyObject *o = PyStructSequence_New(st->Frame), *v[8];
 	struct etl_frame f;
 	int i;
 
@@ -251,7 +252,7 @@ static PyObject *frame_object(PyTypeObject *type, struct etl_reader *r, const st
 		v[3] = Py_NewRef(Py_None);
 	v[4] = str_or_none(f.file);
 	v[5] = f.line ? PyLong_FromUnsignedLong(f.line) : Py_NewRef(Py_None);
-	v[6] = pyetl_intern(kinds[f.kind <= ETL_FRAME_METHOD ? f.kind : 0]);
+	v[6] = pyetl_intern(st, kinds[f.kind <= ETL_FRAME_METHOD ? f.kind : 0]);
 	v[7] = str_or_none(f.module_path);
 	for (i = 0; i < 8; i++) {
 		if (!v[i]) {
@@ -265,13 +266,13 @@ static PyObject *frame_object(PyTypeObject *type, struct etl_reader *r, const st
 	return o;
 }
 
-PyObject *pyetl_frames(PyTypeObject *frame_type, struct etl_reader *r, const struct etl_event *ev)
+PyObject *pyetl_frames(struct pyetl_state *st, struct etl_reader *r, const struct etl_event *ev)
 {
 	size_t i, n = r ? etl_event_stack_depth(ev) : 0;
 	PyObject *list = PyList_New((Py_ssize_t)n);
 
 	for (i = 0; list && i < n; i++) {
-		PyObject *f = frame_object(frame_type, r, ev, etl_event_stack_frame(ev, i));
+		PyObject *f = frame_object(st, r, ev, etl_event_stack_frame(ev, i));
 		if (!f)
 			Py_CLEAR(list);
 		else
