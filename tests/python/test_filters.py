@@ -70,6 +70,9 @@ class SameCount(unittest.TestCase):
             libetl.to_pandas(NET, filter="@id = x")
         with self.assertRaisesRegex(ValueError, "ids: integers from 0 to 65535"):
             libetl.to_pandas(NET, ids=[70000])
+        # an expression cannot close the parenthesis it is put in, to escape the other arguments
+        with self.assertRaisesRegex(ValueError, "and, or or the end is expected"):
+            libetl.to_pandas(NET, providers="Nothing", filter="@id = 1) or (@id != 1")
 
 
 class Analyses(unittest.TestCase):

@@ -118,6 +118,12 @@ static int add_expr(struct text *t, PyObject *o)
 	}
 	if (!(v = PyUnicode_AsUTF8(o)))
 		return -1;
+	{ /* a filter of its own first, so that it cannot close the parenthesis it goes in */
+		struct etl_filter *alone = pyetl_filter_text(v);
+		if (!alone)
+			return -1;
+		etl_filter_free(alone);
+	}
 	return puts_(t, t->n ? " and (" : "(") < 0 || puts_(t, v) < 0 || puts_(t, ")") < 0 ? -1 : 0;
 }
 
