@@ -60,39 +60,39 @@ const char *etl_filter_text(const struct etl_filter *f)
 	return f ? f->text : NULL;
 }
 
-int etl_filter_match(struct etl_filter *f, const struct etl_reader *r, const struct etl_event *ev)
+/* The tree's answer for ev (decoded: with its decoding d). */
+static int evaluate(struct etl_filter *f, const struct etl_reader *r, const struct etl_event *ev,
+		    const struct etl_decoded *d, int decoded)
 {
 	struct fctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.f = f;
+	c.r = r;
+	c.ev = ev;
+	c.d = d;
+	c.decoded = decoded;
+	return etl__filter_eval(f->root, &c);
+}
+
+int etl_filter_match(struct etl_filter *f, const struct etl_reader *r, const struct etl_event *ev)
+{
 	int v;
 
 	if (!f || !ev)
 		return ETL_E_MISUSE;
 	if (!f->root)
 		return 1;
-	memset(&c, 0, sizeof(c));
-	c.f = f;
-	c.r = r;
-	c.ev = ev;
-	v = etl__filter_eval(f->root, &c);
+	v = evaluate(f, r, ev, NULL, 0);
 	return v == FM_UNKNOWN ? ETL_FILTER_NEEDS_DECODING : v;
 }
 
 int etl_filter_match_decoded(struct etl_filter *f, const struct etl_reader *r, const struct etl_event *ev,
 			     const struct etl_decoded *d)
 {
-	struct fctx c;
-
 	if (!f || !ev)
 		return ETL_E_MISUSE;
-	if (!f->root)
-		return 1;
-	memset(&c, 0, sizeof(c));
-	c.f = f;
-	c.r = r;
-	c.ev = ev;
-	c.d = d;
-	c.decoded = 1;
-	return etl__filter_eval(f->root, &c) == FM_YES;
+	return !f->root || evaluate(f, r, ev, d, 1) == FM_YES;
 }
 
 /* ---- the terms at the top ---- */
