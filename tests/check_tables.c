@@ -138,15 +138,15 @@ static struct etl_tables *build_all(struct etl_reader *r)
 START_TEST(kinds_are_listed)
 {
 	static const char *want[] = { "processes", "threads", "images", "cpu-samples", "cpu-usage", "disk-io",
-				      "file-io", "network", "gc", "exceptions", "jit" };
+				      "file-io", "network", "gc", "exceptions", "jit", "hard-faults" };
 	size_t i;
 
-	ck_assert_uint_eq(etl_table_kind_count(), 11);
-	for (i = 0; i < 11; i++) {
+	ck_assert_uint_eq(etl_table_kind_count(), 12);
+	for (i = 0; i < 12; i++) {
 		ck_assert_str_eq(etl_table_kind_name(i), want[i]);
 		ck_assert_uint_gt(strlen(etl_table_kind_description(i)), 10);
 	}
-	ck_assert_ptr_null(etl_table_kind_name(11));
+	ck_assert_ptr_null(etl_table_kind_name(12));
 }
 END_TEST
 
@@ -1085,6 +1085,47 @@ START_TEST(corpus_tables_add_up)
 }
 END_TEST
 
+/* perfview_net's 394 Memory/HardFault records: a row each, their bytes adding up to the records'
+ * ByteCount, and the first one's cells as the record and its derived fields give them. */
+START_TEST(corpus_hard_faults)
+{
+	static const char *names[] = { "hard-faults" };
+	char path[4096];
+	struct etl_reader *r = etl_reader_new();
+	struct etl_tables *T = NULL;
+	const struct etl_table *t;
+	const struct etl_event *ev;
+	uint64_t records = 0, bytes = 0, row_bytes = 0, v;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/etl/perfview_net.4.5.2.x86.etl", corpus_dir);
+	ck_assert_int_eq(etl_reader_open_path(r, path), ETL_OK);
+	ck_assert_int_eq(etl_tables_new(r, names, 1, 0, NULL, NULL, &T), ETL_OK);
+	while (etl_reader_next(r, &ev) == ETL_OK) {
+		const struct etl_decoded *d;
+		ck_assert_int_eq(etl_tables_add(T, ev), ETL_OK);
+		if (etl_event_header_kind(ev) != ETL_HEADER_PERFINFO || etl_event_hook_id(ev) != 0x0220)
+			continue;
+		records++;
+		ck_assert_int_eq(etl_reader_decode(r, ev, &d), ETL_OK);
+		ck_assert_int_eq(etl_property_as_u64(etl_decoded_property_by_name(d, "ByteCount"), &v), ETL_OK);
+		bytes += v;
+	}
+	ck_assert_int_eq(etl_tables_finish(T), ETL_OK);
+	t = table(T, "hard-faults", 394);
+	for (i = 0; i < etl_table_row_count(t); i++)
+		row_bytes += u64(t, i, "bytes");
+	ck_assert_uint_eq(records, 394);
+	ck_assert_uint_eq(row_bytes, bytes);
+	S(t, 0, "process", "PerfView.exe"); U(t, 0, "pid", 3988); U(t, 0, "tid", 3992);
+	S(t, 0, "file_name", "C:\\Windows\\System32\\wow64win.dll");
+	U(t, 0, "offset", 326656); U(t, 0, "bytes", 13824); U(t, 0, "address", 0x777054c8);
+	D(t, 0, "elapsed", 6.6601);
+	etl_tables_free(T);
+	etl_reader_free(r);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("tables");
@@ -1107,6 +1148,7 @@ int main(int argc, char **argv)
 	tcase_add_test(t, kernel_providers_give_the_tables);
 	tcase_add_test(t, one_source_of_file_operations_per_trace);
 	tcase_add_test(c, corpus_kernel_provider_tables);
+	tcase_add_test(c, corpus_hard_faults);
 	tcase_add_test(t, report_of_tables64);
 	tcase_add_test(t, report_write_failure_and_misuse);
 	tcase_add_test(t, report_names_are_escaped);

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"      --processes       print the processes that the kernel events describe\n"
 		"      --table=NAME      print an analysis table instead of events: processes, threads,\n"
 		"                        images, cpu-samples, cpu-usage, disk-io, file-io, network, gc,\n"
-		"                        exceptions, jit (-f text, csv or jsonl; docs/TABLES.md)\n"
+		"                        exceptions, jit, hard-faults (-f text, csv or jsonl; docs/TABLES.md)\n"
 		"      --tables          list the tables and their columns, and exit\n"
 		"      --table-stacks    with --table=cpu-samples: a stack column\n"
 		"      --report[=html]   print a one-page summary: CPU, disk, files, network, GC, losses;\n"

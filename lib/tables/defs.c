@@ -73,6 +73,12 @@ static const struct tcol c_jit[JT_NCOLS] = {
 	{ "address", U, "address" }, { "size", U, "bytes" }, { "jitted", B, "" }, { "jit_time", D, "ms" },
 };
 
+static const struct tcol c_hard_faults[HF_NCOLS] = {
+	{ "trace", U, "" }, { "time", W, "FILETIME" }, { "elapsed", D, "ms" }, { "pid", U, "" }, { "process", T, "" },
+	{ "tid", U, "" }, { "file_name", T, "" }, { "offset", U, "bytes" }, { "bytes", U, "bytes" },
+	{ "address", U, "address" },
+};
+
 const struct tdef etl__table_defs[TK_COUNT] = {
 	{ "processes", "one row per process record: running at the start, started or ended during the trace",
 	  c_processes, N(c_processes), 0, PR_PID, PR_IMAGE, PR_START, PR_END, -1, SPAN_LIFETIME },
@@ -96,6 +102,8 @@ const struct tdef etl__table_defs[TK_COUNT] = {
 	  EX_PID, EX_PROCESS, EX_TIME, -1, -1, SPAN_POINT },
 	{ "jit", "one row per .NET method loaded (compiled) during the trace", c_jit, N(c_jit), 1,
 	  JT_PID, JT_PROCESS, JT_TIME, -1, -1, SPAN_POINT },
+	{ "hard-faults", "one row per hard page fault: a page read from a file", c_hard_faults, N(c_hard_faults), 1,
+	  HF_PID, HF_PROCESS, HF_TIME, -1, -1, SPAN_POINT },
 };
 
 size_t etl_table_kind_count(void)

@@ -8,7 +8,7 @@
 
 const struct tables_part *const etl__tables_parts[] = {
 	&etl__tables_part_kproc, &etl__tables_part_sys, &etl__tables_part_cpu,
-	&etl__tables_part_io,    &etl__tables_part_net, &etl__tables_part_clr,
+	&etl__tables_part_io,    &etl__tables_part_net, &etl__tables_part_clr,  &etl__tables_part_mem,
 };
 const size_t etl__tables_nparts = sizeof(etl__tables_parts) / sizeof(etl__tables_parts[0]);
 /* (the dispatch keeps a byte of parts per kernel group: build.c, route) */

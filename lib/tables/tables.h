@@ -13,6 +13,7 @@
  *   kproc.c   processes, threads, images of the Kernel-Process provider
  *   net.c     network
  *   clr.c     gc, exceptions, jit
+ *   mem.c     hard-faults
  *   select.c  the rows a filter selects (etl_tables_set_filter): its processes, in its window
  *
  * SPDX-License-Identifier: MIT
@@ -30,7 +31,7 @@
 /* The kinds of table, in the order of etl_table_kind_name. */
 enum table_kind {
 	TK_PROCESSES, TK_THREADS, TK_IMAGES, TK_CPU_SAMPLES, TK_CPU_USAGE, TK_DISK_IO, TK_FILE_IO, TK_NETWORK,
-	TK_GC, TK_EXCEPTIONS, TK_JIT, TK_COUNT
+	TK_GC, TK_EXCEPTIONS, TK_JIT, TK_HARD_FAULTS, TK_COUNT
 };
 
 /* The columns of each table, in the order of defs.c. */
@@ -53,6 +54,8 @@ enum { NW_TRACE, NW_TIME, NW_PID, NW_PROCESS, NW_PROTOCOL, NW_OPERATION, NW_LOCA
 enum { GC_TRACE, GC_PID, GC_PROCESS, GC_NUMBER, GC_GENERATION, GC_REASON, GC_TYPE, GC_START, GC_END, GC_DURATION,
        GC_PAUSE_START, GC_PAUSE, GC_HEAP_BEFORE, GC_HEAP_AFTER, GC_PROMOTED, GC_NCOLS };
 enum { EX_TRACE, EX_TIME, EX_PID, EX_PROCESS, EX_TID, EX_TYPE, EX_MESSAGE, EX_HRESULT, EX_NCOLS };
+enum { HF_TRACE, HF_TIME, HF_ELAPSED, HF_PID, HF_PROCESS, HF_TID, HF_FILE, HF_OFFSET, HF_BYTES, HF_ADDRESS,
+       HF_NCOLS };
 enum { JT_TRACE, JT_TIME, JT_PID, JT_PROCESS, JT_TID, JT_NAMESPACE, JT_NAME, JT_SIGNATURE, JT_MODULE, JT_ADDRESS,
        JT_SIZE, JT_JITTED, JT_JIT_MS, JT_NCOLS };
 
@@ -199,6 +202,7 @@ double etl__tables_ms(uint64_t from, uint64_t to);
 
 /* Kernel groups, as etl__decode_kernel_group gives them */
 #define G_DISKIO 0x01
+#define G_PAGEFAULT 0x02
 #define G_PROCESS 0x03
 #define G_FILEIO 0x04
 #define G_THREAD 0x05
@@ -225,7 +229,7 @@ struct tables_part {
 extern const struct tables_part *const etl__tables_parts[];
 extern const size_t etl__tables_nparts;
 extern const struct tables_part etl__tables_part_kproc, etl__tables_part_sys, etl__tables_part_cpu,
-	etl__tables_part_io, etl__tables_part_net, etl__tables_part_clr;
+	etl__tables_part_io, etl__tables_part_net, etl__tables_part_clr, etl__tables_part_mem;
 
 int etl__sys_event(struct etl_tables *T, const struct etl_event *ev, int group);
 void etl__sys_finish(struct etl_tables *T);

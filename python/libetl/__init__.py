@@ -377,7 +377,7 @@ def table(
     """An analysis table of one trace or several (merged) as a pandas DataFrame, built column by
     column in C from one pass over the events (docs/TABLES.md lists the tables and their columns:
     "processes", "threads", "images", "cpu-samples", "cpu-usage", "disk-io", "file-io",
-    "network", "gc", "exceptions", "jit").
+    "network", "gc", "exceptions", "jit", "hard-faults").
 
     Integer columns are nullable (UInt64 for addresses, Int64 else), times datetime64[ns, UTC]
     (NaT where unknown), durations float64 in ms (NaN where unknown), text categorical.

@@ -22,7 +22,7 @@ import libetl
 
 ETLGEN, ETLDUMP, CORPUS = sys.argv[1:4]
 NAMES = ["processes", "threads", "images", "cpu-samples", "cpu-usage", "disk-io", "file-io", "network", "gc",
-         "exceptions", "jit"]
+         "exceptions", "jit", "hard-faults"]
 
 
 def corpus(*names):
