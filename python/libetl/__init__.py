@@ -22,7 +22,7 @@ import warnings as _warnings
 from typing import Any, Callable, Iterable, Optional, Sequence, Union
 
 from . import _libetl
-from ._libetl import DamageWarning, Error, Event, Frame, Reader
+from ._libetl import DamageWarning, Error, Event, FilterWarning, Frame, Reader
 from ._libetl import FILETIME_UNIX_EPOCH as _FILETIME_UNIX
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "report",
     "Error",
     "DamageWarning",
+    "FilterWarning",
     "FieldWarning",
     "HEADER_COLUMNS",
     "DEFAULT_COLUMNS",

@@ -75,6 +75,20 @@ class SameCount(unittest.TestCase):
             libetl.to_pandas(NET, providers="Nothing", filter="@id = 1) or (@id != 1")
 
 
+class MatchedNothing(unittest.TestCase):
+    def test_a_pattern_that_matched_nothing_is_warned_of(self):
+        import warnings
+        for read in (lambda: len(libetl.to_pandas(NET, columns=["time"], providers=["Microsft-Windows-*", "PerfView"])),
+                     lambda: sum(1 for _ in libetl.open(NET, stacks=False, providers=["Microsft-Windows-*", "PerfView"]))):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                self.assertEqual(read(), 108)  # (PerfView's events)
+            said = [str(w.message) for w in caught if issubclass(w.category, libetl.FilterWarning)]
+            self.assertEqual(len(said), 1, said)
+            self.assertTrue(said[0].startswith("no provider matched 'Microsft-Windows-*' (closest: 'Microsoft-Windows-"),
+                            said[0])
+
+
 class Analyses(unittest.TestCase):
     """Test.x86.exe (3644) runs a core flat out: a second of it is about 1000 ms of samples."""
 

@@ -668,6 +668,8 @@ static Py_ssize_t read_rows(struct table *t, ReaderObject *rd, Py_ssize_t limit)
 	pyetl_nogil_end(&g);
 	if (fail && !PyErr_Occurred())
 		PyErr_NoMemory(); /* (the buffers and categories say nothing: they fill without the GIL) */
+	if (!fail && (limit <= 0 || rows < limit) && pyetl_warn_unmatched(rd) < 0)
+		return -1;
 	return fail ? -1 : rows;
 }
 

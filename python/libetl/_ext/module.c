@@ -341,10 +341,14 @@ static int module_exec(PyObject *m)
 	st->Reader = (PyTypeObject *)pyetl_reader_type_new(m);
 	st->Event = (PyTypeObject *)pyetl_event_type_new(m);
 	st->Frame = pyetl_frame_type_new();
-	if (!st->Error || !st->DamageWarning || !st->Reader || !st->Event || !st->Frame)
+	st->FilterWarning = PyErr_NewExceptionWithDoc(
+		"libetl.FilterWarning", "A filter's pattern matched no event: the message names the closest names.",
+		PyExc_UserWarning, NULL);
+	if (!st->Error || !st->DamageWarning || !st->FilterWarning || !st->Reader || !st->Event || !st->Frame)
 		return -1;
 	if (PyModule_AddObjectRef(m, "Error", st->Error) < 0 ||
 	    PyModule_AddObjectRef(m, "DamageWarning", st->DamageWarning) < 0 ||
+	    PyModule_AddObjectRef(m, "FilterWarning", st->FilterWarning) < 0 ||
 	    PyModule_AddObjectRef(m, "Reader", (PyObject *)st->Reader) < 0 ||
 	    PyModule_AddObjectRef(m, "Event", (PyObject *)st->Event) < 0 ||
 	    PyModule_AddObjectRef(m, "Frame", (PyObject *)st->Frame) < 0)
@@ -360,6 +364,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
 
 	Py_VISIT(st->Error);
 	Py_VISIT(st->DamageWarning);
+	Py_VISIT(st->FilterWarning);
 	Py_VISIT(st->Reader);
 	Py_VISIT(st->Event);
 	Py_VISIT(st->Frame);
@@ -372,6 +377,7 @@ static int module_clear(PyObject *m)
 
 	Py_CLEAR(st->Error);
 	Py_CLEAR(st->DamageWarning);
+	Py_CLEAR(st->FilterWarning);
 	Py_CLEAR(st->Reader);
 	Py_CLEAR(st->Event);
 	Py_CLEAR(st->Frame);

@@ -49,6 +49,7 @@ typedef struct {
 	PyObject *damage;           /* list of Damage */
 	struct etl_filter *filter;  /* the filter arguments', or NULL */
 	int started;
+	int unmatched_said;         /* the filter's patterns that matched nothing were warned of */
 	/* the C reader's decoded view, valid while decode_serial is unchanged: it grows with every
 	 * decoding and every etl_reader_next (events remember the serial of their decoding) */
 	const struct etl_decoded *last_decoded;
@@ -56,6 +57,10 @@ typedef struct {
 	unsigned value_flags;       /* PYETL_* flags of the values events give (times="filetime") */
 	int busy;                   /* a call is reading it without the GIL (struct pyetl_nogil) */
 } ReaderObject;
+
+/* selection.c: at the end of a reading, a FilterWarning for each pattern of rd's filter that matched
+ * nothing, with the closest names (once per reader); -1 when a warning became an exception. */
+int pyetl_warn_unmatched(ReaderObject *rd);
 
 /* The type (a heap type of the module, pyetl_reader_type_new). */
 PyObject *pyetl_reader_type_new(PyObject *module);
@@ -155,6 +160,7 @@ PyTypeObject *pyetl_frame_type_new(void);
 struct pyetl_state {
 	PyObject *Error;          /* libetl.Error (an OSError) */
 	PyObject *DamageWarning;  /* libetl.DamageWarning (a RuntimeWarning) */
+	PyObject *FilterWarning;  /* libetl.FilterWarning (a UserWarning) */
 	PyTypeObject *Reader;     /* libetl.Reader */
 	PyTypeObject *Event;      /* libetl.Event */
 	PyTypeObject *Frame;      /* libetl.Frame */

@@ -611,8 +611,10 @@ static PyObject *Reader_iternext(ReaderObject *self)
 
 		if (st < 0)
 			return NULL;
-		if (st == ETL_END)
+		if (st == ETL_END) {
+			(void)pyetl_warn_unmatched(self); /* (an exception it raises replaces StopIteration) */
 			return NULL; /* StopIteration */
+		}
 		int m = self->filter ? etl_filter_match(self->filter, self->r, ev) : 1;
 		if (m == 0)
 			continue;

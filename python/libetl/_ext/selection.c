@@ -158,3 +158,27 @@ struct etl_filter *pyetl_filter_text(const char *text)
 		PyErr_SetString(PyExc_ValueError, err);
 	return f;
 }
+
+int pyetl_warn_unmatched(ReaderObject *rd)
+{
+	const char *field, *pattern, *near[3];
+	size_t i, n, k;
+
+	if (!rd->filter || rd->unmatched_said)
+		return 0;
+	rd->unmatched_said = 1;
+	for (i = 0; (pattern = etl_filter_unmatched(rd->filter, i, &field)) != NULL; i++) {
+		char msg[1200];
+		int len;
+		n = etl_filter_closest(rd->filter, i, near, 3);
+		len = snprintf(msg, sizeof(msg), "no %s matched '%.300s'", strcmp(field, "name") == 0 ? "event name" : field,
+			       pattern);
+		for (k = 0; k < n && len > 0 && (size_t)len < sizeof(msg); k++)
+			len += snprintf(msg + len, sizeof(msg) - (size_t)len, "%s'%.200s'", k ? ", " : " (closest: ", near[k]);
+		if (n && len > 0 && (size_t)len < sizeof(msg))
+			snprintf(msg + len, sizeof(msg) - (size_t)len, ")");
+		if (PyErr_WarnEx(pyetl_state_of((PyObject *)rd)->FilterWarning, msg, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
