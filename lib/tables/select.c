@@ -18,14 +18,15 @@ int etl_tables_set_filter(struct etl_tables *T, struct etl_filter *f)
 	return ETL_OK;
 }
 
+/* A cell of the selection's columns (col -1: the table has none), through the store's accessors. */
 static int has(const struct etl_table *t, size_t row, int col)
 {
-	return col >= 0 && t->set[row * t->def->ncols + (size_t)col];
+	return col >= 0 && !etl_table_is_null(t, row, (size_t)col);
 }
 
 static uint64_t at(const struct etl_table *t, size_t row, int col)
 {
-	return t->cells[row * t->def->ncols + (size_t)col];
+	return etl_table_u64(t, row, (size_t)col);
 }
 
 /* Whether [t0, t1] (t1 UINT64_MAX: open) meets [from, to]; cuts it to the window when clip. */
