@@ -23,6 +23,11 @@ static uint64_t key_hash(const char *s)
 void etl__report_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1)
 {
 	memset(c, 0, sizeof(*c));
+	etl__report_clock_span(c, t0, t1);
+}
+
+void etl__report_clock_span(struct rb_clock *c, uint64_t t0, uint64_t t1)
+{
 	c->t0 = t0;
 	/* (10 ms when the header gives no start or no end: the bins widen as the events come) */
 	c->width = t0 && t1 > t0 ? (t1 - t0) / RB_BINS + 1 : 100000;

@@ -473,8 +473,7 @@ int etl_report_set_filter(struct etl_report *rep, struct etl_filter *f)
 		if (t0 != UINT64_MAX) {
 			rep->t0 = t0 > rep->t0 ? t0 : rep->t0;
 			rep->t1 = t1 < rep->t1 ? t1 + 1 : rep->t1;
-			rep->clock.t0 = rep->t0;
-			rep->clock.width = rep->t0 && rep->t1 > rep->t0 ? (rep->t1 - rep->t0) / RB_BINS + 1 : 100000;
+			etl__report_clock_span(&rep->clock, rep->t0, rep->t1);
 		}
 	}
 	return etl_tables_set_filter(rep->tabs, f);

@@ -63,6 +63,8 @@ struct rb_line {
 };
 
 void etl__report_clock_init(struct rb_clock *c, uint64_t t0, uint64_t t1);
+/* The span of a clock no event was added to yet (its lines stay): a report's selected window. */
+void etl__report_clock_span(struct rb_clock *c, uint64_t t0, uint64_t t1);
 void etl__report_clock_free(struct rb_clock *c);
 /* A new timeline on the clock (NULL without memory). */
 struct rb_line *etl__report_line_new(struct rb_clock *c);
