@@ -85,6 +85,7 @@ struct etl_filter {
 	struct filter_pattern patterns[FILTER_MAX_PATTERNS];
 	size_t npatterns;
 	int provider_globs;    /* some @provider compares text: names are looked up by GUID */
+	unsigned parts;        /* etl_filter_parts, found once */
 	/* names.c, under mu: provider names by GUID; the names seen per text field */
 	pthread_mutex_t mu;
 	struct etl_htab by_guid;

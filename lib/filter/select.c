@@ -14,6 +14,8 @@
 #include "filter/filter.h"
 #include "reader/access.h"
 
+static unsigned parts_of(const struct fnode *root);
+
 int etl_filter_new(const char *text, struct etl_filter **out, char *err, size_t errlen)
 {
 	struct etl_filter *f;
@@ -41,6 +43,7 @@ int etl_filter_new(const char *text, struct etl_filter **out, char *err, size_t 
 		etl_filter_free(f);
 		return nomem ? ETL_E_NOMEM : ETL_E_FORMAT;
 	}
+	f->parts = parts_of(f->root); /* (analyses ask for every row) */
 	*out = f;
 	return ETL_OK;
 }
@@ -129,13 +132,17 @@ static void part_of(const struct fnode *n, void *ctx)
 		*parts |= ETL_FILTER_OTHER;
 }
 
-unsigned etl_filter_parts(const struct etl_filter *f)
+static unsigned parts_of(const struct fnode *root)
 {
 	unsigned parts = 0;
 
-	if (f)
-		each_conjunct(f->root, part_of, &parts);
+	each_conjunct(root, part_of, &parts);
 	return parts;
+}
+
+unsigned etl_filter_parts(const struct etl_filter *f)
+{
+	return f ? f->parts : 0;
 }
 
 struct window {
