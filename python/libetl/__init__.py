@@ -107,15 +107,8 @@ def _selection(since: TimeLike, until: TimeLike, pids: Any, processes: Any, filt
     """The filter text of an analysis's selection (table(), report()): its time window and the
     processes, and filter= (of which they apply the same terms)."""
     terms = [t for t in (_time_term(since, ">="), _time_term(until, "<")) if t]
-    if pids is not None:
-        ps = [pids] if isinstance(pids, int) else list(pids)
-        terms.append("(" + " or ".join(f"@pid = {int(p)}" for p in ps) + ")")
-    if processes is not None:
-        names = [processes] if isinstance(processes, str) else list(processes)
-        terms.append("(" + " or ".join(f"@process = {_quoted(n)}" for n in names) + ")")
-    if filter:
-        terms.append(f"({filter})")
-    return " and ".join(terms) or None
+    rest = _libetl.filter_text(pids=pids, processes=processes, filter=filter)  # (as open() makes them)
+    return " and ".join(terms + ([rest] if rest else [])) or None
 
 
 def filetime(t: TimeLike) -> int:

@@ -103,6 +103,8 @@ class Analyses(unittest.TestCase):
         self.assertEqual(set(df["pid"]), {3644})
         self.assertAlmostEqual(float(df["weight"].sum()), 955.0)
         self.assertEqual(len(libetl.table(NET, "cpu-samples", pids=3644, filter="@time >= +5s and @time < +6s")), 955)
+        with self.assertRaisesRegex(ValueError, "and, or or the end is expected"):  # (filter= stays in its parentheses)
+            libetl.table(NET, "cpu-samples", pids=3644, filter="@time >= +5s) or (@pid != 3644")
         # windows side by side: each sample in one of them
         halves = [libetl.table(NET, "cpu-samples", since=a, until=b, pids=3644) for a, b in (("+5s", "+5.5s"),
                                                                                          ("+5.5s", "+6s"))]

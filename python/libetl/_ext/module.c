@@ -291,6 +291,9 @@ static PyMethodDef module_methods[] = {
 	{ "library_version", mod_version, METH_NOARGS, "The version of the libetl C library." },
 	{ "library_version_details", mod_version_details, METH_NOARGS,
 	  "The version of the libetl C library and its dependencies." },
+	{ "filter_text", (PyCFunction)(void (*)(void))pyetl_filter_text_of, METH_VARARGS | METH_KEYWORDS,
+	  "filter_text(*, providers=None, names=None, processes=None, ids=None, pids=None, level=None,\n"
+	  "filter=None) -> str or None: the filter those arguments make, as Reader() makes it." },
 	{ "table", (PyCFunction)pyetl_table, METH_VARARGS,
 	  "table(reader, name, stacks=False) -> dict: an analysis table of an unread Reader as columns\n"
 	  "(libetl.table builds the DataFrame)." },

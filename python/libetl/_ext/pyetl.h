@@ -34,6 +34,9 @@ struct pyetl_filter_args {
 };
 /* Their filter into *out (NULL: none given); -1 with an exception (ValueError: not a filter). */
 int pyetl_filter_new(const struct pyetl_filter_args *a, struct etl_filter **out);
+/* libetl._libetl.filter_text(*, providers=, names=, processes=, ids=, pids=, level=, filter=):
+ * the filter text those arguments make (None for none), as Reader() makes it. */
+PyObject *pyetl_filter_text_of(PyObject *module, PyObject *args, PyObject *kwargs);
 /* A filter from its text; NULL with a ValueError. */
 struct etl_filter *pyetl_filter_text(const char *text);
 

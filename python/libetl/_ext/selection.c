@@ -127,6 +127,35 @@ static int add_expr(struct text *t, PyObject *o)
 	return puts_(t, t->n ? " and (" : "(") < 0 || puts_(t, v) < 0 || puts_(t, ")") < 0 ? -1 : 0;
 }
 
+/* The arguments' terms, and'ed, into t; -1 with an exception. */
+static int build(struct text *t, const struct pyetl_filter_args *a)
+{
+	if (add_group(t, a->providers, "@provider =", 0, 0, "providers") < 0 ||
+	    add_group(t, a->names, "@name =", 0, 0, "names") < 0 ||
+	    add_group(t, a->processes, "@process =", 0, 0, "processes") < 0 ||
+	    add_group(t, a->ids, "@id =", 1, 65535, "ids") < 0 || add_group(t, a->pids, "@pid =", 1, UINT32_MAX, "pids") < 0 ||
+	    add_group(t, a->level, "@level <=", 1, 255, "level") < 0 || add_expr(t, a->expr) < 0)
+		return -1;
+	return 0;
+}
+
+PyObject *pyetl_filter_text_of(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+	static char *kw[] = { "providers", "names", "processes", "ids", "pids", "level", "filter", NULL };
+	struct pyetl_filter_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+	struct text t = { NULL, 0, 0 };
+	PyObject *out = NULL;
+
+	(void)module;
+	if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOOOO", kw, &a.providers, &a.names, &a.processes, &a.ids,
+					 &a.pids, &a.level, &a.expr))
+		return NULL;
+	if (build(&t, &a) == 0)
+		out = t.n ? PyUnicode_FromStringAndSize(t.s, (Py_ssize_t)t.n) : Py_NewRef(Py_None);
+	PyMem_Free(t.s);
+	return out;
+}
+
 int pyetl_filter_new(const struct pyetl_filter_args *a, struct etl_filter **out)
 {
 	struct text t = { NULL, 0, 0 };
@@ -134,12 +163,7 @@ int pyetl_filter_new(const struct pyetl_filter_args *a, struct etl_filter **out)
 	int rc = 0;
 
 	*out = NULL;
-	if (add_group(&t, a->providers, "@provider =", 0, 0, "providers") < 0 ||
-	    add_group(&t, a->names, "@name =", 0, 0, "names") < 0 ||
-	    add_group(&t, a->processes, "@process =", 0, 0, "processes") < 0 ||
-	    add_group(&t, a->ids, "@id =", 1, 65535, "ids") < 0 || add_group(&t, a->pids, "@pid =", 1, UINT32_MAX, "pids") < 0 ||
-	    add_group(&t, a->level, "@level <=", 1, 255, "level") < 0 ||
-	    add_expr(&t, a->expr) < 0)
+	if (build(&t, a) < 0)
 		rc = -1;
 	else if (t.n && etl_filter_new(t.s, out, err, sizeof(err)) != ETL_OK) {
 		PyErr_SetString(PyExc_ValueError, err);
